@@ -1,0 +1,32 @@
+"""catalog: rebuild the DuckDB file of views over every table and swap it in, then judge the fallback
+and Underivable rates over the whole corpus."""
+
+
+import dagster as dg
+
+from assets.rate_checks import rate_check_results, rate_check_specs
+from orchestration.settings import AssaySettings
+from readers.records import DerivationRecord
+from readers.versions import EXTRACTOR_VERSION
+from warehouse.catalog import build_catalog
+
+
+@dg.asset(
+    group_name="warehouse",
+    deps=["extract"],
+    code_version=EXTRACTOR_VERSION,
+    kinds={"duckdb"},
+    check_specs=rate_check_specs("catalog", scope="the whole corpus (current extractor version)"),
+    description="The DuckDB catalog: views over every table's Parquet files, current version and all_.",
+)
+def catalog(context: dg.AssetExecutionContext, assay: AssaySettings):
+    wh = assay.warehouse()
+    path = build_catalog(wh, EXTRACTOR_VERSION)
+    derivations = [
+        DerivationRecord(**row) for row in wh.read_all_shards("derivations", EXTRACTOR_VERSION).to_pylist()
+    ]
+    context.log.info(f"catalog rebuilt at {path}")
+    yield dg.MaterializeResult(
+        metadata={"path": dg.MetadataValue.path(str(path)), "documents": len(derivations)}
+    )
+    yield from rate_check_results("catalog", derivations, assay)

@@ -1,0 +1,101 @@
+"""extract: for each shard, run every document through the readers for its kind, keep what the current
+extractor version already has, carry over what unchanged readers produced under an earlier one, and write
+derivations, underivables and pages."""
+
+
+import dagster as dg
+
+from assets.rate_checks import rate_check_results, rate_check_specs
+from orchestration.partitions import backfill_policy, shards
+from orchestration.progress import Progress
+from orchestration.settings import AssaySettings
+from readers.records import DerivationRecord, DocumentRecord
+from readers.shard import Outcome, ShardRows, extract_shard
+from readers.versions import EXTRACTOR_VERSION
+from warehouse import Warehouse
+
+EXTRACT_TABLES = ("derivations", "underivables", "pages")
+
+
+@dg.asset(
+    group_name="extract",
+    partitions_def=shards,
+    backfill_policy=backfill_policy,
+    code_version=EXTRACTOR_VERSION,
+    deps=["walk"],
+    kinds={"python", "parquet"},
+    check_specs=rate_check_specs("extract", scope="the shards of this run"),
+    description="Text per page from the readers for each content kind, tried in order; one derivation "
+    "per document and one Underivable per attempt that produced nothing.",
+)
+def extract(
+    context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]
+):
+    wh = assay.warehouse()
+    derivations: list[DerivationRecord] = []
+    per_shard: dict[str, list[DerivationRecord]] = {}
+    totals = {o: 0 for o in Outcome}
+    for shard in context.partition_keys:
+        documents = [DocumentRecord(**row) for row in wh.rows("documents", EXTRACTOR_VERSION, shard)]
+        existing = _rows(wh, EXTRACTOR_VERSION, shard)
+        if _up_to_date(wh, shard, documents, existing):
+            kept = existing.sorted_derivations()
+            for d in kept:
+                progress.document_done(Outcome.KEPT.value, d.status)
+            totals[Outcome.KEPT] += len(kept)
+            derivations += kept
+            per_shard[shard] = kept
+            continue
+        progress.plan(sum(1 for d in documents if d.sha256 not in existing.derivations))
+        result = extract_shard(
+            shard,
+            documents,
+            version=EXTRACTOR_VERSION,
+            existing=existing,
+            prior=_prior(wh, shard),
+            limits=assay.limits(),
+            max_document_bytes=assay.max_document_bytes,
+            on_document=lambda doc, outcome, status: progress.document_done(outcome.value, status),
+        )
+        wh.write("derivations", EXTRACTOR_VERSION, result.rows.sorted_derivations(), shard=shard)
+        wh.write("underivables", EXTRACTOR_VERSION, result.rows.sorted_underivables(), shard=shard)
+        wh.write("pages", EXTRACTOR_VERSION, result.rows.sorted_pages(), shard=shard)
+        for outcome in Outcome:
+            totals[outcome] += result.count(outcome)
+        derivations += result.rows.sorted_derivations()
+        per_shard[shard] = result.rows.sorted_derivations()
+
+    context.log.info(
+        f"{len(context.partition_keys)} shards: read {totals[Outcome.READ]}, kept {totals[Outcome.KEPT]}, "
+        f"carried over {totals[Outcome.CARRIED]}"
+    )
+    yield dg.MaterializeResult(
+        metadata={
+            "shards": len(context.partition_keys),
+            "documents": len(derivations),
+            "read": totals[Outcome.READ],
+            "kept": totals[Outcome.KEPT],
+            "carried_over": totals[Outcome.CARRIED],
+            "extractor_version": EXTRACTOR_VERSION,
+        }
+    )
+    yield from rate_check_results("extract", derivations, assay, per_shard=per_shard)
+
+
+def _rows(wh: Warehouse, version: str, shard: str) -> ShardRows:
+    return ShardRows.from_rows(*(wh.rows(t, version, shard) for t in EXTRACT_TABLES))
+
+
+def _up_to_date(wh: Warehouse, shard: str, documents: list[DocumentRecord], existing: ShardRows) -> bool:
+    """Nothing to do: every table has its partition and it holds exactly the shard's documents."""
+    return set(existing.derivations) == {d.sha256 for d in documents} and all(
+        wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in EXTRACT_TABLES
+    )
+
+
+def _prior(wh: Warehouse, shard: str) -> ShardRows | None:
+    """The shard's rows under the most recent earlier extractor version, for carrying over."""
+    for version in reversed(wh.versions("derivations")):
+        if version != EXTRACTOR_VERSION and wh.has_partition("derivations", version, shard):
+            return _rows(wh, version, shard)
+    return None

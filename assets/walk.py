@@ -1,0 +1,93 @@
+"""walk: inventory the roots, hash what changed, record one observation per path and one document per
+distinct content."""
+
+
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+import dagster as dg
+
+from orchestration.progress import Progress
+from orchestration.settings import AssaySettings
+from readers.inventory import CachedFile, documents_from, merge_observations, walk_roots
+from readers.records import ObservationRecord
+from readers.versions import EXTRACTOR_VERSION
+from warehouse import Warehouse
+
+
+class WalkConfig(dg.Config):
+    """Roots to walk in this run; empty means the roots in the settings (ASSAY_ROOTS)."""
+
+    roots: list[str] = []
+
+
+@dg.asset(
+    group_name="ingest",
+    code_version=EXTRACTOR_VERSION,
+    kinds={"python", "parquet"},
+    description="Inventory of the corpus roots: observations (one per path) and documents (one per "
+    "distinct sha256), with the content kind sniffed from the bytes.",
+)
+def walk(
+    context: dg.AssetExecutionContext,
+    config: WalkConfig,
+    assay: AssaySettings,
+    progress: dg.ResourceParam[Progress],
+) -> dg.MaterializeResult:
+    wh = assay.warehouse()
+    roots = [Path(r).absolute() for r in config.roots] or assay.root_paths()
+    if not roots:
+        raise dg.Failure("No roots to walk: pass paths to `assay run PATH` or set ASSAY_ROOTS.")
+
+    previous = _previous_observations(wh)
+    result = walk_roots(
+        roots,
+        cache=_cache(previous),
+        max_file_bytes=assay.max_file_bytes,
+        version=EXTRACTOR_VERSION,
+        now=datetime.now(UTC),
+        on_file=lambda o: progress.file_seen(o.hashed),
+    )
+
+    observations = merge_observations(previous, result.observations, roots)
+    documents = documents_from(observations, EXTRACTOR_VERSION)
+    wh.write("observations", EXTRACTOR_VERSION, observations)
+    wh.write_sharded("documents", EXTRACTOR_VERSION, documents)
+
+    statuses = Counter(o.status for o in result.observations)
+    kinds = Counter(d.kind for d in documents)
+    context.log.info(f"walked {len(result.observations)} paths, hashed {result.hashed}, {len(documents)} documents")
+    return dg.MaterializeResult(
+        metadata={
+            "paths": len(result.observations),
+            "hashed": result.hashed,
+            "documents": len(documents),
+            "statuses": dict(statuses),
+            "kinds": dict(kinds),
+            "roots": [str(r) for r in roots],
+        }
+    )
+
+
+def _previous_observations(wh: Warehouse) -> list[ObservationRecord]:
+    """The latest observations on disk, whichever extractor version wrote them."""
+    versions = wh.versions("observations")
+    if EXTRACTOR_VERSION in versions:
+        source = EXTRACTOR_VERSION
+    elif versions:
+        source = versions[-1]
+    else:
+        return []
+    return [
+        ObservationRecord(**{**row, "extractor_version": EXTRACTOR_VERSION})
+        for row in wh.rows("observations", source)
+    ]
+
+
+def _cache(previous: list[ObservationRecord]) -> dict[str, CachedFile]:
+    return {
+        o.path: CachedFile(o.size, o.mtime_ns, o.sha256, o.kind, o.kind_source)
+        for o in previous
+        if o.status == "ok" and o.sha256 and o.size is not None and o.mtime_ns is not None and o.kind
+    }

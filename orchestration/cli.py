@@ -1,0 +1,190 @@
+"""The ``assay`` command line.
+
+    assay run [PATH ...]        walk, extract and catalog (no PATH: a demo corpus assay writes itself)
+    assay check FILE [--json]   what assay makes of one file; stores nothing
+    assay sql "QUERY"           query the catalog (--csv, --json)
+    assay ui                    the Dagster web UI over the same definitions and data
+
+All state lives under one home directory: --home, else ASSAY_HOME, else ./.assay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from readers.errors import AssayError
+from readers.versions import EXTRACTOR_VERSION
+from warehouse.errors import WarehouseError
+
+EXAMPLE_QUERY = "select kind, status, count(*) as documents from derivations group by all order by all"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    warnings.filterwarnings("ignore")
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    console = Console(stderr=False)
+    try:
+        return args.func(args, console)
+    except (AssayError, WarehouseError) as exc:
+        Console(stderr=True).print(f"[bold red]assay:[/] {exc}")
+        return 1
+    except KeyboardInterrupt:
+        Console(stderr=True).print("[yellow]interrupted[/]: rerun the same command to finish; nothing is lost.")
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="assay", description="Text you can trust, page by page.")
+    parser.add_argument("--version", action="version", version=f"assay (extractor {EXTRACTOR_VERSION})")
+    sub = parser.add_subparsers(dest="command")
+
+    def with_home(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--home", help="state directory (default: $ASSAY_HOME or ./.assay)")
+        return p
+
+    p = with_home(sub.add_parser("run", help="walk, extract and catalog a folder (default: a demo corpus)"))
+    p.add_argument("paths", nargs="*", type=Path, help="files or folders to read")
+    p.add_argument("--shards-per-run", type=int, default=None, help="shards per Dagster run (default 32)")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("check", help="what assay makes of one file; stores nothing")
+    p.add_argument("file", type=Path)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--chars", type=int, default=400, help="characters of text to show per page")
+    p.set_defaults(func=_cmd_check)
+
+    p = with_home(sub.add_parser("sql", help="run a query against the catalog"))
+    p.add_argument("query")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--csv", action="store_true", help="print CSV")
+    fmt.add_argument("--json", action="store_true", help="print one JSON array of row objects")
+    p.set_defaults(func=_cmd_sql)
+
+    p = with_home(sub.add_parser("ui", help="start the Dagster web UI on localhost"))
+    p.add_argument("--port", type=int, default=3000)
+    p.add_argument("--host", default="127.0.0.1")
+    p.set_defaults(func=_cmd_ui)
+    return parser
+
+
+# -- run -----------------------------------------------------------------------------------------------
+
+
+def _cmd_run(args: argparse.Namespace, console: Console) -> int:
+    from orchestration.home import Home
+    from orchestration.live import LiveProgress
+    from orchestration.partitions import SHARDS_PER_RUN
+    from orchestration.runner import run
+    from orchestration.summary import print_summary
+
+    home = Home.resolve(args.home)
+    paths: list[Path] = list(args.paths)
+    for p in paths:
+        if not p.exists():
+            raise AssayError(f"{p} does not exist: pass a file or a folder to read")
+    if not paths:
+        from orchestration.demo import write_demo_corpus
+
+        files = write_demo_corpus(home.demo_corpus)
+        console.print(
+            f"No path given: running on a demo corpus of {len(files)} files assay wrote to "
+            f"[bold]{home.demo_corpus}[/] (run `assay run PATH` for your own files)."
+        )
+        paths = [home.demo_corpus]
+    paths = [p.absolute() for p in paths]
+    with LiveProgress(console) as progress:
+        report = run(home, paths, progress, shards_per_run=args.shards_per_run or SHARDS_PER_RUN,
+                     on_stage=progress.stage)
+    print_summary(console, home, report, progress)
+    return 0 if report.ok else 1
+
+
+# -- check ---------------------------------------------------------------------------------------------
+
+
+def _cmd_check(args: argparse.Namespace, console: Console) -> int:
+    from orchestration.checkfile import check_file
+
+    path: Path = args.file
+    if not path.is_file():
+        raise AssayError(f"{path} is not a file")
+    outcome = check_file(path)
+    if args.json:
+        print(json.dumps(outcome.as_dict(), ensure_ascii=False, indent=2, default=_json_default))
+        return 0
+    outcome.print(console, chars=args.chars)
+    return 0
+
+
+# -- sql -----------------------------------------------------------------------------------------------
+
+
+def _cmd_sql(args: argparse.Namespace, console: Console) -> int:
+    from orchestration.home import Home
+    from warehouse.catalog import query
+
+    home = Home.resolve(args.home)
+    result = query(home.warehouse, args.query)
+    if args.json:
+        print(json.dumps(result.records(), ensure_ascii=False, default=_json_default))
+    elif args.csv:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(result.columns)
+        writer.writerows(result.rows)
+    else:
+        table = Table(*result.columns, show_lines=False)
+        for row in result.rows:
+            table.add_row(*(_cell(v) for v in row))
+        console.print(table)
+        console.print(f"[dim]{len(result.rows)} rows[/]")
+    return 0
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "[dim]null[/]"
+    text = str(value)
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, Path):
+        return str(value)
+    return str(value)
+
+
+# -- ui ------------------------------------------------------------------------------------------------
+
+
+def _cmd_ui(args: argparse.Namespace, console: Console) -> int:
+    from orchestration.home import Home
+
+    home = Home.resolve(args.home)
+    home.prepare()
+    webserver = Path(sys.executable).with_name("dagster-webserver")
+    command = [str(webserver), "-m", "orchestration.definitions", "-h", args.host, "-p", str(args.port)]
+    console.print(f"Dagster UI on http://{args.host}:{args.port} over {home.path} (Ctrl-C to stop)")
+    os.execv(command[0], command)
+    return 0  # not reached
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

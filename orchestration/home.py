@@ -1,0 +1,46 @@
+"""The assay home: one directory holding the Parquet tables, the catalog and the Dagster instance."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from orchestration.settings import home_from_env
+from warehouse import Warehouse
+
+_TEMPLATE = Path(__file__).resolve().parents[1] / "dagster.yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class Home:
+    path: Path
+
+    @classmethod
+    def resolve(cls, given: str | os.PathLike[str] | None) -> Home:
+        """``--home`` if given, else ``ASSAY_HOME``, else ``.assay`` in the working directory."""
+        return cls(Path(given if given else home_from_env()).expanduser().absolute())
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.path / "dagster"
+
+    @property
+    def warehouse(self) -> Warehouse:
+        return Warehouse(self.path / "warehouse")
+
+    @property
+    def demo_corpus(self) -> Path:
+        return self.path / "demo-corpus"
+
+    def prepare(self) -> None:
+        """Create the directories and the Dagster instance file, and point the environment at them."""
+        self.dagster_home.mkdir(parents=True, exist_ok=True)
+        (self.dagster_home / "storage").mkdir(exist_ok=True)
+        target = self.dagster_home / "dagster.yaml"
+        if not target.exists() or target.read_bytes() != _TEMPLATE.read_bytes():
+            shutil.copyfile(_TEMPLATE, target)
+        os.environ["DAGSTER_HOME"] = str(self.dagster_home)
+        os.environ["DAGSTER_SQLITE_DIR"] = str(self.dagster_home / "storage")
+        os.environ["ASSAY_HOME"] = str(self.path)

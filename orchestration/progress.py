@@ -1,0 +1,31 @@
+"""How stages report progress to whoever runs them (the command line's progress bar, or nobody)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Progress:
+    """Counts what the stages did; the command line subclasses it to drive a progress bar.
+
+    Passed to the assets as a resource. Under the web UI or a daemon it only counts.
+    """
+
+    walked: int = 0
+    hashed: int = 0
+    documents_planned: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    statuses: Counter[str] = field(default_factory=Counter)
+
+    def file_seen(self, hashed: bool) -> None:
+        self.walked += 1
+        self.hashed += int(hashed)
+
+    def plan(self, documents: int) -> None:
+        self.documents_planned += documents
+
+    def document_done(self, outcome: str, status: str) -> None:
+        self.outcomes[outcome] += 1
+        self.statuses[status] += 1

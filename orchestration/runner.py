@@ -1,0 +1,142 @@
+"""Run the pipeline in process over the shards a walk touched: what ``assay run`` does.
+
+walk → the stale shards (documents that the current extractor version has not extracted, or shards whose
+documents changed) → extract, in runs of contiguous shard ranges (the backfill policy's batch size) →
+catalog. Every run is a real Dagster run recorded in the instance under the assay home, so ``assay ui``
+shows them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dagster as dg
+from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
+
+from orchestration.definitions import make_definitions
+from orchestration.home import Home
+from orchestration.partitions import SHARDS_PER_RUN, shard_ranges
+from orchestration.progress import Progress
+from orchestration.settings import AssaySettings
+from readers.versions import EXTRACTOR_VERSION
+from warehouse import Warehouse
+
+QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+
+
+@dataclass
+class RunFailure:
+    stage: str
+    run_id: str
+    message: str
+
+
+@dataclass
+class RunReport:
+    roots: list[Path]
+    touched_shards: list[str] = field(default_factory=list)
+    runs: int = 0
+    failures: list[RunFailure] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def stale_shards(wh: Warehouse, version: str) -> list[str]:
+    """Shards whose documents differ from what ``version`` has extracted (or that lack a partition)."""
+    doc_shards = set(wh.shards("documents", version))
+    done_shards = set(wh.shards("derivations", version))
+    stale = []
+    for shard in sorted(doc_shards | done_shards):
+        docs = set(wh.read("documents", version, shard).column("sha256").to_pylist())
+        done = set(wh.read("derivations", version, shard).column("sha256").to_pylist())
+        if docs != done or not all(
+            wh.has_partition(t, version, shard) for t in ("derivations", "underivables", "pages")
+        ):
+            stale.append(shard)
+    return stale
+
+
+def pending_documents(wh: Warehouse, version: str, shards: Iterable[str]) -> int:
+    """Documents in ``shards`` that the current version has not extracted yet (the progress bar's total)."""
+    n = 0
+    for shard in shards:
+        docs = set(wh.read("documents", version, shard).column("sha256").to_pylist())
+        done = set(wh.read("derivations", version, shard).column("sha256").to_pylist())
+        n += len(docs - done)
+    return n
+
+
+class Pipeline:
+    """The three stages as Dagster runs against the instance in the assay home."""
+
+    def __init__(self, home: Home, progress: Progress, shards_per_run: int = SHARDS_PER_RUN) -> None:
+        home.prepare()
+        self.home = home
+        self.progress = progress
+        self.shards_per_run = shards_per_run
+        self.instance = dg.DagsterInstance.get()
+        self.settings = AssaySettings(home=str(home.path))
+        self.defs = make_definitions(self.settings, progress)
+
+    def walk(self, roots: list[Path], report: RunReport) -> bool:
+        config = {"ops": {"walk": {"config": {"roots": [str(r) for r in roots]}}}, **QUIET_LOGS}
+        return self._execute("assay_walk", report, "walk", run_config=config)
+
+    def extract(self, shards: list[str], report: RunReport, on_batch=None) -> bool:
+        ok = True
+        for start, end in shard_ranges(shards, self.shards_per_run):
+            tags = {ASSET_PARTITION_RANGE_START_TAG: start, ASSET_PARTITION_RANGE_END_TAG: end}
+            ok &= self._execute("assay_extract", report, f"extract {start}..{end}", run_config=QUIET_LOGS, tags=tags)
+            if on_batch is not None:
+                on_batch(start, end)
+        return ok
+
+    def catalog(self, report: RunReport) -> bool:
+        return self._execute("assay_catalog", report, "catalog", run_config=QUIET_LOGS)
+
+    def _execute(self, job_name: str, report: RunReport, stage: str, **kwargs) -> bool:
+        job = self.defs.resolve_job_def(job_name)
+        result = job.execute_in_process(instance=self.instance, raise_on_error=False, **kwargs)
+        report.runs += 1
+        if not result.success:
+            report.failures.append(RunFailure(stage, result.run_id, _failure_message(result)))
+        return result.success
+
+
+def run(home: Home, roots: list[Path], progress: Progress, *, shards_per_run: int = SHARDS_PER_RUN,
+        on_stage=None) -> RunReport:
+    """Walk ``roots``, extract the touched shards, rebuild the catalog."""
+    started = time.perf_counter()
+    report = RunReport(roots=roots)
+    pipeline = Pipeline(home, progress, shards_per_run)
+    removed = home.warehouse.remove_stale_temporaries()
+    if removed and on_stage:
+        on_stage("cleanup", removed)
+    if on_stage:
+        on_stage("walk", None)
+    if pipeline.walk(roots, report):
+        report.touched_shards = stale_shards(home.warehouse, EXTRACTOR_VERSION)
+        if on_stage:
+            on_stage("extract", pending_documents(home.warehouse, EXTRACTOR_VERSION, report.touched_shards))
+        if report.touched_shards:
+            pipeline.extract(report.touched_shards, report)
+        if on_stage:
+            on_stage("catalog", None)
+        pipeline.catalog(report)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _failure_message(result: dg.ExecuteInProcessResult) -> str:
+    for event in result.all_events:
+        if event.is_failure and event.event_specific_data is not None:
+            error = getattr(event.event_specific_data, "error", None)
+            if error is not None:
+                return error.message.strip().splitlines()[-1] if error.message else str(error)
+    return "the run failed; open `assay ui` to see its logs"

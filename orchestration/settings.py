@@ -1,0 +1,54 @@
+"""Settings every stage shares, as one Dagster resource; the defaults are the embedded set-up."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dagster as dg
+
+from readers.model import ReadLimits
+from warehouse import Warehouse
+
+DEFAULT_HOME = ".assay"
+GiB = 1 << 30
+
+
+def home_from_env() -> str:
+    return os.environ.get("ASSAY_HOME", DEFAULT_HOME)
+
+
+class AssaySettings(dg.ConfigurableResource):
+    """Where state lives and the bounds the stages respect."""
+
+    home: str = DEFAULT_HOME
+    roots: list[str] = []
+    max_file_bytes: int = 4 * GiB
+    max_document_bytes: int = 1 * GiB
+    max_pages: int = 5000
+    # Bounds for the rate checks (quality/rates.py). The Underivable bound is an ERROR past it: before OCR,
+    # extract alone leaves scanned PDFs underivable, about one PDF in eight of the shared dev corpus (13 of
+    # 100 PDFs including the scans), so 0.25 flags a broken reader without flagging scans.
+    underivable_rate_max: float = 0.25
+    # The fallback rate warns: pdfplumber rescued no born-digital PDF of the dev corpus, so any sizeable
+    # share means the primary reader broke.
+    fallback_rate_max: float = 0.10
+    min_documents_for_rate: int = 5
+
+    @property
+    def home_path(self) -> Path:
+        return Path(self.home).absolute()
+
+    def warehouse(self) -> Warehouse:
+        return Warehouse(self.home_path / "warehouse")
+
+    def limits(self) -> ReadLimits:
+        return ReadLimits(max_pages=self.max_pages)
+
+    def root_paths(self) -> list[Path]:
+        return [Path(r).absolute() for r in self.roots]
+
+
+def settings_from_env() -> AssaySettings:
+    roots = [r for r in os.environ.get("ASSAY_ROOTS", "").split(os.pathsep) if r]
+    return AssaySettings(home=str(Path(home_from_env()).absolute()), roots=roots)

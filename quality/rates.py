@@ -1,0 +1,105 @@
+"""The two numbers to watch after any change to a reader: the fallback rate and the Underivable rate.
+
+- **fallback rate** of a kind: derived documents whose text came from a reader other than the first, over
+  derived documents. It moves when a primary reader breaks or improves.
+- **Underivable rate** of a kind: documents whose readers ran and produced nothing, over documents a
+  reader was tried on (derived + underivable + error). Unsupported and skipped documents are left out:
+  no reader was tried.
+
+A rate over fewer than ``min_documents`` documents is reported but not judged: one scanned PDF in a shard
+of two would otherwise be a 50% alarm.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class DerivationLike(Protocol):
+    kind: str
+    status: str
+    recovered_by_fallback: bool
+
+
+@dataclass(frozen=True, slots=True)
+class KindRates:
+    kind: str
+    documents: int
+    attempted: int
+    derived: int
+    fallback: int
+    underivable: int
+    error: int
+
+    @property
+    def fallback_rate(self) -> float:
+        return self.fallback / self.derived if self.derived else 0.0
+
+    @property
+    def underivable_rate(self) -> float:
+        return self.underivable / self.attempted if self.attempted else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """An upper bound on a rate, judged only with enough documents."""
+
+    maximum: float
+    min_documents: int
+
+
+@dataclass(frozen=True, slots=True)
+class RateJudgement:
+    passed: bool
+    judged: dict[str, float]
+    over: dict[str, float]
+    too_few: dict[str, int]
+
+
+def rates_by_kind(derivations: Iterable[DerivationLike]) -> dict[str, KindRates]:
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for d in derivations:
+        c = counts[d.kind]
+        c["documents"] += 1
+        if d.status in ("derived", "underivable", "error"):
+            c["attempted"] += 1
+        c[d.status] += 1
+        if d.status == "derived" and d.recovered_by_fallback:
+            c["fallback"] += 1
+    return {
+        kind: KindRates(
+            kind=kind,
+            documents=c["documents"],
+            attempted=c["attempted"],
+            derived=c["derived"],
+            fallback=c["fallback"],
+            underivable=c["underivable"],
+            error=c["error"],
+        )
+        for kind, c in sorted(counts.items())
+    }
+
+
+def judge_fallback(rates: dict[str, KindRates], bound: Bound) -> RateJudgement:
+    return _judge({k: (r.fallback_rate, r.derived) for k, r in rates.items()}, bound)
+
+
+def judge_underivable(rates: dict[str, KindRates], bound: Bound) -> RateJudgement:
+    return _judge({k: (r.underivable_rate, r.attempted) for k, r in rates.items()}, bound)
+
+
+def _judge(values: dict[str, tuple[float, int]], bound: Bound) -> RateJudgement:
+    judged, over, too_few = {}, {}, {}
+    for kind, (rate, n) in values.items():
+        if n == 0:
+            continue
+        if n < bound.min_documents:
+            too_few[kind] = n
+            continue
+        judged[kind] = round(rate, 4)
+        if rate > bound.maximum:
+            over[kind] = round(rate, 4)
+    return RateJudgement(passed=not over, judged=judged, over=over, too_few=too_few)

@@ -1,0 +1,134 @@
+"""Extract one document: try the kind's readers in order and record every attempt.
+
+Semantics (DESIGN §3): a reader that produced nothing, for whatever reason (an exception, empty text, a
+"needs OCR" claim), falls through to the next. The document is ``derived`` when some reader produced
+text, ``recovered_by_fallback`` when that reader was not the first; ``underivable`` when a reader read the
+document and found nothing; ``error`` when every reader failed on the document itself (corrupt,
+encrypted, over a limit); ``unsupported`` when no reader exists for its kind; ``skipped`` when it is too
+large to read. Nothing here raises for a bad document: one document can never fail a shard.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from readers.base import Reader, produced_nothing
+from readers.errors import NothingProduced, ReaderError
+from readers.model import ContentKind, DocumentStatus, ReadLimits, ReadResult
+from readers.table import chain_signature, readers_for
+
+EMPTY_TEXT = "empty_text"
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One reader tried on one document."""
+
+    ordinal: int
+    reader: str
+    reader_version: str
+    tool_version: str
+    produced: bool
+    failed: bool
+    reason: str | None
+    detail: str
+    duration_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """Everything the extract stage learned about one document."""
+
+    kind: ContentKind
+    status: DocumentStatus
+    reason: str | None
+    reader: str | None
+    reader_version: str | None
+    chain: str
+    result: ReadResult | None
+    attempts: tuple[Attempt, ...]
+    duration_ms: float
+
+    @property
+    def recovered_by_fallback(self) -> bool:
+        return self.status is DocumentStatus.DERIVED and self.attempts[-1].ordinal > 1
+
+
+def extract_document(
+    path: Path, kind: ContentKind, *, size: int, limits: ReadLimits, max_bytes: int
+) -> Extraction:
+    """Run the kind's reader chain on ``path``; never raises for a bad document."""
+    chain = readers_for(kind)
+    signature = chain_signature(kind)
+    started = time.perf_counter()
+    if not chain:
+        return _outcome(kind, DocumentStatus.UNSUPPORTED, f"no_reader:{kind.value}", signature, started)
+    if size > max_bytes:
+        return _outcome(kind, DocumentStatus.SKIPPED, "too_large", signature, started)
+
+    attempts: list[Attempt] = []
+    for ordinal, reader in enumerate(chain, start=1):
+        attempt, result = _try(reader, ordinal, path, limits)
+        attempts.append(attempt)
+        if attempt.produced:
+            return Extraction(
+                kind=kind,
+                status=DocumentStatus.DERIVED,
+                reason=None,
+                reader=reader.name,
+                reader_version=reader.version,
+                chain=signature,
+                result=result,
+                attempts=tuple(attempts),
+                duration_ms=_ms(started),
+            )
+
+    # Nothing produced. If any reader got through the document, it is readable and empty: underivable.
+    # Otherwise every reader failed on it: error, with the first reader's reason (the most specific).
+    if all(a.failed for a in attempts):
+        status, reason = DocumentStatus.ERROR, attempts[0].reason
+    else:
+        status = DocumentStatus.UNDERIVABLE
+        reason = next(a.reason for a in attempts if not a.failed)
+    return Extraction(kind, status, reason, None, None, signature, None, tuple(attempts), _ms(started))
+
+
+def _try(reader: Reader, ordinal: int, path: Path, limits: ReadLimits) -> tuple[Attempt, ReadResult | None]:
+    started = time.perf_counter()
+    result: ReadResult | None = None
+    failed, reason, detail = False, None, ""
+    try:
+        result = reader.read(path, limits)
+    except ReaderError as exc:
+        failed, reason, detail = True, exc.reason, str(exc)
+    except NothingProduced as exc:
+        reason, detail = exc.reason, str(exc)
+    except Exception as exc:  # a reader bug or an untranslated library error must not fail the shard
+        failed, reason, detail = True, f"reader_crashed:{type(exc).__name__}", str(exc)[:500]
+    produced = reason is None and not produced_nothing(result)
+    if reason is None and not produced:
+        reason, detail = EMPTY_TEXT, "the reader ran and its text is empty after stripping whitespace"
+    attempt = Attempt(
+        ordinal=ordinal,
+        reader=reader.name,
+        reader_version=reader.version,
+        tool_version=reader.tool_version,
+        produced=produced,
+        failed=failed,
+        reason=None if produced else reason,
+        detail=detail,
+        duration_ms=_ms(started),
+    )
+    return attempt, (result if produced else None)
+
+
+def _outcome(
+    kind: ContentKind, status: DocumentStatus, reason: str, signature: str, started: float
+) -> Extraction:
+    return Extraction(kind, status, reason, None, None, signature, None, (), _ms(started))
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000.0, 3)

@@ -1,0 +1,122 @@
+"""The small vocabulary every stage speaks: content kinds, statuses, and what a reader returns.
+
+Kept in one module, pdfplumber-style, so that the same words mean the same thing in the readers, the
+tables, the command line and the docs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class ContentKind(StrEnum):
+    """What a document is, decided by :mod:`readers.sniff` from its bytes first, its name second."""
+
+    PDF = "pdf"
+    TEXT = "text"
+    CSV = "csv"
+    TSV = "tsv"
+    JSON = "json"
+    XML = "xml"
+    HTML = "html"
+    MARKDOWN = "markdown"
+    RTF = "rtf"
+    DOCX = "docx"
+    XLSX = "xlsx"
+    PPTX = "pptx"
+    ODT = "odt"
+    ODS = "ods"
+    ODP = "odp"
+    DOC = "doc"
+    XLS = "xls"
+    PPT = "ppt"
+    EML = "eml"
+    MSG = "msg"
+    ZIP = "zip"
+    PNG = "png"
+    JPEG = "jpeg"
+    TIFF = "tiff"
+    WEBP = "webp"
+    BMP = "bmp"
+    GIF = "gif"
+    AUDIO = "audio"
+    VIDEO = "video"
+    EMPTY = "empty"
+    UNKNOWN = "unknown"
+
+
+class KindSource(StrEnum):
+    """Which evidence decided a document's kind."""
+
+    BYTES = "bytes"
+    EXTENSION = "extension"
+    NONE = "none"
+
+
+class DocumentStatus(StrEnum):
+    """The one status every document ends with (DESIGN §3)."""
+
+    DERIVED = "derived"
+    UNDERIVABLE = "underivable"
+    UNSUPPORTED = "unsupported"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+
+class ObservationStatus(StrEnum):
+    """What the walk could do with one path."""
+
+    OK = "ok"
+    UNREADABLE = "unreadable"
+    VANISHED = "vanished"
+    TOO_LARGE = "too_large"
+    CHANGED = "changed_while_hashed"
+    OUTSIDE_ROOT = "symlink_outside_root"
+    NOT_A_FILE = "not_a_file"
+
+
+@dataclass(frozen=True, slots=True)
+class PageFacts:
+    """Facts about one page that later signals need; cheap to collect while the text is read."""
+
+    width: float = 0.0
+    height: float = 0.0
+    fonts: int = 0
+    font_names: tuple[str, ...] = ()
+    images: int = 0
+    drawings: int = 0
+    tables: int = 0
+    headings: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PageText:
+    """The text one reader produced for one page (1-based), raw: no normalisation has happened."""
+
+    page: int
+    text: str
+    facts: PageFacts = field(default_factory=PageFacts)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    """What a reader returns: pages of text plus what it learned about the document."""
+
+    pages: tuple[PageText, ...]
+    page_count: int
+    encoding: str | None = None
+    encoding_source: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(p.text for p in self.pages)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadLimits:
+    """Bounds a reader must respect; a document over one is ``error`` with reason ``over_limit``."""
+
+    max_pages: int = 5000
+    max_text_bytes: int = 256 * 1024 * 1024

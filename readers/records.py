@@ -1,0 +1,106 @@
+"""Rows of the tables the walk and extract stages write: the stage contracts of DESIGN §5.
+
+Each dataclass is one table's row; :mod:`warehouse.schema` declares the same columns with their Arrow
+types, and a test keeps the two in step. ``shard`` is the first two hex digits of ``sha256``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ObservationRecord:
+    """One path as the walk saw it."""
+
+    root: str
+    path: str
+    rel_path: str
+    status: str
+    reason: str | None
+    sha256: str | None
+    shard: str | None
+    size: int | None
+    mtime_ns: int | None
+    kind: str | None
+    kind_source: str | None
+    hashed: bool
+    seen_at: datetime
+    extractor_version: str
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRecord:
+    """One distinct content (identical bytes are one document)."""
+
+    sha256: str
+    shard: str
+    kind: str
+    kind_source: str
+    size: int
+    parent_sha256: str | None
+    member: str | None
+    path: str
+    extractor_version: str
+
+
+@dataclass(frozen=True, slots=True)
+class DerivationRecord:
+    """The outcome of extracting one document under one extractor version."""
+
+    sha256: str
+    shard: str
+    extractor_version: str
+    kind: str
+    status: str
+    reason: str | None
+    reader: str | None
+    reader_version: str | None
+    reader_chain: str
+    recovered_by_fallback: bool
+    attempts: int
+    pages: int
+    chars: int
+    encoding: str | None
+    encoding_source: str | None
+    carried_from: str | None
+    duration_ms: float
+    derived_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class UnderivableRecord:
+    """One attempt that produced nothing: the tool, its version and the reason."""
+
+    sha256: str
+    shard: str
+    extractor_version: str
+    attempt: int
+    tool: str
+    tool_version: str
+    reader_version: str
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageRecord:
+    """The raw text one reader produced for one page, with the facts later signals need."""
+
+    sha256: str
+    shard: str
+    extractor_version: str
+    page: int
+    reader: str
+    reader_version: str
+    text: str
+    chars: int
+    width: float
+    height: float
+    fonts: int
+    font_names: list[str]
+    images: int
+    drawings: int
+    tables: int
+    headings: int

@@ -1,0 +1,204 @@
+"""The extract stage for one shard, as a plain function.
+
+For each document of the shard, in sha256 order:
+
+- already extracted under the current extractor version: the rows are kept, the file is not read again;
+- extracted under an earlier version whose readers for the kind are unchanged (same chain signature) and
+  whose outcome does not call for a retry: the rows are carried over, marked ``carried_from``;
+- otherwise the file is read.
+
+Statuses ``error``, ``underivable`` and ``skipped`` are retried on a new extractor version; ``unsupported``
+only when the kind's readers change (DESIGN §3).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from readers.dispatch import Extraction, extract_document
+from readers.model import ContentKind, DocumentStatus, PageText, ReadLimits
+from readers.records import DerivationRecord, DocumentRecord, PageRecord, UnderivableRecord
+from readers.table import chain_signature
+
+CARRY_STATUSES = frozenset({DocumentStatus.DERIVED.value, DocumentStatus.UNSUPPORTED.value})
+
+
+class Outcome(StrEnum):
+    """What the extract stage did with one document in this run."""
+
+    READ = "read"
+    KEPT = "kept"
+    CARRIED = "carried"
+
+
+@dataclass(slots=True)
+class ShardRows:
+    """The extract stage's rows for one shard and one extractor version, grouped by document."""
+
+    derivations: dict[str, DerivationRecord] = field(default_factory=dict)
+    underivables: dict[str, list[UnderivableRecord]] = field(default_factory=lambda: defaultdict(list))
+    pages: dict[str, list[PageRecord]] = field(default_factory=lambda: defaultdict(list))
+
+    @classmethod
+    def from_rows(
+        cls,
+        derivations: Iterable[Mapping[str, Any]],
+        underivables: Iterable[Mapping[str, Any]],
+        pages: Iterable[Mapping[str, Any]],
+    ) -> ShardRows:
+        rows = cls()
+        for d in derivations:
+            rows.derivations[d["sha256"]] = DerivationRecord(**d)
+        for u in underivables:
+            rows.underivables[u["sha256"]].append(UnderivableRecord(**u))
+        for p in pages:
+            rows.pages[p["sha256"]].append(PageRecord(**p))
+        return rows
+
+    def add(self, other: ShardRows, sha256: str) -> None:
+        self.derivations[sha256] = other.derivations[sha256]
+        self.underivables[sha256] = list(other.underivables.get(sha256, ()))
+        self.pages[sha256] = list(other.pages.get(sha256, ()))
+
+    def sorted_derivations(self) -> list[DerivationRecord]:
+        return [self.derivations[k] for k in sorted(self.derivations)]
+
+    def sorted_underivables(self) -> list[UnderivableRecord]:
+        return [u for k in sorted(self.derivations) for u in sorted(self.underivables.get(k, ()),
+                                                                     key=lambda u: u.attempt)]
+
+    def sorted_pages(self) -> list[PageRecord]:
+        return [p for k in sorted(self.derivations) for p in sorted(self.pages.get(k, ()), key=lambda p: p.page)]
+
+
+@dataclass(frozen=True, slots=True)
+class ShardResult:
+    rows: ShardRows
+    outcomes: dict[str, Outcome]
+
+    def count(self, outcome: Outcome) -> int:
+        return sum(1 for o in self.outcomes.values() if o is outcome)
+
+
+def extract_shard(
+    shard: str,
+    documents: Iterable[DocumentRecord],
+    *,
+    version: str,
+    existing: ShardRows,
+    prior: ShardRows | None,
+    limits: ReadLimits,
+    max_document_bytes: int,
+    on_document: Callable[[DocumentRecord, Outcome, str], None] | None = None,
+) -> ShardResult:
+    """Extract every document of ``shard`` under ``version``; see the module docstring."""
+    out = ShardRows()
+    outcomes: dict[str, Outcome] = {}
+    for doc in sorted(documents, key=lambda d: d.sha256):
+        if doc.shard != shard:
+            raise ValueError(f"document {doc.sha256} does not belong to shard {shard}")
+        kind = ContentKind(doc.kind)
+        if doc.sha256 in existing.derivations:
+            out.add(existing, doc.sha256)
+            outcome = Outcome.KEPT
+        elif prior is not None and _can_carry(prior.derivations.get(doc.sha256), kind):
+            _carry(prior, doc.sha256, version, out)
+            outcome = Outcome.CARRIED
+        else:
+            extraction = extract_document(
+                Path(doc.path), kind, size=doc.size, limits=limits, max_bytes=max_document_bytes
+            )
+            _add_extraction(out, doc, version, extraction)
+            outcome = Outcome.READ
+        outcomes[doc.sha256] = outcome
+        if on_document is not None:
+            on_document(doc, outcome, out.derivations[doc.sha256].status)
+    return ShardResult(out, outcomes)
+
+
+def _can_carry(previous: DerivationRecord | None, kind: ContentKind) -> bool:
+    return (
+        previous is not None
+        and previous.status in CARRY_STATUSES
+        and previous.reader_chain == chain_signature(kind)
+    )
+
+
+def _carry(prior: ShardRows, sha256: str, version: str, out: ShardRows) -> None:
+    previous = prior.derivations[sha256]
+    origin = previous.carried_from or previous.extractor_version
+    out.derivations[sha256] = dataclasses.replace(previous, extractor_version=version, carried_from=origin)
+    out.underivables[sha256] = [
+        dataclasses.replace(u, extractor_version=version) for u in prior.underivables.get(sha256, ())
+    ]
+    out.pages[sha256] = [dataclasses.replace(p, extractor_version=version) for p in prior.pages.get(sha256, ())]
+
+
+def _add_extraction(out: ShardRows, doc: DocumentRecord, version: str, ex: Extraction) -> None:
+    result = ex.result
+    pages = result.pages if result is not None else ()
+    out.derivations[doc.sha256] = DerivationRecord(
+        sha256=doc.sha256,
+        shard=doc.shard,
+        extractor_version=version,
+        kind=ex.kind.value,
+        status=ex.status.value,
+        reason=ex.reason,
+        reader=ex.reader,
+        reader_version=ex.reader_version,
+        reader_chain=ex.chain,
+        recovered_by_fallback=ex.recovered_by_fallback,
+        attempts=len(ex.attempts),
+        pages=len(pages),
+        chars=sum(len(p.text) for p in pages),
+        encoding=result.encoding if result is not None else None,
+        encoding_source=result.encoding_source if result is not None else None,
+        carried_from=None,
+        duration_ms=ex.duration_ms,
+        derived_at=datetime.now(UTC),
+    )
+    out.underivables[doc.sha256] = [
+        UnderivableRecord(
+            sha256=doc.sha256,
+            shard=doc.shard,
+            extractor_version=version,
+            attempt=a.ordinal,
+            tool=a.reader,
+            tool_version=a.tool_version,
+            reader_version=a.reader_version,
+            reason=a.reason or "",
+            detail=a.detail,
+        )
+        for a in ex.attempts
+        if not a.produced
+    ]
+    out.pages[doc.sha256] = [_page_record(doc, version, ex, p) for p in pages]
+
+
+def _page_record(doc: DocumentRecord, version: str, ex: Extraction, page: PageText) -> PageRecord:
+    f = page.facts
+    return PageRecord(
+        sha256=doc.sha256,
+        shard=doc.shard,
+        extractor_version=version,
+        page=page.page,
+        reader=ex.reader or "",
+        reader_version=ex.reader_version or "",
+        text=page.text,
+        chars=len(page.text),
+        width=f.width,
+        height=f.height,
+        fonts=f.fonts,
+        font_names=list(f.font_names),
+        images=f.images,
+        drawings=f.drawings,
+        tables=f.tables,
+        headings=f.headings,
+    )

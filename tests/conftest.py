@@ -1,0 +1,30 @@
+"""Shared fixtures. Tests generate their own fixtures; the shared corpus is only read where present."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+
+
+def corpus_manifest() -> list[dict[str, str]]:
+    """Rows of the shared corpus manifest; skips the calling test when the corpus is absent."""
+    manifest = CORPUS / "manifest.csv"
+    if not manifest.is_file():
+        pytest.skip(f"shared corpus not found at {CORPUS}")
+    with manifest.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh assay home; DAGSTER_HOME and friends point into it for the test's duration."""
+    path = tmp_path / "home"
+    for var in ("DAGSTER_HOME", "DAGSTER_SQLITE_DIR", "ASSAY_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("ASSAY_HOME", str(path))
+    return path

@@ -1,0 +1,119 @@
+"""The DuckDB catalog: a file that holds only views over the Parquet partitions.
+
+It is rebuilt into a new file and renamed over the old one, so a reader never sees half a catalog and no
+stage ever holds a DuckDB write lock while others run; readers open it read-only. The views glob the
+partition files at query time, so partitions written after the last rebuild are visible at once; a
+rebuild is needed only when a table gets its first file or the current extractor version changes.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from warehouse.errors import CatalogMissing, WarehouseError
+from warehouse.schema import TABLES, Table
+from warehouse.store import PART_FILE, Warehouse
+
+_DUCK_TYPES: dict[pa.DataType, str] = {
+    pa.string(): "VARCHAR",
+    pa.int64(): "BIGINT",
+    pa.float64(): "DOUBLE",
+    pa.bool_(): "BOOLEAN",
+    pa.timestamp("us", tz="UTC"): "TIMESTAMPTZ",
+    pa.list_(pa.string()): "VARCHAR[]",
+}
+
+
+def _sql_str(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _glob(wh: Warehouse, table: Table, version: str = "*") -> str:
+    shard = "shard=*/" if table.sharded else ""
+    return str(wh.table_dir(table.name) / f"extractor_version={version}" / f"{shard}{PART_FILE}")
+
+
+def _source(wh: Warehouse, table: Table) -> str:
+    """SELECT over every version's files, or an empty typed relation when there are none yet."""
+    cols = ", ".join(f'"{c}"' for c in table.column_names)
+    if any(wh.table_dir(table.name).glob(f"extractor_version=*/{'shard=*/' if table.sharded else ''}{PART_FILE}")):
+        return (
+            f"SELECT {cols} FROM read_parquet({_sql_str(_glob(wh, table))}, "
+            "union_by_name = true, hive_partitioning = false)"
+        )
+    typed = ", ".join(f'CAST(NULL AS {_DUCK_TYPES[c.type]}) AS "{c.name}"' for c in table.columns)
+    return f"SELECT {typed} WHERE false"
+
+
+def build_catalog(wh: Warehouse, current_version: str) -> Path:
+    """Rebuild the catalog file and swap it in atomically; returns its path."""
+    wh.root.mkdir(parents=True, exist_ok=True)
+    tmp = wh.root / f".catalog.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+    try:
+        con = duckdb.connect(str(tmp))
+        try:
+            for table in TABLES.values():
+                con.execute(f"CREATE VIEW all_{table.name} AS {_source(wh, table)}")
+                con.execute(
+                    f"CREATE VIEW {table.name} AS SELECT * FROM all_{table.name} "
+                    f"WHERE extractor_version = {_sql_str(current_version)}"
+                )
+            built = datetime.now(UTC).isoformat(timespec="seconds")
+            con.execute(
+                "CREATE VIEW catalog_info AS SELECT "
+                f"{_sql_str(current_version)} AS extractor_version, "
+                f"CAST({_sql_str(built)} AS TIMESTAMPTZ) AS built_at, "
+                f"{_sql_str(str(wh.data_dir))} AS data_dir"
+            )
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        os.replace(tmp, wh.catalog_path)
+    except duckdb.Error as exc:
+        raise WarehouseError(f"could not build the catalog at {wh.catalog_path}: {exc}") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+        Path(str(tmp) + ".wal").unlink(missing_ok=True)
+    return wh.catalog_path
+
+
+@dataclass(frozen=True, slots=True)
+class QueryResult:
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+
+
+def connect(wh: Warehouse) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the catalog."""
+    if not wh.catalog_path.exists():
+        raise CatalogMissing(
+            f"no catalog at {wh.catalog_path}: run `assay run PATH` first (or pass the --home you used)"
+        )
+    try:
+        return duckdb.connect(str(wh.catalog_path), read_only=True)
+    except duckdb.Error as exc:
+        raise WarehouseError(f"could not open the catalog {wh.catalog_path}: {exc}") from exc
+
+
+def query(wh: Warehouse, sql: str, params: list[Any] | None = None) -> QueryResult:
+    """Run one query against the catalog, read-only."""
+    con = connect(wh)
+    try:
+        cur = con.execute(sql, params or [])
+        columns = [d[0] for d in cur.description] if cur.description else []
+        return QueryResult(columns, cur.fetchall() if columns else [])
+    except duckdb.Error as exc:
+        raise WarehouseError(f"query failed: {exc}") from exc
+    finally:
+        con.close()

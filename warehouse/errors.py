@@ -1,0 +1,13 @@
+"""Errors raised by the warehouse, translated from pyarrow and DuckDB where they enter."""
+
+
+class WarehouseError(Exception):
+    """Reading or writing the warehouse failed; the message says which file or query."""
+
+
+class SchemaMismatch(WarehouseError):
+    """Rows handed to the warehouse do not match the table's declared columns."""
+
+
+class CatalogMissing(WarehouseError):
+    """No catalog yet: nothing has been run with this home directory."""

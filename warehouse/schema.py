@@ -1,0 +1,181 @@
+"""The tables of the SQL surface (DESIGN §5): every column with its Arrow type and its meaning.
+
+This module is the public contract. ``docs/tables.md`` is generated from it (``python -m warehouse.schema``)
+and a test keeps the two, and the row dataclasses the stages write, in step.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    type: pa.DataType
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    name: str
+    one_row_per: str
+    sharded: bool
+    columns: tuple[Column, ...]
+
+    @property
+    def schema(self) -> pa.Schema:
+        return pa.schema(
+            [pa.field(c.name, c.type, metadata={"doc": c.doc}) for c in self.columns],
+            metadata={"table": self.name},
+        )
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+
+S, I64, F64, B, TS = pa.string(), pa.int64(), pa.float64(), pa.bool_(), pa.timestamp("us", tz="UTC")
+
+_VERSION = Column("extractor_version", S, "extractor version that wrote the row (also a path level)")
+_SHARD = Column("shard", S, "first two hex digits of sha256: the partition the row belongs to")
+_SHA = Column("sha256", S, "sha256 of the document's bytes: the document's identity")
+
+OBSERVATIONS = Table(
+    "observations",
+    "path seen by a walk (the latest walk of its root)",
+    sharded=False,
+    columns=(
+        Column("root", S, "configured root the path was found under (absolute)"),
+        Column("path", S, "absolute path of the file as seen (symlinks not resolved)"),
+        Column("rel_path", S, "path relative to its root"),
+        Column("status", S, "ok, unreadable, vanished, too_large, changed_while_hashed, "
+               "symlink_outside_root, not_a_file"),
+        Column("reason", S, "why the status is not ok (the OS error, the size limit...); null when ok"),
+        Column("sha256", S, "content hash; null when the file could not be hashed"),
+        Column("shard", S, "first two hex digits of sha256; null when not hashed"),
+        Column("size", I64, "size in bytes from stat"),
+        Column("mtime_ns", I64, "modification time in nanoseconds from stat"),
+        Column("kind", S, "content kind sniffed from the leading bytes, else the extension"),
+        Column("kind_source", S, "which evidence decided the kind: bytes, extension or none"),
+        Column("hashed", B, "true when this walk hashed the file, false when the size+mtime cache answered"),
+        Column("seen_at", TS, "when the walk saw the path"),
+        _VERSION,
+    ),
+)
+
+DOCUMENTS = Table(
+    "documents",
+    "distinct content: identical bytes are one document",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        Column("kind", S, "content kind (see observations.kind)"),
+        Column("kind_source", S, "bytes, extension or none"),
+        Column("size", I64, "size in bytes"),
+        Column("parent_sha256", S, "the container this document was taken from; null for files on disk"),
+        Column("member", S, "name of the member inside its parent container; null for files on disk"),
+        Column("path", S, "one path where the bytes were seen (the first in sort order); all are in "
+               "observations"),
+        _VERSION,
+    ),
+)
+
+DERIVATIONS = Table(
+    "derivations",
+    "document and extractor version",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column("kind", S, "content kind the readers were chosen for"),
+        Column("status", S, "derived, underivable, unsupported, error or skipped"),
+        Column("reason", S, "why the status is not derived (encrypted, corrupt, empty_text, "
+               "no_reader:<kind>, too_large...); null when derived"),
+        Column("reader", S, "reader that produced the text; null when none did"),
+        Column("reader_version", S, "that reader's version: its own revision + the library's version"),
+        Column("reader_chain", S, "the ordered readers for the kind with their versions, as tried"),
+        Column("recovered_by_fallback", B, "true when a reader other than the first produced the text"),
+        Column("attempts", I64, "how many readers were tried"),
+        Column("pages", I64, "pages in the derived text (1 for documents without pages)"),
+        Column("chars", I64, "characters of the derived text, raw"),
+        Column("encoding", S, "text encoding decided for text kinds"),
+        Column("encoding_source", S, "how the encoding was decided: bom, nul_share, utf8, detected, fallback"),
+        Column("carried_from", S, "extractor version this row was carried over from, unchanged, because "
+               "the kind's readers did not change; null when read under this version"),
+        Column("duration_ms", F64, "wall time of the read, all attempts"),
+        Column("derived_at", TS, "when the document was read"),
+    ),
+)
+
+UNDERIVABLES = Table(
+    "underivables",
+    "attempt that produced nothing",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column("attempt", I64, "position of the reader in the kind's chain, 1-based"),
+        Column("tool", S, "reader that was tried"),
+        Column("tool_version", S, "version of the library underneath"),
+        Column("reader_version", S, "the reader's own version"),
+        Column("reason", S, "stable code: empty_text, encrypted, corrupt, empty_file, over_limit, "
+               "reader_crashed:<exception>..."),
+        Column("detail", S, "the message, for people"),
+    ),
+)
+
+PAGES = Table(
+    "pages",
+    "page of a PDF, or the whole of any other derived document",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column("page", I64, "page number, 1-based"),
+        Column("reader", S, "reader that produced this text"),
+        Column("reader_version", S, "that reader's version"),
+        Column("text", S, "the page's text as the reader produced it (markdown for PDFs), raw"),
+        Column("chars", I64, "characters of text"),
+        Column("width", F64, "page width in points (0 for documents without pages)"),
+        Column("height", F64, "page height in points (0 for documents without pages)"),
+        Column("fonts", I64, "distinct fonts used by the page's text"),
+        Column("font_names", pa.list_(S), "those fonts' names"),
+        Column("images", I64, "image placements on the page"),
+        Column("drawings", I64, "vector drawing paths on the page"),
+        Column("tables", I64, "tables found and written as GFM"),
+        Column("headings", I64, "heading lines written as markdown headings"),
+    ),
+)
+
+TABLES: dict[str, Table] = {t.name: t for t in (OBSERVATIONS, DOCUMENTS, DERIVATIONS, UNDERIVABLES, PAGES)}
+
+
+def markdown() -> str:
+    """The tables as markdown, for ``docs/tables.md``."""
+    out = [
+        "# Tables and views",
+        "",
+        "Generated from `warehouse/schema.py` by `python -m warehouse.schema > docs/tables.md`; do not edit.",
+        "",
+        "Each table is a view in the catalog (`assay sql`). The unqualified view shows the current extractor",
+        "version; `all_<view>` shows every version kept on disk.",
+        "",
+    ]
+    for table in TABLES.values():
+        out += [f"## `{table.name}`", "", f"One row per {table.one_row_per}.", ""]
+        out += ["| column | type | meaning |", "|---|---|---|"]
+        out += [f"| `{c.name}` | {c.type} | {c.doc} |" for c in table.columns]
+        out.append("")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(markdown())

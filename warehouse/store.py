@@ -1,0 +1,178 @@
+"""Parquet per table, extractor version and shard, written atomically.
+
+Layout under the data directory (DESIGN §5)::
+
+    <table>/extractor_version=<v>/shard=<ss>/part.parquet   (sharded tables)
+    <table>/extractor_version=<v>/part.parquet              (corpus-wide tables: observations)
+
+A partition is written to a temporary name in its own directory and renamed over the old file, so a
+rerun replaces a partition whole and a crash leaves no half file behind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from warehouse.errors import SchemaMismatch, WarehouseError
+from warehouse.schema import TABLES, Table
+
+PART_FILE = "part.parquet"
+
+
+class Warehouse:
+    """The data directory and the catalog under one home (``<home>/warehouse``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).absolute()
+        self.data_dir = self.root / "tables"
+        self.catalog_path = self.root / "catalog.duckdb"
+
+    # -- paths -----------------------------------------------------------------------------------
+
+    def table_dir(self, table: str) -> Path:
+        return self.data_dir / _table(table).name
+
+    def partition_path(self, table: str, version: str, shard: str | None = None) -> Path:
+        spec = _table(table)
+        base = self.table_dir(table) / f"extractor_version={version}"
+        if spec.sharded:
+            if shard is None:
+                raise WarehouseError(f"table {table} is sharded: a shard is needed")
+            return base / f"shard={shard}" / PART_FILE
+        return base / PART_FILE
+
+    def versions(self, table: str) -> list[str]:
+        """Extractor versions that have files for ``table``, oldest write first."""
+        tdir = self.table_dir(table)
+        if not tdir.is_dir():
+            return []
+        found = []
+        for d in tdir.iterdir():
+            if d.is_dir() and d.name.startswith("extractor_version="):
+                stamp = max((p.stat().st_mtime_ns for p in d.rglob(PART_FILE)), default=None)
+                if stamp is not None:
+                    found.append((stamp, d.name.split("=", 1)[1]))
+        return [v for _, v in sorted(found)]
+
+    def shards(self, table: str, version: str) -> list[str]:
+        base = self.table_dir(table) / f"extractor_version={version}"
+        if not base.is_dir():
+            return []
+        return sorted(p.parent.name.split("=", 1)[1] for p in base.glob(f"shard=*/{PART_FILE}"))
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def write(self, table: str, version: str, rows: Sequence[Any], shard: str | None = None) -> Path:
+        """Write ``rows`` (dataclass instances) as the whole partition, atomically."""
+        spec = _table(table)
+        arrow = to_arrow(spec, rows)
+        return self.write_arrow(table, version, arrow, shard)
+
+    def write_sharded(self, table: str, version: str, rows: Sequence[Any]) -> list[str]:
+        """Write every shard of ``rows`` (grouped by their ``shard`` field) and empty the shards that
+        had rows before and have none now; returns the shards written."""
+        by_shard: dict[str, list[Any]] = {}
+        for row in rows:
+            by_shard.setdefault(row.shard, []).append(row)
+        written = sorted(set(by_shard) | set(self.shards(table, version)))
+        for shard in written:
+            self.write(table, version, by_shard.get(shard, []), shard=shard)
+        return written
+
+    def write_arrow(self, table: str, version: str, arrow: pa.Table, shard: str | None = None) -> Path:
+        spec = _table(table)
+        if arrow.schema.names != list(spec.column_names):
+            raise SchemaMismatch(f"{table}: columns {arrow.schema.names} != {list(spec.column_names)}")
+        target = self.partition_path(table, version, shard)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{PART_FILE}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+        try:
+            pq.write_table(arrow.cast(spec.schema), tmp, compression="zstd")
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        except (OSError, pa.ArrowException) as exc:
+            tmp.unlink(missing_ok=True)
+            raise WarehouseError(f"could not write {target}: {exc}") from exc
+        return target
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def read(self, table: str, version: str, shard: str | None = None) -> pa.Table:
+        """One partition; an empty table with the declared schema when it does not exist."""
+        spec = _table(table)
+        path = self.partition_path(table, version, shard)
+        if not path.exists():
+            return spec.schema.empty_table()
+        return _read_file(spec, path)
+
+    def read_all_shards(self, table: str, version: str) -> pa.Table:
+        spec = _table(table)
+        if not spec.sharded:
+            return self.read(table, version)
+        parts = [
+            _read_file(spec, self.partition_path(table, version, s)) for s in self.shards(table, version)
+        ]
+        return pa.concat_tables(parts) if parts else spec.schema.empty_table()
+
+    def rows(self, table: str, version: str, shard: str | None = None) -> list[dict[str, Any]]:
+        return self.read(table, version, shard).to_pylist()
+
+    def has_partition(self, table: str, version: str, shard: str | None = None) -> bool:
+        return self.partition_path(table, version, shard).exists()
+
+    def remove_stale_temporaries(self) -> int:
+        """Delete temporary files a killed writer left behind; returns how many."""
+        removed = 0
+        if self.data_dir.is_dir():
+            for tmp in self.data_dir.rglob(f".{PART_FILE}.*.tmp"):
+                tmp.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
+
+def to_arrow(spec: Table, rows: Iterable[Any]) -> pa.Table:
+    """Rows (dataclass instances) to an Arrow table with the declared schema, checking the columns."""
+    names = spec.column_names
+    dicts = []
+    for row in rows:
+        if not dataclasses.is_dataclass(row):
+            raise SchemaMismatch(f"{spec.name}: rows must be dataclass instances, got {type(row).__name__}")
+        fields = tuple(f.name for f in dataclasses.fields(row))
+        if fields != names:
+            raise SchemaMismatch(f"{spec.name}: {type(row).__name__} has fields {fields}, table has {names}")
+        dicts.append({n: getattr(row, n) for n in names})
+    try:
+        return pa.Table.from_pylist(dicts, schema=spec.schema)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise SchemaMismatch(f"{spec.name}: rows do not fit the schema: {exc}") from exc
+
+
+def _read_file(spec: Table, path: Path) -> pa.Table:
+    try:
+        arrow = pq.read_table(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise WarehouseError(f"could not read {path}: {exc}") from exc
+    # Older versions may lack columns added since: fill them with nulls so every reader sees one schema.
+    cols = []
+    for field in spec.schema:
+        if field.name in arrow.column_names:
+            cols.append(arrow.column(field.name).cast(field.type))
+        else:
+            cols.append(pa.nulls(arrow.num_rows, field.type))
+    return pa.Table.from_arrays(cols, schema=spec.schema)
+
+
+def _table(name: str) -> Table:
+    try:
+        return TABLES[name]
+    except KeyError:
+        raise WarehouseError(f"unknown table {name!r}; known: {', '.join(TABLES)}") from None
