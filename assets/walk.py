@@ -79,15 +79,12 @@ def _previous_observations(wh: Warehouse) -> list[ObservationRecord]:
         source = versions[-1]
     else:
         return []
-    return [
-        ObservationRecord(**{**row, "extractor_version": EXTRACTOR_VERSION})
-        for row in wh.rows("observations", source)
-    ]
+    return [ObservationRecord(**row) for row in wh.rows("observations", source)]
 
 
 def _cache(previous: list[ObservationRecord]) -> dict[str, CachedFile]:
     return {
-        o.path: CachedFile(o.size, o.mtime_ns, o.sha256, o.kind, o.kind_source)
+        o.path: CachedFile(o.size, o.mtime_ns, o.sha256, o.kind, o.kind_source, o.extractor_version)
         for o in previous
         if o.status == "ok" and o.sha256 and o.size is not None and o.mtime_ns is not None and o.kind
     }

@@ -20,6 +20,7 @@ from readers.model import ContentKind, DocumentStatus, ReadLimits, ReadResult
 from readers.table import chain_signature, readers_for
 
 EMPTY_TEXT = "empty_text"
+FILE_UNREADABLE = frozenset({"unreadable", "vanished"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +89,10 @@ def extract_document(
     # Nothing produced. If any reader got through the document, it is readable and empty: underivable.
     # Otherwise every reader failed on it: error, with the first reader's reason (the most specific).
     if all(a.failed for a in attempts):
-        status, reason = DocumentStatus.ERROR, attempts[0].reason
+        reason = attempts[0].reason
+        # The file itself could not be opened (gone or unreadable since the walk): skipped, not an error of
+        # the document.
+        status = DocumentStatus.SKIPPED if reason in FILE_UNREADABLE else DocumentStatus.ERROR
     else:
         status = DocumentStatus.UNDERIVABLE
         reason = next(a.reason for a in attempts if not a.failed)

@@ -36,6 +36,7 @@ class CachedFile:
     sha256: str
     kind: str
     kind_source: str
+    version: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +186,16 @@ def observe(
 
     cached = cache.get(shown)
     if cached is not None and cached.size == st.st_size and cached.mtime_ns == st.st_mtime_ns:
-        return _ok(path, root, st, cached.sha256, cached.kind, cached.kind_source, False, version, now)
+        if cached.version == version:
+            return _ok(path, root, st, cached.sha256, cached.kind, cached.kind_source, False, version, now)
+        # Same bytes, newer extractor (maybe a newer sniffer): sniff the head again, keep the hash.
+        try:
+            with open(path, "rb") as fh:
+                sniffed = sniff(fh.read(HEAD_BYTES), path.name)
+        except OSError as exc:
+            return problem(ObservationStatus.UNREADABLE, _oserror(exc), st)
+        return _ok(path, root, st, cached.sha256, sniffed.kind.value, sniffed.decided_by.value, False, version,
+                   now)
 
     try:
         hashed = _hash(path)

@@ -1,0 +1,603 @@
+"""A small demo corpus, generated in code, that shows every outcome assay records.
+
+``write_demo_corpus(folder)`` writes seven files whose right answers are known: a born-digital report
+with a ruled table, a scan with no text layer, a PDF whose font maps every glyph to the wrong letter, a
+French report, a UTF-8 note, an empty file and a corrupt PDF. The ``assay`` command line and the Dagster
+definitions can point at it; the tests use the same builders to make their fixtures.
+
+Everything is deterministic: the same PyMuPDF version writes the same bytes on every call (fixed
+metadata dates, no random document id, seeded noise), so the demo documents keep their sha256 and a
+second run is a pure cache hit. Every write replaces its file whole (temporary name, then rename).
+
+The builders only use what ships with PyMuPDF: the text is set in the bundled Nimbus Sans (the
+``helv``/``hebo`` base-14 substitutes), embedded and subset, so any Latin text including ``œ « » ’ —``
+survives a round trip. This module imports no Dagster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+__all__ = [
+    "DEMO_FILES",
+    "DemoFile",
+    "garble_text",
+    "make_encrypted_pdf",
+    "make_garbled_pdf",
+    "make_image_only_pdf",
+    "make_text_pdf",
+    "write_demo_corpus",
+]
+
+# --- page geometry and fixed metadata ---------------------------------------------------------------
+
+_PAGE = pymupdf.paper_rect("a4")
+_MARGIN = 72.0
+_BODY = pymupdf.Rect(_MARGIN, _MARGIN, _PAGE.width - _MARGIN, _PAGE.height - _MARGIN)
+_PARAGRAPH_GAP = 0.6  # in multiples of the body font size
+_REGULAR = "F1"  # page resource names of the embedded fonts
+_BOLD = "F2"
+_FIXED_DATE = "D:20240301120000Z"
+_PRODUCER = "assay demo corpus"
+_DEFAULT_OWNER_PASSWORD = "assay-owner"  # a fixture's documented owner password
+_SCAN_DPI = 200
+
+
+@dataclass(frozen=True)
+class DemoFile:
+    """One file of the demo corpus and what assay should conclude about it.
+
+    ``expect`` is a one-line description for people; ``expected_status`` is the document status the
+    extract stage records today (before OCR exists): one of ``derived``, ``underivable``,
+    ``unsupported``, ``error``, ``skipped``.
+    """
+
+    name: str
+    path: Path
+    expect: str
+    expected_status: str
+
+
+# --- writing bytes ---------------------------------------------------------------------------------
+
+
+def _write_atomic(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary name and a rename: no half file, ever."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def _set_fixed_metadata(doc: pymupdf.Document, title: str | None) -> None:
+    doc.set_metadata(
+        {
+            "title": title or "",
+            "author": "Riverside Municipal Water Utility (fictional)",
+            "subject": "",
+            "keywords": "",
+            "creator": "assay orchestration.demo",
+            "producer": _PRODUCER,
+            "creationDate": _FIXED_DATE,
+            "modDate": _FIXED_DATE,
+        }
+    )
+
+
+def _pdf_bytes(doc: pymupdf.Document, title: str | None) -> bytes:
+    """The document's bytes, identical on every call: fixed dates, no new /ID, objects renumbered."""
+    _set_fixed_metadata(doc, title)
+    return doc.tobytes(garbage=4, deflate=True, no_new_id=True)
+
+
+# --- text layout -----------------------------------------------------------------------------------
+
+
+def _blocks(page_text: str) -> list[tuple[str, str]]:
+    """Split one page's text into ``(kind, text)`` blocks: paragraphs are separated by blank lines, and a
+    paragraph whose first line starts with ``# `` is a section heading."""
+    blocks: list[tuple[str, str]] = []
+    for raw in re.split(r"\n\s*\n", page_text.strip()):
+        text = " ".join(line.strip() for line in raw.strip().splitlines())
+        if not text:
+            continue
+        if text.startswith("# "):
+            blocks.append(("heading", text[2:].strip()))
+        else:
+            blocks.append(("paragraph", text))
+    return blocks
+
+
+def _new_page(doc: pymupdf.Document, *, bold: bool = True) -> pymupdf.Page:
+    page = doc.new_page(width=_PAGE.width, height=_PAGE.height)
+    page.insert_font(fontname=_REGULAR, fontbuffer=pymupdf.Font("helv").buffer)
+    if bold:
+        page.insert_font(fontname=_BOLD, fontbuffer=pymupdf.Font("hebo").buffer)
+    return page
+
+
+def _place(page: pymupdf.Page, y: float, text: str, fontname: str, fontsize: float) -> float | None:
+    """Set ``text`` in the body column from ``y`` down; return the new ``y``, or None when it does not fit
+    (nothing is written then)."""
+    box = pymupdf.Rect(_BODY.x0, y, _BODY.x1, _BODY.y1)
+    if box.height <= fontsize:
+        return None
+    unused = page.insert_textbox(box, text, fontname=fontname, fontsize=fontsize)
+    if unused < 0:
+        return None
+    return _BODY.y1 - unused
+
+
+def _draw_table(page: pymupdf.Page, y: float, rows: Sequence[Sequence[str]], fontsize: float) -> float:
+    """Draw a ruled grid (every cell boxed, first row in bold) with its cell text; return the new ``y``."""
+    ncols = max(len(row) for row in rows)
+    row_h = fontsize * 2.0
+    col_w = _BODY.width / ncols
+    height = row_h * len(rows)
+    if y + height > _BODY.y1:
+        raise ValueError("the table does not fit below the page's text")
+    shape = page.new_shape()
+    for i in range(len(rows) + 1):
+        shape.draw_line((_BODY.x0, y + i * row_h), (_BODY.x1, y + i * row_h))
+    for j in range(ncols + 1):
+        shape.draw_line((_BODY.x0 + j * col_w, y), (_BODY.x0 + j * col_w, y + height))
+    shape.finish(width=0.75, color=(0, 0, 0))
+    shape.commit()
+    for i, row in enumerate(rows):
+        baseline = y + i * row_h + (row_h + fontsize * 0.7) / 2
+        for j, cell in enumerate(row):
+            page.insert_text(
+                (_BODY.x0 + j * col_w + fontsize * 0.5, baseline),
+                str(cell),
+                fontname=_BOLD if i == 0 else _REGULAR,
+                fontsize=fontsize,
+            )
+    return y + height + fontsize * _PARAGRAPH_GAP
+
+
+def _layout(
+    pages: Sequence[str],
+    *,
+    title: str | None,
+    fontsize: float,
+    tables: Mapping[int, Sequence[Sequence[str]]] | None = None,
+) -> pymupdf.Document:
+    """Lay out one PDF page per entry of ``pages``; raise ValueError when a page's text does not fit."""
+    doc = pymupdf.open()
+    for index, page_text in enumerate(pages):
+        page = _new_page(doc)
+        y = _BODY.y0
+        if index == 0 and title:
+            y = _place(page, y, title, _BOLD, fontsize * 2)
+            if y is None:
+                raise ValueError("the title does not fit on the page")
+            y += fontsize
+        for kind, text in _blocks(page_text):
+            if kind == "heading":
+                y = _place(page, y + fontsize * 0.4, text, _BOLD, fontsize * 1.3)
+            else:
+                y = _place(page, y, text, _REGULAR, fontsize)
+            if y is None:
+                raise ValueError(f"the text of page {index + 1} does not fit on one page")
+            y += fontsize * _PARAGRAPH_GAP
+        if tables and index in tables:
+            _draw_table(page, y + fontsize * 0.4, tables[index], fontsize)
+    doc.subset_fonts()
+    return doc
+
+
+def make_text_pdf(
+    path: Path,
+    pages: list[str],
+    *,
+    title: str | None = None,
+    fontsize: float = 11,
+    tables: Mapping[int, Sequence[Sequence[str]]] | None = None,
+) -> Path:
+    """Write a born-digital PDF with one page per entry of ``pages`` and return ``path``.
+
+    Paragraphs are separated by blank lines; a paragraph starting with ``# `` is set as a bold section
+    heading. ``title`` is set on page 1 in bold at twice ``fontsize``. ``tables`` maps a 0-based page
+    index to rows of cells, drawn as a ruled grid (lines, first row bold) below that page's text. The
+    text is set in the embedded, subset Nimbus Sans that ships with PyMuPDF, so accents, ``œ``,
+    guillemets and typographic quotes extract correctly. Raises ValueError if a page's text overflows.
+    """
+    doc = _layout(pages, title=title, fontsize=fontsize, tables=tables)
+    return _write_atomic(path, _pdf_bytes(doc, title))
+
+
+def make_image_only_pdf(
+    path: Path,
+    pages: list[str],
+    *,
+    fontsize: float = 13,
+    dpi: int = _SCAN_DPI,
+    noise: float = 0.0004,
+) -> Path:
+    """Write a "scanned" PDF: each page is only a full-page greyscale image of its text, no text layer.
+
+    The text is laid out as in :func:`make_text_pdf` (large enough to OCR), rendered at ``dpi`` in grey,
+    sprinkled with seeded speckles (``noise`` is the share of pixels touched, deterministic), and
+    inserted as a PNG covering the whole page of a new PDF. No font and no text operator is written.
+    """
+    source = _layout(pages, title=None, fontsize=fontsize)
+    out = pymupdf.open()
+    for index, src in enumerate(source):
+        pix = src.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+        rng = random.Random(f"assay-scan-{index}")
+        for _ in range(int(pix.width * pix.height * noise)):
+            pix.set_pixel(rng.randrange(pix.width), rng.randrange(pix.height), (rng.randrange(60, 200),))
+        pix.set_dpi(dpi, dpi)
+        page = out.new_page(width=src.rect.width, height=src.rect.height)
+        page.insert_image(page.rect, stream=pix.tobytes("png"))
+    return _write_atomic(path, _pdf_bytes(out, None))
+
+
+# --- the garbled font ------------------------------------------------------------------------------
+
+
+def _shift_char(ch: str) -> str:
+    if "a" <= ch <= "z":
+        return chr((ord(ch) - ord("a") + 1) % 26 + ord("a"))
+    if "A" <= ch <= "Z":
+        return chr((ord(ch) - ord("A") + 1) % 26 + ord("A"))
+    return ch
+
+
+def garble_text(text: str) -> str:
+    """What extraction returns for ``text`` set by :func:`make_garbled_pdf`: each ASCII letter replaced by
+    the next one (``z`` wraps to ``a``), everything else unchanged: "Unit consumption" -> "Voju
+    dpotvnqujpo"."""
+    return "".join(_shift_char(ch) for ch in text)
+
+
+_HEX = r"<([0-9A-Fa-f]+)>"
+_BFCHAR = re.compile(r"beginbfchar(.*?)endbfchar", re.S)
+_BFRANGE = re.compile(r"beginbfrange(.*?)endbfrange", re.S)
+_RANGE_ENTRY = re.compile(_HEX + r"\s*" + _HEX + r"\s*(?:" + _HEX + r"|\[([^\]]*)\])")
+
+
+def _utf16(hexstr: str) -> str:
+    return bytes.fromhex(hexstr).decode("utf-16-be", errors="surrogatepass")
+
+
+def _parse_tounicode(cmap: str) -> tuple[dict[int, str], int]:
+    """Parse the bfchar and bfrange sections of a ToUnicode CMap: code -> text, and the code width in hex
+    digits."""
+    mapping: dict[int, str] = {}
+    width = 4
+    for block in _BFCHAR.findall(cmap):
+        for src, dst in re.findall(_HEX + r"\s*" + _HEX, block):
+            width = len(src)
+            mapping[int(src, 16)] = _utf16(dst)
+    for block in _BFRANGE.findall(cmap):
+        for lo, hi, dst, array in _RANGE_ENTRY.findall(block):
+            width = len(lo)
+            start, end = int(lo, 16), int(hi, 16)
+            if array:
+                for code, item in zip(range(start, end + 1), re.findall(_HEX, array), strict=False):
+                    mapping[code] = _utf16(item)
+            else:
+                base = bytes.fromhex(dst)
+                for offset in range(end - start + 1):
+                    last = int.from_bytes(base[-2:], "big") + offset
+                    mapping[start + offset] = _utf16((base[:-2] + last.to_bytes(2, "big")).hex())
+    return mapping, width
+
+
+def _write_tounicode(mapping: Mapping[int, str], width: int) -> bytes:
+    """A ToUnicode CMap with one bfchar entry per code, in blocks of at most 100 as the spec asks."""
+    lines = [
+        "/CIDInit /ProcSet findresource begin",
+        "12 dict begin",
+        "begincmap",
+        "/CIDSystemInfo <</Registry (Adobe) /Ordering (UCS) /Supplement 0>> def",
+        "/CMapName /Adobe-Identity-UCS def",
+        "/CMapType 2 def",
+        "1 begincodespacerange",
+        f"<{'0' * width}> <{'F' * width}>",
+        "endcodespacerange",
+    ]
+    items = sorted(mapping.items())
+    for start in range(0, len(items), 100):
+        chunk = items[start : start + 100]
+        lines.append(f"{len(chunk)} beginbfchar")
+        for code, text in chunk:
+            lines.append(f"<{code:0{width}X}> <{text.encode('utf-16-be', 'surrogatepass').hex().upper()}>")
+        lines.append("endbfchar")
+    lines += ["endcmap", "CMapName currentdict /CMap defineresource pop", "end", "end", ""]
+    return "\n".join(lines).encode("ascii")
+
+
+def _garble_font(doc: pymupdf.Document, font_xref: int) -> None:
+    """Rewrite the font's /ToUnicode stream so that every glyph maps to the next letter."""
+    kind, value = doc.xref_get_key(font_xref, "ToUnicode")
+    if kind != "xref":
+        raise ValueError(f"font {font_xref} has no ToUnicode stream to rewrite")
+    cmap_xref = int(value.split()[0])
+    mapping, width = _parse_tounicode(doc.xref_stream(cmap_xref).decode("latin-1"))
+    if not mapping:
+        raise ValueError(f"the ToUnicode CMap of font {font_xref} maps nothing")
+    doc.update_stream(cmap_xref, _write_tounicode({c: garble_text(t) for c, t in mapping.items()}, width))
+
+
+def _garbled_document(text: str, fontsize: float) -> pymupdf.Document:
+    doc = pymupdf.open()
+    page = _new_page(doc, bold=False)
+    y = _BODY.y0
+    for _kind, paragraph in _blocks(text):
+        placed = _place(page, y, paragraph, _REGULAR, fontsize)
+        if placed is None:  # flow on to a new page
+            page = _new_page(doc, bold=False)
+            placed = _place(page, _BODY.y0, paragraph, _REGULAR, fontsize)
+            if placed is None:
+                raise ValueError("a paragraph is longer than a page")
+        y = placed + fontsize * _PARAGRAPH_GAP
+    doc.subset_fonts()
+    fonts = {xref for page in doc for xref, *_ in page.get_fonts()}
+    for xref in sorted(fonts):
+        _garble_font(doc, xref)
+    return doc
+
+
+def make_garbled_pdf(path: Path, text: str, *, fontsize: float = 11) -> Path:
+    """Write a PDF whose page shows ``text`` but whose text layer spells :func:`garble_text` of it.
+
+    How: the text is set in PyMuPDF's bundled Nimbus Sans, embedded as a Type0/Identity-H font (a CFF
+    CIDFont, subset) with a /ToUnicode CMap; that CMap stream is then parsed and rewritten so that each
+    glyph code maps to the next letter (a->b, ..., z->a, A->B, ..., Z->A; other characters unchanged).
+    The glyphs, widths and content stream are untouched, so the page renders the right words, while
+    every extractor that trusts ToUnicode (PyMuPDF, pdfminer/pdfplumber) returns valid Unicode that
+    spells nothing. The glyph names in the embedded font program still say what each glyph is, which
+    is the evidence a repair can use. Paragraphs (blank-line separated) flow onto further pages.
+    """
+    doc = _garbled_document(text, fontsize)
+    return _write_atomic(path, _pdf_bytes(doc, None))
+
+
+def make_encrypted_pdf(
+    path: Path,
+    user_password: str,
+    text: str,
+    *,
+    owner_password: str | None = None,
+) -> Path:
+    """Write a one-page PDF with ``text``, encrypted with AES-256 (standard security handler, R6).
+
+    An empty ``user_password`` makes a PDF that opens without a password (readers authenticate with the
+    empty string) while still being encrypted with a non-empty owner password. The owner password is
+    ``owner_password`` or ``"assay-owner"``. The bytes are not deterministic (encryption salts are
+    random), which does not matter for a test fixture.
+    """
+    owner = owner_password or _DEFAULT_OWNER_PASSWORD
+    if owner == user_password:
+        owner = f"{user_password}-owner"
+    doc = _layout([text], title=None, fontsize=11)
+    _set_fixed_metadata(doc, None)
+    data = doc.tobytes(
+        garbage=4,
+        deflate=True,
+        encryption=pymupdf.PDF_ENCRYPT_AES_256,
+        owner_pw=owner,
+        user_pw=user_password,
+        permissions=int(pymupdf.PDF_PERM_ACCESSIBILITY | pymupdf.PDF_PERM_PRINT | pymupdf.PDF_PERM_COPY),
+    )
+    return _write_atomic(path, data)
+
+
+# --- the demo texts --------------------------------------------------------------------------------
+
+_REPORT_TITLE = "Riverside Water: Annual Report 2023"
+
+_REPORT_PAGES = [
+    """# Summary of the year
+
+The Riverside Municipal Water Utility supplied drinking water to 48,200 households and 1,350 businesses
+during the 2023 financial year. Total production reached 6.9 million cubic metres, a decrease of 2.4
+percent compared with the previous year, largely because of the wet summer and the continued replacement
+of leaking service pipes in the older districts north of the river.
+
+Average household consumption fell to 121 litres per person per day. This is the lowest figure recorded
+since metering became universal in 2011, and it reflects both the voluntary savings campaign launched in
+spring and the steady adoption of efficient appliances. Commercial consumption remained stable, with the
+brewery and the hospital together accounting for almost one fifth of all non-domestic demand.
+
+The board approved a moderate tariff adjustment for the coming year. The fixed standing charge rises by
+three percent, while the volumetric rate for the first block of consumption is held at its current level,
+so that households using only what they need are protected from the increase.""",
+    """# Tariffs and consumption rates
+
+Tariffs are set in three blocks so that essential use stays affordable and heavy use pays a fair share of
+the cost of peak capacity. The first block covers the first ten cubic metres each month per connection.
+The second block applies up to thirty cubic metres, and the third block applies to all consumption above
+that threshold. Sewerage charges are billed separately by the regional authority and are not included in
+the figures below. The average household bill, including the standing charge, was 312 euros for the year.
+
+Table 1 compares the rates charged in 2022 and 2023 with the rates approved for 2024. All amounts are in
+euros per cubic metre and exclude value added tax. Customers on the social tariff receive a further
+reduction of forty percent on the first block, and pensioners living alone may apply for the same relief.
+
+Table 1: Volumetric rates by consumption block (euros per cubic metre)""",
+    """# Maintenance and investment
+
+The maintenance crews replaced 14.6 kilometres of cast iron mains and renewed 2,180 service connections,
+most of them in the Old Town and Mill Lane districts where burst frequency had been highest. Leakage,
+estimated from night flow measurements in each of the forty district metering areas, fell from 17 to 14
+percent of the water put into supply.
+
+At the Hillcrest treatment works the second sand filter was rebuilt, and the chlorine dosing equipment was
+replaced with a modern system that adjusts the dose to the measured flow. The reservoir at Oak Ridge was
+drained, inspected and cleaned in October without any interruption to customers, because the new
+interconnecting main allowed supply to be maintained from the eastern zone.
+
+For the coming year the utility plans to invest 9.4 million euros, with priority given to the remaining
+lead service pipes, a new pumping station at Brook Farm and the first stage of a smart metering trial
+covering two thousand homes.""",
+]
+
+_REPORT_TABLE = [
+    ["Block", "2022", "2023", "2024"],
+    ["First block", "1.42", "1.48", "1.48"],
+    ["Second block", "1.95", "2.04", "2.10"],
+    ["Third block", "2.60", "2.71", "2.85"],
+]
+
+_SCAN_PAGES = [
+    """# Notice of planned works
+
+Dear customer, the Riverside Municipal Water Utility will replace the water main in Station Road between
+the library and the railway bridge. Work begins on Monday 4 March and is expected to last six weeks.
+During this period the road will be closed to through traffic, but access to homes and shops will be kept
+open at all times.
+
+On two days your water supply may be interrupted for up to four hours. We will deliver a card to your
+door at least two days before each interruption. Please keep a small amount of drinking water ready and
+do not use the washing machine while the supply is off.""",
+    """# After the work
+
+When the supply returns, the water may look cloudy for a short time. This is caused by tiny air bubbles
+and is harmless. Run the cold kitchen tap until the water is clear. If the water remains discoloured after
+twenty minutes, please call our customer service line.
+
+We apologise for any inconvenience and thank you for your patience. The new main will reduce bursts and
+improve the water pressure in the whole street for many years to come.
+
+Yours sincerely, the Network Maintenance Team""",
+]
+
+_GARBLED_TEXT = """Unit consumption rates for the year were calculated from quarterly meter readings at every
+domestic connection. The average household used one hundred and twenty one litres per person per day,
+which is slightly lower than the year before.
+
+The water tariff has three blocks. The first block covers the basic needs of every household and is
+charged at the lowest rate. The second and third blocks apply to larger users such as gardens, swimming
+pools and small businesses.
+
+Maintenance work continued throughout the summer. The crews replaced old cast iron pipes, repaired
+valves and cleaned the storage reservoir, so that the quality of the drinking water remained excellent
+in every district of the town.
+
+Customers who notice a leak in the street are asked to report it by telephone. Quick reports help the
+utility save water and keep the cost of supply low for everyone who lives and works in the area."""
+
+_FRENCH_TITLE = "Service des eaux : rapport annuel 2023"
+
+_FRENCH_PAGES = [
+    """# Consommation d’eau en 2023
+
+Le service municipal des eaux de Rivière-sur-Lac a distribué cette année près de sept millions de mètres
+cubes d’eau potable à quarante-huit mille foyers. La consommation moyenne a légèrement baissé : chaque
+habitant a utilisé cent vingt et un litres par jour, contre cent vingt-cinq l’année précédente.
+
+Cette baisse s’explique d’abord par un été pluvieux, mais aussi par les efforts des ménages. La campagne
+« Chaque goutte compte », lancée au printemps, a encouragé les familles à réparer les fuites et à choisir
+des appareils plus économes. Le service a reçu plus de quatre cents appels de conseil, et le cœur du
+réseau, long de trois cents kilomètres, a été surveillé jour et nuit.
+
+Le conseil d’administration a voté une hausse modérée du tarif : la part fixe augmente de trois pour
+cent, tandis que le prix du premier mètre cube reste inchangé afin de protéger les foyers modestes.""",
+    """# Travaux et entretien
+
+Les équipes ont remplacé quatorze kilomètres de conduites en fonte et renouvelé plus de deux mille
+branchements. À l’usine de traitement de la Côte, le second filtre à sable a été reconstruit et le
+système de chloration a été modernisé. Le réservoir du Chêne a été vidé, inspecté et nettoyé en octobre
+sans aucune coupure pour les abonnés.
+
+L’année prochaine, le service prévoit d’investir neuf millions d’euros. La priorité sera donnée au
+remplacement des derniers branchements en plomb, à la construction d’une station de pompage et à un essai
+de compteurs communicants dans deux mille logements. Nous remercions nos agents pour leur travail et nos
+abonnés pour leur confiance : ce réseau rénové est l’œuvre de toute une équipe, et ça se voit.""",
+]
+
+_NOTES = """Notes from the tariff review meeting, 12 March 2024
+====================================================
+
+Present: Zoë Martín (finance), Jürgen Weiß (network), Anaïs Lefèvre (customer service), and two
+members of the residents’ panel.
+
+The panel asked why the standing charge rises by 3 % while the first-block rate stays at €1.48 per m³.
+Zoë explained that the fixed costs of the network (pumping, treatment, meter reading) no longer fall
+with consumption, whereas the first block is kept low so that essential use stays affordable.
+
+Jürgen reported that leakage is down to 14 % after the mains renewal in the Old Town — the best result
+in a decade. The smart-metering trial (2,000 homes) starts in September; the café on Mill Lane has
+volunteered to host the information evenings.
+
+Actions: Anaïs to draft the customer letter in plain language (“what changes for me?”), Jürgen to
+publish the leakage map, Zoë to circulate the final tariff table before the board meets.
+"""
+
+
+def _corrupt_pdf_bytes(size: int = 4096) -> bytes:
+    """``%PDF-1.7`` followed by deterministic junk in which no PDF keyword can occur."""
+    junk = bytearray()
+    block = b"assay corrupt demo"
+    while len(junk) < size:
+        block = hashlib.sha256(block).digest()
+        junk += block
+    data = bytes(junk[:size])
+    for keyword in (b"obj", b"trailer", b"xref", b"stream", b"%%EOF"):
+        data = data.replace(keyword, b"\x00" * len(keyword))
+    return b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n" + data
+
+
+# (name, expect, expected_status) in the order the files are written.
+DEMO_FILES: tuple[tuple[str, str, str], ...] = (
+    (
+        "born-digital.pdf",
+        "derived: born-digital text layer, 3 pages of English prose, a title, headings and a ruled "
+        "4×4 table on page 2",
+        "derived",
+    ),
+    (
+        "scanned.pdf",
+        "underivable: 2 pages that are only page images, no text layer, so both PDF readers produce "
+        "nothing; OCR will read it",
+        "underivable",
+    ),
+    (
+        "garbled-font.pdf",
+        "derived: a text layer of valid Unicode that spells nothing (the font's ToUnicode maps each "
+        "glyph to the next letter); verdicts should call it garbage and replace it",
+        "derived",
+    ),
+    (
+        "french.pdf",
+        "derived: born-digital French with accents, œ and guillemets, 2 pages",
+        "derived",
+    ),
+    ("notes.txt", "derived: UTF-8 plain text with non-ASCII characters", "derived"),
+    ("empty.txt", "underivable: an empty file (0 bytes); the text reader ran and produced nothing", "underivable"),
+    ("corrupt.pdf", "error: starts like a PDF, the rest is junk, so every PDF reader fails", "error"),
+)
+
+
+def write_demo_corpus(folder: Path) -> list[DemoFile]:
+    """Write the seven demo files into ``folder`` (created if missing, files overwritten) and describe
+    them. The same PyMuPDF version writes identical bytes on every call."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    make_text_pdf(folder / "born-digital.pdf", _REPORT_PAGES, title=_REPORT_TITLE, tables={1: _REPORT_TABLE})
+    make_image_only_pdf(folder / "scanned.pdf", _SCAN_PAGES)
+    make_garbled_pdf(folder / "garbled-font.pdf", _GARBLED_TEXT)
+    make_text_pdf(folder / "french.pdf", _FRENCH_PAGES, title=_FRENCH_TITLE)
+    _write_atomic(folder / "notes.txt", _NOTES.encode("utf-8"))
+    _write_atomic(folder / "empty.txt", b"")
+    _write_atomic(folder / "corrupt.pdf", _corrupt_pdf_bytes())
+    return [
+        DemoFile(name=name, path=folder / name, expect=expect, expected_status=status)
+        for name, expect, status in DEMO_FILES
+    ]
