@@ -1,7 +1,6 @@
 """catalog: rebuild the DuckDB file of views over every table and swap it in, then judge the fallback
 and Underivable rates over the whole corpus."""
 
-
 import dagster as dg
 
 from assets.rate_checks import rate_check_results, rate_check_specs
@@ -9,6 +8,7 @@ from orchestration.settings import AssaySettings
 from readers.records import DerivationRecord
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.catalog import build_catalog
+from warehouse.store import to_pylist
 
 
 @dg.asset(
@@ -23,7 +23,7 @@ def catalog(context: dg.AssetExecutionContext, assay: AssaySettings):
     wh = assay.warehouse()
     path = build_catalog(wh, EXTRACTOR_VERSION)
     derivations = [
-        DerivationRecord(**row) for row in wh.read_all_shards("derivations", EXTRACTOR_VERSION).to_pylist()
+        DerivationRecord(**row) for row in to_pylist(wh.read_all_shards("derivations", EXTRACTOR_VERSION))
     ]
     context.log.info(f"catalog rebuilt at {path}")
     yield dg.MaterializeResult(

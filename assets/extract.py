@@ -2,6 +2,7 @@
 extractor version already has, carry over what unchanged readers produced under an earlier one, and write
 derivations, underivables and pages."""
 
+from typing import TYPE_CHECKING
 
 import dagster as dg
 
@@ -10,9 +11,11 @@ from orchestration.partitions import backfill_policy, shards
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings
 from readers.records import DerivationRecord, DocumentRecord
-from readers.shard import Outcome, ShardRows, extract_shard
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
+
+if TYPE_CHECKING:
+    from readers.shard import ShardRows
 
 EXTRACT_TABLES = ("derivations", "underivables", "pages")
 
@@ -28,9 +31,11 @@ EXTRACT_TABLES = ("derivations", "underivables", "pages")
     description="Text per page from the readers for each content kind, tried in order; one derivation "
     "per document and one Underivable per attempt that produced nothing.",
 )
-def extract(
-    context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]
-):
+def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
+    # The readers (PyMuPDF, pdfminer) are imported when a shard is extracted, not when the definitions
+    # load: a run with nothing to read, and the web UI, start half a second sooner.
+    from readers.shard import Outcome, extract_shard
+
     wh = assay.warehouse()
     derivations: list[DerivationRecord] = []
     per_shard: dict[str, list[DerivationRecord]] = {}
@@ -82,18 +87,20 @@ def extract(
     yield from rate_check_results("extract", derivations, assay, per_shard=per_shard)
 
 
-def _rows(wh: Warehouse, version: str, shard: str) -> ShardRows:
+def _rows(wh: Warehouse, version: str, shard: str) -> "ShardRows":
+    from readers.shard import ShardRows
+
     return ShardRows.from_rows(*(wh.rows(t, version, shard) for t in EXTRACT_TABLES))
 
 
-def _up_to_date(wh: Warehouse, shard: str, documents: list[DocumentRecord], existing: ShardRows) -> bool:
+def _up_to_date(wh: Warehouse, shard: str, documents: list[DocumentRecord], existing: "ShardRows") -> bool:
     """Nothing to do: every table has its partition and it holds exactly the shard's documents."""
     return set(existing.derivations) == {d.sha256 for d in documents} and all(
         wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in EXTRACT_TABLES
     )
 
 
-def _prior(wh: Warehouse, shard: str) -> ShardRows | None:
+def _prior(wh: Warehouse, shard: str) -> "ShardRows | None":
     """The shard's rows under the most recent earlier extractor version, for carrying over."""
     for version in reversed(wh.versions("derivations")):
         if version != EXTRACTOR_VERSION and wh.has_partition("derivations", version, shard):

@@ -42,9 +42,15 @@ def rate_check_results(
     fallback = judge_fallback(rates, Bound(assay.fallback_rate_max, assay.min_documents_for_rate))
     underivable = judge_underivable(rates, Bound(assay.underivable_rate_max, assay.min_documents_for_rate))
     table = {
-        k: {"documents": r.documents, "derived": r.derived, "fallback": r.fallback,
-            "underivable": r.underivable, "error": r.error,
-            "fallback_rate": round(r.fallback_rate, 4), "underivable_rate": round(r.underivable_rate, 4)}
+        k: {
+            "documents": r.documents,
+            "derived": r.derived,
+            "fallback": r.fallback,
+            "underivable": r.underivable,
+            "error": r.error,
+            "fallback_rate": round(r.fallback_rate, 4),
+            "underivable_rate": round(r.underivable_rate, 4),
+        }
         for k, r in rates.items()
     }
     shard_worst = _worst_shards(per_shard or {})

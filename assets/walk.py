@@ -1,7 +1,6 @@
 """walk: inventory the roots, hash what changed, record one observation per path and one document per
 distinct content."""
 
-
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +18,7 @@ from warehouse import Warehouse
 class WalkConfig(dg.Config):
     """Roots to walk in this run; empty means the roots in the settings (ASSAY_ROOTS)."""
 
-    roots: list[str] = []
+    roots: list[str] = []  # noqa: RUF012 (pydantic copies field defaults)
 
 
 @dg.asset(
@@ -57,7 +56,9 @@ def walk(
 
     statuses = Counter(o.status for o in result.observations)
     kinds = Counter(d.kind for d in documents)
-    context.log.info(f"walked {len(result.observations)} paths, hashed {result.hashed}, {len(documents)} documents")
+    context.log.info(
+        f"walked {len(result.observations)} paths, hashed {result.hashed}, {len(documents)} documents"
+    )
     return dg.MaterializeResult(
         metadata={
             "paths": len(result.observations),

@@ -55,11 +55,15 @@ class CheckOutcome:
         ex = self.extraction
         chain = " → ".join(r.name for r in readers_for(self.sniffed.kind)) or "none"
         console.print(f"[bold]{self.path}[/]  {self.size} bytes  sha256 {self.sha256[:16]}…")
-        console.print(f"kind: [bold]{self.sniffed.kind.value}[/] (decided by {self.sniffed.decided_by.value})"
-                      f"   readers: {chain}")
+        console.print(
+            f"kind: [bold]{self.sniffed.kind.value}[/] (decided by {self.sniffed.decided_by.value})"
+            f"   readers: {chain}"
+        )
         for a in ex.attempts:
             verdict = "[green]produced text[/]" if a.produced else f"[yellow]{a.reason}[/] {a.detail}"
-            console.print(f"  {a.ordinal}. {a.reader} {a.reader_version}: {verdict}  ({a.duration_ms:.0f} ms)")
+            console.print(
+                f"  {a.ordinal}. {a.reader} {a.reader_version}: {verdict}  ({a.duration_ms:.0f} ms)"
+            )
         status = f"[bold]{ex.status.value}[/]" + (f" ({ex.reason})" if ex.reason else "")
         if ex.reader:
             status += f" by {ex.reader}" + (", recovered by fallback" if ex.recovered_by_fallback else "")
@@ -71,8 +75,15 @@ class CheckOutcome:
         table = Table("page", "chars", "fonts", "images", "drawings", "tables", "text", show_lines=True)
         for p in ex.result.pages:
             text = p.text if len(p.text) <= chars else p.text[:chars] + " …"
-            table.add_row(str(p.page), str(len(p.text)), str(p.facts.fonts), str(p.facts.images),
-                          str(p.facts.drawings), str(p.facts.tables), text)
+            table.add_row(
+                str(p.page),
+                str(len(p.text)),
+                str(p.facts.fonts),
+                str(p.facts.images),
+                str(p.facts.drawings),
+                str(p.facts.tables),
+                text,
+            )
         console.print(table)
         console.print("[dim]nothing was stored: `assay run PATH` records the results[/]")
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from readers.errors import AssayError
@@ -38,14 +39,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
-    console = Console(stderr=False)
+    console = Console() if sys.stdout.isatty() else Console(width=120)
     try:
         return args.func(args, console)
     except (AssayError, WarehouseError) as exc:
-        Console(stderr=True).print(f"[bold red]assay:[/] {exc}")
+        Console(stderr=True, soft_wrap=True).print(f"[bold red]assay:[/] {escape(str(exc))}")
         return 1
     except KeyboardInterrupt:
-        Console(stderr=True).print("[yellow]interrupted[/]: rerun the same command to finish; nothing is lost.")
+        Console(stderr=True).print(
+            "[yellow]interrupted[/]: rerun the same command to finish; nothing is lost."
+        )
         return 130
 
 
@@ -109,8 +112,13 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
         paths = [home.demo_corpus]
     paths = [p.absolute() for p in paths]
     with LiveProgress(console) as progress:
-        report = run(home, paths, progress, shards_per_run=args.shards_per_run or SHARDS_PER_RUN,
-                     on_stage=progress.stage)
+        report = run(
+            home,
+            paths,
+            progress,
+            shards_per_run=args.shards_per_run or SHARDS_PER_RUN,
+            on_stage=progress.stage,
+        )
     print_summary(console, home, report, progress)
     return 0 if report.ok else 1
 

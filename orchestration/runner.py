@@ -9,7 +9,6 @@ shows them.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,29 +46,26 @@ class RunReport:
         return not self.failures
 
 
-def stale_shards(wh: Warehouse, version: str) -> list[str]:
-    """Shards whose documents differ from what ``version`` has extracted (or that lack a partition)."""
-    doc_shards = set(wh.shards("documents", version))
-    done_shards = set(wh.shards("derivations", version))
-    stale = []
-    for shard in sorted(doc_shards | done_shards):
-        docs = set(wh.read("documents", version, shard).column("sha256").to_pylist())
-        done = set(wh.read("derivations", version, shard).column("sha256").to_pylist())
-        if docs != done or not all(
-            wh.has_partition(t, version, shard) for t in ("derivations", "underivables", "pages")
-        ):
-            stale.append(shard)
-    return stale
+@dataclass(frozen=True, slots=True)
+class ExtractPlan:
+    """The shards whose documents differ from what the current version has extracted (or that lack a
+    partition), and how many documents in them are not extracted yet (the progress bar's total)."""
+
+    shards: list[str]
+    pending: int
 
 
-def pending_documents(wh: Warehouse, version: str, shards: Iterable[str]) -> int:
-    """Documents in ``shards`` that the current version has not extracted yet (the progress bar's total)."""
-    n = 0
-    for shard in shards:
-        docs = set(wh.read("documents", version, shard).column("sha256").to_pylist())
-        done = set(wh.read("derivations", version, shard).column("sha256").to_pylist())
-        n += len(docs - done)
-    return n
+def plan_extract(wh: Warehouse, version: str) -> ExtractPlan:
+    docs = wh.keys_by_shard("documents", version)
+    done = wh.keys_by_shard("derivations", version)
+    complete = set(done) & set(wh.shards("underivables", version)) & set(wh.shards("pages", version))
+    stale = sorted(
+        shard
+        for shard in set(docs) | set(done)
+        if docs.get(shard, set()) != done.get(shard, set()) or (docs.get(shard) and shard not in complete)
+    )
+    pending = sum(len(docs.get(s, set()) - done.get(s, set())) for s in stale)
+    return ExtractPlan(stale, pending)
 
 
 class Pipeline:
@@ -92,7 +88,9 @@ class Pipeline:
         ok = True
         for start, end in shard_ranges(shards, self.shards_per_run):
             tags = {ASSET_PARTITION_RANGE_START_TAG: start, ASSET_PARTITION_RANGE_END_TAG: end}
-            ok &= self._execute("assay_extract", report, f"extract {start}..{end}", run_config=QUIET_LOGS, tags=tags)
+            ok &= self._execute(
+                "assay_extract", report, f"extract {start}..{end}", run_config=QUIET_LOGS, tags=tags
+            )
             if on_batch is not None:
                 on_batch(start, end)
         return ok
@@ -109,8 +107,9 @@ class Pipeline:
         return result.success
 
 
-def run(home: Home, roots: list[Path], progress: Progress, *, shards_per_run: int = SHARDS_PER_RUN,
-        on_stage=None) -> RunReport:
+def run(
+    home: Home, roots: list[Path], progress: Progress, *, shards_per_run: int = SHARDS_PER_RUN, on_stage=None
+) -> RunReport:
     """Walk ``roots``, extract the touched shards, rebuild the catalog."""
     started = time.perf_counter()
     report = RunReport(roots=roots)
@@ -121,16 +120,26 @@ def run(home: Home, roots: list[Path], progress: Progress, *, shards_per_run: in
     if on_stage:
         on_stage("walk", None)
     if pipeline.walk(roots, report):
-        report.touched_shards = stale_shards(home.warehouse, EXTRACTOR_VERSION)
+        plan = plan_extract(home.warehouse, EXTRACTOR_VERSION)
+        report.touched_shards = plan.shards
         if on_stage:
-            on_stage("extract", pending_documents(home.warehouse, EXTRACTOR_VERSION, report.touched_shards))
+            on_stage("extract", plan.pending)
         if report.touched_shards:
             pipeline.extract(report.touched_shards, report)
-        if on_stage:
-            on_stage("catalog", None)
-        pipeline.catalog(report)
+        if report.touched_shards or not _catalog_current(home.warehouse):
+            if on_stage:
+                on_stage("catalog", None)
+            pipeline.catalog(report)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _catalog_current(wh: Warehouse) -> bool:
+    """The catalog exists and was built for the current extractor version: with no shard touched, its
+    views (which glob the partitions at query time) already show everything."""
+    from warehouse.catalog import catalog_version
+
+    return catalog_version(wh) == EXTRACTOR_VERSION
 
 
 def _failure_message(result: dg.ExecuteInProcessResult) -> str:

@@ -22,7 +22,7 @@ class AssaySettings(dg.ConfigurableResource):
     """Where state lives and the bounds the stages respect."""
 
     home: str = DEFAULT_HOME
-    roots: list[str] = []
+    roots: list[str] = []  # noqa: RUF012 (pydantic copies field defaults)
     max_file_bytes: int = 4 * GiB
     max_document_bytes: int = 1 * GiB
     max_pages: int = 5000

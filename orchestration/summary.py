@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
+
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -54,39 +59,63 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
         console.print(f"[red]The catalog could not be read[/]: {exc}")
         return
 
-    table = Table(title="Documents by kind and status", title_justify="left")
-    for col in ("kind", "documents", "derived", "underivable", "error", "unsupported", "skipped", "pages",
-                "fallback rate", "underivable rate"):
-        table.add_column(col, justify="left" if col == "kind" else "right")
-    totals = [0] * 8
-    for kind, docs, derived, und, err, unsup, skipped, pages, fallback in rows:
-        attempted = derived + und + err
+    columns = ("kind", "docs", "derived", "underivable", "error", "unsupported", "skipped", "pages")
+    data = [list(r) for r in rows]
+    totals = ["all", *(sum(r[i] for r in data) for i in range(1, 9))]
+    # Columns that are zero everywhere are left out, to keep the table narrow.
+    keep = [i for i, c in enumerate(columns) if c in ("kind", "docs", "derived") or totals[i]]
+    table = Table(
+        title="Documents by kind and status",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        caption="fallback: share of derived documents read by a fallback reader; "
+        "underivable: share of read documents whose readers produced nothing",
+        caption_justify="left",
+    )
+    for i in keep:
+        table.add_column(columns[i], justify="left" if i == 0 else "right")
+    table.add_column("fallback %", justify="right")
+    table.add_column("underivable %", justify="right")
+    for i, row in enumerate([*data, totals]):
+        _, _, derived, und, err, _, _, _, fallback = row
+        if i == len(data):
+            table.add_section()
         table.add_row(
-            kind, str(docs), str(derived), str(und), str(err), str(unsup), str(skipped), str(pages),
-            _pct(fallback, derived), _pct(und, attempted),
+            *(str(row[k]) for k in keep),
+            _pct(fallback, derived),
+            _pct(und, derived + und + err),
+            style="bold" if i == len(data) else None,
         )
-        totals = [a + b for a, b in zip(totals, (docs, derived, und, err, unsup, skipped, pages, fallback), strict=True)]
-    docs, derived, und, err, unsup, skipped, pages, fallback = totals
-    table.add_section()
-    table.add_row("all", str(docs), str(derived), str(und), str(err), str(unsup), str(skipped), str(pages),
-                  _pct(fallback, derived), _pct(und, derived + und + err), style="bold")
+    und, err, unsup = totals[3], totals[4], totals[5]
     console.print(table)
-    console.print(f"Catalog: [bold]{home.warehouse.catalog_path}[/] ({report.runs} Dagster runs, "
-                  f"{report.seconds:.1f} s)")
+    runs = f"{report.runs} Dagster run" + ("s" if report.runs != 1 else "")
+    console.print(f"Catalog: [bold]{home.warehouse.catalog_path}[/] ({runs}, {report.seconds:.1f} s)")
     console.print("Next:")
+    assay = _program()
     home_flag = "" if home.path == Home.resolve(None).path else f" --home {home.path}"
-    console.print(f"  assay sql{home_flag} \"{_one_line('select status, count(*) from derivations group by 1')}\"")
+    console.print(
+        f'  {assay} sql{home_flag} "select status, count(*) from derivations group by 1"', soft_wrap=True
+    )
     if und or err:
-        console.print(f"  assay sql{home_flag} \"select d.path, v.status, v.reason from derivations v join "
-                      "documents d using (sha256) where v.status <> 'derived'\"   # what was not derived, and why")
+        console.print(
+            f'  {assay} sql{home_flag} "select d.path, v.status, v.reason from derivations v join '
+            "documents d using (sha256) where v.status <> 'derived'\"   # what was not derived, and why",
+            soft_wrap=True,
+        )
     if unsup:
-        console.print("  unsupported kinds have no reader yet: they are recorded and will be read when one exists")
-    console.print(f"  assay ui{home_flag}   # the asset graph, runs and checks in Dagster")
+        console.print("  unsupported kinds have no reader yet: they are recorded, and read once one exists")
+    console.print(f"  {assay} ui{home_flag}   # the asset graph, runs and checks in Dagster", soft_wrap=True)
 
 
 def _pct(n: int, d: int) -> str:
     return f"{100.0 * n / d:.1f}%" if d else "-"
 
 
-def _one_line(sql: str) -> str:
-    return " ".join(sql.split())
+def _program() -> str:
+    """How the user can call assay again: plain ``assay`` when it is on PATH, else its path."""
+    argv0 = os.path.realpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    on_path = shutil.which("assay")
+    if not argv0.endswith("assay") or (on_path and os.path.realpath(on_path) == argv0):
+        return "assay"
+    rel = os.path.relpath(argv0)
+    return rel if not rel.startswith("..") else argv0

@@ -75,7 +75,9 @@ def walk_roots(
     for root in roots:
         root_abs = Path(os.path.abspath(root))
         for path in _iter_paths(root_abs, observations, version, now):
-            obs = observe(path, root_abs, cache=cache, max_file_bytes=max_file_bytes, version=version, now=now)
+            obs = observe(
+                path, root_abs, cache=cache, max_file_bytes=max_file_bytes, version=version, now=now
+            )
             observations.append(obs)
             if on_file is not None:
                 on_file(obs)
@@ -114,9 +116,7 @@ def documents_from(observations: Sequence[ObservationRecord], version: str) -> l
     ]
 
 
-def _iter_paths(
-    root: Path, problems: list[ObservationRecord], version: str, now: datetime
-) -> Iterator[Path]:
+def _iter_paths(root: Path, problems: list[ObservationRecord], version: str, now: datetime) -> Iterator[Path]:
     """Every non-directory entry under ``root`` in a stable order; a missing root is an observation."""
     if not root.exists():
         problems.append(_problem(root, root, ObservationStatus.VANISHED, "root does not exist", version, now))
@@ -153,7 +153,9 @@ def observe(
     """Observe one path; never raises."""
     shown = display_path(path)
 
-    def problem(status: ObservationStatus, reason: str, st: os.stat_result | None = None) -> ObservationRecord:
+    def problem(
+        status: ObservationStatus, reason: str, st: os.stat_result | None = None
+    ) -> ObservationRecord:
         return _problem(path, root, status, reason, version, now, st)
 
     try:
@@ -170,9 +172,13 @@ def observe(
             return problem(ObservationStatus.VANISHED, f"broken or looping symlink: {exc}")
         real_root = Path(os.path.realpath(root))
         if not target.is_relative_to(real_root):
-            return problem(ObservationStatus.OUTSIDE_ROOT, f"points to {display_path(target)}, outside the root")
+            return problem(
+                ObservationStatus.OUTSIDE_ROOT, f"points to {display_path(target)}, outside the root"
+            )
         if target.is_dir():
-            return problem(ObservationStatus.NOT_A_FILE, "symlink to a directory inside the root (walked there)")
+            return problem(
+                ObservationStatus.NOT_A_FILE, "symlink to a directory inside the root (walked there)"
+            )
     try:
         st = os.stat(path)
     except OSError as exc:
@@ -194,8 +200,9 @@ def observe(
                 sniffed = sniff(fh.read(HEAD_BYTES), path.name)
         except OSError as exc:
             return problem(ObservationStatus.UNREADABLE, _oserror(exc), st)
-        return _ok(path, root, st, cached.sha256, sniffed.kind.value, sniffed.decided_by.value, False, version,
-                   now)
+        return _ok(
+            path, root, st, cached.sha256, sniffed.kind.value, sniffed.decided_by.value, False, version, now
+        )
 
     try:
         hashed = _hash(path)
@@ -207,7 +214,9 @@ def observe(
     if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns):
         return problem(ObservationStatus.CHANGED, "size or mtime changed while the file was hashed", after)
     sniffed = sniff(hashed.head, path.name)
-    return _ok(path, root, st, hashed.sha256, sniffed.kind.value, sniffed.decided_by.value, True, version, now)
+    return _ok(
+        path, root, st, hashed.sha256, sniffed.kind.value, sniffed.decided_by.value, True, version, now
+    )
 
 
 def _hash(path: Path) -> _Hashed:

@@ -71,11 +71,16 @@ class ShardRows:
         return [self.derivations[k] for k in sorted(self.derivations)]
 
     def sorted_underivables(self) -> list[UnderivableRecord]:
-        return [u for k in sorted(self.derivations) for u in sorted(self.underivables.get(k, ()),
-                                                                     key=lambda u: u.attempt)]
+        return [
+            u
+            for k in sorted(self.derivations)
+            for u in sorted(self.underivables.get(k, ()), key=lambda u: u.attempt)
+        ]
 
     def sorted_pages(self) -> list[PageRecord]:
-        return [p for k in sorted(self.derivations) for p in sorted(self.pages.get(k, ()), key=lambda p: p.page)]
+        return [
+            p for k in sorted(self.derivations) for p in sorted(self.pages.get(k, ()), key=lambda p: p.page)
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +143,9 @@ def _carry(prior: ShardRows, sha256: str, version: str, out: ShardRows) -> None:
     out.underivables[sha256] = [
         dataclasses.replace(u, extractor_version=version) for u in prior.underivables.get(sha256, ())
     ]
-    out.pages[sha256] = [dataclasses.replace(p, extractor_version=version) for p in prior.pages.get(sha256, ())]
+    out.pages[sha256] = [
+        dataclasses.replace(p, extractor_version=version) for p in prior.pages.get(sha256, ())
+    ]
 
 
 def _add_extraction(out: ShardRows, doc: DocumentRecord, version: str, ex: Extraction) -> None:

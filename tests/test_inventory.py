@@ -47,7 +47,10 @@ def test_unchanged_files_are_not_hashed_again(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one")
     (tmp_path / "b.txt").write_text("two")
     first = _walk(tmp_path)
-    cache = {o.path: CachedFile(o.size, o.mtime_ns, o.sha256, o.kind, o.kind_source, o.extractor_version) for o in first.observations}
+    cache = {
+        o.path: CachedFile(o.size, o.mtime_ns, o.sha256, o.kind, o.kind_source, o.extractor_version)
+        for o in first.observations
+    }
     second = _walk(tmp_path, cache=cache)
     assert second.hashed == 0
     assert [o.sha256 for o in second.observations] == [o.sha256 for o in first.observations]
@@ -72,7 +75,10 @@ def test_symlinks_never_lead_out_of_the_root(tmp_path: Path) -> None:
     (root / "loop").symlink_to(root, target_is_directory=True)
     (root / "broken").symlink_to(root / "nowhere")
     obs = _by_name(_walk(root))
-    assert obs["to-outside.txt"].status == ObservationStatus.OUTSIDE_ROOT and obs["to-outside.txt"].sha256 is None
+    assert (
+        obs["to-outside.txt"].status == ObservationStatus.OUTSIDE_ROOT
+        and obs["to-outside.txt"].sha256 is None
+    )
     assert obs["to-outside-dir"].status == ObservationStatus.OUTSIDE_ROOT
     assert obs["to-inside.txt"].status == "ok" and obs["to-inside.txt"].sha256 == obs["inside.txt"].sha256
     assert obs["loop"].status == ObservationStatus.NOT_A_FILE

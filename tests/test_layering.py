@@ -35,6 +35,14 @@ def test_warehouse_imports_no_reader() -> None:
 
 
 def test_layout_is_as_promised() -> None:
-    for name in ("pyproject.toml", "dagster.yaml", "orchestration", "assets", "readers", "quality",
-                 "warehouse", "tests"):
+    for name in (
+        "pyproject.toml",
+        "dagster.yaml",
+        "orchestration",
+        "assets",
+        "readers",
+        "quality",
+        "warehouse",
+        "tests",
+    ):
         assert (REPO / name).exists(), name

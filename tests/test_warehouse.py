@@ -28,10 +28,24 @@ REPO = Path(__file__).resolve().parents[1]
 
 def _derivation(sha: str, version: str = "v1", **kw) -> DerivationRecord:
     base = dict(
-        sha256=sha, shard=sha[:2], extractor_version=version, kind="pdf", status="derived", reason=None,
-        reader="pymupdf", reader_version="1", reader_chain="pymupdf@1", recovered_by_fallback=False,
-        attempts=1, pages=1, chars=10, encoding=None, encoding_source=None, carried_from=None,
-        duration_ms=1.0, derived_at=datetime(2026, 1, 1, tzinfo=UTC),
+        sha256=sha,
+        shard=sha[:2],
+        extractor_version=version,
+        kind="pdf",
+        status="derived",
+        reason=None,
+        reader="pymupdf",
+        reader_version="1",
+        reader_chain="pymupdf@1",
+        recovered_by_fallback=False,
+        attempts=1,
+        pages=1,
+        chars=10,
+        encoding=None,
+        encoding_source=None,
+        carried_from=None,
+        duration_ms=1.0,
+        derived_at=datetime(2026, 1, 1, tzinfo=UTC),
     )
     base.update(kw)
     return DerivationRecord(**base)
@@ -98,12 +112,17 @@ def test_stale_temporaries_are_removed(tmp_path: Path) -> None:
 def test_catalog_has_current_and_all_views(tmp_path: Path) -> None:
     wh = Warehouse(tmp_path)
     wh.write("derivations", "v1", [_derivation("ab" + "0" * 62, version="v1")], shard="ab")
-    wh.write("derivations", "v2", [_derivation("ab" + "0" * 62, version="v2"),
-                                   _derivation("cd" + "0" * 62, version="v2")], shard="ab")
+    wh.write(
+        "derivations",
+        "v2",
+        [_derivation("ab" + "0" * 62, version="v2"), _derivation("cd" + "0" * 62, version="v2")],
+        shard="ab",
+    )
     build_catalog(wh, "v2")
     assert query(wh, "select count(*) from derivations").rows == [(2,)]
-    assert query(wh, "select extractor_version, count(*) from all_derivations group by 1 order by 1").rows == [
-        ("v1", 1), ("v2", 2)]
+    assert query(
+        wh, "select extractor_version, count(*) from all_derivations group by 1 order by 1"
+    ).rows == [("v1", 1), ("v2", 2)]
     # Tables with no file yet still answer, with their declared columns.
     result = query(wh, "select * from underivables")
     assert result.rows == [] and tuple(result.columns) == TABLES["underivables"].column_names

@@ -44,7 +44,9 @@ def _glob(wh: Warehouse, table: Table, version: str = "*") -> str:
 def _source(wh: Warehouse, table: Table) -> str:
     """SELECT over every version's files, or an empty typed relation when there are none yet."""
     cols = ", ".join(f'"{c}"' for c in table.column_names)
-    if any(wh.table_dir(table.name).glob(f"extractor_version=*/{'shard=*/' if table.sharded else ''}{PART_FILE}")):
+    if any(
+        wh.table_dir(table.name).glob(f"extractor_version=*/{'shard=*/' if table.sharded else ''}{PART_FILE}")
+    ):
         return (
             f"SELECT {cols} FROM read_parquet({_sql_str(_glob(wh, table))}, "
             "union_by_name = true, hive_partitioning = false)"
@@ -92,6 +94,21 @@ class QueryResult:
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+
+
+def catalog_version(wh: Warehouse) -> str | None:
+    """The extractor version the catalog was built for; None when there is no readable catalog."""
+    if not wh.catalog_path.exists():
+        return None
+    try:
+        con = duckdb.connect(str(wh.catalog_path), read_only=True)
+        try:
+            row = con.execute("select extractor_version from catalog_info").fetchone()
+        finally:
+            con.close()
+    except duckdb.Error:
+        return None
+    return row[0] if row else None
 
 
 def connect(wh: Warehouse) -> duckdb.DuckDBPyConnection:

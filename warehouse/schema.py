@@ -52,8 +52,11 @@ OBSERVATIONS = Table(
         Column("root", S, "configured root the path was found under (absolute)"),
         Column("path", S, "absolute path of the file as seen (symlinks not resolved)"),
         Column("rel_path", S, "path relative to its root"),
-        Column("status", S, "ok, unreadable, vanished, too_large, changed_while_hashed, "
-               "symlink_outside_root, not_a_file"),
+        Column(
+            "status",
+            S,
+            "ok, unreadable, vanished, too_large, changed_while_hashed, symlink_outside_root, not_a_file",
+        ),
         Column("reason", S, "why the status is not ok (the OS error, the size limit...); null when ok"),
         Column("sha256", S, "content hash; null when the file could not be hashed"),
         Column("shard", S, "first two hex digits of sha256; null when not hashed"),
@@ -79,8 +82,9 @@ DOCUMENTS = Table(
         Column("size", I64, "size in bytes"),
         Column("parent_sha256", S, "the container this document was taken from; null for files on disk"),
         Column("member", S, "name of the member inside its parent container; null for files on disk"),
-        Column("path", S, "one path where the bytes were seen (the first in sort order); all are in "
-               "observations"),
+        Column(
+            "path", S, "one path where the bytes were seen (the first in sort order); all are in observations"
+        ),
         _VERSION,
     ),
 )
@@ -95,8 +99,12 @@ DERIVATIONS = Table(
         _VERSION,
         Column("kind", S, "content kind the readers were chosen for"),
         Column("status", S, "derived, underivable, unsupported, error or skipped"),
-        Column("reason", S, "why the status is not derived (encrypted, corrupt, empty_text, "
-               "no_reader:<kind>, too_large...); null when derived"),
+        Column(
+            "reason",
+            S,
+            "why the status is not derived (encrypted, corrupt, empty_text, "
+            "no_reader:<kind>, too_large...); null when derived",
+        ),
         Column("reader", S, "reader that produced the text; null when none did"),
         Column("reader_version", S, "that reader's version: its own revision + the library's version"),
         Column("reader_chain", S, "the ordered readers for the kind with their versions, as tried"),
@@ -105,9 +113,15 @@ DERIVATIONS = Table(
         Column("pages", I64, "pages in the derived text (1 for documents without pages)"),
         Column("chars", I64, "characters of the derived text, raw"),
         Column("encoding", S, "text encoding decided for text kinds"),
-        Column("encoding_source", S, "how the encoding was decided: bom, nul_share, utf8, detected, fallback"),
-        Column("carried_from", S, "extractor version this row was carried over from, unchanged, because "
-               "the kind's readers did not change; null when read under this version"),
+        Column(
+            "encoding_source", S, "how the encoding was decided: bom, nul_share, utf8, detected, fallback"
+        ),
+        Column(
+            "carried_from",
+            S,
+            "extractor version this row was carried over from, unchanged, because "
+            "the kind's readers did not change; null when read under this version",
+        ),
         Column("duration_ms", F64, "wall time of the read, all attempts"),
         Column("derived_at", TS, "when the document was read"),
     ),
@@ -125,8 +139,12 @@ UNDERIVABLES = Table(
         Column("tool", S, "reader that was tried"),
         Column("tool_version", S, "version of the library underneath"),
         Column("reader_version", S, "the reader's own version"),
-        Column("reason", S, "stable code: empty_text, encrypted, corrupt, empty_file, over_limit, "
-               "reader_crashed:<exception>..."),
+        Column(
+            "reason",
+            S,
+            "stable code: empty_text, encrypted, corrupt, empty_file, over_limit, "
+            "reader_crashed:<exception>...",
+        ),
         Column("detail", S, "the message, for people"),
     ),
 )

@@ -1,0 +1,102 @@
+"""The ``assay`` command line, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from orchestration.cli import main
+from orchestration.demo import write_demo_corpus
+
+ASSAY = Path(sys.executable).with_name("assay")
+
+
+def test_check_prints_what_it_inferred_for_every_demo_file(tmp_path: Path, capsys) -> None:
+    files = write_demo_corpus(tmp_path / "demo")
+    for f in files:
+        assert main(["check", str(f.path), "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["status"] == f.expected_status, f.name
+        assert out["kind"] and out["kind_decided_by"] in ("bytes", "extension")
+        if out["status"] != "derived":
+            assert out["reason"], f.name
+        if f.name == "born-digital.pdf":
+            assert out["reader"] == "pymupdf" and not out["recovered_by_fallback"]
+            assert [p["page"] for p in out["pages"]] == [1, 2, 3]
+    assert not any(tmp_path.glob("**/*.parquet")), "check stores nothing"
+
+
+def test_check_human_output(tmp_path: Path, capsys) -> None:
+    files = {f.name: f for f in write_demo_corpus(tmp_path / "demo")}
+    assert main(["check", str(files["scanned.pdf"].path)]) == 0
+    out = capsys.readouterr().out
+    assert "kind: pdf (decided by bytes)" in out and "underivable" in out and "pdfplumber" in out
+
+
+def test_errors_say_what_to_fix(tmp_path: Path, capsys) -> None:
+    assert main(["check", str(tmp_path / "missing.pdf")]) == 1
+    assert "is not a file" in capsys.readouterr().err
+    assert main(["sql", "--home", str(tmp_path / "nohome"), "select 1"]) == 1
+    assert "assay run" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_run_then_sql_from_the_shell(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "ASSAY_"))}
+    home = tmp_path / "home"
+    corpus = tmp_path / "corpus"
+    write_demo_corpus(corpus)
+    (corpus / "bad").mkdir()
+    (corpus / "bad" / "junk.pdf").write_bytes(os.urandom(2048))
+    run = subprocess.run(
+        [str(ASSAY), "run", "--home", str(home), str(corpus)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+    assert "Documents by kind and status" in run.stdout and "assay sql" in run.stdout
+
+    sql = subprocess.run(
+        [
+            str(ASSAY),
+            "sql",
+            "--home",
+            str(home),
+            "--json",
+            "select status, count(*) as n from derivations group by 1 order by 1",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert sql.returncode == 0, sql.stderr
+    rows = json.loads(sql.stdout)
+    assert {r["status"] for r in rows} == {"derived", "underivable", "error"}
+    assert sum(r["n"] for r in rows) == 8
+
+    csv_out = subprocess.run(
+        [str(ASSAY), "sql", "--home", str(home), "--csv", "select 1 as one"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert csv_out.stdout.splitlines() == ["one", "1"]
+
+    again = subprocess.run(
+        [str(ASSAY), "run", "--home", str(home), str(corpus)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert again.returncode == 0 and "nothing changed since the last run" in again.stdout

@@ -1,0 +1,197 @@
+"""The reader dispatch and the per-shard extract logic, on files the tests write."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from orchestration.demo import make_encrypted_pdf, make_image_only_pdf, make_text_pdf
+from readers import table as reader_table
+from readers.base import Reader, produced_nothing
+from readers.dispatch import extract_document
+from readers.errors import NothingProduced
+from readers.model import ContentKind, DocumentStatus, PageText, ReadLimits, ReadResult
+from readers.records import DocumentRecord
+from readers.shard import Outcome, ShardRows, extract_shard
+from readers.table import READERS, chain_signature, readers_for
+
+LIMITS = ReadLimits()
+BIG = 1 << 30
+
+
+def _extract(path: Path, kind: ContentKind):
+    return extract_document(path, kind, size=path.stat().st_size, limits=LIMITS, max_bytes=BIG)
+
+
+def test_every_kind_has_a_row_in_the_table() -> None:
+    assert set(READERS) == set(ContentKind)
+    assert [r.name for r in readers_for(ContentKind.PDF)] == ["pymupdf", "pdfplumber"]
+
+
+def test_produced_nothing_is_whitespace_only() -> None:
+    assert produced_nothing(None)
+    assert produced_nothing(ReadResult(pages=(PageText(1, " \n\t\u3000"),), page_count=1))
+    assert not produced_nothing(ReadResult(pages=(PageText(1, ""), PageText(2, "x")), page_count=2))
+
+
+def test_born_digital_pdf_is_derived_by_the_first_reader(tmp_path: Path) -> None:
+    pdf = make_text_pdf(tmp_path / "a.pdf", ["First page about water tariffs.", "Second page."])
+    ex = _extract(pdf, ContentKind.PDF)
+    assert ex.status is DocumentStatus.DERIVED and ex.reader == "pymupdf"
+    assert not ex.recovered_by_fallback
+    assert [p.page for p in ex.result.pages] == [1, 2]
+    assert "tariffs" in ex.result.pages[0].text
+
+
+def test_image_only_pdf_is_underivable_with_one_row_per_attempt(tmp_path: Path) -> None:
+    pdf = make_image_only_pdf(tmp_path / "scan.pdf", ["Scanned words"])
+    ex = _extract(pdf, ContentKind.PDF)
+    assert ex.status is DocumentStatus.UNDERIVABLE and ex.reason == "empty_text"
+    assert [(a.reader, a.produced) for a in ex.attempts] == [("pymupdf", False), ("pdfplumber", False)]
+    assert ex.result is None
+
+
+def test_encrypted_pdf_is_an_error_unless_the_user_password_is_empty(tmp_path: Path) -> None:
+    locked = make_encrypted_pdf(tmp_path / "locked.pdf", "s3cret", "Confidential tariffs")
+    ex = _extract(locked, ContentKind.PDF)
+    assert (ex.status, ex.reason) == (DocumentStatus.ERROR, "encrypted")
+    open_ = make_encrypted_pdf(tmp_path / "open.pdf", "", "Public tariffs")
+    assert _extract(open_, ContentKind.PDF).status is DocumentStatus.DERIVED
+
+
+@pytest.mark.parametrize(
+    ("content", "status", "reason"),
+    [
+        (b"", DocumentStatus.ERROR, "empty_file"),
+        (b"%PDF-1.7\n" + bytes(range(256)) * 8, DocumentStatus.ERROR, "corrupt"),
+        (b"\x00\xffjunk" * 100, DocumentStatus.ERROR, "corrupt"),
+    ],
+)
+def test_bad_pdfs_get_a_status_and_a_reason(tmp_path: Path, content: bytes, status, reason) -> None:
+    path = tmp_path / "bad.pdf"
+    path.write_bytes(content)
+    ex = _extract(path, ContentKind.PDF)
+    assert (ex.status, ex.reason) == (status, reason)
+    assert all(a.failed for a in ex.attempts)
+
+
+def test_truncated_pdf_never_raises(tmp_path: Path) -> None:
+    pdf = make_text_pdf(tmp_path / "whole.pdf", ["Some text " * 50, "More text " * 50])
+    data = pdf.read_bytes()
+    cut = tmp_path / "cut.pdf"
+    cut.write_bytes(data[: len(data) // 2])
+    ex = _extract(cut, ContentKind.PDF)  # repaired, or refused: either way a status with a reason
+    assert ex.status is DocumentStatus.DERIVED or ex.reason
+
+
+def test_text_kinds_and_unsupported_kinds(tmp_path: Path) -> None:
+    txt = tmp_path / "a.txt"
+    txt.write_text("plain words", encoding="utf-8")
+    ex = _extract(txt, ContentKind.TEXT)
+    assert ex.status is DocumentStatus.DERIVED and ex.result.encoding_source
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    assert (_extract(empty, ContentKind.TEXT).status, _extract(empty, ContentKind.TEXT).reason) == (
+        DocumentStatus.UNDERIVABLE,
+        "empty_text",
+    )
+    html = tmp_path / "a.html"
+    html.write_text("<html><body>hi</body></html>")
+    ex = _extract(html, ContentKind.HTML)
+    assert (ex.status, ex.reason, ex.attempts) == (DocumentStatus.UNSUPPORTED, "no_reader:html", ())
+
+
+def test_too_large_documents_are_skipped(tmp_path: Path) -> None:
+    txt = tmp_path / "a.txt"
+    txt.write_text("words " * 100)
+    ex = extract_document(txt, ContentKind.TEXT, size=txt.stat().st_size, limits=LIMITS, max_bytes=10)
+    assert (ex.status, ex.reason) == (DocumentStatus.SKIPPED, "too_large")
+
+
+class _Silent(Reader):
+    name, revision, kinds = "silent", 1, frozenset({ContentKind.TEXT})
+
+    def read(self, path, limits):
+        raise NothingProduced("needs OCR", reason="needs_ocr")
+
+
+class _Crashing(Reader):
+    name, revision, kinds = "crashing", 1, frozenset({ContentKind.TEXT})
+
+    def read(self, path, limits):
+        raise KeyError("a bug in a reader")
+
+
+def test_fallback_is_recorded_and_crashes_fall_through(tmp_path: Path, monkeypatch) -> None:
+    txt = tmp_path / "a.txt"
+    txt.write_text("rescued words")
+    chain = (_Silent(), _Crashing(), reader_table.PLAIN_TEXT)
+    monkeypatch.setattr(reader_table, "READERS", {**READERS, ContentKind.TEXT: chain})
+    ex = _extract(txt, ContentKind.TEXT)
+    assert ex.status is DocumentStatus.DERIVED and ex.reader == "text" and ex.recovered_by_fallback
+    assert [(a.reader, a.reason) for a in ex.attempts] == [
+        ("silent", "needs_ocr"),
+        ("crashing", "reader_crashed:KeyError"),
+        ("text", None),
+    ]
+
+
+def _doc(path: Path, kind: ContentKind, version: str = "v1") -> DocumentRecord:
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    return DocumentRecord(
+        sha, sha[:2], kind.value, "bytes", path.stat().st_size, None, None, str(path), version
+    )
+
+
+def _shard(docs, version, existing=None, prior=None):
+    shard = docs[0].shard
+    return extract_shard(
+        shard,
+        docs,
+        version=version,
+        existing=existing or ShardRows(),
+        prior=prior,
+        limits=LIMITS,
+        max_document_bytes=BIG,
+    )
+
+
+def test_shard_keeps_existing_rows_and_reads_only_new_documents(tmp_path: Path) -> None:
+    a = make_text_pdf(tmp_path / "a.pdf", ["Alpha page"])
+    first = _shard([_doc(a, ContentKind.PDF)], "v1")
+    assert first.count(Outcome.READ) == 1
+    again = _shard([_doc(a, ContentKind.PDF)], "v1", existing=first.rows)
+    assert again.count(Outcome.KEPT) == 1 and again.count(Outcome.READ) == 0
+    assert again.rows.sorted_pages() == first.rows.sorted_pages()
+
+
+def test_carry_over_when_the_readers_did_not_change(tmp_path: Path, monkeypatch) -> None:
+    a = make_text_pdf(tmp_path / "a.pdf", ["Alpha page"])
+    scan = make_image_only_pdf(tmp_path / "scan.pdf", ["Scan"])
+    docs = [_doc(a, ContentKind.PDF), _doc(scan, ContentKind.PDF)]
+    by_shard: dict[str, list[DocumentRecord]] = {}
+    for d in docs:
+        by_shard.setdefault(d.shard, []).append(d)
+    for shard_docs in by_shard.values():
+        v1 = _shard(shard_docs, "v1")
+        v2 = _shard([dataclasses.replace(d, extractor_version="v2") for d in shard_docs], "v2", prior=v1.rows)
+        for d in shard_docs:
+            row = v2.rows.derivations[d.sha256]
+            assert row.extractor_version == "v2"
+            if row.status == "derived":  # carried, unchanged, with its pages
+                assert v2.outcomes[d.sha256] is Outcome.CARRIED and row.carried_from == "v1"
+                assert [p.text for p in v2.rows.pages[d.sha256]] == [p.text for p in v1.rows.pages[d.sha256]]
+                assert all(p.extractor_version == "v2" for p in v2.rows.pages[d.sha256])
+            else:  # underivable documents are retried under a new version
+                assert v2.outcomes[d.sha256] is Outcome.READ
+
+    # A reader whose version changed is not trusted to have carried its output: the document is read.
+    doc = _doc(a, ContentKind.PDF)
+    v1 = _shard([doc], "v1")
+    monkeypatch.setattr(type(reader_table.PYMUPDF), "revision", reader_table.PYMUPDF.revision + 1)
+    assert chain_signature(ContentKind.PDF) != v1.rows.derivations[doc.sha256].reader_chain
+    v2 = _shard([dataclasses.replace(doc, extractor_version="v2")], "v2", prior=v1.rows)
+    assert v2.outcomes[doc.sha256] is Outcome.READ

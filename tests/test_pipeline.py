@@ -1,0 +1,130 @@
+"""Real Dagster runs against a real instance and a real DuckDB catalog, over a corpus the tests write."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+import readers.versions
+from orchestration.definitions import defs
+from orchestration.demo import write_demo_corpus
+from orchestration.home import Home
+from orchestration.progress import Progress
+from orchestration.runner import run
+from readers.versions import EXTRACTOR_VERSION
+from warehouse.catalog import query
+
+DESIGN_COLUMNS = {
+    "observations": ["root", "path", "sha256", "size", "kind", "seen_at"],
+    "documents": ["sha256", "kind", "size", "parent_sha256", "member"],
+    "derivations": [
+        "sha256",
+        "extractor_version",
+        "status",
+        "reader",
+        "reader_version",
+        "recovered_by_fallback",
+        "chars",
+    ],
+    "underivables": ["sha256", "extractor_version", "tool", "tool_version", "reason"],
+    "pages": ["sha256", "extractor_version", "page", "reader", "text"],
+}
+
+
+def test_definitions_load() -> None:
+    dg.Definitions.validate_loadable(defs)
+    graph = defs.resolve_asset_graph()
+    assert {k.to_user_string() for k in graph.get_all_asset_keys()} == {"walk", "extract", "catalog"}
+    checks = {f"{k.asset_key.to_user_string()}:{k.name}" for k in graph.asset_check_keys}
+    assert checks == {
+        "extract:fallback_rate",
+        "extract:underivable_rate",
+        "catalog:fallback_rate",
+        "catalog:underivable_rate",
+    }
+    extract = graph.get(dg.AssetKey("extract"))
+    assert extract.code_version == EXTRACTOR_VERSION
+    assert len(extract.partitions_def.get_partition_keys()) == 256
+
+
+def _run(home: Path, *roots: Path) -> tuple[Progress, object]:
+    progress = Progress()
+    report = run(Home(home), list(roots), progress)
+    assert report.ok, report.failures
+    return progress, report
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> tuple[Path, list]:
+    folder = tmp_path / "corpus"
+    return folder, write_demo_corpus(folder)
+
+
+@pytest.mark.slow
+def test_demo_corpus_end_to_end_then_incremental(home: Path, demo, tmp_path: Path) -> None:
+    folder, files = demo
+    progress, report = _run(home, folder)
+    wh = Home(home).warehouse
+    assert progress.walked == len(files) and progress.outcomes["read"] == len(files)
+
+    statuses = dict(
+        query(wh, "select d.path, v.status from derivations v join documents d using (sha256)").rows
+    )
+    for f in files:
+        assert statuses[str(f.path)] == f.expected_status, f.name
+    reasons = query(wh, "select status, reason from derivations where status <> 'derived'").rows
+    assert all(reason for _, reason in reasons)
+    for view, cols in DESIGN_COLUMNS.items():
+        query(wh, f"select {', '.join(cols)} from {view} limit 1")
+        query(wh, f"select {', '.join(cols)} from all_{view} limit 1")
+    pages = query(
+        wh,
+        "select count(*) from pages p join documents d using (sha256) where d.path like '%born-digital.pdf'",
+    ).rows
+    assert pages == [(3,)]
+
+    # The Dagster instance under the home recorded the runs, partitions and check evaluations.
+    instance = dg.DagsterInstance.get()
+    assert Path(instance.root_directory) == home / "dagster"
+    touched = instance.get_materialized_partitions(dg.AssetKey("extract"))
+    assert set(report.touched_shards) <= touched
+    check = instance.event_log_storage.get_latest_asset_check_execution_by_key(
+        [dg.AssetCheckKey(dg.AssetKey("catalog"), "underivable_rate")]
+    )
+    assert check
+
+    # A rerun with nothing changed hashes nothing and reads nothing.
+    again, report2 = _run(home, folder)
+    assert again.hashed == 0 and again.outcomes.get("read", 0) == 0 and report2.touched_shards == []
+
+    # A new file: only it is hashed and read.
+    (folder / "new.txt").write_text("A fresh note about reservoir levels.", encoding="utf-8")
+    third, report3 = _run(home, folder)
+    assert third.hashed == 1 and third.outcomes["read"] == 1 and len(report3.touched_shards) == 1
+
+
+@pytest.mark.slow
+def test_extractor_version_bump_carries_unchanged_readers_over(home: Path, demo, monkeypatch) -> None:
+    folder, files = demo
+    _run(home, folder)
+    bumped = EXTRACTOR_VERSION + ".test"
+    for module in list(sys.modules.values()):
+        if getattr(module, "EXTRACTOR_VERSION", None) == EXTRACTOR_VERSION and (
+            module.__name__.split(".")[0] in {"readers", "assets", "orchestration", "quality", "warehouse"}
+        ):
+            monkeypatch.setattr(module, "EXTRACTOR_VERSION", bumped)
+    assert bumped == readers.versions.EXTRACTOR_VERSION
+    progress, _ = _run(home, folder)
+    wh = Home(home).warehouse
+    rows = query(wh, "select status, carried_from from derivations").rows
+    derived = [c for s, c in rows if s == "derived"]
+    others = [c for s, c in rows if s != "derived"]
+    assert derived and all(c == EXTRACTOR_VERSION for c in derived)
+    assert others and all(c is None for c in others)  # error and underivable are retried
+    assert progress.outcomes["carried"] == len(derived)
+    assert progress.outcomes["read"] == len(others)
+    versions = query(wh, "select extractor_version, count(*) from all_derivations group by 1 order by 1").rows
+    assert versions == [(EXTRACTOR_VERSION, len(files)), (bumped, len(files))]
