@@ -42,5 +42,4 @@ class Home:
         if not target.exists() or target.read_bytes() != _TEMPLATE.read_bytes():
             shutil.copyfile(_TEMPLATE, target)
         os.environ["DAGSTER_HOME"] = str(self.dagster_home)
-        os.environ["DAGSTER_SQLITE_DIR"] = str(self.dagster_home / "storage")
         os.environ["ASSAY_HOME"] = str(self.path)

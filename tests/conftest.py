@@ -24,7 +24,7 @@ def corpus_manifest() -> list[dict[str, str]]:
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh assay home; DAGSTER_HOME and friends point into it for the test's duration."""
     path = tmp_path / "home"
-    for var in ("DAGSTER_HOME", "DAGSTER_SQLITE_DIR", "ASSAY_HOME"):
+    for var in ("DAGSTER_HOME", "ASSAY_HOME"):
         monkeypatch.setenv(var, "")  # recorded, so the original is restored after the test
         monkeypatch.delenv(var)
     monkeypatch.setenv("ASSAY_HOME", str(path))
