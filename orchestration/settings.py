@@ -7,6 +7,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from readers.errors import ConfigError
 from readers.model import ReadLimits
 from warehouse import Warehouse
 
@@ -49,6 +50,22 @@ class AssaySettings(dg.ConfigurableResource):
         return [Path(r).absolute() for r in self.roots]
 
 
-def settings_from_env() -> AssaySettings:
-    roots = [r for r in os.environ.get("ASSAY_ROOTS", "").split(os.pathsep) if r]
-    return AssaySettings(home=str(Path(home_from_env()).absolute()), roots=roots)
+def settings_from_env(environ: dict[str, str] | None = None) -> AssaySettings:
+    """Settings from ``ASSAY_<FIELD>`` variables (``ASSAY_HOME``, ``ASSAY_ROOTS`` separated by ``:``,
+    ``ASSAY_UNDERIVABLE_RATE_MAX`` ...), defaults for the rest; a bad value says which variable."""
+    env = os.environ if environ is None else environ
+    values: dict[str, object] = {"home": str(Path(env.get("ASSAY_HOME", DEFAULT_HOME)).absolute())}
+    for name, field in AssaySettings.model_fields.items():
+        raw = env.get(f"ASSAY_{name.upper()}")
+        if raw is None or name == "home":
+            continue
+        if name == "roots":
+            values[name] = [r for r in raw.split(os.pathsep) if r]
+            continue
+        try:
+            values[name] = field.annotation(raw)  # int or float
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(
+                f"ASSAY_{name.upper()}={raw!r} is not a valid {field.annotation.__name__}"
+            ) from exc
+    return AssaySettings(**values)

@@ -1,0 +1,59 @@
+"""Settings come from ASSAY_* variables; a bad value names the variable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from orchestration.partitions import SHARD_KEYS, shard_ranges
+from orchestration.settings import AssaySettings, settings_from_env
+from readers.errors import ConfigError
+
+
+def test_settings_from_environment(tmp_path: Path) -> None:
+    s = settings_from_env(
+        {
+            "ASSAY_HOME": str(tmp_path),
+            "ASSAY_ROOTS": "/a:/b",
+            "ASSAY_UNDERIVABLE_RATE_MAX": "0.5",
+            "ASSAY_MAX_PAGES": "10",
+        }
+    )
+    assert (s.home, s.roots, s.underivable_rate_max, s.max_pages) == (str(tmp_path), ["/a", "/b"], 0.5, 10)
+    assert settings_from_env({}).fallback_rate_max == AssaySettings().fallback_rate_max
+
+
+def test_a_bad_value_names_the_variable() -> None:
+    with pytest.raises(ConfigError, match="ASSAY_MAX_PAGES"):
+        settings_from_env({"ASSAY_MAX_PAGES": "many"})
+
+
+@pytest.mark.parametrize(
+    ("touched", "per_run", "expected"),
+    [
+        ([], 32, []),
+        (["00"], 32, [("00", "00")]),
+        (["00", "1f", "20"], 32, [("00", "1f"), ("20", "20")]),
+        (["ff", "00", "80", "81"], 32, [("00", "00"), ("80", "81"), ("ff", "ff")]),
+        (SHARD_KEYS, 64, [("00", "3f"), ("40", "7f"), ("80", "bf"), ("c0", "ff")]),
+    ],
+)
+def test_shard_ranges_cover_the_touched_shards(touched, per_run, expected) -> None:
+    ranges = shard_ranges(touched, per_run)
+    assert ranges == expected
+    covered = {k for a, b in ranges for k in SHARD_KEYS[SHARD_KEYS.index(a) : SHARD_KEYS.index(b) + 1]}
+    assert set(touched) <= covered
+    assert all(SHARD_KEYS.index(b) - SHARD_KEYS.index(a) < per_run for a, b in ranges)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sets(st.sampled_from(SHARD_KEYS)), st.integers(min_value=1, max_value=256))
+def test_shard_ranges_property(touched: set[str], per_run: int) -> None:
+    ranges = shard_ranges(sorted(touched), per_run)
+    covered = {k for a, b in ranges for k in SHARD_KEYS[SHARD_KEYS.index(a) : SHARD_KEYS.index(b) + 1]}
+    assert touched <= covered
+    assert all(a in touched and b in touched for a, b in ranges)  # ranges start and end on real work
+    assert all(SHARD_KEYS.index(b) - SHARD_KEYS.index(a) < per_run for a, b in ranges)
