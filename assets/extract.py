@@ -84,7 +84,9 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
             "extractor_version": EXTRACTOR_VERSION,
         }
     )
-    yield from rate_check_results("extract", derivations, assay, per_shard=per_shard)
+    yield from rate_check_results(
+        "extract", derivations, assay, per_shard=per_shard, underivable_severity=dg.AssetCheckSeverity.WARN
+    )
 
 
 def _rows(wh: Warehouse, version: str, shard: str) -> "ShardRows":

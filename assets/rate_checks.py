@@ -27,7 +27,7 @@ def rate_check_specs(asset: str, *, scope: str) -> list[dg.AssetCheckSpec]:
             UNDERIVABLE,
             asset=asset,
             description=f"Share of documents per content kind whose readers produced nothing, over {scope}."
-            " Errors past the configured bound.",
+            " Fails past the configured bound.",
         ),
     ]
 
@@ -37,7 +37,10 @@ def rate_check_results(
     derivations: Sequence[DerivationRecord],
     assay: AssaySettings,
     per_shard: Mapping[str, Sequence[DerivationRecord]] | None = None,
+    underivable_severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR,
 ) -> Iterator[dg.AssetCheckResult]:
+    """The two checks' results. Over a run's shards (a few dozen documents, scans clustered by chance)
+    the Underivable rate only warns; over the corpus it is an error."""
     rates = rates_by_kind(derivations)
     fallback = judge_fallback(rates, Bound(assay.fallback_rate_max, assay.min_documents_for_rate))
     underivable = judge_underivable(rates, Bound(assay.underivable_rate_max, assay.min_documents_for_rate))
@@ -72,7 +75,7 @@ def rate_check_results(
         asset_key=asset,
         check_name=UNDERIVABLE,
         passed=underivable.passed,
-        severity=dg.AssetCheckSeverity.ERROR,
+        severity=underivable_severity,
         metadata={
             "bound": assay.underivable_rate_max,
             "rates_by_kind": underivable.judged,

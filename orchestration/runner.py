@@ -33,12 +33,23 @@ class RunFailure:
     message: str
 
 
+@dataclass(frozen=True)
+class CheckOutcome:
+    asset: str
+    name: str
+    passed: bool
+    severity: str
+    over_bound: dict[str, float]
+    bound: float | None
+
+
 @dataclass
 class RunReport:
     roots: list[Path]
     touched_shards: list[str] = field(default_factory=list)
     runs: int = 0
     failures: list[RunFailure] = field(default_factory=list)
+    checks: list[CheckOutcome] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -102,6 +113,18 @@ class Pipeline:
         job = self.defs.resolve_job_def(job_name)
         result = job.execute_in_process(instance=self.instance, raise_on_error=False, **kwargs)
         report.runs += 1
+        for evaluation in result.get_asset_check_evaluations():
+            meta = evaluation.metadata
+            report.checks.append(
+                CheckOutcome(
+                    asset=evaluation.asset_key.to_user_string(),
+                    name=evaluation.check_name,
+                    passed=evaluation.passed,
+                    severity=evaluation.severity.value,
+                    over_bound=dict(meta["over_bound"].value) if "over_bound" in meta else {},
+                    bound=meta["bound"].value if "bound" in meta else None,
+                )
+            )
         if not result.success:
             report.failures.append(RunFailure(stage, result.run_id, _failure_message(result)))
         return result.success

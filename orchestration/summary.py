@@ -90,6 +90,17 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
     console.print(table)
     runs = f"{report.runs} Dagster run" + ("s" if report.runs != 1 else "")
     console.print(f"Catalog: [bold]{home.warehouse.catalog_path}[/] ({runs}, {report.seconds:.1f} s)")
+    corpus_checks = [c for c in report.checks if c.asset == "catalog"]
+    if corpus_checks:
+        parts = []
+        for c in corpus_checks:
+            if c.passed:
+                parts.append(f"{c.name} [green]passed[/]")
+            else:
+                over = ", ".join(f"{k} {v:.0%}" for k, v in c.over_bound.items())
+                colour = "red" if c.severity == "ERROR" else "yellow"
+                parts.append(f"{c.name} [{colour}]failed[/] ({over} > {c.bound:.0%})")
+        console.print("Checks over the corpus: " + "; ".join(parts))
     console.print("Next:")
     assay = _program()
     home_flag = "" if home.path == Home.resolve(None).path else f" --home {home.path}"
