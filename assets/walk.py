@@ -51,8 +51,19 @@ def walk(
 
     observations = merge_observations(previous, result.observations, roots)
     documents = documents_from(observations, EXTRACTOR_VERSION)
+    # Documents first, observations last: the documents on disk are documents_from(previous observations)
+    # unless a walk died between the two writes (a documents file newer than the observations file), in
+    # which case the partitions themselves are compared. Either way only changed shards are rewritten.
+    before = None
+    last_docs, last_obs = (wh.last_write(t, EXTRACTOR_VERSION) for t in ("documents", "observations"))
+    if (
+        previous
+        and previous[0].extractor_version == EXTRACTOR_VERSION
+        and (last_docs or 0) <= (last_obs or 0)
+    ):
+        before = documents_from(previous, EXTRACTOR_VERSION)
+    wh.write_sharded("documents", EXTRACTOR_VERSION, documents, previous=before)
     wh.write("observations", EXTRACTOR_VERSION, observations)
-    wh.write_sharded("documents", EXTRACTOR_VERSION, documents)
 
     statuses = Counter(o.status for o in result.observations)
     kinds = Counter(d.kind for d in documents)
