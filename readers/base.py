@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import ClassVar
 
+from readers.errors import CorruptDocument, FileUnreadable
 from readers.model import ContentKind, ReadLimits, ReadResult
 
 
@@ -43,3 +46,17 @@ def produced_nothing(result: ReadResult | None) -> bool:
     Every reader pair uses it; a reader that produced nothing falls through to the next.
     """
     return result is None or not any(page.text.strip() for page in result.pages)
+
+
+def require_readable_file(path: Path, *, allow_empty: bool = False) -> os.stat_result:
+    """Check ``path`` before a library opens it, so every reader reports the same reasons: a file that is
+    gone or not regular is ``unreadable``; a 0-byte file of a binary format is ``empty_file``."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise FileUnreadable(f"{path}: cannot be read: {exc}") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise FileUnreadable(f"{path}: not a regular file")
+    if info.st_size == 0 and not allow_empty:
+        raise CorruptDocument(f"{path.name}: the file is empty (0 bytes)", reason="empty_file")
+    return info

@@ -42,6 +42,13 @@ class CorruptDocument(ReaderError):
     reason = "corrupt"
 
 
+class FileUnreadable(ReaderError):
+    """The file could not be opened or read at all (gone, no permission, not a regular file): the document
+    is ``skipped``, since nothing about its content is known."""
+
+    reason = "unreadable"
+
+
 class LimitExceeded(ReaderError):
     """The document is over a configured bound (pages, bytes, members)."""
 

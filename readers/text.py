@@ -16,7 +16,7 @@ import charset_normalizer
 
 from readers.base import Reader
 from readers.encoding import decode_text
-from readers.errors import LimitExceeded, ReaderError
+from readers.errors import FileUnreadable, LimitExceeded
 from readers.model import ContentKind, PageText, ReadLimits, ReadResult
 
 #: A note on the result when no evidence decided the encoding and latin-1 was assumed.
@@ -48,7 +48,7 @@ class PlainTextReader(Reader):
             with path.open("rb") as fh:
                 data = fh.read(limits.max_text_bytes + 1)
         except OSError as exc:
-            raise ReaderError(f"cannot read {path}: {exc}", reason="unreadable") from exc
+            raise FileUnreadable(f"cannot read {path}: {exc}") from exc
         if len(data) > limits.max_text_bytes:
             raise LimitExceeded(f"{path} is over the limit of {limits.max_text_bytes} bytes of text")
         decoded = decode_text(data)

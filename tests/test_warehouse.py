@@ -146,3 +146,16 @@ def test_catalog_is_read_only_and_swapped_atomically(tmp_path: Path) -> None:
 def test_querying_before_any_run_says_what_to_do(tmp_path: Path) -> None:
     with pytest.raises(CatalogMissing, match="assay run"):
         query(Warehouse(tmp_path / "nothing"), "select 1")
+
+
+def test_write_sharded_rewrites_only_changed_shards(tmp_path: Path) -> None:
+    wh = Warehouse(tmp_path)
+    a, b = _derivation("ab" + "0" * 62), _derivation("cd" + "0" * 62)
+    assert wh.write_sharded("derivations", "v1", [a, b]) == ["ab", "cd"]
+    assert wh.write_sharded("derivations", "v1", [a, b]) == []  # compared with the files
+    assert wh.write_sharded("derivations", "v1", [a, b], previous=[a, b]) == []  # compared with the caller's
+    changed = dataclasses.replace(b, chars=99)
+    assert wh.write_sharded("derivations", "v1", [a, changed], previous=[a, b]) == ["cd"]
+    assert wh.write_sharded("derivations", "v1", [a]) == ["cd"]  # a shard that lost its rows is emptied
+    assert wh.rows("derivations", "v1", "cd") == []
+    assert wh.keys_by_shard("derivations", "v1") == {"ab": {a.sha256}, "cd": set()}
