@@ -90,13 +90,52 @@ class PageFacts:
     headings: int = 0
 
 
+BBox = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A run of text in one font, as the reader saw it: the unit per-font evidence is gathered on."""
+
+    text: str
+    font: str
+    size: float
+    bbox: BBox
+    bold: bool = False
+    monospaced: bool = False
+    invisible: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    spans: tuple[Span, ...]
+    bbox: BBox
+
+    @property
+    def text(self) -> str:
+        return "".join(s.text for s in self.spans)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A block of lines as the reader grouped them; the prose gate of the lexicon signal judges blocks."""
+
+    lines: tuple[Line, ...]
+    bbox: BBox
+
+
 @dataclass(frozen=True, slots=True)
 class PageText:
-    """The text one reader produced for one page (1-based), raw: no normalisation has happened."""
+    """The text one reader produced for one page (1-based), raw: no normalisation has happened.
+
+    ``blocks`` is the layout the text came from, where the reader knows it (PDFs): the signals use it at
+    extract time; it is not stored.
+    """
 
     page: int
     text: str
     facts: PageFacts = field(default_factory=PageFacts)
+    blocks: tuple[Block, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
