@@ -15,7 +15,6 @@ pdfminer cannot get past is ``encrypted``, anything else that stops the file fro
 from __future__ import annotations
 
 import contextlib
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +24,8 @@ from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 from pdfminer.pdfpage import PDFPage
 from pdfplumber.utils.exceptions import PdfminerException
 
-from readers.base import Reader
-from readers.errors import CorruptDocument, EncryptedDocument, LimitExceeded, ReaderError
+from readers.base import Reader, require_readable_file
+from readers.errors import CorruptDocument, EncryptedDocument, FileUnreadable, LimitExceeded, ReaderError
 from readers.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
 
 
@@ -59,18 +58,11 @@ class PdfPlumberReader(Reader):
 
 def _open(path: Path, limits: ReadLimits) -> tuple[pdfplumber.PDF, list[str]]:
     """Open ``path`` with pdfplumber (empty user password), translating every failure."""
-    try:
-        info = path.stat()
-    except OSError as exc:
-        raise ReaderError(f"{path}: cannot be read: {exc}", reason="unreadable") from exc
-    if not stat.S_ISREG(info.st_mode):
-        raise ReaderError(f"{path}: not a regular file", reason="unreadable")
-    if info.st_size == 0:
-        raise CorruptDocument(f"{path.name}: the file is empty (0 bytes)", reason="empty_file")
+    require_readable_file(path)
     try:
         pdf = pdfplumber.open(path)
     except OSError as exc:
-        raise ReaderError(f"{path}: cannot be read: {exc}", reason="unreadable") from exc
+        raise FileUnreadable(f"{path}: cannot be read: {exc}") from exc
     except PdfminerException as exc:
         raise _translate(path, exc) from exc
     except MemoryError as exc:
