@@ -51,6 +51,11 @@ class Extraction:
     result: ReadResult | None
     attempts: tuple[Attempt, ...]
     duration_ms: float
+    # When nothing was produced: the first reader that read the document anyway (its pages are empty
+    # but their facts, such as a page-covering image, tell the verdicts which pages need OCR).
+    empty_result: ReadResult | None = None
+    empty_reader: str | None = None
+    empty_reader_version: str | None = None
 
     @property
     def recovered_by_fallback(self) -> bool:
@@ -70,9 +75,12 @@ def extract_document(
         return _outcome(kind, DocumentStatus.SKIPPED, "too_large", signature, started)
 
     attempts: list[Attempt] = []
+    empty: tuple[Reader, ReadResult] | None = None
     for ordinal, reader in enumerate(chain, start=1):
         attempt, result = _try(reader, ordinal, path, limits)
         attempts.append(attempt)
+        if not attempt.produced and result is not None and empty is None:
+            empty = (reader, result)
         if attempt.produced:
             return Extraction(
                 kind=kind,
@@ -96,7 +104,20 @@ def extract_document(
     else:
         status = DocumentStatus.UNDERIVABLE
         reason = next(a.reason for a in attempts if not a.failed)
-    return Extraction(kind, status, reason, None, None, signature, None, tuple(attempts), _ms(started))
+    return Extraction(
+        kind,
+        status,
+        reason,
+        None,
+        None,
+        signature,
+        None,
+        tuple(attempts),
+        _ms(started),
+        empty_result=empty[1] if empty else None,
+        empty_reader=empty[0].name if empty else None,
+        empty_reader_version=empty[0].version if empty else None,
+    )
 
 
 def _try(reader: Reader, ordinal: int, path: Path, limits: ReadLimits) -> tuple[Attempt, ReadResult | None]:
@@ -125,7 +146,7 @@ def _try(reader: Reader, ordinal: int, path: Path, limits: ReadLimits) -> tuple[
         detail=detail,
         duration_ms=_ms(started),
     )
-    return attempt, (result if produced else None)
+    return attempt, result
 
 
 def _outcome(

@@ -104,3 +104,37 @@ class PageRecord:
     drawings: int
     tables: int
     headings: int
+    bad_rune_ratio: float = 0.0
+    cid_count: int = 0
+    cid_ratio: float = 0.0
+    glued_ratio: float = 0.0
+    spaced_ratio: float = 0.0
+    language: str | None = None
+    language_similarity: float = 0.0
+    lexicon_language: str | None = None
+    lexicon_hit_rate: float = 0.0
+    lexicon_weight: float = 0.0
+    lexicon_judged: bool = False
+    prose_blocks: int = 0
+    blocks: int = 0
+    image_coverage: float = 0.0
+    largest_image_share: float = 0.0
+    vector_figure_area: float = 0.0
+    outline_text_paths: int = 0
+    invisible_chars: int = 0
+    invisible_share: float = 0.0
+    ocr_font_hint: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PageFontRecord:
+    """One font on one page with the lexicon evidence of the text drawn in it."""
+
+    sha256: str
+    shard: str
+    extractor_version: str
+    page: int
+    font: str
+    chars: int
+    weight: float
+    hits: float

@@ -151,6 +151,8 @@ def _carry(prior: ShardRows, sha256: str, version: str, out: ShardRows) -> None:
 def _add_extraction(out: ShardRows, doc: DocumentRecord, version: str, ex: Extraction) -> None:
     result = ex.result
     pages = result.pages if result is not None else ()
+    # An underivable document keeps the pages its first reader saw (empty text, real facts).
+    facts_pages = pages if result is not None else (ex.empty_result.pages if ex.empty_result else ())
     out.derivations[doc.sha256] = DerivationRecord(
         sha256=doc.sha256,
         shard=doc.shard,
@@ -186,18 +188,23 @@ def _add_extraction(out: ShardRows, doc: DocumentRecord, version: str, ex: Extra
         for a in ex.attempts
         if not a.produced
     ]
-    out.pages[doc.sha256] = [_page_record(doc, version, ex, p) for p in pages]
+    reader = (
+        (ex.reader, ex.reader_version) if result is not None else (ex.empty_reader, ex.empty_reader_version)
+    )
+    out.pages[doc.sha256] = [_page_record(doc, version, reader, p) for p in facts_pages]
 
 
-def _page_record(doc: DocumentRecord, version: str, ex: Extraction, page: PageText) -> PageRecord:
+def _page_record(
+    doc: DocumentRecord, version: str, reader: tuple[str | None, str | None], page: PageText
+) -> PageRecord:
     f = page.facts
     return PageRecord(
         sha256=doc.sha256,
         shard=doc.shard,
         extractor_version=version,
         page=page.page,
-        reader=ex.reader or "",
-        reader_version=ex.reader_version or "",
+        reader=reader[0] or "",
+        reader_version=reader[1] or "",
         text=page.text,
         chars=len(page.text),
         width=f.width,

@@ -10,7 +10,15 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from readers.records import DerivationRecord, DocumentRecord, ObservationRecord, PageRecord, UnderivableRecord
+from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
+from readers.records import (
+    DerivationRecord,
+    DocumentRecord,
+    ObservationRecord,
+    PageFontRecord,
+    PageRecord,
+    UnderivableRecord,
+)
 from warehouse import Warehouse
 from warehouse.catalog import build_catalog, query
 from warehouse.errors import CatalogMissing, SchemaMismatch, WarehouseError
@@ -22,6 +30,10 @@ RECORDS = {
     "derivations": DerivationRecord,
     "underivables": UnderivableRecord,
     "pages": PageRecord,
+    "page_fonts": PageFontRecord,
+    "page_verdicts": PageVerdictRecord,
+    "font_verdicts": FontVerdictRecord,
+    "repairs": RepairRecord,
 }
 REPO = Path(__file__).resolve().parents[1]
 
@@ -49,6 +61,10 @@ def _derivation(sha: str, version: str = "v1", **kw) -> DerivationRecord:
     )
     base.update(kw)
     return DerivationRecord(**base)
+
+
+def test_every_table_has_a_record() -> None:
+    assert set(RECORDS) == set(TABLES)
 
 
 @pytest.mark.parametrize("table", sorted(RECORDS))

@@ -160,7 +160,12 @@ PAGES = Table(
         Column("page", I64, "page number, 1-based"),
         Column("reader", S, "reader that produced this text"),
         Column("reader_version", S, "that reader's version"),
-        Column("text", S, "the page's text as the reader produced it (markdown for PDFs), raw"),
+        Column(
+            "text",
+            S,
+            "the page's text as the reader produced it (markdown for PDFs), raw; empty on the pages of an "
+            "underivable document, which are kept for their facts (the verdicts send them to OCR)",
+        ),
         Column("chars", I64, "characters of text"),
         Column("width", F64, "page width in points (0 for documents without pages)"),
         Column("height", F64, "page height in points (0 for documents without pages)"),
@@ -170,10 +175,135 @@ PAGES = Table(
         Column("drawings", I64, "vector drawing paths on the page"),
         Column("tables", I64, "tables found and written as GFM"),
         Column("headings", I64, "heading lines written as markdown headings"),
+        # Signals (quality/text_signals.py, readers/pdf_facts.py): facts about the raw text, not decisions.
+        Column(
+            "bad_rune_ratio",
+            F64,
+            "U+FFFD, control, private-use and unassigned characters over "
+            "non-whitespace characters, on the raw text",
+        ),
+        Column("cid_count", I64, "(cid:N) passthroughs: glyphs a decoder could not map"),
+        Column("cid_ratio", F64, "characters inside (cid:N) passthroughs over non-whitespace characters"),
+        Column("glued_ratio", F64, "share of letters in very long letter runs the lexicon splits into words"),
+        Column("spaced_ratio", F64, "share of letters in letter-spaced runs (H e r e i s)"),
+        Column("language", S, "best language by character-trigram profile; null when none matches"),
+        Column("language_similarity", F64, "cosine similarity to that language's trigram profile"),
+        Column("lexicon_language", S, "lexicon the page was judged with; null when no judging lexicon"),
+        Column("lexicon_hit_rate", F64, "length-weighted share of prose-gated tokens found in the lexicon"),
+        Column("lexicon_weight", F64, "evidence weight behind the hit rate (sum of letters minus three)"),
+        Column("lexicon_judged", B, "enough evidence to judge; false means the lexicon abstained"),
+        Column("prose_blocks", I64, "blocks that passed the prose gate"),
+        Column("blocks", I64, "text blocks on the page"),
+        Column("image_coverage", F64, "union of image placements over the page area"),
+        Column("largest_image_share", F64, "largest single image placement over the page area"),
+        Column("vector_figure_area", F64, "share of the page covered by vector figures (not furniture)"),
+        Column("outline_text_paths", I64, "glyph-like filled paths: text drawn as outlines"),
+        Column(
+            "invisible_chars",
+            I64,
+            "characters drawn invisibly (render mode 3/7, zero alpha, tiny, "
+            "outside the crop box, or in the background colour)",
+        ),
+        Column("invisible_share", F64, "invisible characters over non-whitespace characters"),
+        Column("ocr_font_hint", B, "a font typical of OCR text layers (GlyphLessFont...) is used"),
     ),
 )
 
-TABLES: dict[str, Table] = {t.name: t for t in (OBSERVATIONS, DOCUMENTS, DERIVATIONS, UNDERIVABLES, PAGES)}
+PAGE_FONTS = Table(
+    "page_fonts",
+    "font used on a page, with the lexicon evidence of the text drawn in it",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column("page", I64, "page number, 1-based"),
+        Column("font", S, "font name as the PDF names it"),
+        Column("chars", I64, "non-whitespace characters drawn in the font"),
+        Column("weight", F64, "judgeable lexicon evidence weight of its tokens"),
+        Column("hits", F64, "weight of its tokens found in the lexicon"),
+    ),
+)
+
+PAGE_VERDICTS = Table(
+    "page_verdicts",
+    "page and extractor version: what the page's text is worth, and why",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column("page", I64, "page number, 1-based"),
+        Column("mode", S, "TEXT, FIGURES, REPLACE, REPAIRED, LANG or BLANK"),
+        Column(
+            "reasons",
+            pa.list_(S),
+            "reason codes: no_text_layer, lexicon_low, bad_runes, "
+            "cid_passthrough, font_garbled:<font>, image_cover, ocr_sandwich, doc_prior...",
+        ),
+        Column("provenance", S, "born_digital, raw_scan or ocr_sandwich"),
+        Column("language", S, "language of the page's text, when one matched"),
+        Column("score", F64, "the lexicon hit rate the decision used; null when the lexicon abstained"),
+        Column("threshold", F64, "the threshold that score was held against"),
+        Column(
+            "text_source",
+            S,
+            "where the page's final text comes from: extracted, fallback, repaired, ocr or none",
+        ),
+        Column("verdicts_version", S, "version of the verdict rules"),
+    ),
+)
+
+FONT_VERDICTS = Table(
+    "font_verdicts",
+    "font of a document: the per-font evidence across its pages",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column("font", S, "font name"),
+        Column("pages", I64, "pages the font is used on"),
+        Column("chars", I64, "non-whitespace characters drawn in it"),
+        Column("weight", F64, "judgeable lexicon evidence weight"),
+        Column("hit_rate", F64, "length-weighted lexicon hit rate of its tokens"),
+        Column("abstained_share", F64, "share of its characters on pages where the lexicon abstained"),
+        Column("garbled", B, "the font scores as garbled: its text is condemned where pages cannot judge"),
+    ),
+)
+
+REPAIRS = Table(
+    "repairs",
+    "page whose garbage text was replaced without OCR: by the fallback reader or a font repair",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column("page", I64, "page number, 1-based"),
+        Column("method", S, "fallback_reader, shift, codepoint_shift or permutation"),
+        Column("tool", S, "the reader or repair that produced the text"),
+        Column("tool_version", S, "its version"),
+        Column("mapping", S, "for font repairs: the character mapping applied, as JSON; null otherwise"),
+        Column("score", F64, "lexicon hit rate of the new text"),
+        Column("text", S, "the new text of the page"),
+    ),
+)
+
+TABLES: dict[str, Table] = {
+    t.name: t
+    for t in (
+        OBSERVATIONS,
+        DOCUMENTS,
+        DERIVATIONS,
+        UNDERIVABLES,
+        PAGES,
+        PAGE_FONTS,
+        PAGE_VERDICTS,
+        FONT_VERDICTS,
+        REPAIRS,
+    )
+}
 
 
 def markdown() -> str:

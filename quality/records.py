@@ -1,0 +1,49 @@
+"""Rows of the tables the verdicts stage writes (contracts in :mod:`warehouse.schema`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class PageVerdictRecord:
+    sha256: str
+    shard: str
+    extractor_version: str
+    page: int
+    mode: str
+    reasons: list[str]
+    provenance: str
+    language: str | None
+    score: float | None
+    threshold: float | None
+    text_source: str
+    verdicts_version: str
+
+
+@dataclass(frozen=True, slots=True)
+class FontVerdictRecord:
+    sha256: str
+    shard: str
+    extractor_version: str
+    font: str
+    pages: int
+    chars: int
+    weight: float
+    hit_rate: float
+    abstained_share: float
+    garbled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RepairRecord:
+    sha256: str
+    shard: str
+    extractor_version: str
+    page: int
+    method: str
+    tool: str
+    tool_version: str
+    mapping: str | None
+    score: float
+    text: str
