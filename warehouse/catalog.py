@@ -32,6 +32,17 @@ _DUCK_TYPES: dict[pa.DataType, str] = {
 }
 
 
+# Views that show a table together with the decisions made about its rows: `pages` carries each page's
+# mode, reasons and provenance from `page_verdicts` (DESIGN §5 lists them as columns of `pages`).
+JOINED = {
+    "pages": (
+        "SELECT p.*, v.mode, v.reasons, v.provenance, v.text_source FROM ({source}) p "
+        "LEFT JOIN all_page_verdicts v ON v.sha256 = p.sha256 AND v.extractor_version = p.extractor_version "
+        "AND v.page = p.page"
+    ),
+}
+
+
 def _sql_str(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -62,8 +73,12 @@ def build_catalog(wh: Warehouse, current_version: str) -> Path:
     try:
         con = duckdb.connect(str(tmp))
         try:
-            for table in TABLES.values():
-                con.execute(f"CREATE VIEW all_{table.name} AS {_source(wh, table)}")
+            ordered = sorted(TABLES.values(), key=lambda t: t.name in JOINED)  # joined views last
+            for table in ordered:
+                source = _source(wh, table)
+                if table.name in JOINED:
+                    source = JOINED[table.name].format(source=source)
+                con.execute(f"CREATE VIEW all_{table.name} AS {source}")
                 con.execute(
                     f"CREATE VIEW {table.name} AS SELECT * FROM all_{table.name} "
                     f"WHERE extractor_version = {_sql_str(current_version)}"

@@ -314,7 +314,8 @@ def markdown() -> str:
         "Generated from `warehouse/schema.py` by `python -m warehouse.schema > docs/tables.md`; do not edit.",
         "",
         "Each table is a view in the catalog (`assay sql`). The unqualified view shows the current extractor",
-        "version; `all_<view>` shows every version kept on disk.",
+        "version; `all_<view>` shows every version kept on disk. The `pages` view also carries each page's",
+        "`mode`, `reasons`, `provenance` and `text_source` from `page_verdicts`.",
         "",
     ]
     for table in TABLES.values():
