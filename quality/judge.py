@@ -1,0 +1,238 @@
+"""The verdicts stage for one document, as a plain function over stored rows.
+
+For each document with pages: gather each page's evidence from its stored signals, score every font across
+the document, judge (quality/verdicts.py), then, for the pages judged garbage, ask for a second opinion
+(the fallback reader on just those pages) and try a repair of the page's text; judge again with what they
+gave. Nothing here reads a file except through the ``second_opinion`` callable it is handed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
+from quality.verdicts import (
+    LEXICON_MIN,
+    SANDWICH_LEXICON_MIN,
+    VERDICTS_VERSION,
+    FontJudgement,
+    Mode,
+    PageEvidence,
+    PageVerdict,
+    Provenance,
+    judge_document,
+)
+from readers.records import PageFontRecord, PageRecord
+
+GARBAGE_REASONS = frozenset({"bad_runes", "cid_passthrough", "no_language", "lexicon_low"})
+
+# Judges a replacement text (from the fallback reader or a repair): (lexicon hit rate, language, trusted).
+TextCheck = Callable[[str], "TextQuality"]
+SecondOpinion = Callable[[list[int]], dict[int, str]]
+Repairer = Callable[[str, str | None], "RepairOutcome | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class TextQuality:
+    trusted: bool
+    score: float
+    language: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RepairOutcome:
+    text: str
+    method: str
+    mapping: dict[str, str]
+    score: float
+    tool: str
+    tool_version: str
+
+
+@dataclass(slots=True)
+class DocumentVerdicts:
+    pages: list[PageVerdictRecord] = field(default_factory=list)
+    fonts: list[FontVerdictRecord] = field(default_factory=list)
+    repairs: list[RepairRecord] = field(default_factory=list)
+
+
+def evidence_of(page: PageRecord, judging_languages: frozenset[str]) -> PageEvidence:
+    return PageEvidence(
+        page=page.page,
+        chars=page.chars if page.text.strip() else 0,
+        bad_rune_ratio=page.bad_rune_ratio or 0.0,
+        cid_ratio=page.cid_ratio or 0.0,
+        language=page.language,
+        language_similarity=page.language_similarity or 0.0,
+        lexicon_judged=bool(page.lexicon_judged),
+        lexicon_hit_rate=page.lexicon_hit_rate or 0.0,
+        lexicon_weight=page.lexicon_weight or 0.0,
+        judging_language=page.language in judging_languages if page.language else True,
+        image_coverage=page.image_coverage or 0.0,
+        vector_figure_area=page.vector_figure_area or 0.0,
+        outline_text_paths=page.outline_text_paths or 0,
+        invisible_share=page.invisible_share or 0.0,
+        ocr_font_hint=bool(page.ocr_font_hint),
+        fonts=tuple(page.font_names or ()),
+    )
+
+
+def font_judgements(
+    fonts: Sequence[PageFontRecord], judged_pages: set[int]
+) -> tuple[list[FontJudgement], dict[str, tuple[int, float]]]:
+    """Per font over the document: the lexicon evidence, and (pages used on, abstained share of chars)."""
+    weight: dict[str, float] = defaultdict(float)
+    hits: dict[str, float] = defaultdict(float)
+    chars: dict[str, int] = defaultdict(int)
+    abstained: dict[str, int] = defaultdict(int)
+    pages: dict[str, set[int]] = defaultdict(set)
+    for f in fonts:
+        weight[f.font] += f.weight
+        hits[f.font] += f.hits
+        chars[f.font] += f.chars
+        pages[f.font].add(f.page)
+        if f.page not in judged_pages:
+            abstained[f.font] += f.chars
+    judgements = [FontJudgement(name, weight[name], hits[name], chars[name]) for name in sorted(chars)]
+    extra = {
+        name: (len(pages[name]), abstained[name] / chars[name] if chars[name] else 0.0)
+        for name in sorted(chars)
+    }
+    return judgements, extra
+
+
+def judge_one(
+    sha256: str,
+    shard: str,
+    version: str,
+    pages: Sequence[PageRecord],
+    fonts: Sequence[PageFontRecord],
+    *,
+    judging_languages: frozenset[str],
+    check_text: TextCheck,
+    second_opinion: SecondOpinion | None = None,
+    repairer: Repairer | None = None,
+    fallback_tool: tuple[str, str] = ("pdfplumber", ""),
+) -> DocumentVerdicts:
+    pages = sorted(pages, key=lambda p: p.page)
+    evidence = [evidence_of(p, judging_languages) for p in pages]
+    judged = {e.page for e in evidence if e.lexicon_judged}
+    judgements, font_extra = font_judgements(fonts, judged)
+    verdicts = judge_document(evidence, judgements)
+    out = DocumentVerdicts()
+    sources = {v.page: ("extracted" if v.mode is not Mode.BLANK else "none") for v in verdicts}
+
+    garbage = [v for v in verdicts if v.mode is Mode.REPLACE and GARBAGE_REASONS & set(v.reasons)]
+    if garbage:
+        by_page = {p.page: p for p in pages}
+        fixed: dict[int, str] = {}
+        second: dict[int, str] = {}
+        if second_opinion is not None:
+            try:
+                second = second_opinion([v.page for v in garbage])
+            except Exception:  # the second opinion is a bonus: its failure changes nothing
+                second = {}
+        for v in garbage:
+            text = second.get(v.page, "")
+            quality = check_text(text) if text.strip() else None
+            if quality is not None and quality.trusted:
+                fixed[v.page] = "fallback"
+                out.repairs.append(
+                    RepairRecord(
+                        sha256,
+                        shard,
+                        version,
+                        v.page,
+                        "fallback_reader",
+                        fallback_tool[0],
+                        fallback_tool[1],
+                        None,
+                        quality.score,
+                        text,
+                    )
+                )
+                continue
+            if repairer is not None and by_page[v.page].text.strip():
+                outcome = repairer(by_page[v.page].text, by_page[v.page].language)
+                if outcome is not None:
+                    fixed[v.page] = "repaired"
+                    out.repairs.append(
+                        RepairRecord(
+                            sha256,
+                            shard,
+                            version,
+                            v.page,
+                            outcome.method,
+                            outcome.tool,
+                            outcome.tool_version,
+                            json.dumps(outcome.mapping, ensure_ascii=False, sort_keys=True),
+                            outcome.score,
+                            outcome.text,
+                        )
+                    )
+        if fixed:
+            evidence = [_with_fix(e, fixed.get(e.page)) for e in evidence]
+            verdicts = judge_document(evidence, judgements)
+            for page, how in fixed.items():
+                sources[page] = how
+
+    for v in verdicts:
+        source = (
+            sources[v.page]
+            if v.mode not in (Mode.REPLACE, Mode.BLANK)
+            else ("ocr" if v.mode is Mode.REPLACE else "none")
+        )
+        out.pages.append(
+            PageVerdictRecord(
+                sha256=sha256,
+                shard=shard,
+                extractor_version=version,
+                page=v.page,
+                mode=v.mode.value,
+                reasons=list(v.reasons),
+                provenance=v.provenance.value,
+                language=next((p.language for p in pages if p.page == v.page), None),
+                score=v.score,
+                threshold=_threshold(v),
+                text_source=source,
+                verdicts_version=VERDICTS_VERSION,
+            )
+        )
+    for j in judgements:
+        n_pages, abstained = font_extra[j.font]
+        out.fonts.append(
+            FontVerdictRecord(
+                sha256,
+                shard,
+                version,
+                j.font,
+                n_pages,
+                j.chars,
+                round(j.weight, 3),
+                round(j.hit_rate, 4),
+                round(abstained, 4),
+                j.garbled,
+            )
+        )
+    return out
+
+
+def _with_fix(e: PageEvidence, how: str | None) -> PageEvidence:
+    if how == "fallback":
+        return PageEvidence(**{**_fields(e), "fallback_clean": True})
+    if how == "repaired":
+        return PageEvidence(**{**_fields(e), "repaired": True})
+    return e
+
+
+def _fields(e: PageEvidence) -> dict[str, object]:
+    return {name: getattr(e, name) for name in PageEvidence.__slots__}
+
+
+def _threshold(v: PageVerdict) -> float | None:
+    if v.score is None:
+        return None
+    return SANDWICH_LEXICON_MIN if v.provenance is Provenance.OCR_SANDWICH else LEXICON_MIN

@@ -1,0 +1,94 @@
+"""The verdict rules on hand-built evidence: each tier, provenance first, fonts and the document prior."""
+
+from __future__ import annotations
+
+from quality.verdicts import (
+    BORDERLINE_BAND,
+    LEXICON_MIN,
+    SANDWICH_LEXICON_MIN,
+    FontJudgement,
+    Mode,
+    PageEvidence,
+    Provenance,
+    judge_document,
+    judge_page,
+    provenance_of,
+)
+
+
+def clean(page: int = 1, **kw) -> PageEvidence:
+    base = dict(
+        page=page,
+        chars=1500,
+        language="en",
+        language_similarity=0.8,
+        lexicon_judged=True,
+        lexicon_hit_rate=0.9,
+        lexicon_weight=400.0,
+        fonts=("Body",),
+    )
+    base.update(kw)
+    return PageEvidence(**base)
+
+
+def test_blank_and_scanned_pages_in_tier_zero() -> None:
+    assert judge_page(PageEvidence(page=1, chars=0)).mode is Mode.BLANK
+    scan = judge_page(PageEvidence(page=1, chars=0, image_coverage=0.98))
+    assert (scan.mode, scan.provenance) == (Mode.REPLACE, Provenance.RAW_SCAN)
+    assert "no_text_layer" in scan.reasons and "image_cover" in scan.reasons
+    outlines = judge_page(PageEvidence(page=1, chars=0, outline_text_paths=900))
+    assert outlines.mode is Mode.REPLACE and "text_as_outlines" in outlines.reasons
+
+
+def test_provenance_is_classified_before_thresholds() -> None:
+    sandwich = clean(image_coverage=0.99, invisible_share=1.0, lexicon_hit_rate=SANDWICH_LEXICON_MIN + 0.05)
+    assert provenance_of(sandwich) is Provenance.OCR_SANDWICH
+    verdict = judge_page(sandwich)
+    # Under the born-digital threshold, above its own: an OCR layer that reads is kept.
+    assert sandwich.lexicon_hit_rate < LEXICON_MIN and verdict.mode is Mode.TEXT
+    assert verdict.reasons[0] == "ocr_sandwich"
+    unreadable = judge_page(clean(image_coverage=0.99, invisible_share=1.0, lexicon_hit_rate=0.1))
+    assert unreadable.mode is Mode.REPLACE and unreadable.provenance is Provenance.OCR_SANDWICH
+
+
+def test_garbage_signals_each_condemn_a_page() -> None:
+    assert judge_page(clean()).mode is Mode.TEXT
+    for kw, reason in [
+        ({"bad_rune_ratio": 0.4}, "bad_runes"),
+        ({"cid_ratio": 0.5}, "cid_passthrough"),
+        ({"lexicon_hit_rate": 0.05}, "lexicon_low"),
+        ({"language": None, "language_similarity": 0.05}, "no_language"),
+    ]:
+        v = judge_page(clean(**kw))
+        assert (v.mode, reason in v.reasons) == (Mode.REPLACE, True), kw
+
+
+def test_fallback_and_repair_rescue_garbage() -> None:
+    assert judge_page(clean(lexicon_hit_rate=0.05, fallback_clean=True)).mode is Mode.TEXT
+    assert judge_page(clean(lexicon_hit_rate=0.05, repaired=True)).mode is Mode.REPAIRED
+
+
+def test_lang_figures_and_text() -> None:
+    zh = judge_page(clean(language="zh", judging_language=False, lexicon_judged=False))
+    assert zh.mode is Mode.LANG and "lang:zh" in zh.reasons
+    assert judge_page(clean(image_coverage=0.4)).mode is Mode.FIGURES
+    assert judge_page(clean(vector_figure_area=0.3)).mode is Mode.FIGURES
+
+
+def test_a_garbled_font_condemns_pages_that_cannot_judge_themselves() -> None:
+    bad = FontJudgement("Garbled", weight=200.0, hits=10.0, chars=2000)
+    good = FontJudgement("Body", weight=500.0, hits=480.0, chars=4000)
+    table_page = clean(page=2, lexicon_judged=False, fonts=("Garbled",))
+    prose_page = clean(page=1, fonts=("Body",))
+    verdicts = judge_document([prose_page, table_page], [bad, good])
+    assert verdicts[0].mode is Mode.TEXT
+    assert verdicts[1].mode is Mode.REPLACE and "font_garbled:Garbled" in verdicts[1].reasons
+
+
+def test_document_prior_takes_borderline_pages_along() -> None:
+    borderline = clean(page=3, lexicon_hit_rate=LEXICON_MIN + BORDERLINE_BAND / 2)
+    pages = [clean(page=1, lexicon_hit_rate=0.05), clean(page=2, lexicon_hit_rate=0.1), borderline]
+    verdicts = judge_document(pages)
+    assert verdicts[2].mode is Mode.REPLACE and "doc_prior" in verdicts[2].reasons
+    # Without a majority of condemned pages the borderline page stands.
+    assert judge_document([clean(page=1), borderline])[1].mode is Mode.TEXT
