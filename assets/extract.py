@@ -17,7 +17,7 @@ from warehouse import Warehouse
 if TYPE_CHECKING:
     from readers.shard import ShardRows
 
-EXTRACT_TABLES = ("derivations", "underivables", "pages")
+EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts")
 
 
 @dg.asset(
@@ -65,6 +65,7 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
         wh.write("derivations", EXTRACTOR_VERSION, result.rows.sorted_derivations(), shard=shard)
         wh.write("underivables", EXTRACTOR_VERSION, result.rows.sorted_underivables(), shard=shard)
         wh.write("pages", EXTRACTOR_VERSION, result.rows.sorted_pages(), shard=shard)
+        wh.write("page_fonts", EXTRACTOR_VERSION, result.rows.sorted_fonts(), shard=shard)
         for outcome in Outcome:
             totals[outcome] += result.count(outcome)
         derivations += result.rows.sorted_derivations()

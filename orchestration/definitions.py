@@ -10,11 +10,12 @@ import dagster as dg
 
 from assets.catalog import catalog
 from assets.extract import extract
+from assets.verdicts import verdicts
 from assets.walk import walk
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings, settings_from_env
 
-ALL_ASSETS = [walk, extract, catalog]
+ALL_ASSETS = [walk, extract, verdicts, catalog]
 
 walk_job = dg.define_asset_job(
     "assay_walk",
@@ -25,6 +26,11 @@ extract_job = dg.define_asset_job(
     "assay_extract",
     selection=dg.AssetSelection.assets(extract),
     description="Extract a range of shards; launched as a backfill, runs are batched by the backfill policy.",
+)
+verdicts_job = dg.define_asset_job(
+    "assay_verdicts",
+    selection=dg.AssetSelection.assets(verdicts),
+    description="Judge a range of shards' pages; backfills run in batches of the backfill policy.",
 )
 catalog_job = dg.define_asset_job(
     "assay_catalog",
@@ -44,7 +50,7 @@ nightly_walk = dg.ScheduleDefinition(
 def make_definitions(settings: AssaySettings, progress: Progress | None = None) -> dg.Definitions:
     return dg.Definitions(
         assets=ALL_ASSETS,
-        jobs=[walk_job, extract_job, catalog_job],
+        jobs=[walk_job, extract_job, verdicts_job, catalog_job],
         schedules=[nightly_walk],
         resources={"assay": settings, "progress": progress if progress is not None else Progress()},
         executor=dg.in_process_executor,

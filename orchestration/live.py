@@ -56,6 +56,11 @@ class LiveProgress(Progress):
         if self._task is not None and self._stage == "walk":
             self._bar.update(self._task, completed=self.walked, note=f"{self.hashed} hashed")
 
+    def document_judged(self) -> None:
+        super().document_judged()
+        if self._task is not None and self._stage == "verdicts":
+            self._bar.advance(self._task)
+
     def document_done(self, outcome: str, status: str) -> None:
         super().document_done(outcome, status)
         if self._task is not None and self._stage == "extract" and outcome != "kept":

@@ -69,7 +69,9 @@ class ExtractPlan:
 def plan_extract(wh: Warehouse, version: str) -> ExtractPlan:
     docs = wh.keys_by_shard("documents", version)
     done = wh.keys_by_shard("derivations", version)
-    complete = set(done) & set(wh.shards("underivables", version)) & set(wh.shards("pages", version))
+    complete = set(done)
+    for table in ("underivables", "pages", "page_fonts"):
+        complete &= set(wh.shards(table, version))
     stale = sorted(
         shard
         for shard in set(docs) | set(done)
@@ -77,6 +79,13 @@ def plan_extract(wh: Warehouse, version: str) -> ExtractPlan:
     )
     pending = sum(len(docs.get(s, set()) - done.get(s, set())) for s in stale)
     return ExtractPlan(stale, pending)
+
+
+def plan_verdicts(wh: Warehouse, version: str) -> list[str]:
+    """Shards whose documents with pages are not all judged under ``version``, or that lack a partition."""
+    paged = wh.keys_by_shard("pages", version)
+    judged = wh.keys_by_shard("page_verdicts", version)
+    return sorted(s for s in set(paged) | set(judged) if paged.get(s, set()) != judged.get(s))
 
 
 class Pipeline:
@@ -95,15 +104,17 @@ class Pipeline:
         config = {"ops": {"walk": {"config": {"roots": [str(r) for r in roots]}}}, **QUIET_LOGS}
         return self._execute("assay_walk", report, "walk", run_config=config)
 
-    def extract(self, shards: list[str], report: RunReport, on_batch=None) -> bool:
+    def extract(self, shards: list[str], report: RunReport) -> bool:
+        return self._over_shards("assay_extract", "extract", shards, report)
+
+    def verdicts(self, shards: list[str], report: RunReport) -> bool:
+        return self._over_shards("assay_verdicts", "verdicts", shards, report)
+
+    def _over_shards(self, job: str, stage: str, shards: list[str], report: RunReport) -> bool:
         ok = True
         for start, end in shard_ranges(shards, self.shards_per_run):
             tags = {ASSET_PARTITION_RANGE_START_TAG: start, ASSET_PARTITION_RANGE_END_TAG: end}
-            ok &= self._execute(
-                "assay_extract", report, f"extract {start}..{end}", run_config=QUIET_LOGS, tags=tags
-            )
-            if on_batch is not None:
-                on_batch(start, end)
+            ok &= self._execute(job, report, f"{stage} {start}..{end}", run_config=QUIET_LOGS, tags=tags)
         return ok
 
     def catalog(self, report: RunReport) -> bool:
@@ -149,7 +160,12 @@ def run(
             on_stage("extract", plan.pending)
         if report.touched_shards:
             pipeline.extract(report.touched_shards, report)
-        if report.touched_shards or not _catalog_current(home.warehouse):
+        judge = plan_verdicts(home.warehouse, EXTRACTOR_VERSION)
+        if judge:
+            if on_stage:
+                on_stage("verdicts", None)
+            pipeline.verdicts(judge, report)
+        if report.touched_shards or judge or not _catalog_current(home.warehouse):
             if on_stage:
                 on_stage("catalog", None)
             pipeline.catalog(report)
@@ -169,6 +185,8 @@ def _failure_message(result: dg.ExecuteInProcessResult) -> str:
     for event in result.all_events:
         if event.is_failure and event.event_specific_data is not None:
             error = getattr(event.event_specific_data, "error", None)
+            while error is not None and error.cause is not None:  # the user code's own error, not Dagster's
+                error = error.cause
             if error is not None:
                 return error.message.strip().splitlines()[-1] if error.message else str(error)
     return "the run failed; open `assay ui` to see its logs"

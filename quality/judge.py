@@ -71,6 +71,7 @@ def evidence_of(page: PageRecord, judging_languages: frozenset[str]) -> PageEvid
         lexicon_hit_rate=page.lexicon_hit_rate or 0.0,
         lexicon_weight=page.lexicon_weight or 0.0,
         judging_language=page.language in judging_languages if page.language else True,
+        prose_blocks=page.prose_blocks if page.blocks else 1,
         image_coverage=page.image_coverage or 0.0,
         vector_figure_area=page.vector_figure_area or 0.0,
         outline_text_paths=page.outline_text_paths or 0,

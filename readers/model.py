@@ -88,6 +88,23 @@ class PageFacts:
     drawings: int = 0
     tables: int = 0
     headings: int = 0
+    # What the page shows besides its text layer (readers/pdf_facts.py says how each is measured).
+    # Union of the image placements (overlaps once, clipped to the page) over the page area, 0-1.
+    image_coverage: float = 0.0
+    # The largest single image placement over the page area, 0-1.
+    largest_image_share: float = 0.0
+    # Share of the page covered by clusters of vector paths holding curves or diagonals, after dropping
+    # furniture (rules, underlines, table borders, bullets, frames) and text drawn as outlines, 0-1.
+    vector_figure_area: float = 0.0
+    # Glyph-like filled paths standing in runs on shared baselines: text drawn as outlines.
+    outline_text_paths: int = 0
+    # Non-whitespace characters drawn invisibly: render mode 3 or 7, (near) zero alpha, under 4 pt,
+    # outside the crop box, or white-ish on a background of their own colour.
+    invisible_chars: int = 0
+    # invisible_chars over all non-whitespace characters of the page's text layer, 0-1.
+    invisible_share: float = 0.0
+    # A span font is one OCR engines use for their invisible layer (GlyphLessFont, HiddenHorzOCR...).
+    ocr_font_hint: bool = False
 
 
 BBox = tuple[float, float, float, float]

@@ -55,7 +55,6 @@ class PdfPlumberReader(Reader):
             with contextlib.suppress(Exception):
                 pdf.close()
 
-
     def read_pages(self, path: Path, pages: list[int], limits: ReadLimits) -> dict[int, str]:
         """The second opinion: the text of only ``pages`` (1-based), for pages the verdicts flagged.
 

@@ -1,12 +1,14 @@
 """PyMuPDF, the primary PDF reader: raw markdown per page (headings, GFM tables) and the page facts.
 
 What it writes, page by page: the text layer as markdown, with ``#``..``####`` headings recognised from
-font size and weight, ruled tables as GFM tables placed where they sit in the reading order, and
-:class:`~readers.model.PageFacts` (size, fonts, image placements, vector paths, tables, headings) for
-the signals. The text is RAW: no Unicode normalisation, no ligature expansion, U+FFFD, controls and
-private-use characters are kept as MuPDF reports them, and whitespace inside a line is kept; only the
-ends of each reconstructed line are trimmed (leading blanks would turn a line into a markdown code
-block, trailing ones into a hard break).
+font size and weight, ruled tables as GFM tables placed where they sit in the reading order;
+:class:`~readers.model.PageFacts` (size, fonts, image placements, vector paths, tables, headings, and
+from :mod:`readers.pdf_facts` image cover, vector figures, text drawn as outlines, invisible text and
+OCR-layer fonts) for the signals; and the page's layout as model blocks of lines of spans (font, size,
+box, bold, monospaced, invisible), built from the same ``dict`` as the text. The text is RAW: no
+Unicode normalisation, no ligature expansion, U+FFFD, controls and private-use characters are kept as
+MuPDF reports them, and whitespace inside a line is kept; only the ends of each reconstructed line are
+trimmed (leading blanks would turn a line into a markdown code block, trailing ones into a hard break).
 
 Why it is built this way (measured on the corpus's 28 born-digital PDFs, 241 pages, 2-core machine;
 ``benchmarks/bench_extract.py`` repeats the comparison):
@@ -22,6 +24,11 @@ Why it is built this way (measured on the corpus's 28 born-digital PDFs, 241 pag
   table finder needs, in one call; ``get_bboxlog()`` was slower (~1.5 ms/page). The TextPage flag
   ``TEXT_COLLECT_VECTORS`` would give path boxes for free, but it makes MuPDF cut text blocks and
   lines at every path: on pyp__GeoTopo-komprimiert.pdf each formula with an overline falls apart.
+- Facts and blocks (:mod:`readers.pdf_facts`): from the ``dict``, ``get_image_info()`` and
+  ``get_cdrawings()`` already at hand, never a second extraction. Invisible text comes from the
+  ``dict`` spans' ``alpha`` and ``char_flags``, not from ``get_texttrace()`` (~2.3 ms/page, as much
+  as the ``dict`` itself), which only cropped pages call. Building the model spans costs ~0.6 ms/page
+  (one frozen object per span); the facts ~0.3 ms/page.
 - Tables: not ``page.find_tables()``, which on the corpus would cost more than all other pages
   together, but :func:`readers.pdf_tables.find_ruled_tables`, the same "lines" algorithm run on the
   segments and spans this module already has (~2-5 ms on a dense table page; why, in that module).
@@ -32,7 +39,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +47,19 @@ import pymupdf
 
 from readers.base import Reader, require_readable_file
 from readers.errors import CorruptDocument, EncryptedDocument, FileUnreadable, LimitExceeded, ReaderError
-from readers.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
+from readers.model import Block, ContentKind, Line, PageFacts, PageText, ReadLimits, ReadResult, Span
+from readers.pdf_facts import (
+    INVISIBLE_MAX_ALPHA,
+    INVISIBLE_MAX_SIZE,
+    PAINTED,
+    PALE_MIN_LUMINANCE,
+    chars_outside_crop,
+    drawing_facts,
+    image_cover,
+    is_on_own_background,
+    ocr_font_hint,
+    span_luminance,
+)
 from readers.pdf_tables import RuledTable, find_ruled_tables
 
 # --- extraction flags -------------------------------------------------------------------------------
@@ -55,6 +74,7 @@ from readers.pdf_tables import RuledTable, find_ruled_tables
 TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 
 _FONT_BOLD = pymupdf.TEXT_FONT_BOLD  # span["flags"]: the font says it is bold
+_FONT_MONOSPACED = pymupdf.TEXT_FONT_MONOSPACED  # span["flags"]: the font says it is fixed-pitch
 _CHAR_BOLD = 8  # span["char_flags"]: MuPDF saw bold glyphs (FZ_STEXT_BOLD), including fake bold
 
 # --- headings ---------------------------------------------------------------------------------------
@@ -153,6 +173,24 @@ class _Draft:
     items: list[_Block | _Table]
     facts: PageFacts
     sizes: Counter[float] = field(default_factory=Counter)
+    blocks: tuple[Block, ...] = ()
+
+
+@dataclass(slots=True)
+class _Scan:
+    """One pass over the ``dict`` spans: the reader's lines, the model's blocks and the text facts.
+
+    ``lines`` (for the layout and the tables) and ``blocks`` (for the signals) hold the same non-empty
+    spans at the same indexes. ``pale`` lists the visible spans drawn in a near-white colour, as
+    (block, line, span, luminance): whether they stand on their own background is decided once the
+    page's images and drawings are known.
+    """
+
+    lines: list[list[_Line]] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    chars: int = 0  # non-whitespace characters
+    invisible: int = 0  # of which invisible
+    pale: list[tuple[int, int, int, float]] = field(default_factory=list)
 
 
 # --- the reader -------------------------------------------------------------------------------------
@@ -252,35 +290,56 @@ def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes:
 def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     """Extract a page's spans and drawings, find its ruled tables, and lay out its flow blocks."""
     textpage = page.get_textpage(flags=TEXT_FLAGS)
-    blocks = _blocks_from_dict(textpage.extractDICT())
+    scan = _scan_dict(textpage.extractDICT())
     paths = page.get_cdrawings()
-    tables = find_ruled_tables(paths, blocks, textpage)
-    items, sizes = _layout(blocks, tables)
-    fonts = sorted({span.font for block in blocks for line in block for span in line.spans})
+    tables = find_ruled_tables(paths, scan.lines, textpage)
+    items, sizes = _layout(scan.lines, tables)
+    fonts = sorted({span.font for block in scan.lines for line in block for span in line.spans})
     rect = page.rect
+    # Spans, images and paths are in unrotated page space, so shares are taken of the crop box's sides.
+    crop = page.cropbox
+    infos = _image_infos(page)
+    cover = image_cover(infos, crop.width, crop.height)
+    drawn = drawing_facts(paths, crop.width, crop.height)
+    blocks = tuple(scan.blocks)
+    invisible = scan.invisible
+    if scan.pale:
+        blocks, hidden = _hide_pale_spans(blocks, scan.pale, [info["bbox"] for info in infos], paths)
+        invisible += hidden
+    outside = chars_outside_crop(page)
+    chars = scan.chars + outside
+    invisible += outside
     facts = PageFacts(
         width=round(rect.width, 2),
         height=round(rect.height, 2),
         fonts=len(fonts),
         font_names=tuple(fonts),
-        images=_count_image_placements(page),
+        images=sum(1 for info in infos if info.get("size", 0) > 0),
         drawings=len(paths),
         tables=len(tables),
+        image_coverage=round(cover.coverage, 4),
+        largest_image_share=round(cover.largest_share, 4),
+        vector_figure_area=round(drawn.vector_figure_area, 4),
+        outline_text_paths=drawn.outline_text_paths,
+        invisible_chars=invisible,
+        invisible_share=round(invisible / chars, 4) if chars else 0.0,
+        ocr_font_hint=ocr_font_hint(fonts),
     )
-    return _Draft(number, items, facts, sizes)
+    return _Draft(number, items, facts, sizes, blocks)
 
 
-def _count_image_placements(page: pymupdf.Page) -> int:
-    """How many times the page draws an image, asked of MuPDF only when the page can hold one.
+def _image_infos(page: pymupdf.Page) -> list[dict[str, Any]]:
+    """Where the page draws images, asked of MuPDF only when the page can hold one.
 
     A page holds images when its resources (or its forms') name one, or its content has an inline
     image (``BI``); only then is ``get_image_info()`` (~1 ms) called. It also reports shadings, as
-    images of size 0 (ocrmypdf__vector.pdf, TikZ shadings in pyp__GeoTopo-komprimiert.pdf): those are
-    not counted. Inline images inside forms are missed when the page has no image resource.
+    images of size 0 (ocrmypdf__vector.pdf, TikZ shadings in pyp__GeoTopo-komprimiert.pdf): they are
+    kept here (a span over a shading does not stand on the white page) and left out of the image count
+    and cover. Inline images inside forms are missed when the page has no image resource.
     """
     if not page.get_images() and not _has_inline_image(page.read_contents()):
-        return 0
-    return sum(1 for info in page.get_image_info() if info.get("size", 0) > 0)
+        return []
+    return page.get_image_info()
 
 
 def _has_inline_image(content: bytes) -> bool:
@@ -288,32 +347,89 @@ def _has_inline_image(content: bytes) -> bool:
     return b"BI" in content and _INLINE_IMAGE.search(content) is not None
 
 
-def _blocks_from_dict(content: dict[str, Any]) -> list[list[_Line]]:
-    """MuPDF's text blocks as lists of lines of spans, in MuPDF's reading order, empty spans dropped."""
-    blocks: list[list[_Line]] = []
+def _scan_dict(content: dict[str, Any]) -> _Scan:
+    """MuPDF's text blocks as lists of lines of spans, in MuPDF's reading order, empty spans dropped;
+    the same as model blocks, and the page's character and invisible-character counts.
+
+    A span is invisible when MuPDF saw it drawn with (near) zero alpha (render modes 3 and 7, a zero
+    fill opacity), painted neither filled nor stroked, or set under INVISIBLE_MAX_SIZE points; pale
+    spans are judged later (see _Scan). Characters are counted without whitespace. The loop runs for
+    every span of every page, so it keeps to local names and counts the page's characters once.
+    """
+    scan = _Scan()
+    texts: list[str] = []
+    pale = scan.pale
+    invisible_chars = 0
+    max_alpha, min_size, painted, min_luminance = (
+        INVISIBLE_MAX_ALPHA,
+        INVISIBLE_MAX_SIZE,
+        PAINTED,
+        PALE_MIN_LUMINANCE,
+    )
+    font_bold, char_bold, monospaced = _FONT_BOLD, _CHAR_BOLD, _FONT_MONOSPACED
     block_no = -1  # counted over text blocks only, as extractWORDS numbers them
     for block in content["blocks"]:
         if block.get("type", 0) != 0:
             continue
         block_no += 1
         lines: list[_Line] = []
+        model_lines: list[Line] = []
         for line_no, line in enumerate(block["lines"]):
             spans: list[_Span] = []
+            model_spans: list[Span] = []
             for span in line["spans"]:
                 text = span["text"]
                 if not text:
                     continue
-                x0, y0, x1, y1 = span["bbox"]
-                bold = bool(span["flags"] & _FONT_BOLD or span.get("char_flags", 0) & _CHAR_BOLD)
-                spans.append(_Span(text, x0, y0, x1, y1, span["size"], bold, span["font"]))
+                bbox = span["bbox"]
+                flags, char_flags, size, font = (
+                    span["flags"],
+                    span.get("char_flags", painted),
+                    span["size"],
+                    span["font"],
+                )
+                bold = bool(flags & font_bold or char_flags & char_bold)
+                invisible = span.get("alpha", 255) <= max_alpha or not char_flags & painted or size < min_size
+                if invisible:
+                    invisible_chars += len("".join(text.split()))
+                elif span["color"] and (luminance := span_luminance(span["color"])) >= min_luminance:
+                    pale.append((len(scan.blocks), len(model_lines), len(model_spans), luminance))
+                texts.append(text)
+                spans.append(_Span(text, *bbox, size, bold, font))
+                model_spans.append(Span(text, font, size, bbox, bold, bool(flags & monospaced), invisible))
             if spans:
                 direction = line["dir"]
                 horizontal = abs(direction[1]) < 1e-3 and direction[0] > 0
                 _, top, _, bottom = line["bbox"]
                 lines.append(_Line(spans, horizontal, top, bottom, (block_no, line_no)))
+                model_lines.append(Line(tuple(model_spans), line["bbox"]))
         if lines:
-            blocks.append(lines)
-    return blocks
+            scan.lines.append(lines)
+            scan.blocks.append(Block(tuple(model_lines), block["bbox"]))
+    scan.chars = len("".join("".join(texts).split()))
+    scan.invisible = invisible_chars
+    return scan
+
+
+def _hide_pale_spans(
+    blocks: tuple[Block, ...],
+    pale: list[tuple[int, int, int, float]],
+    image_boxes: list[tuple[float, float, float, float]],
+    paths: list[dict[str, Any]],
+) -> tuple[tuple[Block, ...], int]:
+    """Mark the pale spans that stand on their own background invisible; return them and their chars."""
+    out = list(blocks)
+    hidden = 0
+    for b, li, si, luminance in pale:
+        span = out[b].lines[li].spans[si]
+        if not is_on_own_background(span.bbox, luminance, image_boxes, paths):
+            continue
+        hidden += len("".join(span.text.split()))
+        line = out[b].lines[li]
+        spans = (*line.spans[:si], replace(span, invisible=True), *line.spans[si + 1 :])
+        lines = (*out[b].lines[:li], replace(line, spans=spans), *out[b].lines[li + 1 :])
+        out[b] = replace(out[b], lines=lines)
+    return tuple(out), hidden
 
 
 # --- flow text ----------------------------------------------------------------------------------------
@@ -455,19 +571,8 @@ def _render(drafts: list[_Draft]) -> list[PageText]:
             text, count = _block_markdown(item.lines, body, ranks)
             parts.append(text)
             headings += count
-        facts = draft.facts
-        if headings:
-            facts = PageFacts(
-                width=facts.width,
-                height=facts.height,
-                fonts=facts.fonts,
-                font_names=facts.font_names,
-                images=facts.images,
-                drawings=facts.drawings,
-                tables=facts.tables,
-                headings=headings,
-            )
-        pages.append(PageText(page=draft.number, text="\n\n".join(parts), facts=facts))
+        facts = replace(draft.facts, headings=headings) if headings else draft.facts
+        pages.append(PageText(page=draft.number, text="\n\n".join(parts), facts=facts, blocks=draft.blocks))
     return pages
 
 

@@ -22,9 +22,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from quality.signals import PageMeasures, measure_document
 from readers.dispatch import Extraction, extract_document
 from readers.model import ContentKind, DocumentStatus, PageText, ReadLimits
-from readers.records import DerivationRecord, DocumentRecord, PageRecord, UnderivableRecord
+from readers.records import DerivationRecord, DocumentRecord, PageFontRecord, PageRecord, UnderivableRecord
 from readers.table import chain_signature
 
 CARRY_STATUSES = frozenset({DocumentStatus.DERIVED.value, DocumentStatus.UNSUPPORTED.value})
@@ -45,6 +46,7 @@ class ShardRows:
     derivations: dict[str, DerivationRecord] = field(default_factory=dict)
     underivables: dict[str, list[UnderivableRecord]] = field(default_factory=lambda: defaultdict(list))
     pages: dict[str, list[PageRecord]] = field(default_factory=lambda: defaultdict(list))
+    fonts: dict[str, list[PageFontRecord]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
     def from_rows(
@@ -52,6 +54,7 @@ class ShardRows:
         derivations: Iterable[Mapping[str, Any]],
         underivables: Iterable[Mapping[str, Any]],
         pages: Iterable[Mapping[str, Any]],
+        fonts: Iterable[Mapping[str, Any]] = (),
     ) -> ShardRows:
         rows = cls()
         for d in derivations:
@@ -60,12 +63,15 @@ class ShardRows:
             rows.underivables[u["sha256"]].append(UnderivableRecord(**u))
         for p in pages:
             rows.pages[p["sha256"]].append(PageRecord(**p))
+        for f in fonts:
+            rows.fonts[f["sha256"]].append(PageFontRecord(**f))
         return rows
 
     def add(self, other: ShardRows, sha256: str) -> None:
         self.derivations[sha256] = other.derivations[sha256]
         self.underivables[sha256] = list(other.underivables.get(sha256, ()))
         self.pages[sha256] = list(other.pages.get(sha256, ()))
+        self.fonts[sha256] = list(other.fonts.get(sha256, ()))
 
     def sorted_derivations(self) -> list[DerivationRecord]:
         return [self.derivations[k] for k in sorted(self.derivations)]
@@ -80,6 +86,13 @@ class ShardRows:
     def sorted_pages(self) -> list[PageRecord]:
         return [
             p for k in sorted(self.derivations) for p in sorted(self.pages.get(k, ()), key=lambda p: p.page)
+        ]
+
+    def sorted_fonts(self) -> list[PageFontRecord]:
+        return [
+            f
+            for k in sorted(self.derivations)
+            for f in sorted(self.fonts.get(k, ()), key=lambda f: (f.page, f.font))
         ]
 
 
@@ -191,13 +204,34 @@ def _add_extraction(out: ShardRows, doc: DocumentRecord, version: str, ex: Extra
     reader = (
         (ex.reader, ex.reader_version) if result is not None else (ex.empty_reader, ex.empty_reader_version)
     )
-    out.pages[doc.sha256] = [_page_record(doc, version, reader, p) for p in facts_pages]
+    measures = measure_document(facts_pages)
+    both = list(zip(facts_pages, measures, strict=True))
+    out.pages[doc.sha256] = [_page_record(doc, version, reader, p, m) for p, m in both]
+    out.fonts[doc.sha256] = [
+        PageFontRecord(
+            doc.sha256,
+            doc.shard,
+            version,
+            p.page,
+            f.font,
+            f.chars,
+            round(f.weight, 3),
+            round(f.hit_weight, 3),
+        )
+        for p, m in both
+        for f in sorted(m.fonts.values(), key=lambda f: f.font)
+    ]
 
 
 def _page_record(
-    doc: DocumentRecord, version: str, reader: tuple[str | None, str | None], page: PageText
+    doc: DocumentRecord,
+    version: str,
+    reader: tuple[str | None, str | None],
+    page: PageText,
+    measures: PageMeasures,
 ) -> PageRecord:
     f = page.facts
+    s = measures.signals
     return PageRecord(
         sha256=doc.sha256,
         shard=doc.shard,
@@ -215,4 +249,24 @@ def _page_record(
         drawings=f.drawings,
         tables=f.tables,
         headings=f.headings,
+        bad_rune_ratio=round(s.bad_rune_ratio, 6),
+        cid_count=s.cid_count,
+        cid_ratio=round(s.cid_ratio, 6),
+        glued_ratio=round(s.glued_ratio, 6),
+        spaced_ratio=round(s.spaced_ratio, 6),
+        language=s.language,
+        language_similarity=round(s.language_similarity, 4),
+        lexicon_language=s.lexicon_language,
+        lexicon_hit_rate=round(s.lexicon_hit_rate, 4),
+        lexicon_weight=round(s.lexicon_weight, 3),
+        lexicon_judged=s.lexicon_judged,
+        prose_blocks=s.prose_blocks,
+        blocks=s.blocks,
+        image_coverage=round(getattr(f, "image_coverage", 0.0), 4),
+        largest_image_share=round(getattr(f, "largest_image_share", 0.0), 4),
+        vector_figure_area=round(getattr(f, "vector_figure_area", 0.0), 4),
+        outline_text_paths=getattr(f, "outline_text_paths", 0),
+        invisible_chars=getattr(f, "invisible_chars", 0),
+        invisible_share=round(getattr(f, "invisible_share", 0.0), 4),
+        ocr_font_hint=getattr(f, "ocr_font_hint", False),
     )

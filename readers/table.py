@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from quality.versions import SIGNALS_VERSION
 from readers.base import Reader
 from readers.model import ContentKind
 from readers.pdf_plumber import PdfPlumberReader
@@ -66,10 +67,12 @@ def readers_for(kind: ContentKind) -> tuple[Reader, ...]:
 
 
 def chain_signature(kind: ContentKind) -> str:
-    """The kind's readers with their versions, e.g. ``pymupdf@1+1.26.5>pdfplumber@1+0.11.10``.
+    """The kind's readers with their versions and the signal code's, e.g.
+    ``pymupdf@1+2.0/mupdf-1.28.5>pdfplumber@1+0.11.10/pdfminer-20260107|signals@1``.
 
     Two extractor versions with the same signature for a kind would read its documents identically, so
     the newer one carries the older one's rows over instead of reading again.
     """
     chain = readers_for(kind)
-    return ">".join(f"{r.name}@{r.version}" for r in chain) if chain else f"none:{kind.value}"
+    readers = ">".join(f"{r.name}@{r.version}" for r in chain) if chain else f"none:{kind.value}"
+    return f"{readers}|signals@{SIGNALS_VERSION}"

@@ -236,6 +236,19 @@ def test_heading_from_a_larger_bold_font(tmp_path: Path) -> None:
     assert result.pages[0].facts.headings == 2
 
 
+def test_blocks_mirror_the_text(tmp_path: Path) -> None:
+    """The model blocks hold the spans the markdown was written from, in MuPDF's reading order."""
+    page = PyMuPDFReader().read(heading_pdf(tmp_path / "report.pdf"), LIMITS).pages[0]
+    lines = [line.text.strip() for block in page.blocks for line in block.lines]
+    assert lines == ["Annual Report", *BODY_LINES, "Methods and Materials", *BODY_LINES]
+    title = page.blocks[0].lines[0].spans[0]
+    assert (title.font, title.bold, title.invisible) == ("Helvetica-Bold", True, False)
+    assert title.size == pytest.approx(24) and title.bbox[0] == pytest.approx(72, abs=1)
+    facts = page.facts  # a plain text page: no images, figures, outlines or hidden text
+    assert (facts.image_coverage, facts.vector_figure_area, facts.invisible_share) == (0.0, 0.0, 0.0)
+    assert (facts.outline_text_paths, facts.invisible_chars, facts.ocr_font_hint) == (0, 0, False)
+
+
 def test_body_lines_are_not_headings(tmp_path: Path) -> None:
     path = text_pdf(tmp_path / "plain.pdf", ["\n".join(BODY_LINES)])
     page = PyMuPDFReader().read(path, LIMITS).pages[0]

@@ -37,7 +37,12 @@ DESIGN_COLUMNS = {
 def test_definitions_load() -> None:
     dg.Definitions.validate_loadable(defs)
     graph = defs.resolve_asset_graph()
-    assert {k.to_user_string() for k in graph.get_all_asset_keys()} == {"walk", "extract", "catalog"}
+    assert {k.to_user_string() for k in graph.get_all_asset_keys()} == {
+        "walk",
+        "extract",
+        "verdicts",
+        "catalog",
+    }
     checks = {f"{k.asset_key.to_user_string()}:{k.name}" for k in graph.asset_check_keys}
     assert checks == {
         "extract:fallback_rate",

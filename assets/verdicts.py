@@ -1,0 +1,92 @@
+"""verdicts: decide, per page, what its text is worth and why, from the stored signals; ask the fallback
+reader for a second opinion on the pages judged garbage and try to repair their fonts; write page_verdicts,
+font_verdicts and repairs."""
+
+from pathlib import Path
+
+import dagster as dg
+
+from orchestration.partitions import backfill_policy, shards
+from orchestration.progress import Progress
+from orchestration.settings import AssaySettings
+from readers.records import DocumentRecord, PageFontRecord, PageRecord
+from readers.versions import EXTRACTOR_VERSION
+from warehouse import Warehouse
+from warehouse.store import to_pylist
+
+VERDICT_TABLES = ("page_verdicts", "font_verdicts", "repairs")
+
+
+@dg.asset(
+    group_name="verdicts",
+    partitions_def=shards,
+    backfill_policy=backfill_policy,
+    code_version=EXTRACTOR_VERSION,
+    deps=["extract"],
+    kinds={"python", "parquet"},
+    description="One mode per page (TEXT, FIGURES, REPLACE, REPAIRED, LANG, BLANK) with reason codes and a "
+    "provenance, per-font evidence across each document, and the repairs made without OCR.",
+)
+def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
+    # Imported here, not at definition time: the PDF libraries load only when a shard is judged.
+    from quality.stage import judge_document_rows
+
+    wh = assay.warehouse()
+    modes: dict[str, int] = {}
+    judged = kept = 0
+    for shard in context.partition_keys:
+        documents = {r["sha256"]: DocumentRecord(**r) for r in wh.rows("documents", EXTRACTOR_VERSION, shard)}
+        pages = _grouped(wh, "pages", shard, PageRecord)
+        fonts = _grouped(wh, "page_fonts", shard, PageFontRecord)
+        existing = {t: _group_rows(wh, t, shard) for t in VERDICT_TABLES}
+        out: dict[str, list] = {t: [] for t in VERDICT_TABLES}
+        changed = set(existing["page_verdicts"]) - set(pages)  # documents gone from the shard
+        for sha in sorted(pages):
+            doc = documents.get(sha)
+            if doc is None:
+                continue
+            if sha in existing["page_verdicts"]:
+                for t in VERDICT_TABLES:
+                    out[t] += existing[t].get(sha, [])
+                kept += 1
+                continue
+            result = judge_document_rows(
+                doc.kind,
+                Path(doc.path),
+                sha,
+                shard,
+                EXTRACTOR_VERSION,
+                pages[sha],
+                fonts.get(sha, []),
+                assay.limits(),
+            )
+            out["page_verdicts"] += result.pages
+            out["font_verdicts"] += result.fonts
+            out["repairs"] += result.repairs
+            changed.add(sha)
+            judged += 1
+            progress.document_judged()
+        if changed or not all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in VERDICT_TABLES):
+            for t in VERDICT_TABLES:
+                wh.write(t, EXTRACTOR_VERSION, out[t], shard=shard)
+        for v in out["page_verdicts"]:
+            modes[v.mode] = modes.get(v.mode, 0) + 1
+    context.log.info(f"judged {judged} documents, kept {kept}; modes {modes}")
+    return dg.MaterializeResult(metadata={"judged": judged, "kept": kept, "modes": modes})
+
+
+def _grouped(wh: Warehouse, table: str, shard: str, record: type) -> dict[str, list]:
+    grouped: dict[str, list] = {}
+    for row in wh.rows(table, EXTRACTOR_VERSION, shard):
+        grouped.setdefault(row["sha256"], []).append(record(**row))
+    return grouped
+
+
+def _group_rows(wh: Warehouse, table: str, shard: str) -> dict[str, list]:
+    from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
+
+    record = {"page_verdicts": PageVerdictRecord, "font_verdicts": FontVerdictRecord, "repairs": RepairRecord}
+    grouped: dict[str, list] = {}
+    for row in to_pylist(wh.read(table, EXTRACTOR_VERSION, shard)):
+        grouped.setdefault(row["sha256"], []).append(record[table](**row))
+    return grouped

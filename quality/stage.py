@@ -1,0 +1,98 @@
+"""Wiring for the verdicts stage: the document judge (quality/judge.py) with the real text check, the
+fallback reader as second opinion and the font repair."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from quality.judge import DocumentVerdicts, RepairOutcome, TextQuality, judge_one
+from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
+from quality.repair import repair
+from quality.text_signals import lexicon_evidence, page_signals
+from quality.verdicts import BAD_RUNE_MAX, LEXICON_MIN, MIN_LANGUAGE_SIMILARITY
+from readers.model import ContentKind, PageText, ReadLimits
+from readers.records import PageFontRecord, PageRecord
+
+# A repaired text must read at least this well (length-weighted lexicon hit rate) to be accepted: above
+# the garbage threshold by a clear band, since a repair that only half reads is worse than OCR.
+REPAIR_ACCEPT = 0.6
+# The mapping is fitted on at most this many characters of the page (it is then applied to all of it).
+REPAIR_SAMPLE_CHARS = 3000
+DEFAULT_REPAIR_LANGUAGE = "en"
+
+JUDGING = frozenset(JUDGING_LANGUAGES)
+
+
+def check_text(text: str) -> TextQuality:
+    """Would this text pass as a trustworthy page? Used on the fallback reader's text."""
+    s = page_signals(PageText(1, text), body_size=None, page_height=0.0)
+    if s.bad_rune_ratio > BAD_RUNE_MAX or s.cid_ratio > 0.05:
+        return TextQuality(False, s.lexicon_hit_rate, s.language)
+    if s.language is None or s.language_similarity < MIN_LANGUAGE_SIMILARITY:
+        return TextQuality(False, s.lexicon_hit_rate, None)
+    if s.lexicon_judged:
+        return TextQuality(s.lexicon_hit_rate >= LEXICON_MIN, s.lexicon_hit_rate, s.language)
+    return TextQuality(True, 0.0, s.language)
+
+
+def _repairer(document_language: str | None):
+    language = document_language if document_language in JUDGING else DEFAULT_REPAIR_LANGUAGE
+    lexicon = load_lexicon(language)
+
+    def score(text: str) -> float:
+        evidence = lexicon_evidence(text, lexicon)
+        return evidence.hit_rate if evidence.judged else 0.0
+
+    def attempt(text: str, _page_language: str | None) -> RepairOutcome | None:
+        result = repair(text[:REPAIR_SAMPLE_CHARS], score, accept=REPAIR_ACCEPT)
+        if result.repaired is None:
+            return None
+        from quality.repair import apply_mapping
+
+        return RepairOutcome(
+            apply_mapping(text, result.mapping),
+            result.method or "",
+            result.mapping,
+            round(result.score, 4),
+            f"repair:{result.method}",
+            "1",
+        )
+
+    return attempt
+
+
+def judge_document_rows(
+    kind: str,
+    path: Path,
+    sha256: str,
+    shard: str,
+    version: str,
+    pages: Sequence[PageRecord],
+    fonts: Sequence[PageFontRecord],
+    limits: ReadLimits,
+) -> DocumentVerdicts:
+    languages = Counter(p.language for p in pages if p.language and p.lexicon_judged)
+    document_language = languages.most_common(1)[0][0] if languages else None
+    second = None
+    fallback_tool = ("", "")
+    if kind == ContentKind.PDF.value:
+        from readers.table import PDFPLUMBER
+
+        def second(numbers: list[int]) -> dict[int, str]:
+            return PDFPLUMBER.read_pages(path, numbers, limits)
+
+        fallback_tool = (PDFPLUMBER.name, PDFPLUMBER.version)
+    return judge_one(
+        sha256,
+        shard,
+        version,
+        pages,
+        fonts,
+        judging_languages=JUDGING,
+        check_text=check_text,
+        second_opinion=second,
+        repairer=_repairer(document_language),
+        fallback_tool=fallback_tool,
+    )
