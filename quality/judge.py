@@ -27,7 +27,7 @@ from quality.verdicts import (
 )
 from readers.records import PageFontRecord, PageRecord
 
-GARBAGE_REASONS = frozenset({"bad_runes", "cid_passthrough", "no_language", "lexicon_low"})
+GARBAGE_REASONS = frozenset({"bad_runes", "cid_passthrough", "no_language", "lexicon_low", "junk_text"})
 
 # Judges a replacement text (from the fallback reader or a repair): (lexicon hit rate, language, trusted).
 TextCheck = Callable[[str], "TextQuality"]
@@ -59,7 +59,17 @@ class DocumentVerdicts:
     repairs: list[RepairRecord] = field(default_factory=list)
 
 
-def evidence_of(page: PageRecord, judging_languages: frozenset[str]) -> PageEvidence:
+def junk_share(text: str) -> float:
+    """Share of non-whitespace characters that are neither letters nor digits."""
+    visible = [c for c in text if not c.isspace()]
+    if not visible:
+        return 0.0
+    return sum(1 for c in visible if not c.isalnum()) / len(visible)
+
+
+def evidence_of(
+    page: PageRecord, judging_languages: frozenset[str], replaceable: bool = True
+) -> PageEvidence:
     return PageEvidence(
         page=page.page,
         chars=page.chars if page.text.strip() else 0,
@@ -72,6 +82,8 @@ def evidence_of(page: PageRecord, judging_languages: frozenset[str]) -> PageEvid
         lexicon_weight=page.lexicon_weight or 0.0,
         judging_language=page.language in judging_languages if page.language else True,
         prose_blocks=page.prose_blocks if page.blocks else 1,
+        junk_share=junk_share(page.text) if page.chars < 200 else 0.0,
+        replaceable=replaceable,
         image_coverage=page.image_coverage or 0.0,
         vector_figure_area=page.vector_figure_area or 0.0,
         outline_text_paths=page.outline_text_paths or 0,
@@ -117,12 +129,27 @@ def judge_one(
     second_opinion: SecondOpinion | None = None,
     repairer: Repairer | None = None,
     fallback_tool: tuple[str, str] = ("pdfplumber", ""),
+    replaceable: bool = True,
+    ink: Callable[[list[int]], dict[int, float]] | None = None,
 ) -> DocumentVerdicts:
     pages = sorted(pages, key=lambda p: p.page)
-    evidence = [evidence_of(p, judging_languages) for p in pages]
+    evidence = [evidence_of(p, judging_languages, replaceable) for p in pages]
     judged = {e.page for e in evidence if e.lexicon_judged}
     judgements, font_extra = font_judgements(fonts, judged)
     verdicts = judge_document(evidence, judgements)
+    blank = [v.page for v in verdicts if v.mode is Mode.BLANK]
+    if blank and ink is not None:
+        # The expensive signal, only where the cheap ones found nothing: ink that no text, image or path
+        # accounts for (text drawn as outlines, glyphs of an unmapped font).
+        try:
+            measured = ink(blank)
+        except Exception:
+            measured = {}
+        if any(measured.values()):
+            evidence = [
+                PageEvidence(**{**_fields(e), "unreported_ink": measured.get(e.page, 0.0)}) for e in evidence
+            ]
+            verdicts = judge_document(evidence, judgements)
     out = DocumentVerdicts()
     sources = {v.page: ("extracted" if v.mode is not Mode.BLANK else "none") for v in verdicts}
 

@@ -19,7 +19,7 @@ from readers.records import PageFontRecord, PageRecord
 # the garbage threshold by a clear band, since a repair that only half reads is worse than OCR.
 REPAIR_ACCEPT = 0.6
 # The mapping is fitted on at most this many characters of the page (it is then applied to all of it).
-REPAIR_SAMPLE_CHARS = 3000
+REPAIR_SAMPLE_CHARS = 1500
 DEFAULT_REPAIR_LANGUAGE = "en"
 
 JUDGING = frozenset(JUDGING_LANGUAGES)
@@ -75,13 +75,18 @@ def judge_document_rows(
 ) -> DocumentVerdicts:
     languages = Counter(p.language for p in pages if p.language and p.lexicon_judged)
     document_language = languages.most_common(1)[0][0] if languages else None
-    second = None
+    second = ink = None
     fallback_tool = ("", "")
-    if kind == ContentKind.PDF.value:
+    pdf = kind == ContentKind.PDF.value
+    if pdf:
+        from readers.pdf_facts import measure_unreported_ink
         from readers.table import PDFPLUMBER
 
         def second(numbers: list[int]) -> dict[int, str]:
             return PDFPLUMBER.read_pages(path, numbers, limits)
+
+        def ink(numbers: list[int]) -> dict[int, float]:
+            return measure_unreported_ink(path, numbers)
 
         fallback_tool = (PDFPLUMBER.name, PDFPLUMBER.version)
     return judge_one(
@@ -93,6 +98,8 @@ def judge_document_rows(
         judging_languages=JUDGING,
         check_text=check_text,
         second_opinion=second,
-        repairer=_repairer(document_language),
+        repairer=_repairer(document_language) if pdf else None,
         fallback_tool=fallback_tool,
+        replaceable=pdf,
+        ink=ink,
     )

@@ -41,13 +41,14 @@ def test_blank_and_scanned_pages_in_tier_zero() -> None:
 
 
 def test_provenance_is_classified_before_thresholds() -> None:
-    sandwich = clean(image_coverage=0.99, invisible_share=1.0, lexicon_hit_rate=SANDWICH_LEXICON_MIN + 0.05)
+    between = (SANDWICH_LEXICON_MIN + LEXICON_MIN) / 2
+    sandwich = clean(image_coverage=0.99, invisible_share=1.0, lexicon_hit_rate=between)
     assert provenance_of(sandwich) is Provenance.OCR_SANDWICH
     verdict = judge_page(sandwich)
     # Under the born-digital threshold, above its own: an OCR layer that reads is kept.
     assert sandwich.lexicon_hit_rate < LEXICON_MIN and verdict.mode is Mode.TEXT
     assert verdict.reasons[0] == "ocr_sandwich"
-    unreadable = judge_page(clean(image_coverage=0.99, invisible_share=1.0, lexicon_hit_rate=0.1))
+    unreadable = judge_page(clean(image_coverage=0.99, invisible_share=1.0, lexicon_hit_rate=0.01))
     assert unreadable.mode is Mode.REPLACE and unreadable.provenance is Provenance.OCR_SANDWICH
 
 
@@ -56,7 +57,7 @@ def test_garbage_signals_each_condemn_a_page() -> None:
     for kw, reason in [
         ({"bad_rune_ratio": 0.4}, "bad_runes"),
         ({"cid_ratio": 0.5}, "cid_passthrough"),
-        ({"lexicon_hit_rate": 0.05}, "lexicon_low"),
+        ({"lexicon_hit_rate": 0.01}, "lexicon_low"),
         ({"language": None, "language_similarity": 0.05}, "no_language"),
     ]:
         v = judge_page(clean(**kw))
@@ -64,8 +65,8 @@ def test_garbage_signals_each_condemn_a_page() -> None:
 
 
 def test_fallback_and_repair_rescue_garbage() -> None:
-    assert judge_page(clean(lexicon_hit_rate=0.05, fallback_clean=True)).mode is Mode.TEXT
-    assert judge_page(clean(lexicon_hit_rate=0.05, repaired=True)).mode is Mode.REPAIRED
+    assert judge_page(clean(lexicon_hit_rate=0.01, fallback_clean=True)).mode is Mode.TEXT
+    assert judge_page(clean(lexicon_hit_rate=0.01, repaired=True)).mode is Mode.REPAIRED
 
 
 def test_lang_figures_and_text() -> None:
@@ -76,19 +77,34 @@ def test_lang_figures_and_text() -> None:
 
 
 def test_a_garbled_font_condemns_pages_that_cannot_judge_themselves() -> None:
-    bad = FontJudgement("Garbled", weight=200.0, hits=10.0, chars=2000)
+    bad = FontJudgement("Garbled", weight=200.0, hits=2.0, chars=2000)
     good = FontJudgement("Body", weight=500.0, hits=480.0, chars=4000)
     table_page = clean(page=2, lexicon_judged=False, fonts=("Garbled",))
     prose_page = clean(page=1, fonts=("Body",))
-    verdicts = judge_document([prose_page, table_page], [bad, good])
+    garbled_page = clean(page=3, lexicon_hit_rate=0.01, fonts=("Garbled",))
+    verdicts = judge_document([prose_page, table_page, garbled_page], [bad, good])
     assert verdicts[0].mode is Mode.TEXT
     assert verdicts[1].mode is Mode.REPLACE and "font_garbled:Garbled" in verdicts[1].reasons
+    # A font of labels misses the lexicon too; with no garbage page of its own it condemns nothing.
+    assert judge_document([prose_page, table_page], [bad, good])[1].mode is Mode.TEXT
 
 
 def test_document_prior_takes_borderline_pages_along() -> None:
     borderline = clean(page=3, lexicon_hit_rate=LEXICON_MIN + BORDERLINE_BAND / 2)
-    pages = [clean(page=1, lexicon_hit_rate=0.05), clean(page=2, lexicon_hit_rate=0.1), borderline]
+    pages = [clean(page=1, lexicon_hit_rate=0.01), clean(page=2, lexicon_hit_rate=0.02), borderline]
     verdicts = judge_document(pages)
     assert verdicts[2].mode is Mode.REPLACE and "doc_prior" in verdicts[2].reasons
     # Without a majority of condemned pages the borderline page stands.
     assert judge_document([clean(page=1), borderline])[1].mode is Mode.TEXT
+
+
+def test_junk_short_text_unreported_ink_and_unreplaceable_kinds() -> None:
+    junk = judge_page(PageEvidence(page=1, chars=5, junk_share=0.8))
+    assert junk.mode is Mode.REPLACE and junk.reasons == ("junk_text",)
+    assert judge_page(PageEvidence(page=1, chars=1, junk_share=0.0)).mode is Mode.BLANK  # a page number
+    inked = judge_page(PageEvidence(page=1, chars=0, unreported_ink=0.004))
+    assert inked.mode is Mode.REPLACE and "unreported_ink" in inked.reasons
+    text_file = judge_page(clean(lexicon_hit_rate=0.01, replaceable=False))
+    assert text_file.mode is Mode.TEXT and "not_replaceable" in text_file.reasons
+    # Little evidence does not condemn: the lexicon's verdict needs weight behind it.
+    assert judge_page(clean(lexicon_hit_rate=0.01, lexicon_weight=50.0)).mode is Mode.TEXT
