@@ -1,4 +1,5 @@
-"""``assay check FILE``: the same sniffing and reader dispatch as a run, on one file, storing nothing."""
+"""``assay check FILE``: the same sniffing, reader dispatch, signals and verdicts as a run, on one file,
+storing nothing."""
 
 from __future__ import annotations
 
@@ -10,13 +11,25 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from readers.dispatch import Extraction, extract_document
+from quality.judge import DocumentVerdicts
+from quality.stage import judge_document_rows
 from readers.model import ReadLimits
+from readers.records import DocumentRecord
+from readers.shard import ShardResult, ShardRows, extract_shard
 from readers.sniff import HEAD_BYTES, Sniffed, sniff
 from readers.table import readers_for
 from readers.versions import EXTRACTOR_VERSION
 
 CHECK_MAX_BYTES = 1 << 40  # a file named on the command line is read whatever its size
+SIGNAL_COLUMNS = (
+    "language",
+    "language_similarity",
+    "lexicon_hit_rate",
+    "lexicon_weight",
+    "bad_rune_ratio",
+    "image_coverage",
+    "invisible_share",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +38,16 @@ class CheckOutcome:
     size: int
     sha256: str
     sniffed: Sniffed
-    extraction: Extraction
+    extracted: ShardResult
+    verdicts: DocumentVerdicts
+
+    @property
+    def derivation(self):
+        return self.extracted.rows.derivations[self.sha256]
 
     def as_dict(self) -> dict[str, Any]:
-        ex = self.extraction
+        d = self.derivation
+        verdict = {v.page: v for v in self.verdicts.pages}
         return {
             "path": str(self.path),
             "size": self.size,
@@ -37,55 +56,75 @@ class CheckOutcome:
             "kind": self.sniffed.kind.value,
             "kind_decided_by": self.sniffed.decided_by.value,
             "readers": [r.name for r in readers_for(self.sniffed.kind)],
-            "status": ex.status.value,
-            "reason": ex.reason,
-            "reader": ex.reader,
-            "reader_version": ex.reader_version,
-            "recovered_by_fallback": ex.recovered_by_fallback,
-            "encoding": ex.result.encoding if ex.result else None,
-            "encoding_source": ex.result.encoding_source if ex.result else None,
-            "attempts": [asdict(a) for a in ex.attempts],
+            "status": d.status,
+            "reason": d.reason,
+            "reader": d.reader,
+            "reader_version": d.reader_version,
+            "recovered_by_fallback": d.recovered_by_fallback,
+            "encoding": d.encoding,
+            "encoding_source": d.encoding_source,
+            "attempts": [asdict(u) for u in self.extracted.rows.underivables.get(self.sha256, [])],
             "pages": [
-                {"page": p.page, "chars": len(p.text), "text": p.text, "facts": asdict(p.facts)}
-                for p in (ex.result.pages if ex.result else ())
+                {
+                    **asdict(p),
+                    "mode": verdict[p.page].mode if p.page in verdict else None,
+                    "reasons": verdict[p.page].reasons if p.page in verdict else [],
+                    "provenance": verdict[p.page].provenance if p.page in verdict else None,
+                    "text_source": verdict[p.page].text_source if p.page in verdict else None,
+                }
+                for p in self.extracted.rows.pages.get(self.sha256, [])
             ],
+            "fonts": [asdict(f) for f in self.verdicts.fonts],
+            "repairs": [asdict(r) for r in self.verdicts.repairs],
         }
 
     def print(self, console: Console, *, chars: int) -> None:
-        ex = self.extraction
+        d = self.derivation
         chain = " → ".join(r.name for r in readers_for(self.sniffed.kind)) or "none"
         console.print(f"[bold]{self.path}[/]  {self.size} bytes  sha256 {self.sha256[:16]}…")
         console.print(
             f"kind: [bold]{self.sniffed.kind.value}[/] (decided by {self.sniffed.decided_by.value})"
             f"   readers: {chain}"
         )
-        for a in ex.attempts:
-            verdict = "[green]produced text[/]" if a.produced else f"[yellow]{a.reason}[/] {a.detail}"
-            console.print(
-                f"  {a.ordinal}. {a.reader} {a.reader_version}: {verdict}  ({a.duration_ms:.0f} ms)"
+        for u in self.extracted.rows.underivables.get(self.sha256, []):
+            console.print(f"  {u.attempt}. {u.tool} {u.reader_version}: [yellow]{u.reason}[/] {u.detail}")
+        status = f"[bold]{d.status}[/]" + (f" ({d.reason})" if d.reason else "")
+        if d.reader:
+            status += f" by {d.reader} {d.reader_version}" + (
+                ", recovered by fallback" if d.recovered_by_fallback else ""
             )
-        status = f"[bold]{ex.status.value}[/]" + (f" ({ex.reason})" if ex.reason else "")
-        if ex.reader:
-            status += f" by {ex.reader}" + (", recovered by fallback" if ex.recovered_by_fallback else "")
         console.print(f"status: {status}")
-        if ex.result is None:
-            return
-        if ex.result.encoding:
-            console.print(f"encoding: {ex.result.encoding} (by {ex.result.encoding_source})")
-        table = Table("page", "chars", "fonts", "images", "drawings", "tables", "text", show_lines=True)
-        for p in ex.result.pages:
+        if d.encoding:
+            console.print(f"encoding: {d.encoding} (by {d.encoding_source})")
+        verdict = {v.page: v for v in self.verdicts.pages}
+        table = Table("page", "mode", "reasons", "provenance", "signals", "text", show_lines=True)
+        for p in self.extracted.rows.pages.get(self.sha256, []):
+            v = verdict.get(p.page)
+            signals = "\n".join(f"{c} {_fmt(getattr(p, c))}" for c in SIGNAL_COLUMNS)
             text = p.text if len(p.text) <= chars else p.text[:chars] + " …"
             table.add_row(
                 str(p.page),
-                str(len(p.text)),
-                str(p.facts.fonts),
-                str(p.facts.images),
-                str(p.facts.drawings),
-                str(p.facts.tables),
+                v.mode if v else "-",
+                "\n".join(v.reasons) if v else "",
+                f"{v.provenance}\n→ {v.text_source}" if v else "",
+                signals,
                 text,
             )
         console.print(table)
+        for r in self.verdicts.repairs:
+            console.print(
+                f"page {r.page}: text replaced by {r.method} ({r.tool}), lexicon score {r.score:.2f}"
+            )
+        garbled = [f.font for f in self.verdicts.fonts if f.garbled]
+        if garbled:
+            console.print(f"fonts scoring as garbled: {', '.join(garbled)}")
         console.print("[dim]nothing was stored: `assay run PATH` records the results[/]")
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return "-" if value is None else str(value)
 
 
 def check_file(path: Path) -> CheckOutcome:
@@ -95,9 +134,43 @@ def check_file(path: Path) -> CheckOutcome:
         digest.update(head)
         while block := fh.read(1 << 20):
             digest.update(block)
+    sha = digest.hexdigest()
     size = path.stat().st_size
     sniffed = sniff(head, path.name)
-    extraction = extract_document(
-        path, sniffed.kind, size=size, limits=ReadLimits(), max_bytes=CHECK_MAX_BYTES
+    doc = DocumentRecord(
+        sha,
+        sha[:2],
+        sniffed.kind.value,
+        sniffed.decided_by.value,
+        size,
+        None,
+        None,
+        str(path.absolute()),
+        EXTRACTOR_VERSION,
     )
-    return CheckOutcome(path, size, digest.hexdigest(), sniffed, extraction)
+    limits = ReadLimits()
+    extracted = extract_shard(
+        doc.shard,
+        [doc],
+        version=EXTRACTOR_VERSION,
+        existing=ShardRows(),
+        prior=None,
+        limits=limits,
+        max_document_bytes=CHECK_MAX_BYTES,
+    )
+    pages = extracted.rows.pages.get(sha, [])
+    verdicts = (
+        judge_document_rows(
+            doc.kind,
+            Path(doc.path),
+            sha,
+            doc.shard,
+            EXTRACTOR_VERSION,
+            pages,
+            extracted.rows.fonts.get(sha, []),
+            limits,
+        )
+        if pages
+        else DocumentVerdicts()
+    )
+    return CheckOutcome(path, size, sha, sniffed, extracted, verdicts)

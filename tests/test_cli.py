@@ -100,3 +100,24 @@ def test_run_then_sql_from_the_shell(tmp_path: Path) -> None:
         timeout=300,
     )
     assert again.returncode == 0 and "nothing changed since the last run" in again.stdout
+
+
+def test_check_shows_each_page_mode_reasons_and_provenance(tmp_path: Path, capsys) -> None:
+    files = {f.name: f for f in write_demo_corpus(tmp_path / "demo")}
+    expected = {
+        "born-digital.pdf": {"TEXT", "FIGURES"},
+        "french.pdf": {"TEXT"},
+        "scanned.pdf": {"REPLACE"},
+        "garbled-font.pdf": {"REPAIRED"},
+    }
+    for name, modes in expected.items():
+        assert main(["check", str(files[name].path), "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert {p["mode"] for p in out["pages"]} <= modes, (name, [p["mode"] for p in out["pages"]])
+        assert all(p["provenance"] for p in out["pages"])
+    assert main(["check", str(files["garbled-font.pdf"].path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["repairs"] and "Unit consumption rates" in out["repairs"][0]["text"]
+    assert main(["check", str(files["scanned.pdf"].path)]) == 0
+    human = capsys.readouterr().out
+    assert "REPLACE" in human and "no_text_layer" in human and "raw_scan" in human
