@@ -79,6 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     fmt.add_argument("--json", action="store_true", help="print one JSON array of row objects")
     p.set_defaults(func=_cmd_sql)
 
+    p = with_home(sub.add_parser("calibrate", help="score clean pages against garbled variants of them"))
+    p.set_defaults(func=_cmd_calibrate)
+
     p = with_home(sub.add_parser("ui", help="start the Dagster web UI on localhost"))
     p.add_argument("--port", type=int, default=3000)
     p.add_argument("--host", default="127.0.0.1")
@@ -177,6 +180,46 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, Path):
         return str(value)
     return str(value)
+
+
+# -- calibrate -----------------------------------------------------------------------------------------
+
+
+def _cmd_calibrate(args: argparse.Namespace, console: Console) -> int:
+    from orchestration.home import Home
+    from orchestration.progress import Progress
+    from orchestration.runner import Pipeline, RunReport
+
+    home = Home.resolve(args.home)
+    if not home.warehouse.catalog_path.exists():
+        raise AssayError(f"nothing to calibrate on in {home.path}: run `assay run PATH` first")
+    report = RunReport(roots=[])
+    pipeline = Pipeline(home, Progress())
+    metadata = pipeline.calibrate(report)
+    for failure in report.failures:
+        raise AssayError(f"calibration failed: {failure.message}")
+    if not metadata.get("pages"):
+        console.print("No clean, lexicon-judged born-digital pages yet: run assay on a corpus with some.")
+        return 0
+    table = Table("figure", "value", title="Calibration: clean pages against their garbled variants")
+    for key in (
+        "pages",
+        "margin",
+        "widest_gap",
+        "otsu_threshold",
+        "threshold_in_use",
+        "separability",
+        "inversions",
+        "partial_30pct_caught_by_font_score",
+    ):
+        table.add_row(key, str(metadata[key]))
+    console.print(table)
+    check = next((c for c in report.checks if c.name == "separation"), None)
+    verdict = (
+        "[green]passed[/]" if check and check.passed else "[red]failed[/] (margin <= 0 or widest gap < 0.2)"
+    )
+    console.print(f"separation check {verdict}; histogram: {metadata['histogram']}")
+    return 0 if check is None or check.passed else 1
 
 
 # -- ui ------------------------------------------------------------------------------------------------

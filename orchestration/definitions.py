@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dagster as dg
 
+from assets.calibration import calibration
 from assets.catalog import catalog
 from assets.extract import extract
 from assets.verdicts import verdicts
@@ -15,7 +16,7 @@ from assets.walk import walk
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings, settings_from_env
 
-ALL_ASSETS = [walk, extract, verdicts, catalog]
+ALL_ASSETS = [walk, extract, verdicts, catalog, calibration]
 
 walk_job = dg.define_asset_job(
     "assay_walk",
@@ -38,6 +39,12 @@ catalog_job = dg.define_asset_job(
     description="Rebuild the DuckDB catalog and judge the corpus-wide rates.",
 )
 
+calibration_job = dg.define_asset_job(
+    "assay_calibration",
+    selection=dg.AssetSelection.assets(calibration),
+    description="Score the corpus's clean pages against their garbled variants (`assay calibrate`).",
+)
+
 # Picks up new files nightly; off until switched on in the UI, since the roots come from ASSAY_ROOTS.
 nightly_walk = dg.ScheduleDefinition(
     job=walk_job,
@@ -50,7 +57,7 @@ nightly_walk = dg.ScheduleDefinition(
 def make_definitions(settings: AssaySettings, progress: Progress | None = None) -> dg.Definitions:
     return dg.Definitions(
         assets=ALL_ASSETS,
-        jobs=[walk_job, extract_job, verdicts_job, catalog_job],
+        jobs=[walk_job, extract_job, verdicts_job, catalog_job, calibration_job],
         schedules=[nightly_walk],
         resources={"assay": settings, "progress": progress if progress is not None else Progress()},
         executor=dg.in_process_executor,

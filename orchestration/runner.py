@@ -117,12 +117,26 @@ class Pipeline:
             ok &= self._execute(job, report, f"{stage} {start}..{end}", run_config=QUIET_LOGS, tags=tags)
         return ok
 
+    def calibrate(self, report: RunReport) -> dict[str, object]:
+        """Run the calibration asset; returns its materialization metadata (plain values)."""
+        job = self.defs.resolve_job_def("assay_calibration")
+        result = job.execute_in_process(instance=self.instance, raise_on_error=False, run_config=QUIET_LOGS)
+        self._record(result, report, "calibration")
+        metadata: dict[str, object] = {}
+        for event in result.get_asset_materialization_events():
+            for key, value in event.materialization.metadata.items():
+                metadata[key] = value.value
+        return metadata
+
     def catalog(self, report: RunReport) -> bool:
         return self._execute("assay_catalog", report, "catalog", run_config=QUIET_LOGS)
 
     def _execute(self, job_name: str, report: RunReport, stage: str, **kwargs) -> bool:
         job = self.defs.resolve_job_def(job_name)
         result = job.execute_in_process(instance=self.instance, raise_on_error=False, **kwargs)
+        return self._record(result, report, stage)
+
+    def _record(self, result: dg.ExecuteInProcessResult, report: RunReport, stage: str) -> bool:
         report.runs += 1
         for evaluation in result.get_asset_check_evaluations():
             meta = evaluation.metadata

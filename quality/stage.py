@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from quality.judge import DocumentVerdicts, RepairOutcome, TextQuality, judge_one
+from quality.language import best_language
 from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
-from quality.repair import repair
+from quality.repair import apply_mapping, repair
 from quality.text_signals import lexicon_evidence, page_signals
 from quality.verdicts import BAD_RUNE_MAX, LEXICON_MIN, MIN_LANGUAGE_SIMILARITY
 from readers.model import ContentKind, PageText, ReadLimits
@@ -20,7 +21,13 @@ from readers.records import PageFontRecord, PageRecord
 REPAIR_ACCEPT = 0.6
 # The mapping is fitted on at most this many characters of the page (it is then applied to all of it).
 REPAIR_SAMPLE_CHARS = 1500
-DEFAULT_REPAIR_LANGUAGE = "en"
+# Without a known document language, candidates are scored by trigram-profile similarity: clean text
+# scores 0.40 and more (tests/test_lexicon_language.py windows), shift-garbled text under 0.12.
+REPAIR_SIMILARITY_ACCEPT = 0.35
+# Score evaluations allowed to that (slower, ~1.5 ms) scorer: the shifts and a short hill-climb.
+REPAIR_SIMILARITY_BUDGET = 1500
+# A repaired text must then read in its language's lexicon at least this well.
+REPAIR_VERIFY_MIN = 0.3
 
 JUDGING = frozenset(JUDGING_LANGUAGES)
 
@@ -38,24 +45,40 @@ def check_text(text: str) -> TextQuality:
 
 
 def _repairer(document_language: str | None):
-    language = document_language if document_language in JUDGING else DEFAULT_REPAIR_LANGUAGE
-    lexicon = load_lexicon(language)
+    """A repair scored by the document's lexicon when its language is known from its clean pages; else
+    by the best trigram-profile similarity (language-agnostic), verified afterwards by the lexicon of the
+    language the repaired text turns out to be in."""
+    if document_language in JUDGING:
+        lexicon = load_lexicon(document_language)
 
-    def score(text: str) -> float:
-        evidence = lexicon_evidence(text, lexicon)
-        return evidence.hit_rate if evidence.judged else 0.0
+        def score(text: str) -> float:
+            evidence = lexicon_evidence(text, lexicon)
+            return evidence.hit_rate if evidence.judged else 0.0
+
+        accept, budget = REPAIR_ACCEPT, None
+    else:
+
+        def score(text: str) -> float:
+            guess = best_language(text)
+            return guess.similarity if guess.language in JUDGING else 0.0
+
+        accept, budget = REPAIR_SIMILARITY_ACCEPT, REPAIR_SIMILARITY_BUDGET
 
     def attempt(text: str, _page_language: str | None) -> RepairOutcome | None:
-        result = repair(text[:REPAIR_SAMPLE_CHARS], score, accept=REPAIR_ACCEPT)
+        sample = text[:REPAIR_SAMPLE_CHARS]
+        kwargs = {"max_scores": budget} if budget else {}
+        result = repair(sample, score, accept=accept, **kwargs)
         if result.repaired is None:
             return None
-        from quality.repair import apply_mapping
-
+        repaired = apply_mapping(text, result.mapping)
+        quality = check_text(repaired)
+        if not quality.trusted or (quality.score and quality.score < REPAIR_VERIFY_MIN):
+            return None
         return RepairOutcome(
-            apply_mapping(text, result.mapping),
+            repaired,
             result.method or "",
             result.mapping,
-            round(result.score, 4),
+            round(quality.score or result.score, 4),
             f"repair:{result.method}",
             "1",
         )
