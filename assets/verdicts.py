@@ -22,7 +22,7 @@ VERDICT_TABLES = ("page_verdicts", "font_verdicts", "repairs")
     partitions_def=shards,
     backfill_policy=backfill_policy,
     code_version=EXTRACTOR_VERSION,
-    deps=["extract"],
+    deps=["extract", "vocabulary"],
     kinds={"python", "parquet"},
     description="One mode per page (TEXT, FIGURES, REPLACE, REPAIRED, LANG, BLANK) with reason codes and a "
     "provenance, per-font evidence across each document, and the repairs made without OCR.",
@@ -32,6 +32,12 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
     from quality.stage import judge_document_rows
 
     wh = assay.warehouse()
+    from quality.vocabulary import VocabularyWord, by_language
+
+    words = by_language(
+        VocabularyWord(r["language"], r["word"], r["documents"])
+        for r in wh.rows("vocabulary", EXTRACTOR_VERSION)
+    )
     modes: dict[str, int] = {}
     judged = kept = 0
     for shard in context.partition_keys:
@@ -59,6 +65,7 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
                 pages[sha],
                 fonts.get(sha, []),
                 assay.limits(),
+                vocabulary=words,
             )
             out["page_verdicts"] += result.pages
             out["font_verdicts"] += result.fonts

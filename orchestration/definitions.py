@@ -12,11 +12,12 @@ from assets.calibration import calibration
 from assets.catalog import catalog
 from assets.extract import extract
 from assets.verdicts import verdicts
+from assets.vocabulary import vocabulary
 from assets.walk import walk
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings, settings_from_env
 
-ALL_ASSETS = [walk, extract, verdicts, catalog, calibration]
+ALL_ASSETS = [walk, extract, vocabulary, verdicts, catalog, calibration]
 
 walk_job = dg.define_asset_job(
     "assay_walk",
@@ -39,6 +40,11 @@ catalog_job = dg.define_asset_job(
     description="Rebuild the DuckDB catalog and judge the corpus-wide rates.",
 )
 
+vocabulary_job = dg.define_asset_job(
+    "assay_vocabulary",
+    selection=dg.AssetSelection.assets(vocabulary),
+    description="Harvest the corpus vocabulary from the extracted pages.",
+)
 calibration_job = dg.define_asset_job(
     "assay_calibration",
     selection=dg.AssetSelection.assets(calibration),
@@ -57,7 +63,7 @@ nightly_walk = dg.ScheduleDefinition(
 def make_definitions(settings: AssaySettings, progress: Progress | None = None) -> dg.Definitions:
     return dg.Definitions(
         assets=ALL_ASSETS,
-        jobs=[walk_job, extract_job, verdicts_job, catalog_job, calibration_job],
+        jobs=[walk_job, extract_job, vocabulary_job, verdicts_job, catalog_job, calibration_job],
         schedules=[nightly_walk],
         resources={"assay": settings, "progress": progress if progress is not None else Progress()},
         executor=dg.in_process_executor,

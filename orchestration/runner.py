@@ -117,6 +117,9 @@ class Pipeline:
             ok &= self._execute(job, report, f"{stage} {start}..{end}", run_config=QUIET_LOGS, tags=tags)
         return ok
 
+    def vocabulary(self, report: RunReport) -> bool:
+        return self._execute("assay_vocabulary", report, "vocabulary", run_config=QUIET_LOGS)
+
     def calibrate(self, report: RunReport) -> dict[str, object]:
         """Run the calibration asset; returns its materialization metadata (plain values)."""
         job = self.defs.resolve_job_def("assay_calibration")
@@ -174,6 +177,8 @@ def run(
             on_stage("extract", plan.pending)
         if report.touched_shards:
             pipeline.extract(report.touched_shards, report)
+        if report.touched_shards or not home.warehouse.has_partition("vocabulary", EXTRACTOR_VERSION):
+            pipeline.vocabulary(report)
         judge = plan_verdicts(home.warehouse, EXTRACTOR_VERSION)
         if judge:
             if on_stage:

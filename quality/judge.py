@@ -131,9 +131,13 @@ def judge_one(
     fallback_tool: tuple[str, str] = ("pdfplumber", ""),
     replaceable: bool = True,
     ink: Callable[[list[int]], dict[int, float]] | None = None,
+    rescore: Callable[[PageRecord], float | None] | None = None,
 ) -> DocumentVerdicts:
     pages = sorted(pages, key=lambda p: p.page)
     evidence = [evidence_of(p, judging_languages, replaceable) for p in pages]
+    if rescore is not None:
+        # Pages the shipped lexicon would condemn are scored again with the corpus vocabulary.
+        evidence = [_rescored(e, p, rescore) for e, p in zip(evidence, pages, strict=True)]
     judged = {e.page for e in evidence if e.lexicon_judged}
     judgements, font_extra = font_judgements(fonts, judged)
     verdicts = judge_document(evidence, judgements)
@@ -246,6 +250,17 @@ def judge_one(
             )
         )
     return out
+
+
+def _rescored(
+    e: PageEvidence, page: PageRecord, rescore: Callable[[PageRecord], float | None]
+) -> PageEvidence:
+    if not e.lexicon_judged or e.lexicon_hit_rate >= LEXICON_MIN:
+        return e
+    better = rescore(page)
+    if better is None or better <= e.lexicon_hit_rate:
+        return e
+    return PageEvidence(**{**_fields(e), "lexicon_hit_rate": better})
 
 
 def _with_fix(e: PageEvidence, how: str | None) -> PageEvidence:

@@ -47,3 +47,11 @@ class RepairRecord:
     mapping: str | None
     score: float
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class VocabularyRecord:
+    language: str
+    word: str
+    documents: int
+    extractor_version: str

@@ -4,7 +4,7 @@ fallback reader as second opinion and the font repair."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from quality.judge import DocumentVerdicts, RepairOutcome, TextQuality, judge_one
@@ -95,6 +95,7 @@ def judge_document_rows(
     pages: Sequence[PageRecord],
     fonts: Sequence[PageFontRecord],
     limits: ReadLimits,
+    vocabulary: Mapping[str, frozenset[str]] | None = None,
 ) -> DocumentVerdicts:
     languages = Counter(p.language for p in pages if p.language and p.lexicon_judged)
     document_language = languages.most_common(1)[0][0] if languages else None
@@ -125,4 +126,18 @@ def judge_document_rows(
         fallback_tool=fallback_tool,
         replaceable=pdf,
         ink=ink,
+        rescore=_rescorer(vocabulary) if vocabulary else None,
     )
+
+
+def _rescorer(vocabulary: Mapping[str, frozenset[str]]):
+    """A page's lexicon hit rate again, with the corpus vocabulary of its language added."""
+
+    def rescore(page: PageRecord) -> float | None:
+        extra = vocabulary.get(page.lexicon_language or "")
+        if not extra:
+            return None
+        evidence = lexicon_evidence(page.text, load_lexicon(page.lexicon_language, extra))
+        return evidence.hit_rate if evidence.judged else None
+
+    return rescore

@@ -40,8 +40,10 @@ def test_definitions_load() -> None:
     assert {k.to_user_string() for k in graph.get_all_asset_keys()} == {
         "walk",
         "extract",
+        "vocabulary",
         "verdicts",
         "catalog",
+        "calibration",
     }
     checks = {f"{k.asset_key.to_user_string()}:{k.name}" for k in graph.asset_check_keys}
     assert checks == {
@@ -49,6 +51,7 @@ def test_definitions_load() -> None:
         "extract:underivable_rate",
         "catalog:fallback_rate",
         "catalog:underivable_rate",
+        "calibration:separation",
     }
     extract = graph.get(dg.AssetKey("extract"))
     assert extract.code_version == EXTRACTOR_VERSION

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
+from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord, VocabularyRecord
 from readers.records import (
     DerivationRecord,
     DocumentRecord,
@@ -34,6 +34,7 @@ RECORDS = {
     "page_verdicts": PageVerdictRecord,
     "font_verdicts": FontVerdictRecord,
     "repairs": RepairRecord,
+    "vocabulary": VocabularyRecord,
 }
 REPO = Path(__file__).resolve().parents[1]
 

@@ -290,6 +290,18 @@ REPAIRS = Table(
     ),
 )
 
+VOCABULARY = Table(
+    "vocabulary",
+    "word the shipped lexicon misses that several documents of the corpus use",
+    sharded=False,
+    columns=(
+        Column("language", S, "the lexicon language the word was missing from"),
+        Column("word", S, "the word, in the lexicon's normal form"),
+        Column("documents", I64, "distinct documents it occurs in (at least 3)"),
+        _VERSION,
+    ),
+)
+
 TABLES: dict[str, Table] = {
     t.name: t
     for t in (
@@ -302,6 +314,7 @@ TABLES: dict[str, Table] = {
         PAGE_VERDICTS,
         FONT_VERDICTS,
         REPAIRS,
+        VOCABULARY,
     )
 }
 

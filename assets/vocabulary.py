@@ -1,0 +1,41 @@
+"""vocabulary: harvest the words the shipped lexicons miss but several documents use, per language, so
+that the verdicts do not condemn a corpus's domain language as garbage."""
+
+import dagster as dg
+
+from orchestration.settings import AssaySettings
+from readers.versions import EXTRACTOR_VERSION
+from warehouse.store import to_pylist
+
+
+@dg.asset(
+    group_name="verdicts",
+    deps=["extract"],
+    code_version=EXTRACTOR_VERSION,
+    kinds={"python", "parquet"},
+    description="Words missing from the lexicon of their language that occur in three or more distinct "
+    "documents (a garbled token occurs in one): the corpus's own vocabulary, feeding the lexicon tier.",
+)
+def vocabulary(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.MaterializeResult:
+    from quality.records import VocabularyRecord
+    from quality.vocabulary import PageWords, harvest
+
+    wh = assay.warehouse()
+    pages = (
+        PageWords(r["sha256"], r["lexicon_language"], r["text"])
+        for r in to_pylist(wh.read_all_shards("pages", EXTRACTOR_VERSION))
+        if r["lexicon_language"] and r["lexicon_judged"]
+    )
+    words = harvest(pages)
+    wh.write(
+        "vocabulary",
+        EXTRACTOR_VERSION,
+        [VocabularyRecord(w.language, w.word, w.documents, EXTRACTOR_VERSION) for w in words],
+    )
+    per_language: dict[str, int] = {}
+    for w in words:
+        per_language[w.language] = per_language.get(w.language, 0) + 1
+    context.log.info(f"vocabulary: {len(words)} words {per_language}")
+    return dg.MaterializeResult(
+        metadata={"words": len(words), "per_language": per_language, "examples": [w.word for w in words[:20]]}
+    )
