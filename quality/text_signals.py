@@ -26,6 +26,7 @@ The lexicon hit rate, the signal that catches a broken ToUnicode map ("Vojw dpot
 
 from __future__ import annotations
 
+import bisect
 import functools
 import unicodedata
 from collections import Counter
@@ -63,6 +64,9 @@ MAX_RUN_SCAN_CHARS = 100_000
 #: A longer glued run is judged by its first this many letters: glued when lexicon words spell them up
 #: to the last word (:data:`MAX_SEGMENT_LETTERS`); keeps the segmentation linear and bounded.
 MAX_SEGMENT_RUN = 1_000
+#: How many blocks' judged words are kept (:func:`_judged_block`): more than any page holds, so the
+#: per-font evidence of a page finds every prose block the page's lexicon evidence judged.
+JUDGED_CACHE_BLOCKS = 1_024
 
 # --- character classes ------------------------------------------------------------------------------
 
@@ -312,9 +316,14 @@ def lexicon_evidence(texts: str | Iterable[str], lexicon: Lexicon | None) -> Lex
         return NO_EVIDENCE
     if isinstance(texts, str):
         texts = (texts,)
+    return _tally((_judged_tokens(text, lexicon) for text in texts), lexicon)
+
+
+def _tally(judged: Iterable[Iterable[tuple[int, int, int, bool]]], lexicon: Lexicon) -> LexiconEvidence:
+    """The evidence of the judged words of several texts (see :func:`lexicon_evidence`)."""
     weight = hit_weight = tokens = hits = 0
-    for text in texts:
-        for _, _, w, hit in _judged_tokens(text, lexicon):
+    for words in judged:
+        for _, _, w, hit in words:
             weight += w
             tokens += 1
             if hit:
@@ -322,6 +331,13 @@ def lexicon_evidence(texts: str | Iterable[str], lexicon: Lexicon | None) -> Lex
                 hits += 1
     rate = hit_weight / weight if weight else 0.0
     return LexiconEvidence(lexicon.language, rate, float(weight), tokens, hits, weight >= MIN_EVIDENCE_WEIGHT)
+
+
+@functools.lru_cache(maxsize=JUDGED_CACHE_BLOCKS)
+def _judged_block(text: str, lexicon: Lexicon) -> tuple[tuple[int, int, int, bool], ...]:
+    """:func:`_judged_tokens` of one block's text, cached: the page's lexicon evidence and its per-font
+    evidence (:func:`font_evidence`) judge the same blocks with the same lexicon, one after the other."""
+    return tuple(_judged_tokens(text, lexicon))
 
 
 def lexicon_for(
@@ -366,26 +382,39 @@ def font_evidence(
             ).passed
         ):
             continue
-        owner: list[int] = []  # span index of each character of the block text, -1 for line breaks
         fonts: list[str] = []
+        starts: list[int] = []  # where each span's text starts in the block text
+        ends: list[int] = []  # and where it ends
         pieces: list[str] = []
+        offset = 0
         for number, line in enumerate(block.lines):
             if number:
                 pieces.append("\n")
-                owner.append(-1)
+                offset += 1
             for span in line.spans:
                 fonts.append(span.font)
                 pieces.append(span.text)
-                owner.extend([len(fonts) - 1] * len(span.text))
+                starts.append(offset)
+                offset += len(span.text)
+                ends.append(offset)
                 chars[span.font] += len("".join(span.text.split()))
         text = "".join(pieces)
-        for start, end, w, hit in _judged_tokens(text, lexicon):
-            votes: Counter[int] = Counter(
-                owner[i] for i in range(start, end) if owner[i] >= 0 and _LETTER.match(text[i])
-            )
-            if not votes:
-                continue
-            font = fonts[votes.most_common(1)[0][0]]
+        owner: list[int] = []  # span index of each character (-1: a line break), built when first needed
+        for start, end, w, hit in _judged_block(text, lexicon):
+            index = bisect.bisect_right(starts, start) - 1
+            if index >= 0 and end <= ends[index]:  # the common case: the token lies in one span
+                if _LETTER.search(text, start, end) is None:
+                    continue
+            else:
+                if not owner:
+                    owner = _char_owners(starts, ends, len(text))
+                votes: Counter[int] = Counter(
+                    owner[i] for i in range(start, end) if owner[i] >= 0 and _LETTER.match(text[i])
+                )
+                if not votes:
+                    continue
+                index = votes.most_common(1)[0][0]
+            font = fonts[index]
             tokens[font] += 1
             weight[font] += w
             if hit:
@@ -394,6 +423,14 @@ def font_evidence(
         font: FontEvidence(font, chars[font], tokens[font], float(weight[font]), float(hit_weight[font]))
         for font in chars
     }
+
+
+def _char_owners(starts: list[int], ends: list[int], length: int) -> list[int]:
+    """The span index of each character of a block text whose spans are at ``starts``-``ends``."""
+    owner = [-1] * length
+    for index, (start, end) in enumerate(zip(starts, ends, strict=True)):
+        owner[start:end] = [index] * (end - start)
+    return owner
 
 
 # --- the entry point --------------------------------------------------------------------------------
@@ -469,7 +506,11 @@ def page_signals(
             ).passed
         ]
         prose = len(gated)
-        evidence = lexicon_evidence((block_text(b) for b in gated), lexicon) if lexicon else NO_EVIDENCE
+        evidence = (
+            _tally((_judged_block(block_text(b), lexicon) for b in gated), lexicon)
+            if lexicon
+            else NO_EVIDENCE
+        )
     else:
         evidence = lexicon_evidence(text, lexicon) if lexicon else NO_EVIDENCE
     return PageSignals(

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -120,28 +120,18 @@ _INLINE_IMAGE = re.compile(rb"(?:^|\s)BI\s")
 
 
 @dataclass(slots=True)
-class _Span:
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    size: float
-    bold: bool
-    font: str
-
-
-@dataclass(slots=True)
 class _Line:
-    spans: list[_Span]
+    """A MuPDF line as the layout and the tables see it; its spans are the model's (one object each)."""
+
+    spans: Sequence[Span]
     horizontal: bool
     top: float
     bottom: float
     key: tuple[int, int] = (-1, -1)  # (block, line) in MuPDF's TextPage, to find the line's words
 
     @classmethod
-    def of(cls, spans: list[_Span], horizontal: bool, key: tuple[int, int]) -> _Line:
-        return cls(spans, horizontal, min(s.y0 for s in spans), max(s.y1 for s in spans), key)
+    def of(cls, spans: Sequence[Span], horizontal: bool, key: tuple[int, int]) -> _Line:
+        return cls(spans, horizontal, min(s.bbox[1] for s in spans), max(s.bbox[3] for s in spans), key)
 
 
 @dataclass(slots=True)
@@ -181,7 +171,7 @@ class _Scan:
     """One pass over the ``dict`` spans: the reader's lines, the model's blocks and the text facts.
 
     ``lines`` (for the layout and the tables) and ``blocks`` (for the signals) hold the same non-empty
-    spans at the same indexes. ``pale`` lists the visible spans drawn in a near-white colour, as
+    span objects at the same indexes. ``pale`` lists the visible spans drawn in a near-white colour, as
     (block, line, span, luminance): whether they stand on their own background is decided once the
     page's images and drawings are known.
     """
@@ -375,34 +365,29 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
         lines: list[_Line] = []
         model_lines: list[Line] = []
         for line_no, line in enumerate(block["lines"]):
-            spans: list[_Span] = []
-            model_spans: list[Span] = []
+            spans: list[Span] = []
             for span in line["spans"]:
                 text = span["text"]
                 if not text:
                     continue
-                bbox = span["bbox"]
-                flags, char_flags, size, font = (
-                    span["flags"],
-                    span.get("char_flags", painted),
-                    span["size"],
-                    span["font"],
-                )
-                bold = bool(flags & font_bold or char_flags & char_bold)
+                flags, char_flags, size = span["flags"], span.get("char_flags", painted), span["size"]
                 invisible = span.get("alpha", 255) <= max_alpha or not char_flags & painted or size < min_size
                 if invisible:
                     invisible_chars += len("".join(text.split()))
                 elif span["color"] and (luminance := span_luminance(span["color"])) >= min_luminance:
-                    pale.append((len(scan.blocks), len(model_lines), len(model_spans), luminance))
+                    pale.append((len(scan.blocks), len(model_lines), len(spans), luminance))
                 texts.append(text)
-                spans.append(_Span(text, *bbox, size, bold, font))
-                model_spans.append(Span(text, font, size, bbox, bold, bool(flags & monospaced), invisible))
+                bold = bool(flags & font_bold or char_flags & char_bold)
+                spans.append(
+                    Span(text, span["font"], size, span["bbox"], bold, bool(flags & monospaced), invisible)
+                )
             if spans:
                 direction = line["dir"]
                 horizontal = abs(direction[1]) < 1e-3 and direction[0] > 0
-                _, top, _, bottom = line["bbox"]
-                lines.append(_Line(spans, horizontal, top, bottom, (block_no, line_no)))
-                model_lines.append(Line(tuple(model_spans), line["bbox"]))
+                line_box = line["bbox"]
+                model_spans = tuple(spans)
+                lines.append(_Line(model_spans, horizontal, line_box[1], line_box[3], (block_no, line_no)))
+                model_lines.append(Line(model_spans, line_box))
         if lines:
             scan.lines.append(lines)
             scan.blocks.append(Block(tuple(model_lines), block["bbox"]))
@@ -452,7 +437,7 @@ def _layout(
     for block in blocks:
         current: list[_Line] = []
         for line in block:
-            kept: list[_Span] = []
+            kept: list[Span] = []
             for span in line.spans:
                 key = id(span)
                 if key in starts:
@@ -507,7 +492,9 @@ def _continues(previous: _Line, line: _Line) -> bool:
         return False
     overlap = min(previous.bottom, line.bottom) - max(previous.top, line.top)
     smaller = min(previous.bottom - previous.top, line.bottom - line.top)
-    return smaller > 0 and overlap >= smaller / 2 and line.spans[0].x0 >= previous.spans[-1].x1 - 1.0
+    return (
+        smaller > 0 and overlap >= smaller / 2 and line.spans[0].bbox[0] >= previous.spans[-1].bbox[2] - 1.0
+    )
 
 
 def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
@@ -521,14 +508,16 @@ def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
     widest_gap = 0.0
     previous: _Line | None = None
     for line in group:
+        spans = line.spans
+        first = spans[0]
         if previous is not None:
-            gap = line.spans[0].x0 - previous.spans[-1].x1
-            widest_gap = max(widest_gap, gap / max(line.spans[0].size, 1.0))
+            gap = first.bbox[0] - previous.spans[-1].bbox[2]
+            widest_gap = max(widest_gap, gap / max(first.size, 1.0))
         previous = line
-        for span in line.spans:
+        if parts and not parts[-1][-1:].isspace() and not first.text[:1].isspace():
+            parts.append(" ")
+        for span in spans:
             text = span.text
-            if parts and not parts[-1][-1:].isspace() and not text[:1].isspace() and span is line.spans[0]:
-                parts.append(" ")
             parts.append(text)
             size = round(span.size / _SIZE_QUANTUM) * _SIZE_QUANTUM
             sizes[size] += len(text)

@@ -69,13 +69,13 @@ _CELL_OVERHANG = 1.0
 
 
 class SpanLike(Protocol):
-    """A text span as the reader has it: its text and its box."""
+    """A text span as the reader has it: its text and its box (x0, y0, x1, y1)."""
 
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def bbox(self) -> tuple[float, float, float, float]: ...
 
 
 class LineLike(Protocol):
@@ -382,7 +382,9 @@ def _grids_from_cells(cells: list[tuple[float, float, float, float]]) -> list[_G
         ys = sorted({c[1] for c in group} | {c[3] for c in group})
         if len(xs) < 3 or len(ys) < 3:
             continue
-        grid_cells = [(ys.index(y0), xs.index(x0), ys.index(y1), xs.index(x1)) for x0, y0, x1, y1 in group]
+        col = {x: i for i, x in enumerate(xs)}
+        row = {y: i for i, y in enumerate(ys)}
+        grid_cells = [(row[y0], col[x0], row[y1], col[x1]) for x0, y0, x1, y1 in group]
         grids.append(_Grid(xs, ys, sorted(grid_cells)))
     grids.sort(key=lambda g: (g.ys[0], g.xs[0]))
     return grids
@@ -436,7 +438,8 @@ def _fill_grid(
                 continue
             inside: list[tuple[SpanLike, int]] = []
             for span in line.spans:
-                cx, cy = (span.x0 + span.x1) / 2, (span.y0 + span.y1) / 2
+                x0, y0, x1, y1 = span.bbox
+                cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
                 if gx0 < cx < gx1 and gy0 < cy < gy1 and id(span) not in taken:
                     cell = _cell_at(grid, owner, cx, cy)
                     if cell is not None:
@@ -462,7 +465,8 @@ def _fill_grid(
 
 def _overhangs(grid: _Grid, span: SpanLike, cell: int) -> bool:
     _, c0, _, c1 = grid.cells[cell]
-    return span.x0 < grid.xs[c0] - _CELL_OVERHANG or span.x1 > grid.xs[c1] + _CELL_OVERHANG
+    x0, _, x1, _ = span.bbox
+    return x0 < grid.xs[c0] - _CELL_OVERHANG or x1 > grid.xs[c1] + _CELL_OVERHANG
 
 
 def _pieces_by_words(
@@ -477,8 +481,8 @@ def _pieces_by_words(
     Words of one cell are joined by one blank: runs of blanks between them are not kept (in a table cell
     only). A word that itself crosses a border stays whole, in the cell of its centre.
     """
-    cy = sum((span.y0 + span.y1) / 2 for span, _ in inside) / len(inside)
-    left, right = min(span.x0 for span, _ in inside), max(span.x1 for span, _ in inside)
+    cy = sum((span.bbox[1] + span.bbox[3]) / 2 for span, _ in inside) / len(inside)
+    left, right = min(span.bbox[0] for span, _ in inside), max(span.bbox[2] for span, _ in inside)
     pieces: dict[int, list[str]] = {}
     for x0, x1, word in words.of_line(line.key):
         cx = (x0 + x1) / 2
