@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from quality.lexicon import load_lexicon
 from quality.text_signals import FontEvidence, PageSignals, font_evidence, page_signals
+from readers.base import collector_paused
 from readers.model import Block, PageText
 
 
@@ -36,6 +37,11 @@ def body_size(pages: Sequence[PageText]) -> float | None:
 
 
 def measure_document(pages: Sequence[PageText]) -> list[PageMeasures]:
+    with collector_paused():
+        return _measure(pages)
+
+
+def _measure(pages: Sequence[PageText]) -> list[PageMeasures]:
     size = body_size(pages)
     out = []
     for page in pages:

@@ -45,7 +45,7 @@ from typing import Any
 
 import pymupdf
 
-from readers.base import Reader, require_readable_file
+from readers.base import Reader, collector_paused, require_readable_file
 from readers.errors import CorruptDocument, EncryptedDocument, FileUnreadable, LimitExceeded, ReaderError
 from readers.model import Block, ContentKind, Line, PageFacts, PageText, ReadLimits, ReadResult, Span
 from readers.pdf_facts import (
@@ -198,7 +198,10 @@ class PyMuPDFReader(Reader):
         return f"{pymupdf.VersionBind}/mupdf-{pymupdf.VersionFitz}"
 
     def read(self, path: Path, limits: ReadLimits) -> ReadResult:
-        path = Path(path)
+        with collector_paused():
+            return self._read(Path(path), limits)
+
+    def _read(self, path: Path, limits: ReadLimits) -> ReadResult:
         try:
             doc, notes = _open(path, limits)
         except ReaderError:
