@@ -10,9 +10,10 @@ from pathlib import Path
 from quality.judge import DocumentVerdicts, RepairOutcome, TextQuality, judge_one
 from quality.language import best_language
 from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
+from quality.records import PageVerdictRecord
 from quality.repair import apply_mapping, repair
 from quality.text_signals import lexicon_evidence, page_signals
-from quality.verdicts import BAD_RUNE_MAX, LEXICON_MIN, MIN_LANGUAGE_SIMILARITY
+from quality.verdicts import BAD_RUNE_MAX, LEXICON_MIN, MIN_LANGUAGE_SIMILARITY, VERDICTS_VERSION
 from readers.model import ContentKind, PageText, ReadLimits
 from readers.records import PageFontRecord, PageRecord
 
@@ -84,6 +85,45 @@ def _repairer(document_language: str | None):
         )
 
     return attempt
+
+
+def judge_document_rows_safely(
+    kind: str,
+    path: Path,
+    sha256: str,
+    shard: str,
+    version: str,
+    pages: Sequence[PageRecord],
+    fonts: Sequence[PageFontRecord],
+    limits: ReadLimits,
+    vocabulary: Mapping[str, frozenset[str]] | None = None,
+) -> DocumentVerdicts:
+    """:func:`judge_document_rows`, except that a failure judging one document never fails its shard: the
+    pages keep their text layer, unjudged, with the reason ``verdict_failed:<error>``."""
+    try:
+        return judge_document_rows(kind, path, sha256, shard, version, pages, fonts, limits, vocabulary)
+    except Exception as exc:  # a bug or a library error on one document: recorded, not raised
+        reason = f"verdict_failed:{type(exc).__name__}"
+        out = DocumentVerdicts()
+        for p in sorted(pages, key=lambda p: p.page):
+            has_text = bool(p.text.strip())
+            out.pages.append(
+                PageVerdictRecord(
+                    sha256,
+                    shard,
+                    version,
+                    p.page,
+                    "TEXT" if has_text else "BLANK",
+                    [reason],
+                    "born_digital",
+                    p.language,
+                    None,
+                    None,
+                    "extracted" if has_text else "none",
+                    VERDICTS_VERSION,
+                )
+            )
+        return out
 
 
 def judge_document_rows(

@@ -108,3 +108,50 @@ def test_junk_short_text_unreported_ink_and_unreplaceable_kinds() -> None:
     assert text_file.mode is Mode.TEXT and "not_replaceable" in text_file.reasons
     # Little evidence does not condemn: the lexicon's verdict needs weight behind it.
     assert judge_page(clean(lexicon_hit_rate=0.01, lexicon_weight=50.0)).mode is Mode.TEXT
+
+
+def test_a_document_whose_judging_fails_keeps_its_text_and_says_why(tmp_path) -> None:
+    from quality.stage import judge_document_rows_safely
+    from readers.model import ReadLimits
+    from readers.records import PageRecord
+
+    page = PageRecord(
+        "ab" * 32,
+        "ab",
+        "v",
+        1,
+        "pymupdf",
+        "1",
+        "Xqvbrtz wqpzlkm zzyxwvq " * 20,
+        480,
+        0.0,
+        0.0,
+        0,
+        ["F"],
+        0,
+        0,
+        0,
+        0,
+        lexicon_judged=True,
+        lexicon_hit_rate=0.0,
+        lexicon_weight=500.0,
+        language="en",
+        language_similarity=0.9,
+    )
+    # A PDF path that does not exist: the second opinion and the ink measure fail; the judge goes on.
+    out = judge_document_rows_safely(
+        "pdf",
+        tmp_path / "gone.pdf",
+        page.sha256,
+        "ab",
+        "v",
+        [page],
+        [],
+        ReadLimits(),
+        vocabulary={"en": frozenset({"x"})},
+    )
+    assert [v.page for v in out.pages] == [1] and out.pages[0].mode == "REPLACE"
+    broken = judge_document_rows_safely(
+        "pdf", tmp_path / "gone.pdf", page.sha256, "ab", "v", [page], [None], ReadLimits()
+    )
+    assert broken.pages[0].reasons[0].startswith("verdict_failed:") and broken.pages[0].mode == "TEXT"
