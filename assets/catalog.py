@@ -1,6 +1,8 @@
 """catalog: rebuild the DuckDB file of views over every table and swap it in, then judge the fallback
 and Underivable rates over the whole corpus."""
 
+from dataclasses import replace
+
 import dagster as dg
 
 from assets.rate_checks import rate_check_results, rate_check_specs
@@ -22,8 +24,18 @@ from warehouse.store import to_pylist
 def catalog(context: dg.AssetExecutionContext, assay: AssaySettings):
     wh = assay.warehouse()
     path = build_catalog(wh, EXTRACTOR_VERSION)
+    # A document whose garbled pages the fallback reader decoded (page_verdicts.text_source = fallback)
+    # counts as recovered by fallback too: it is the same signal of a primary reader falling short.
+    rescued = {
+        row["sha256"]
+        for row in to_pylist(wh.read_all_shards("page_verdicts", EXTRACTOR_VERSION))
+        if row["text_source"] == "fallback"
+    }
     derivations = [
-        DerivationRecord(**row) for row in to_pylist(wh.read_all_shards("derivations", EXTRACTOR_VERSION))
+        replace(d, recovered_by_fallback=d.recovered_by_fallback or d.sha256 in rescued)
+        for d in (
+            DerivationRecord(**row) for row in to_pylist(wh.read_all_shards("derivations", EXTRACTOR_VERSION))
+        )
     ]
     context.log.info(f"catalog rebuilt at {path}")
     yield dg.MaterializeResult(

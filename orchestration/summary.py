@@ -25,7 +25,8 @@ select kind,
        count(*) filter (where status = 'unsupported') as unsupported,
        count(*) filter (where status = 'skipped') as skipped,
        coalesce(sum(pages) filter (where status = 'derived'), 0) as pages,
-       count(*) filter (where recovered_by_fallback) as fallback
+       count(*) filter (where recovered_by_fallback or sha256 in
+           (select sha256 from page_verdicts where text_source = 'fallback')) as fallback
 from derivations group by kind order by documents desc, kind
 """
 
@@ -68,7 +69,7 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
         title="Documents by kind and status",
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        caption="fallback: share of derived documents read by a fallback reader; "
+        caption="fallback: share of derived documents (or their pages) read by a fallback reader; "
         "underivable: share of read documents whose readers produced nothing",
         caption_justify="left",
     )
