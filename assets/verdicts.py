@@ -29,7 +29,7 @@ VERDICT_TABLES = ("page_verdicts", "font_verdicts", "repairs")
 )
 def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
     # Imported here, not at definition time: the PDF libraries load only when a shard is judged.
-    from quality.stage import judge_document_rows_safely
+    from quality.stage import judge_document_rows
 
     wh = assay.warehouse()
     from quality.vocabulary import VocabularyWord, by_language
@@ -56,7 +56,7 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
                     out[t] += existing[t].get(sha, [])
                 kept += 1
                 continue
-            result = judge_document_rows_safely(
+            result = judge_document_rows(
                 doc.kind,
                 Path(doc.path),
                 sha,

@@ -19,41 +19,29 @@ from orchestration.settings import AssaySettings, settings_from_env
 
 ALL_ASSETS = [walk, extract, vocabulary, verdicts, catalog, calibration]
 
-walk_job = dg.define_asset_job(
-    "assay_walk",
-    selection=dg.AssetSelection.assets(walk),
-    description="Walk the roots (ASSAY_ROOTS, or the roots given in the run config).",
-)
-extract_job = dg.define_asset_job(
-    "assay_extract",
-    selection=dg.AssetSelection.assets(extract),
-    description="Extract a range of shards; launched as a backfill, runs are batched by the backfill policy.",
-)
-verdicts_job = dg.define_asset_job(
-    "assay_verdicts",
-    selection=dg.AssetSelection.assets(verdicts),
-    description="Judge a range of shards' pages; backfills run in batches of the backfill policy.",
-)
-catalog_job = dg.define_asset_job(
-    "assay_catalog",
-    selection=dg.AssetSelection.assets(catalog),
-    description="Rebuild the DuckDB catalog and judge the corpus-wide rates.",
-)
-
-vocabulary_job = dg.define_asset_job(
-    "assay_vocabulary",
-    selection=dg.AssetSelection.assets(vocabulary),
-    description="Harvest the corpus vocabulary from the extracted pages.",
-)
-calibration_job = dg.define_asset_job(
-    "assay_calibration",
-    selection=dg.AssetSelection.assets(calibration),
-    description="Score the corpus's clean pages against their garbled variants (`assay calibrate`).",
-)
+# One job per stage, as data: (asset, what the job does). The command line runs them in this order.
+STAGE_JOBS = {
+    "assay_walk": (walk, "Walk the roots (ASSAY_ROOTS, or the roots given in the run config)."),
+    "assay_extract": (extract, "Extract a range of shards; backfills run in batches of the backfill policy."),
+    "assay_vocabulary": (vocabulary, "Harvest the corpus vocabulary from the extracted pages."),
+    "assay_verdicts": (
+        verdicts,
+        "Judge a range of shards' pages; backfills run in batches of the backfill policy.",
+    ),
+    "assay_catalog": (catalog, "Rebuild the DuckDB catalog and judge the corpus-wide rates."),
+    "assay_calibration": (
+        calibration,
+        "Score the corpus's clean pages against garbled variants (`assay calibrate`).",
+    ),
+}
+JOBS = {
+    name: dg.define_asset_job(name, selection=dg.AssetSelection.assets(asset), description=description)
+    for name, (asset, description) in STAGE_JOBS.items()
+}
 
 # Picks up new files nightly; off until switched on in the UI, since the roots come from ASSAY_ROOTS.
 nightly_walk = dg.ScheduleDefinition(
-    job=walk_job,
+    job=JOBS["assay_walk"],
     cron_schedule="0 2 * * *",
     default_status=dg.DefaultScheduleStatus.STOPPED,
     description="Walk the configured roots every night at 02:00.",
@@ -63,7 +51,7 @@ nightly_walk = dg.ScheduleDefinition(
 def make_definitions(settings: AssaySettings, progress: Progress | None = None) -> dg.Definitions:
     return dg.Definitions(
         assets=ALL_ASSETS,
-        jobs=[walk_job, extract_job, vocabulary_job, verdicts_job, catalog_job, calibration_job],
+        jobs=list(JOBS.values()),
         schedules=[nightly_walk],
         resources={"assay": settings, "progress": progress if progress is not None else Progress()},
         executor=dg.in_process_executor,

@@ -87,46 +87,7 @@ def _repairer(document_language: str | None):
     return attempt
 
 
-def judge_document_rows_safely(
-    kind: str,
-    path: Path,
-    sha256: str,
-    shard: str,
-    version: str,
-    pages: Sequence[PageRecord],
-    fonts: Sequence[PageFontRecord],
-    limits: ReadLimits,
-    vocabulary: Mapping[str, frozenset[str]] | None = None,
-) -> DocumentVerdicts:
-    """:func:`judge_document_rows`, except that a failure judging one document never fails its shard: the
-    pages keep their text layer, unjudged, with the reason ``verdict_failed:<error>``."""
-    try:
-        return judge_document_rows(kind, path, sha256, shard, version, pages, fonts, limits, vocabulary)
-    except Exception as exc:  # a bug or a library error on one document: recorded, not raised
-        reason = f"verdict_failed:{type(exc).__name__}"
-        out = DocumentVerdicts()
-        for p in sorted(pages, key=lambda p: p.page):
-            has_text = bool(p.text.strip())
-            out.pages.append(
-                PageVerdictRecord(
-                    sha256,
-                    shard,
-                    version,
-                    p.page,
-                    "TEXT" if has_text else "BLANK",
-                    [reason],
-                    "born_digital",
-                    p.language,
-                    None,
-                    None,
-                    "extracted" if has_text else "none",
-                    VERDICTS_VERSION,
-                )
-            )
-        return out
-
-
-def judge_document_rows(
+def _judge_document_rows(
     kind: str,
     path: Path,
     sha256: str,
@@ -181,3 +142,43 @@ def _rescorer(vocabulary: Mapping[str, frozenset[str]]):
         return evidence.hit_rate if evidence.judged else None
 
     return rescore
+
+
+def judge_document_rows(
+    kind: str,
+    path: Path,
+    sha256: str,
+    shard: str,
+    version: str,
+    pages: Sequence[PageRecord],
+    fonts: Sequence[PageFontRecord],
+    limits: ReadLimits,
+    vocabulary: Mapping[str, frozenset[str]] | None = None,
+) -> DocumentVerdicts:
+    """Judge one document's pages (quality/judge.py with its real parts); a failure judging one document
+    never fails its shard: the
+    pages keep their text layer, unjudged, with the reason ``verdict_failed:<error>``."""
+    try:
+        return _judge_document_rows(kind, path, sha256, shard, version, pages, fonts, limits, vocabulary)
+    except Exception as exc:  # a bug or a library error on one document: recorded, not raised
+        reason = f"verdict_failed:{type(exc).__name__}"
+        out = DocumentVerdicts()
+        for p in sorted(pages, key=lambda p: p.page):
+            has_text = bool(p.text.strip())
+            out.pages.append(
+                PageVerdictRecord(
+                    sha256,
+                    shard,
+                    version,
+                    p.page,
+                    "TEXT" if has_text else "BLANK",
+                    [reason],
+                    "born_digital",
+                    p.language,
+                    None,
+                    None,
+                    "extracted" if has_text else "none",
+                    VERDICTS_VERSION,
+                )
+            )
+        return out

@@ -111,7 +111,7 @@ def test_junk_short_text_unreported_ink_and_unreplaceable_kinds() -> None:
 
 
 def test_a_document_whose_judging_fails_keeps_its_text_and_says_why(tmp_path) -> None:
-    from quality.stage import judge_document_rows_safely
+    from quality.stage import judge_document_rows
     from readers.model import ReadLimits
     from readers.records import PageRecord
 
@@ -139,7 +139,7 @@ def test_a_document_whose_judging_fails_keeps_its_text_and_says_why(tmp_path) ->
         language_similarity=0.9,
     )
     # A PDF path that does not exist: the second opinion and the ink measure fail; the judge goes on.
-    out = judge_document_rows_safely(
+    out = judge_document_rows(
         "pdf",
         tmp_path / "gone.pdf",
         page.sha256,
@@ -151,7 +151,7 @@ def test_a_document_whose_judging_fails_keeps_its_text_and_says_why(tmp_path) ->
         vocabulary={"en": frozenset({"x"})},
     )
     assert [v.page for v in out.pages] == [1] and out.pages[0].mode == "REPLACE"
-    broken = judge_document_rows_safely(
+    broken = judge_document_rows(
         "pdf", tmp_path / "gone.pdf", page.sha256, "ab", "v", [page], [None], ReadLimits()
     )
     assert broken.pages[0].reasons[0].startswith("verdict_failed:") and broken.pages[0].mode == "TEXT"
