@@ -31,6 +31,10 @@ from derivations group by kind order by documents desc, kind
 """
 
 
+MODES_SQL = "select mode, count(*) from page_verdicts group by mode"
+MODE_ORDER = ("TEXT", "FIGURES", "REPAIRED", "LANG", "REPLACE", "BLANK")
+
+
 def print_summary(console: Console, home: Home, report: RunReport, progress: Progress) -> None:
     console.print()
     for failure in report.failures:
@@ -91,6 +95,15 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
     console.print(table)
     runs = f"{report.runs} Dagster run" + ("s" if report.runs != 1 else "")
     console.print(f"Catalog: [bold]{home.warehouse.catalog_path}[/] ({runs}, {report.seconds:.1f} s)")
+    modes = dict(query(home.warehouse, MODES_SQL).rows)
+    if modes:
+        shown = ", ".join(f"{m} {modes[m]}" for m in MODE_ORDER if m in modes)
+        console.print(f"Pages by mode: {shown}.")
+        if modes.get("REPLACE"):
+            console.print(
+                f"  {modes['REPLACE']} pages have no trustworthy text layer (REPLACE): the ones to OCR; "
+                "see their reasons in page_verdicts."
+            )
     corpus_checks = [c for c in report.checks if c.asset == "catalog"]
     if corpus_checks:
         parts = []

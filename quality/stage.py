@@ -155,9 +155,10 @@ def judge_document_rows(
     limits: ReadLimits,
     vocabulary: Mapping[str, frozenset[str]] | None = None,
 ) -> DocumentVerdicts:
-    """Judge one document's pages (quality/judge.py with its real parts); a failure judging one document
-    never fails its shard: the
-    pages keep their text layer, unjudged, with the reason ``verdict_failed:<error>``."""
+    """Judge one document's pages (quality/judge.py with its real parts).
+
+    A failure judging one document never fails its shard: the pages keep their text layer, unjudged, with
+    the reason ``verdict_failed:<error>``."""
     try:
         return _judge_document_rows(kind, path, sha256, shard, version, pages, fonts, limits, vocabulary)
     except Exception as exc:  # a bug or a library error on one document: recorded, not raised
