@@ -29,7 +29,7 @@ VERDICT_TABLES = ("page_verdicts", "font_verdicts", "repairs")
 )
 def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
     # Imported here, not at definition time: the PDF libraries load only when a shard is judged.
-    from quality.stage import judge_document_rows
+    from quality.stage import judge_document_rows, verdicts_version_for
 
     wh = assay.warehouse()
     from quality.vocabulary import VocabularyWord, by_language
@@ -38,6 +38,9 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
         VocabularyWord(r["language"], r["word"], r["documents"])
         for r in wh.rows("vocabulary", EXTRACTOR_VERSION)
     )
+    # Verdicts made under other rules or another vocabulary are made again, so the verdicts of a corpus do
+    # not depend on the order its documents arrived in.
+    current = verdicts_version_for(words)
     modes: dict[str, int] = {}
     judged = kept = 0
     for shard in context.partition_keys:
@@ -51,7 +54,9 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
             doc = documents.get(sha)
             if doc is None:
                 continue
-            if sha in existing["page_verdicts"]:
+            if sha in existing["page_verdicts"] and all(
+                v.verdicts_version == current for v in existing["page_verdicts"][sha]
+            ):
                 for t in VERDICT_TABLES:
                     out[t] += existing[t].get(sha, [])
                 kept += 1
@@ -66,6 +71,7 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
                 fonts.get(sha, []),
                 assay.limits(),
                 vocabulary=words,
+                verdicts_version=current,
             )
             out["page_verdicts"] += result.pages
             out["font_verdicts"] += result.fonts

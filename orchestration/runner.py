@@ -82,10 +82,23 @@ def plan_extract(wh: Warehouse, version: str) -> ExtractPlan:
 
 
 def plan_verdicts(wh: Warehouse, version: str) -> list[str]:
-    """Shards whose documents with pages are not all judged under ``version``, or that lack a partition."""
+    """Shards whose documents with pages are not all judged under ``version`` with the current rules and
+    vocabulary, or that lack a partition."""
+    from quality.stage import verdicts_version_for
+    from quality.vocabulary import VocabularyWord, by_language
+
+    words = by_language(
+        VocabularyWord(r["language"], r["word"], r["documents"]) for r in wh.rows("vocabulary", version)
+    )
+    current = verdicts_version_for(words)
     paged = wh.keys_by_shard("pages", version)
     judged = wh.keys_by_shard("page_verdicts", version)
-    return sorted(s for s in set(paged) | set(judged) if paged.get(s, set()) != judged.get(s))
+    versions = wh.values_by_shard("page_verdicts", version, "verdicts_version")
+    return sorted(
+        s
+        for s in set(paged) | set(judged)
+        if paged.get(s, set()) != judged.get(s) or versions.get(s, set()) - {current}
+    )
 
 
 class Pipeline:

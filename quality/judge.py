@@ -132,6 +132,7 @@ def judge_one(
     replaceable: bool = True,
     ink: Callable[[list[int]], dict[int, float]] | None = None,
     rescore: Callable[[PageRecord], float | None] | None = None,
+    verdicts_version: str = VERDICTS_VERSION,
 ) -> DocumentVerdicts:
     pages = sorted(pages, key=lambda p: p.page)
     evidence = [evidence_of(p, judging_languages, replaceable) for p in pages]
@@ -230,7 +231,7 @@ def judge_one(
                 score=v.score,
                 threshold=_threshold(v),
                 text_source=source,
-                verdicts_version=VERDICTS_VERSION,
+                verdicts_version=verdicts_version,
             )
         )
     for j in judgements:

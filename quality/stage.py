@@ -97,6 +97,7 @@ def _judge_document_rows(
     fonts: Sequence[PageFontRecord],
     limits: ReadLimits,
     vocabulary: Mapping[str, frozenset[str]] | None = None,
+    verdicts_version: str = VERDICTS_VERSION,
 ) -> DocumentVerdicts:
     languages = Counter(p.language for p in pages if p.language and p.lexicon_judged)
     document_language = languages.most_common(1)[0][0] if languages else None
@@ -128,6 +129,7 @@ def _judge_document_rows(
         replaceable=pdf,
         ink=ink,
         rescore=_rescorer(vocabulary) if vocabulary else None,
+        verdicts_version=verdicts_version,
     )
 
 
@@ -154,13 +156,16 @@ def judge_document_rows(
     fonts: Sequence[PageFontRecord],
     limits: ReadLimits,
     vocabulary: Mapping[str, frozenset[str]] | None = None,
+    verdicts_version: str = VERDICTS_VERSION,
 ) -> DocumentVerdicts:
     """Judge one document's pages (quality/judge.py with its real parts).
 
     A failure judging one document never fails its shard: the pages keep their text layer, unjudged, with
     the reason ``verdict_failed:<error>``."""
     try:
-        return _judge_document_rows(kind, path, sha256, shard, version, pages, fonts, limits, vocabulary)
+        return _judge_document_rows(
+            kind, path, sha256, shard, version, pages, fonts, limits, vocabulary, verdicts_version
+        )
     except Exception as exc:  # a bug or a library error on one document: recorded, not raised
         reason = f"verdict_failed:{type(exc).__name__}"
         out = DocumentVerdicts()
@@ -179,7 +184,14 @@ def judge_document_rows(
                     None,
                     None,
                     "extracted" if has_text else "none",
-                    VERDICTS_VERSION,
+                    verdicts_version,
                 )
             )
         return out
+
+
+def verdicts_version_for(vocabulary: Mapping[str, frozenset[str]]) -> str:
+    """The verdict rules' version and the vocabulary they were applied with."""
+    from quality.vocabulary import fingerprint
+
+    return f"{VERDICTS_VERSION}+vocab.{fingerprint(vocabulary)}"

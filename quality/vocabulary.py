@@ -8,6 +8,7 @@ for the verdicts: a page condemned for a low hit rate is scored again with it.
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -58,3 +59,11 @@ def by_language(words: Iterable[VocabularyWord]) -> Mapping[str, frozenset[str]]
     for w in words:
         grouped[w.language].add(w.word)
     return {lang: frozenset(ws) for lang, ws in grouped.items()}
+
+
+def fingerprint(words: Mapping[str, frozenset[str]]) -> str:
+    """A short stable name for a vocabulary: verdicts made with another vocabulary are made again."""
+    if not any(words.values()):
+        return "none"
+    lines = sorted(f"{lang}:{word}" for lang, ws in words.items() for word in ws)
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:12]

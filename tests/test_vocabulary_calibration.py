@@ -40,3 +40,14 @@ def test_calibration_separates_clean_pages_from_garbled_variants(tmp_path: Path)
         result.clean, result.garbled, threshold=LEXICON_MIN, path=tmp_path / "h.png", title="t"
     )
     assert png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_vocabulary_fingerprint_names_the_verdicts_it_shaped() -> None:
+    from quality.stage import verdicts_version_for
+    from quality.vocabulary import fingerprint
+
+    assert fingerprint({}) == fingerprint({"de": frozenset()}) == "none"
+    a = fingerprint({"de": frozenset({"teilmengen", "simplizialkomplex"})})
+    assert a == fingerprint({"de": frozenset({"simplizialkomplex", "teilmengen"})})  # order does not matter
+    assert a != fingerprint({"de": frozenset({"teilmengen"})})
+    assert verdicts_version_for({}).endswith("+vocab.none")

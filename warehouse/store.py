@@ -145,12 +145,19 @@ class Warehouse:
         return pa.concat_tables(parts) if parts else spec.schema.empty_table()
 
     def keys_by_shard(self, table: str, version: str) -> dict[str, set[str]]:
-        """``sha256`` values per shard of a sharded table, in one DuckDB pass over its partitions (one
-        column of a few hundred small files: ~30 ms); a shard with an empty partition maps to an empty set."""
+        """``sha256`` values per shard of a sharded table (see :meth:`values_by_shard`)."""
+        return self.values_by_shard(table, version, "sha256")
+
+    def values_by_shard(self, table: str, version: str, column: str) -> dict[str, set[Any]]:
+        """The distinct values of one column per shard of a sharded table, in one DuckDB pass over its
+        partitions (one column of a few hundred small files: ~30 ms); a shard with an empty partition maps
+        to an empty set."""
         spec = _table(table)
         if not spec.sharded:
             raise WarehouseError(f"table {table} is not sharded")
-        found: dict[str, set[str]] = {s: set() for s in self.shards(table, version)}
+        if column not in spec.column_names:
+            raise WarehouseError(f"table {table} has no column {column!r}")
+        found: dict[str, set[Any]] = {s: set() for s in self.shards(table, version)}
         if not found:
             return found
         pattern = str(self.table_dir(table) / f"extractor_version={version}" / "shard=*" / PART_FILE)
@@ -158,14 +165,16 @@ class Warehouse:
             con = duckdb.connect()
             try:
                 rows = con.execute(
-                    "select shard, sha256 from read_parquet(?, hive_partitioning = false)", [pattern]
+                    f'select distinct shard, "{column}" from read_parquet(?, hive_partitioning = false, '
+                    "union_by_name = true)",
+                    [pattern],
                 ).fetchall()
             finally:
                 con.close()
         except duckdb.Error as exc:
-            raise WarehouseError(f"could not read the keys of {table} {version}: {exc}") from exc
-        for shard, sha in rows:
-            found.setdefault(shard, set()).add(sha)
+            raise WarehouseError(f"could not read {column} of {table} {version}: {exc}") from exc
+        for shard, value in rows:
+            found.setdefault(shard, set()).add(value)
         return found
 
     def rows(self, table: str, version: str, shard: str | None = None) -> list[dict[str, Any]]:
