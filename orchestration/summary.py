@@ -127,6 +127,12 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             "documents d using (sha256) where v.status <> 'derived'\"   # what was not derived, and why",
             soft_wrap=True,
         )
+    if modes and set(modes) - {"TEXT"}:
+        console.print(
+            f'  {assay} sql{home_flag} "select d.path, v.page, v.mode, v.reasons from page_verdicts v join '
+            "documents d using (sha256) where v.mode <> 'TEXT' order by 1\"   # pages not used as they are",
+            soft_wrap=True,
+        )
     if unsup:
         console.print("  unsupported kinds have no reader yet: they are recorded, and read once one exists")
     console.print(f"  {assay} ui{home_flag}   # the asset graph, runs and checks in Dagster", soft_wrap=True)

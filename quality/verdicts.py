@@ -171,6 +171,8 @@ def judge_page(e: PageEvidence, garbled_fonts: frozenset[str] = frozenset()) -> 
     prov = provenance_of(e)
 
     # Tier 0: asymmetric.
+    if e.chars < MIN_TEXT_CHARS and not e.replaceable and not e.chars:
+        return PageVerdict(e.page, Mode.BLANK, prov, ("no_text",))
     if e.chars < MIN_TEXT_CHARS and e.replaceable:
         junk = e.chars > 0 and (e.junk_share >= JUNK_SHARE_MIN or e.bad_rune_ratio > BAD_RUNE_MAX)
         if junk and not e.fallback_clean:

@@ -164,8 +164,10 @@ def _carry(prior: ShardRows, sha256: str, version: str, out: ShardRows) -> None:
 def _add_extraction(out: ShardRows, doc: DocumentRecord, version: str, ex: Extraction) -> None:
     result = ex.result
     pages = result.pages if result is not None else ()
-    # An underivable document keeps the pages its first reader saw (empty text, real facts).
-    facts_pages = pages if result is not None else (ex.empty_result.pages if ex.empty_result else ())
+    # An underivable PDF keeps the pages its first reader saw (empty text, real facts: what OCR needs).
+    facts_pages = pages
+    if result is None and ex.empty_result is not None and ex.kind is ContentKind.PDF:
+        facts_pages = ex.empty_result.pages
     out.derivations[doc.sha256] = DerivationRecord(
         sha256=doc.sha256,
         shard=doc.shard,

@@ -104,6 +104,7 @@ def test_junk_short_text_unreported_ink_and_unreplaceable_kinds() -> None:
     assert judge_page(PageEvidence(page=1, chars=1, junk_share=0.0)).mode is Mode.BLANK  # a page number
     inked = judge_page(PageEvidence(page=1, chars=0, unreported_ink=0.004))
     assert inked.mode is Mode.REPLACE and "unreported_ink" in inked.reasons
+    assert judge_page(PageEvidence(page=1, chars=0, replaceable=False)).mode is Mode.BLANK
     text_file = judge_page(clean(lexicon_hit_rate=0.01, replaceable=False))
     assert text_file.mode is Mode.TEXT and "not_replaceable" in text_file.reasons
     # Little evidence does not condemn: the lexicon's verdict needs weight behind it.
