@@ -38,7 +38,7 @@ def calibration(context: dg.AssetExecutionContext, assay: AssaySettings):
     verdicts = {
         (r["sha256"], r["page"]): r
         for r in to_pylist(wh.read_all_shards("page_verdicts", EXTRACTOR_VERSION))
-        if r["mode"] in CLEAN_MODES and r["provenance"] == "born_digital"
+        if r["mode"] in CLEAN_MODES and r["provenance"] == "born_digital" and r["text_source"] == "extracted"
     }
     # PDF pages only: the garbling calibrated against is a broken font's; a text file has no fonts.
     pdfs = {

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
 from quality.verdicts import (
+    DOC_PRIOR_SHARE,
     LEXICON_MIN,
     SANDWICH_LEXICON_MIN,
     VERDICTS_VERSION,
@@ -27,6 +28,13 @@ from quality.verdicts import (
 )
 from readers.records import PageFontRecord, PageRecord
 
+# A page that passes with a lexicon hit rate under this is read again by the fallback reader; its text is
+# used when it scores at least SECOND_OPINION_GAIN higher and SECOND_OPINION_RATIO times as high.
+# deb-ar__samplebook.pdf: PyMuPDF 0.15-0.31 (words glued), pdfplumber in reading order 0.30-0.71 (1.9x
+# and more); technical German reads alike in both (pyp__GeoTopo: within 1.2x).
+SECOND_OPINION_BELOW = 0.35
+SECOND_OPINION_GAIN = 0.1
+SECOND_OPINION_RATIO = 1.5
 GARBAGE_REASONS = frozenset({"bad_runes", "cid_passthrough", "no_language", "lexicon_low", "junk_text"})
 
 # Judges a replacement text (from the fallback reader or a repair): (lexicon hit rate, language, trusted).
@@ -159,34 +167,59 @@ def judge_one(
     sources = {v.page: ("extracted" if v.mode is not Mode.BLANK else "none") for v in verdicts}
 
     garbage = [v for v in verdicts if v.mode is Mode.REPLACE and GARBAGE_REASONS & set(v.reasons)]
-    if garbage:
+    # Pages that pass but read poorly: the independent decoder may read them much better (a text layer
+    # that lost its word boundaries, right-to-left text in a broken order).
+    suspects = [
+        v
+        for v in verdicts
+        if v.mode in (Mode.TEXT, Mode.FIGURES)
+        and v.judged
+        and v.score is not None
+        and v.score < SECOND_OPINION_BELOW
+    ]
+    better: set[int] = set()
+    prior_pages: set[int] = set()
+    if garbage or suspects:
         by_page = {p.page: p for p in pages}
         fixed: dict[int, str] = {}
         second: dict[int, str] = {}
         if second_opinion is not None:
             try:
-                second = second_opinion([v.page for v in garbage])
+                second = second_opinion(sorted(v.page for v in (*garbage, *suspects)))
             except Exception:  # the second opinion is a bonus: its failure changes nothing
                 second = {}
+
+        def fallback_row(page: int, text: str, score: float) -> RepairRecord:
+            return RepairRecord(
+                sha256,
+                shard,
+                version,
+                page,
+                "fallback_reader",
+                fallback_tool[0],
+                fallback_tool[1],
+                None,
+                score,
+                text,
+            )
+
+        for v in suspects:
+            text = second.get(v.page, "")
+            quality = check_text(text) if text.strip() else None
+            if (
+                quality is not None
+                and quality.trusted
+                and quality.score >= (v.score or 0.0) + SECOND_OPINION_GAIN
+            ):
+                sources[v.page] = "fallback"
+                better.add(v.page)
+                out.repairs.append(fallback_row(v.page, text, quality.score))
         for v in garbage:
             text = second.get(v.page, "")
             quality = check_text(text) if text.strip() else None
             if quality is not None and quality.trusted:
                 fixed[v.page] = "fallback"
-                out.repairs.append(
-                    RepairRecord(
-                        sha256,
-                        shard,
-                        version,
-                        v.page,
-                        "fallback_reader",
-                        fallback_tool[0],
-                        fallback_tool[1],
-                        None,
-                        quality.score,
-                        text,
-                    )
-                )
+                out.repairs.append(fallback_row(v.page, text, quality.score))
                 continue
             if repairer is not None and by_page[v.page].text.strip():
                 outcome = repairer(by_page[v.page].text, by_page[v.page].language)
@@ -206,6 +239,25 @@ def judge_one(
                             outcome.text,
                         )
                     )
+        # Document prior for the second opinion: when the fallback reader read most of the judged pages
+        # better, the pages that could not judge themselves (short, tables, verse) take its text too.
+        judged_pages = [v for v in verdicts if v.judged and v.mode in (Mode.TEXT, Mode.FIGURES)]
+        if better and len(better) > DOC_PRIOR_SHARE * len(judged_pages) and second_opinion is not None:
+            rest = [
+                v.page
+                for v in verdicts
+                if v.mode in (Mode.TEXT, Mode.FIGURES) and not v.judged and v.page not in better
+            ]
+            try:
+                more = second_opinion(rest) if rest else {}
+            except Exception:
+                more = {}
+            for page, text in sorted(more.items()):
+                if text.strip() and check_text(text).trusted:
+                    sources[page] = "fallback"
+                    better.add(page)
+                    prior_pages.add(page)
+                    out.repairs.append(fallback_row(page, text, check_text(text).score))
         if fixed:
             evidence = [_with_fix(e, fixed.get(e.page)) for e in evidence]
             verdicts = judge_document(evidence, judgements)
@@ -225,7 +277,13 @@ def judge_one(
                 extractor_version=version,
                 page=v.page,
                 mode=v.mode.value,
-                reasons=list(v.reasons),
+                reasons=[
+                    *v.reasons,
+                    "fallback_reader_better",
+                    *(["doc_prior"] if v.page in prior_pages else []),
+                ]
+                if v.page in better
+                else list(v.reasons),
                 provenance=v.provenance.value,
                 language=next((p.language for p in pages if p.page == v.page), None),
                 score=v.score,

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-VERDICTS_VERSION = "1"
+VERDICTS_VERSION = "3"  # 2: suspect pages get a second opinion; 3: and a document prior for it
 GARBAGE = frozenset({"bad_runes", "cid_passthrough", "no_language", "lexicon_low", "junk_text"})
 
 

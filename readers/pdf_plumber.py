@@ -25,6 +25,7 @@ from pdfminer.pdfpage import PDFPage
 from pdfplumber.utils.exceptions import PdfminerException
 
 from readers.base import Reader, require_readable_file
+from readers.bidi import logical_text
 from readers.errors import CorruptDocument, EncryptedDocument, FileUnreadable, LimitExceeded, ReaderError
 from readers.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
 
@@ -33,7 +34,7 @@ class PdfPlumberReader(Reader):
     """Plain text per page with pdfplumber; facts from the objects pdfminer laid out."""
 
     name = "pdfplumber"
-    revision = 1
+    revision = 2  # 2: right-to-left lines in reading order (readers/bidi.py)
     kinds = frozenset({ContentKind.PDF})
 
     @property
@@ -69,7 +70,7 @@ class PdfPlumberReader(Reader):
                 if 1 <= number <= len(pdf.pages):
                     page = pdf.pages[number - 1]
                     try:
-                        texts[number] = page.extract_text() or ""
+                        texts[number] = logical_text(page.extract_text() or "")
                     finally:
                         page.close()
             return texts
@@ -168,7 +169,7 @@ def _read_pages(pdf: pdfplumber.PDF, path: Path, limits: ReadLimits, notes: list
 
 
 def _read_page(page: Any) -> tuple[str, PageFacts]:
-    text = page.extract_text() or ""
+    text = logical_text(page.extract_text() or "")
     fonts = sorted({str(char.get("fontname", "")) for char in page.chars} - {""})
     facts = PageFacts(
         width=round(float(page.width), 2),

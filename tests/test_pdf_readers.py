@@ -116,7 +116,7 @@ def encrypted_pdf(path: Path, user_pw: str) -> Path:
 def test_reader_identity(make: Callable[[], Reader]) -> None:
     reader = make()
     assert reader.kinds == frozenset({ContentKind.PDF})
-    assert reader.revision == 1
+    assert isinstance(reader.revision, int) and reader.revision >= 1
     assert reader.version.startswith(f"{reader.revision}+")
     assert reader.tool_version and re.match(r"\d", reader.tool_version)
 

@@ -101,3 +101,14 @@ def test_thirty_percent_garbled_in_one_font_is_caught_by_the_font_score() -> Non
     )
     assert 0.25 <= share <= 0.4
     assert broken.hit_rate < FONT_GARBLED_MAX < body.hit_rate
+
+
+def test_right_to_left_lines_come_back_in_reading_order() -> None:
+    from readers.bidi import logical_line, logical_text
+
+    # pdfminer writes an Arabic line as it stands on the page: left to right, so each word backwards.
+    visual = "٢ بﺎﺒﻟا"
+    assert logical_line(visual) == "اﻟﺒﺎب ٢"
+    # Numbers and Latin words keep their own order; brackets are mirrored; left-to-right lines are untouched.
+    assert logical_line("ﺲﻤﺷ : (ﻪﺑ ﺔﻘﻓﺮﺘﻣ) 2020 ABC") == "ABC 2020 (ﻣﺘﺮﻓﻘﺔ ﺑﻪ) : ﺷﻤﺲ"
+    assert logical_text("Hello world\nplain line") == "Hello world\nplain line"
