@@ -79,6 +79,10 @@ def _parser() -> argparse.ArgumentParser:
     fmt.add_argument("--json", action="store_true", help="print one JSON array of row objects")
     p.set_defaults(func=_cmd_sql)
 
+    p = sub.add_parser("doctor", help="the external tools and libraries assay uses, and what is missing")
+    p.add_argument("--json", action="store_true", help="print one JSON array")
+    p.set_defaults(func=_cmd_doctor)
+
     p = with_home(sub.add_parser("calibrate", help="score clean pages against garbled variants of them"))
     p.set_defaults(func=_cmd_calibrate)
 
@@ -180,6 +184,30 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, Path):
         return str(value)
     return str(value)
+
+
+# -- doctor --------------------------------------------------------------------------------------------
+
+
+def _cmd_doctor(args: argparse.Namespace, console: Console) -> int:
+    from dataclasses import asdict
+
+    from readers.tools import probe_all
+
+    probes = probe_all()
+    if args.json:
+        print(json.dumps([asdict(p) for p in probes], indent=2))
+        return 0
+    table = Table("tool", "version", "notes")
+    for p in probes:
+        table.add_row(p.name, p.version if p.found else "[red]missing[/]", p.detail)
+    console.print(table)
+    missing = [p.name for p in probes if not p.found]
+    if missing:
+        console.print(f"[yellow]missing: {', '.join(missing)}[/] (see the notes column)")
+    else:
+        console.print("[green]everything assay uses is installed[/]")
+    return 0
 
 
 # -- calibrate -----------------------------------------------------------------------------------------
