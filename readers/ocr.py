@@ -1,0 +1,152 @@
+"""Tesseract on one page image: orientation first, then recognition with word confidences.
+
+Plain functions, as OCRmyPDF keeps its stages: render (PyMuPDF), detect orientation (Tesseract OSD),
+recognise (Tesseract through pytesseract). One Tesseract runs single-threaded per page: on a two-core
+machine OpenMP's own threads cost six times the wall time (DESIGN §9), so parallelism belongs to the
+caller (one process per core). Errors are translated into the project's: ``OcrUnavailable`` when the
+engine is missing, ``OcrFailed`` (with a reason) when it ran and failed or ran out of time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+import pytesseract
+from PIL import Image
+
+from readers.errors import AssayError
+from readers.tools import TESSERACT_INSTALL
+
+# Resolution pages are rendered at for recognition: Tesseract's accuracy plateaus around 300 dpi on body
+# text; lower loses small print, higher costs time for nothing.
+DEFAULT_DPI = 300
+# A page over this many seconds of recognition is recorded as over its budget (the shard goes on).
+DEFAULT_TIMEOUT_S = 120.0
+# OSD needs some text to decide; its confidence under this keeps the page as it is.
+MIN_OSD_CONFIDENCE = 2.0
+_ROTATE = re.compile(r"Rotate:\s+(\d+)")
+_CONFIDENCE = re.compile(r"Orientation confidence:\s+([\d.]+)")
+
+
+class OcrUnavailable(AssayError):
+    """Tesseract (or a language's data) is not installed; the message says what to install."""
+
+
+class OcrFailed(AssayError):
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class OcrResult:
+    text: str
+    language: str
+    engine_version: str
+    dpi: int
+    rotation: int
+    mean_confidence: float | None
+    confidences: tuple[float, ...]
+    seconds: float
+
+    @property
+    def chars(self) -> int:
+        return sum(1 for c in self.text if not c.isspace())
+
+
+def render_page(path: Path, page_number: int, dpi: int = DEFAULT_DPI) -> Image.Image:
+    """Page ``page_number`` (1-based) of a PDF as a grey image at ``dpi``, its /Rotate applied."""
+    with pymupdf.open(path) as doc:
+        pix = doc[page_number - 1].get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+        return Image.frombytes("L", (pix.width, pix.height), pix.samples)
+
+
+def detect_rotation(image: Image.Image, timeout: float = 30.0) -> int:
+    """Clockwise degrees (0, 90, 180, 270) that make the text upright; 0 when OSD cannot tell."""
+    try:
+        osd = pytesseract.image_to_osd(image, config="--psm 0", timeout=timeout)
+    except pytesseract.TesseractError:
+        return 0  # too little text to decide: leave the page as it is
+    except RuntimeError as exc:  # pytesseract's timeout
+        raise OcrFailed(f"orientation detection ran over {timeout} s", reason="timeout") from exc
+    rotate, confidence = _ROTATE.search(osd), _CONFIDENCE.search(osd)
+    if not rotate or (confidence and float(confidence.group(1)) < MIN_OSD_CONFIDENCE):
+        return 0
+    return int(rotate.group(1)) % 360
+
+
+def recognise(
+    image: Image.Image,
+    language: str,
+    *,
+    dpi: int = DEFAULT_DPI,
+    rotate: bool = True,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> OcrResult:
+    """Read ``image`` with Tesseract in ``language`` (``eng``, ``fra+eng``...), upright first."""
+    _single_threaded()
+    started = time.perf_counter()
+    try:
+        version = str(pytesseract.get_tesseract_version()).split()[0]
+    except (pytesseract.TesseractNotFoundError, OSError) as exc:
+        raise OcrUnavailable(f"Tesseract is not installed: {TESSERACT_INSTALL}") from exc
+    rotation = detect_rotation(image) if rotate else 0
+    if rotation:
+        image = image.rotate(-rotation, expand=True)  # PIL rotates counter-clockwise
+    try:
+        data = pytesseract.image_to_data(
+            image,
+            lang=language,
+            config=f"--psm 3 --dpi {dpi}",
+            output_type=pytesseract.Output.DICT,
+            timeout=timeout,
+        )
+    except pytesseract.TesseractError as exc:  # a RuntimeError too: caught first
+        if "Failed loading language" in str(exc):
+            raise OcrUnavailable(f"Tesseract has no data for {language!r}: {TESSERACT_INSTALL}") from exc
+        raise OcrFailed(f"Tesseract failed: {exc}", reason="engine_error") from exc
+    except RuntimeError as exc:  # pytesseract's timeout
+        raise OcrFailed(f"recognition ran over {timeout} s", reason="timeout") from exc
+    text, confidences = _assemble(data)
+    mean = round(sum(confidences) / len(confidences), 2) if confidences else None
+    return OcrResult(
+        text,
+        language,
+        version,
+        dpi,
+        rotation,
+        mean,
+        tuple(confidences),
+        round(time.perf_counter() - started, 3),
+    )
+
+
+def _assemble(data: dict[str, list]) -> tuple[str, list[float]]:
+    """Tesseract's words back into lines and paragraphs, with the confidence of each word."""
+    lines: dict[tuple[int, int, int], list[str]] = {}
+    confidences: list[float] = []
+    for i, word in enumerate(data["text"]):
+        if not word or not word.strip():
+            continue
+        key = (data["block_num"][i], data["par_num"][i], data["line_num"][i])
+        lines.setdefault(key, []).append(word)
+        conf = float(data["conf"][i])
+        if conf >= 0:
+            confidences.append(conf)
+    out: list[str] = []
+    previous: tuple[int, int] | None = None
+    for (block, par, _), words in lines.items():
+        if previous is not None and previous != (block, par):
+            out.append("")
+        out.append(" ".join(words))
+        previous = (block, par)
+    return "\n".join(out), confidences
+
+
+def _single_threaded() -> None:
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
