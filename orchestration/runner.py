@@ -101,6 +101,20 @@ def plan_verdicts(wh: Warehouse, version: str) -> list[str]:
     )
 
 
+def plan_ocr(wh: Warehouse, version: str) -> list[str]:
+    """Shards with REPLACE pages that have no OCR row yet (or OCR rows for pages no longer REPLACE)."""
+    from warehouse.store import to_pylist
+
+    wanted: dict[str, set[tuple[str, int]]] = {}
+    for v in to_pylist(wh.read_all_shards("page_verdicts", version)):
+        if v["mode"] == "REPLACE":
+            wanted.setdefault(v["shard"], set()).add((v["sha256"], v["page"]))
+    done: dict[str, set[tuple[str, int]]] = {}
+    for r in to_pylist(wh.read_all_shards("ocr_pages", version)):
+        done.setdefault(r["shard"], set()).add((r["sha256"], r["page"]))
+    return sorted(s for s in set(wanted) | set(done) if wanted.get(s, set()) != done.get(s, set()))
+
+
 class Pipeline:
     """The three stages as Dagster runs against the instance in the assay home."""
 
@@ -119,6 +133,9 @@ class Pipeline:
 
     def extract(self, shards: list[str], report: RunReport) -> bool:
         return self._over_shards("assay_extract", "extract", shards, report)
+
+    def ocr(self, shards: list[str], report: RunReport) -> bool:
+        return self._over_shards("assay_ocr", "ocr", shards, report)
 
     def verdicts(self, shards: list[str], report: RunReport) -> bool:
         return self._over_shards("assay_verdicts", "verdicts", shards, report)
@@ -197,7 +214,12 @@ def run(
             if on_stage:
                 on_stage("verdicts", None)
             pipeline.verdicts(judge, report)
-        if report.touched_shards or judge or not _catalog_current(home.warehouse):
+        to_read = plan_ocr(home.warehouse, EXTRACTOR_VERSION)
+        if to_read:
+            if on_stage:
+                on_stage("ocr", None)
+            pipeline.ocr(to_read, report)
+        if report.touched_shards or judge or to_read or not _catalog_current(home.warehouse):
             if on_stage:
                 on_stage("catalog", None)
             pipeline.catalog(report)

@@ -35,6 +35,10 @@ class AssaySettings(dg.ConfigurableResource):
     # share means the primary reader broke.
     fallback_rate_max: float = 0.10
     min_documents_for_rate: int = 5
+    # OCR: the Tesseract language when a document's own language is unknown (a scan), and the resolution
+    # pages are rendered at.
+    ocr_language: str = "eng"
+    ocr_dpi: int = 300
 
     @property
     def home_path(self) -> Path:

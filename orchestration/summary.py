@@ -31,6 +31,11 @@ from derivations group by kind order by documents desc, kind
 """
 
 
+OCR_SQL = """
+select count(*), count(*) filter (where status = 'derived'), count(*) filter (where status = 'underivable'),
+       count(*) filter (where status = 'error'), avg(confidence) filter (where status = 'derived')
+from ocr_pages
+"""
 MODES_SQL = "select mode, count(*) from page_verdicts group by mode"
 MODE_ORDER = ("TEXT", "FIGURES", "REPAIRED", "LANG", "REPLACE", "BLANK")
 
@@ -104,6 +109,16 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
                 f"  {modes['REPLACE']} pages have no trustworthy text layer (REPLACE): the ones to OCR; "
                 "see their reasons in page_verdicts."
             )
+    ocr_rows = query(home.warehouse, OCR_SQL).rows
+    if ocr_rows and ocr_rows[0][0]:
+        pages, derived, underivable, errors, confidence = ocr_rows[0]
+        console.print(
+            f"OCR: {pages} pages read with Tesseract: {derived} with text"
+            + (f" (mean word confidence {confidence:.0f})" if confidence is not None else "")
+            + (f", {underivable} with none (underivable)" if underivable else "")
+            + (f", {errors} failed (see ocr_pages.reason)" if errors else "")
+            + "."
+        )
     corpus_checks = [c for c in report.checks if c.asset == "catalog"]
     if corpus_checks:
         parts = []

@@ -55,3 +55,24 @@ class VocabularyRecord:
     word: str
     documents: int
     extractor_version: str
+
+
+@dataclass(frozen=True, slots=True)
+class OcrPageRecord:
+    sha256: str
+    shard: str
+    extractor_version: str
+    page: int
+    status: str
+    reason: str | None
+    engine: str
+    engine_version: str
+    language: str
+    dpi: int
+    rotation: int
+    confidence: float | None
+    confidence_p10: float | None
+    words: int
+    chars: int
+    seconds: float
+    text: str | None

@@ -42,6 +42,7 @@ def test_definitions_load() -> None:
         "extract",
         "vocabulary",
         "verdicts",
+        "ocr",
         "catalog",
         "calibration",
     }
@@ -88,6 +89,18 @@ def test_demo_corpus_end_to_end_then_incremental(home: Path, demo, tmp_path: Pat
     for view, cols in DESIGN_COLUMNS.items():
         query(wh, f"select {', '.join(cols)} from {view} limit 1")
         query(wh, f"select {', '.join(cols)} from all_{view} limit 1")
+    # The scanned pages were read by Tesseract: text with word confidences, the rotation recorded.
+    ocr = query(
+        wh,
+        "select o.page, o.status, o.text, o.confidence, o.rotation from ocr_pages o "
+        "join documents d using (sha256) where d.path like '%scanned.pdf' order by 1",
+    ).rows
+    assert [(page, status) for page, status, *_ in ocr] == [(1, "derived"), (2, "derived")]
+    assert all(text and confidence > 80 and rotation == 0 for _, _, text, confidence, rotation in ocr)
+    only_replace = (
+        "select count(*) from ocr_pages o join page_verdicts v using (sha256, page) where v.mode <> 'REPLACE'"
+    )
+    assert query(wh, only_replace).rows == [(0,)]  # only REPLACE pages are sent
     pages = query(
         wh,
         "select count(*) from pages p join documents d using (sha256) where d.path like '%born-digital.pdf'",

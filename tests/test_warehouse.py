@@ -10,7 +10,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord, VocabularyRecord
+from quality.records import (
+    FontVerdictRecord,
+    OcrPageRecord,
+    PageVerdictRecord,
+    RepairRecord,
+    VocabularyRecord,
+)
 from readers.records import (
     DerivationRecord,
     DocumentRecord,
@@ -35,6 +41,7 @@ RECORDS = {
     "font_verdicts": FontVerdictRecord,
     "repairs": RepairRecord,
     "vocabulary": VocabularyRecord,
+    "ocr_pages": OcrPageRecord,
 }
 REPO = Path(__file__).resolve().parents[1]
 

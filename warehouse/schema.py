@@ -290,6 +290,35 @@ REPAIRS = Table(
     ),
 )
 
+OCR_PAGES = Table(
+    "ocr_pages",
+    "page sent to OCR",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column("page", I64, "page number, 1-based"),
+        Column(
+            "status",
+            S,
+            "derived, underivable (OCR read nothing), or error (timeout, engine_error, unavailable)",
+        ),
+        Column("reason", S, "why the status is not derived; null when derived"),
+        Column("engine", S, "tesseract"),
+        Column("engine_version", S, "its version"),
+        Column("language", S, "Tesseract language(s) used, from the document's language or the default"),
+        Column("dpi", I64, "resolution the page was rendered at"),
+        Column("rotation", I64, "clockwise degrees applied to make the page upright (orientation detection)"),
+        Column("confidence", F64, "mean word confidence, 0-100; null when no word was read"),
+        Column("confidence_p10", F64, "10th percentile of the word confidences"),
+        Column("words", I64, "words read"),
+        Column("chars", I64, "non-whitespace characters read"),
+        Column("seconds", F64, "wall time of rendering and recognition"),
+        Column("text", S, "the text read; null when nothing was read (never an empty text)"),
+    ),
+)
+
 VOCABULARY = Table(
     "vocabulary",
     "word the shipped lexicon misses that several documents of the corpus use",
@@ -315,6 +344,7 @@ TABLES: dict[str, Table] = {
         FONT_VERDICTS,
         REPAIRS,
         VOCABULARY,
+        OCR_PAGES,
     )
 }
 
