@@ -51,7 +51,6 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
             derivations += kept
             per_shard[shard] = kept
             continue
-        progress.plan(sum(1 for d in documents if d.sha256 not in existing.derivations))
         result = extract_shard(
             shard,
             documents,

@@ -22,7 +22,6 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
-import csv
 import statistics
 import sys
 import time
@@ -37,6 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from benchmarks.bench_extract import born_digital_pdfs  # noqa: E402
 from quality.text_signals import PageSignals, page_signals  # noqa: E402
 from readers.model import BBox, Block, Line, PageText, Span  # noqa: E402
 
@@ -56,21 +56,6 @@ class PreparedPage:
     height: float
     figures: tuple[BBox, ...]
     body_size: float | None
-
-
-def born_digital_pdfs(corpus: Path) -> list[Path]:
-    manifest = corpus / "manifest.csv"
-    if not manifest.is_file():
-        sys.exit(
-            f"no corpus manifest at {manifest}: this benchmark needs the shared corpus; "
-            "pass --corpus DIR (the folder holding manifest.csv)"
-        )
-    with manifest.open(newline="", encoding="utf-8") as handle:
-        rows = [row for row in csv.DictReader(handle) if row.get("kind") == BORN_DIGITAL]
-    paths = [corpus / row["path"] for row in rows if (corpus / row["path"]).is_file()]
-    if not paths:
-        sys.exit(f"{manifest} lists no readable {BORN_DIGITAL} PDFs")
-    return paths
 
 
 def blocks_from_dict(layout: dict[str, Any]) -> tuple[tuple[Block, ...], tuple[BBox, ...]]:

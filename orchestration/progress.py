@@ -15,7 +15,6 @@ class Progress:
 
     walked: int = 0
     hashed: int = 0
-    documents_planned: int = 0
     judged: int = 0
     outcomes: Counter[str] = field(default_factory=Counter)
     statuses: Counter[str] = field(default_factory=Counter)
@@ -23,9 +22,6 @@ class Progress:
     def file_seen(self, hashed: bool) -> None:
         self.walked += 1
         self.hashed += int(hashed)
-
-    def plan(self, documents: int) -> None:
-        self.documents_planned += documents
 
     def document_judged(self) -> None:
         self.judged += 1

@@ -103,15 +103,13 @@ def plan_verdicts(wh: Warehouse, version: str) -> list[str]:
 
 def plan_ocr(wh: Warehouse, version: str) -> list[str]:
     """Shards with REPLACE pages that have no OCR row yet (or OCR rows for pages no longer REPLACE)."""
-    from warehouse.store import to_pylist
-
     wanted: dict[str, set[tuple[str, int]]] = {}
-    for v in to_pylist(wh.read_all_shards("page_verdicts", version)):
-        if v["mode"] == "REPLACE":
-            wanted.setdefault(v["shard"], set()).add((v["sha256"], v["page"]))
+    for shard, sha, page, mode in wh.columns("page_verdicts", version, ("shard", "sha256", "page", "mode")):
+        if mode == "REPLACE":
+            wanted.setdefault(shard, set()).add((sha, page))
     done: dict[str, set[tuple[str, int]]] = {}
-    for r in to_pylist(wh.read_all_shards("ocr_pages", version)):
-        done.setdefault(r["shard"], set()).add((r["sha256"], r["page"]))
+    for shard, sha, page in wh.columns("ocr_pages", version, ("shard", "sha256", "page")):
+        done.setdefault(shard, set()).add((sha, page))
     return sorted(s for s in set(wanted) | set(done) if wanted.get(s, set()) != done.get(s, set()))
 
 

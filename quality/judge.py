@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
 from quality.verdicts import (
@@ -143,6 +143,7 @@ def judge_one(
     verdicts_version: str = VERDICTS_VERSION,
 ) -> DocumentVerdicts:
     pages = sorted(pages, key=lambda p: p.page)
+    by_page = {p.page: p for p in pages}
     evidence = [evidence_of(p, judging_languages, replaceable) for p in pages]
     if rescore is not None:
         # Pages the shipped lexicon would condemn are scored again with the corpus vocabulary.
@@ -159,9 +160,7 @@ def judge_one(
         except Exception:
             measured = {}
         if any(measured.values()):
-            evidence = [
-                PageEvidence(**{**_fields(e), "unreported_ink": measured.get(e.page, 0.0)}) for e in evidence
-            ]
+            evidence = [replace(e, unreported_ink=measured.get(e.page, 0.0)) for e in evidence]
             verdicts = judge_document(evidence, judgements)
     out = DocumentVerdicts()
     sources = {v.page: ("extracted" if v.mode is not Mode.BLANK else "none") for v in verdicts}
@@ -180,7 +179,6 @@ def judge_one(
     better: set[int] = set()
     prior_pages: set[int] = set()
     if garbage or suspects:
-        by_page = {p.page: p for p in pages}
         fixed: dict[int, str] = {}
         second: dict[int, str] = {}
         if second_opinion is not None:
@@ -291,7 +289,7 @@ def judge_one(
                 if v.page in better
                 else list(v.reasons),
                 provenance=v.provenance.value,
-                language=next((p.language for p in pages if p.page == v.page), None),
+                language=by_page[v.page].language,
                 score=v.score,
                 threshold=_threshold(v),
                 text_source=source,
@@ -325,19 +323,15 @@ def _rescored(
     better = rescore(page)
     if better is None or better <= e.lexicon_hit_rate:
         return e
-    return PageEvidence(**{**_fields(e), "lexicon_hit_rate": better})
+    return replace(e, lexicon_hit_rate=better)
 
 
 def _with_fix(e: PageEvidence, how: str | None) -> PageEvidence:
     if how == "fallback":
-        return PageEvidence(**{**_fields(e), "fallback_clean": True})
+        return replace(e, fallback_clean=True)
     if how == "repaired":
-        return PageEvidence(**{**_fields(e), "repaired": True})
+        return replace(e, repaired=True)
     return e
-
-
-def _fields(e: PageEvidence) -> dict[str, object]:
-    return {name: getattr(e, name) for name in PageEvidence.__slots__}
 
 
 def _threshold(v: PageVerdict) -> float | None:

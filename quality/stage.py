@@ -3,8 +3,10 @@ fallback reader as second opinion and the font repair."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from quality.judge import DocumentVerdicts, RepairOutcome, TextQuality, judge_one
@@ -87,7 +89,52 @@ def _repairer(document_language: str | None):
     return attempt
 
 
-def _judge_document_rows(
+def never_fails_a_shard(judge: Callable[..., DocumentVerdicts]) -> Callable[..., DocumentVerdicts]:
+    """A failure judging one document never fails its shard: its pages keep their text layer, unjudged,
+    with the reason ``verdict_failed:<error>``."""
+    signature = inspect.signature(judge)
+
+    @functools.wraps(judge)
+    def safe(*args: object, **kwargs: object) -> DocumentVerdicts:
+        try:
+            return judge(*args, **kwargs)
+        except Exception as exc:  # a bug or a library error on one document: recorded, not raised
+            call = signature.bind(*args, **kwargs)
+            call.apply_defaults()
+            a = call.arguments
+            return _unjudged(a["sha256"], a["shard"], a["version"], a["pages"], a["verdicts_version"], exc)
+
+    return safe
+
+
+def _unjudged(
+    sha256: str, shard: str, version: str, pages: Sequence[PageRecord], verdicts_version: str, exc: Exception
+) -> DocumentVerdicts:
+    reason = f"verdict_failed:{type(exc).__name__}"
+    out = DocumentVerdicts()
+    for p in sorted(pages, key=lambda p: p.page):
+        has_text = bool(p.text.strip())
+        out.pages.append(
+            PageVerdictRecord(
+                sha256,
+                shard,
+                version,
+                p.page,
+                "TEXT" if has_text else "BLANK",
+                [reason],
+                "born_digital",
+                p.language,
+                None,
+                None,
+                "extracted" if has_text else "none",
+                verdicts_version,
+            )
+        )
+    return out
+
+
+@never_fails_a_shard
+def judge_document_rows(
     kind: str,
     path: Path,
     sha256: str,
@@ -99,6 +146,7 @@ def _judge_document_rows(
     vocabulary: Mapping[str, frozenset[str]] | None = None,
     verdicts_version: str = VERDICTS_VERSION,
 ) -> DocumentVerdicts:
+    """Judge one document's pages (quality/judge.py with its real parts)."""
     languages = Counter(p.language for p in pages if p.language and p.lexicon_judged)
     document_language = languages.most_common(1)[0][0] if languages else None
     second = ink = None
@@ -144,50 +192,6 @@ def _rescorer(vocabulary: Mapping[str, frozenset[str]]):
         return evidence.hit_rate if evidence.judged else None
 
     return rescore
-
-
-def judge_document_rows(
-    kind: str,
-    path: Path,
-    sha256: str,
-    shard: str,
-    version: str,
-    pages: Sequence[PageRecord],
-    fonts: Sequence[PageFontRecord],
-    limits: ReadLimits,
-    vocabulary: Mapping[str, frozenset[str]] | None = None,
-    verdicts_version: str = VERDICTS_VERSION,
-) -> DocumentVerdicts:
-    """Judge one document's pages (quality/judge.py with its real parts).
-
-    A failure judging one document never fails its shard: the pages keep their text layer, unjudged, with
-    the reason ``verdict_failed:<error>``."""
-    try:
-        return _judge_document_rows(
-            kind, path, sha256, shard, version, pages, fonts, limits, vocabulary, verdicts_version
-        )
-    except Exception as exc:  # a bug or a library error on one document: recorded, not raised
-        reason = f"verdict_failed:{type(exc).__name__}"
-        out = DocumentVerdicts()
-        for p in sorted(pages, key=lambda p: p.page):
-            has_text = bool(p.text.strip())
-            out.pages.append(
-                PageVerdictRecord(
-                    sha256,
-                    shard,
-                    version,
-                    p.page,
-                    "TEXT" if has_text else "BLANK",
-                    [reason],
-                    "born_digital",
-                    p.language,
-                    None,
-                    None,
-                    "extracted" if has_text else "none",
-                    verdicts_version,
-                )
-            )
-        return out
 
 
 def verdicts_version_for(vocabulary: Mapping[str, frozenset[str]]) -> str:

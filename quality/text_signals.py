@@ -303,7 +303,7 @@ def _hit(word: str, lexicon: Lexicon) -> bool:
     return False
 
 
-def _judged_tokens(text: str, lexicon: Lexicon) -> Iterator[tuple[int, int, int, bool]]:
+def judged_tokens(text: str, lexicon: Lexicon) -> Iterator[tuple[int, int, int, bool]]:
     """(start, end, weight, hit) of every judgeable word of ``text``."""
     for start, end, token in _raw_tokens(text):
         for weight, hit in _judge(token, lexicon):
@@ -316,7 +316,7 @@ def lexicon_evidence(texts: str | Iterable[str], lexicon: Lexicon | None) -> Lex
         return NO_EVIDENCE
     if isinstance(texts, str):
         texts = (texts,)
-    return _tally((_judged_tokens(text, lexicon) for text in texts), lexicon)
+    return _tally((judged_tokens(text, lexicon) for text in texts), lexicon)
 
 
 def _tally(judged: Iterable[Iterable[tuple[int, int, int, bool]]], lexicon: Lexicon) -> LexiconEvidence:
@@ -335,9 +335,9 @@ def _tally(judged: Iterable[Iterable[tuple[int, int, int, bool]]], lexicon: Lexi
 
 @functools.lru_cache(maxsize=JUDGED_CACHE_BLOCKS)
 def _judged_block(text: str, lexicon: Lexicon) -> tuple[tuple[int, int, int, bool], ...]:
-    """:func:`_judged_tokens` of one block's text, cached: the page's lexicon evidence and its per-font
+    """:func:`judged_tokens` of one block's text, cached: the page's lexicon evidence and its per-font
     evidence (:func:`font_evidence`) judge the same blocks with the same lexicon, one after the other."""
-    return tuple(_judged_tokens(text, lexicon))
+    return tuple(judged_tokens(text, lexicon))
 
 
 def lexicon_for(

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from quality.lexicon import load_lexicon, normalise_word
-from quality.text_signals import _judged_tokens
+from quality.text_signals import judged_tokens
 
 # Distinct documents a missing word must occur in (DESIGN: a garbled token appears in one document only;
 # two would still admit a document and its near-duplicate).
@@ -40,7 +40,7 @@ def harvest(pages: Iterable[PageWords], min_documents: int = MIN_DOCUMENTS) -> l
     seen: dict[tuple[str, str], set[str]] = defaultdict(set)
     for page in pages:
         lexicon = load_lexicon(page.language)
-        for start, end, _, hit in _judged_tokens(page.text, lexicon):
+        for start, end, _, hit in judged_tokens(page.text, lexicon):
             if not hit:
                 word = normalise_word(page.text[start:end], page.language)
                 seen[(page.language, word)].add(page.sha256)

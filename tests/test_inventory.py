@@ -95,7 +95,7 @@ def test_unreadable_file_is_recorded(tmp_path: Path) -> None:
     assert obs["locked.txt"].status == ObservationStatus.UNREADABLE
 
 
-def test_unreadable_file_is_recorded_even_as_root(tmp_path: Path) -> None:
+def test_a_pipe_is_recorded_not_hashed(tmp_path: Path) -> None:
     # A FIFO cannot be hashed like a file; the walk must record it and go on (no hang, no raise).
     os.mkfifo(tmp_path / "pipe")
     (tmp_path / "ok.txt").write_text("fine")
