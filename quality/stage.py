@@ -16,7 +16,7 @@ from quality.records import PageVerdictRecord
 from quality.repair import apply_mapping, repair
 from quality.text_signals import lexicon_evidence, page_signals
 from quality.verdicts import BAD_RUNE_MAX, LEXICON_MIN, MIN_LANGUAGE_SIMILARITY, VERDICTS_VERSION
-from readers.model import ContentKind, PageText, ReadLimits
+from readers.model import OCR_KINDS, ContentKind, PageText, ReadLimits
 from readers.records import PageFontRecord, PageRecord
 
 # A repaired text must read at least this well (length-weighted lexicon hit rate) to be accepted: above
@@ -174,7 +174,7 @@ def judge_document_rows(
         second_opinion=second,
         repairer=_repairer(document_language) if pdf else None,
         fallback_tool=fallback_tool,
-        replaceable=pdf,
+        replaceable=ContentKind(kind) in OCR_KINDS,
         ink=ink,
         rescore=_rescorer(vocabulary) if vocabulary else None,
         verdicts_version=verdicts_version,

@@ -20,6 +20,9 @@ from readers.model import ContentKind, DocumentStatus, ReadLimits, ReadResult
 from readers.table import chain_signature, readers_for
 
 EMPTY_TEXT = "empty_text"
+# The reader read the document and says its text can only come from OCR (``ReadResult.needs_ocr``: an
+# image): not a document that turned out empty, so the reason tells the two apart.
+NEEDS_OCR = "needs_ocr"
 FILE_UNREADABLE = frozenset({"unreadable", "vanished"})
 
 
@@ -133,7 +136,9 @@ def _try(reader: Reader, ordinal: int, path: Path, limits: ReadLimits) -> tuple[
     except Exception as exc:  # a reader bug or an untranslated library error must not fail the shard
         failed, reason, detail = True, f"reader_crashed:{type(exc).__name__}", str(exc)[:500]
     produced = reason is None and not produced_nothing(result)
-    if reason is None and not produced:
+    if reason is None and not produced and result is not None and result.needs_ocr:
+        reason, detail = NEEDS_OCR, "the reader read the document: it has no text layer, its pages need OCR"
+    elif reason is None and not produced:
         reason, detail = EMPTY_TEXT, "the reader ran and its text is empty after stripping whitespace"
     attempt = Attempt(
         ordinal=ordinal,

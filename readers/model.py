@@ -46,6 +46,21 @@ class ContentKind(StrEnum):
     UNKNOWN = "unknown"
 
 
+#: The kinds whose pages the OCR stage can render into an image to read: PDF pages (PyMuPDF) and the
+#: images themselves (readers/image.py). A page of any other kind that lacks text has nothing to OCR.
+OCR_KINDS: frozenset[ContentKind] = frozenset(
+    {
+        ContentKind.PDF,
+        ContentKind.PNG,
+        ContentKind.JPEG,
+        ContentKind.TIFF,
+        ContentKind.WEBP,
+        ContentKind.BMP,
+        ContentKind.GIF,
+    }
+)
+
+
 class KindSource(StrEnum):
     """Which evidence decided a document's kind."""
 
@@ -164,6 +179,9 @@ class ReadResult:
     encoding: str | None = None
     encoding_source: str | None = None
     notes: tuple[str, ...] = ()
+    # The reader read the document and knows its text can only come from OCR (an image has no text
+    # layer): the dispatch records the reason ``needs_ocr`` instead of ``empty_text`` when nothing came.
+    needs_ocr: bool = False
 
     @property
     def text(self) -> str:
@@ -176,3 +194,9 @@ class ReadLimits:
 
     max_pages: int = 5000
     max_text_bytes: int = 256 * 1024 * 1024
+    # Pixels of one image frame, checked from its header before any pixel is decoded. A page scanned as
+    # large as anyone scans one fits: A0 at 300 dpi and A4 at 1200 dpi are both 139 Mpx. Decoded, 150 Mpx
+    # is 150 MB grey, 450 MB RGB and 600 MB RGBA or 16-bit: the most one document should hold at once.
+    # It also stays under Pillow's own hard refusal (twice Image.MAX_IMAGE_PIXELS, about 179 Mpx), so
+    # this bound, not Pillow's, is the one that decides (a larger value is capped by Pillow's).
+    max_image_pixels: int = 150_000_000

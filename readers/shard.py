@@ -24,7 +24,7 @@ from typing import Any
 
 from quality.signals import PageMeasures, measure_document
 from readers.dispatch import Extraction, extract_document
-from readers.model import ContentKind, DocumentStatus, PageText, ReadLimits
+from readers.model import OCR_KINDS, ContentKind, DocumentStatus, PageText, ReadLimits
 from readers.records import DerivationRecord, DocumentRecord, PageFontRecord, PageRecord, UnderivableRecord
 from readers.table import chain_signature
 
@@ -164,9 +164,10 @@ def _carry(prior: ShardRows, sha256: str, version: str, out: ShardRows) -> None:
 def _add_extraction(out: ShardRows, doc: DocumentRecord, version: str, ex: Extraction) -> None:
     result = ex.result
     pages = result.pages if result is not None else ()
-    # An underivable PDF keeps the pages its first reader saw (empty text, real facts: what OCR needs).
+    # An underivable PDF or image keeps the pages its first reader saw (empty text, real facts: what the
+    # verdicts need to send them to OCR).
     facts_pages = pages
-    if result is None and ex.empty_result is not None and ex.kind is ContentKind.PDF:
+    if result is None and ex.empty_result is not None and ex.kind in OCR_KINDS:
         facts_pages = ex.empty_result.pages
     out.derivations[doc.sha256] = DerivationRecord(
         sha256=doc.sha256,

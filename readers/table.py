@@ -12,6 +12,7 @@ from types import MappingProxyType
 
 from quality.versions import SIGNALS_VERSION
 from readers.base import Reader
+from readers.image import ImageReader
 from readers.model import ContentKind
 from readers.pdf_plumber import PdfPlumberReader
 from readers.pdf_pymupdf import PyMuPDFReader
@@ -20,6 +21,7 @@ from readers.text import PlainTextReader
 PYMUPDF = PyMuPDFReader()
 PDFPLUMBER = PdfPlumberReader()
 PLAIN_TEXT = PlainTextReader()
+IMAGE = ImageReader()
 
 READERS: Mapping[ContentKind, tuple[Reader, ...]] = MappingProxyType(
     {
@@ -31,6 +33,13 @@ READERS: Mapping[ContentKind, tuple[Reader, ...]] = MappingProxyType(
         ContentKind.TSV: (PLAIN_TEXT,),
         ContentKind.JSON: (PLAIN_TEXT,),
         ContentKind.XML: (PLAIN_TEXT,),
+        # Pillow validates the image and returns its pages empty, flagged needs_ocr: OCR reads them.
+        ContentKind.PNG: (IMAGE,),
+        ContentKind.JPEG: (IMAGE,),
+        ContentKind.TIFF: (IMAGE,),
+        ContentKind.WEBP: (IMAGE,),
+        ContentKind.BMP: (IMAGE,),
+        ContentKind.GIF: (IMAGE,),
         # No reader yet: recorded as unsupported, naming the kind.
         ContentKind.HTML: (),
         ContentKind.MARKDOWN: (),
@@ -47,12 +56,6 @@ READERS: Mapping[ContentKind, tuple[Reader, ...]] = MappingProxyType(
         ContentKind.EML: (),
         ContentKind.MSG: (),
         ContentKind.ZIP: (),
-        ContentKind.PNG: (),
-        ContentKind.JPEG: (),
-        ContentKind.TIFF: (),
-        ContentKind.WEBP: (),
-        ContentKind.BMP: (),
-        ContentKind.GIF: (),
         ContentKind.AUDIO: (),
         ContentKind.VIDEO: (),
         ContentKind.EMPTY: (),
