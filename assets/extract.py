@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import dagster as dg
 
-from assets.rate_checks import rate_check_results, rate_check_specs
+from assets.rate_checks import FALLBACK, rate_check_results, rate_check_specs
 from orchestration.partitions import backfill_policy, shards
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings
@@ -27,7 +27,9 @@ EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts")
     code_version=EXTRACTOR_VERSION,
     deps=["walk"],
     kinds={"python", "parquet"},
-    check_specs=rate_check_specs("extract", scope="the shards of this run"),
+    # The Underivable rate is judged after OCR (on the ocr asset and the catalog), since a scan's text
+    # layer is empty by nature; the fallback rate belongs to the readers, here.
+    check_specs=rate_check_specs("extract", scope="the shards of this run", checks=(FALLBACK,)),
     description="Text per page from the readers for each content kind, tried in order; one derivation "
     "per document and one Underivable per attempt that produced nothing.",
 )
@@ -84,9 +86,7 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
             "extractor_version": EXTRACTOR_VERSION,
         }
     )
-    yield from rate_check_results(
-        "extract", derivations, assay, per_shard=per_shard, underivable_severity=dg.AssetCheckSeverity.WARN
-    )
+    yield from rate_check_results("extract", derivations, assay, per_shard=per_shard, checks=(FALLBACK,))
 
 
 def _rows(wh: Warehouse, version: str, shard: str) -> "ShardRows":

@@ -1,15 +1,20 @@
-"""ocr: read with Tesseract exactly the pages the verdicts sent to OCR (mode REPLACE), in the document's
-language, upright first; write ocr_pages."""
+"""ocr: read with Tesseract exactly what the verdicts sent to OCR (REPLACE pages whole, image documents'
+frames, the figure regions of FIGURES pages), in the document's language, upright first, one Tesseract
+per core; then record every judged page's final text and where it came from."""
 
 from collections import Counter
-from pathlib import Path
 
 import dagster as dg
 
+from assets.rate_checks import UNDERIVABLE, rate_check_results, rate_check_specs
 from orchestration.partitions import backfill_policy, shards
+from orchestration.progress import Progress
 from orchestration.settings import AssaySettings
+from readers.records import DerivationRecord, DocumentRecord
 from readers.versions import EXTRACTOR_VERSION
-from warehouse.store import to_pylist
+from warehouse import Warehouse
+
+OCR_CONFIDENCE = "ocr_confidence"
 
 
 @dg.asset(
@@ -19,48 +24,102 @@ from warehouse.store import to_pylist
     code_version=EXTRACTOR_VERSION,
     deps=["verdicts"],
     kinds={"python", "parquet"},
-    description="Tesseract on the pages whose verdict is REPLACE: text, language, rotation applied, word "
-    "confidences; a page read as nothing is underivable, never an empty text.",
+    check_specs=[
+        *rate_check_specs("ocr", scope="the shards of this run, after OCR", checks=(UNDERIVABLE,)),
+        dg.AssetCheckSpec(
+            OCR_CONFIDENCE,
+            asset="ocr",
+            description="Mean word confidence of the pages OCR read whole in this run; warns under the "
+            "configured floor (a wrong language or a bad scan).",
+        ),
+    ],
+    description="Tesseract on the pages whose verdict is REPLACE, on image documents and on the figure "
+    "regions of FIGURES pages: text, language, rotation, word confidences (ocr_pages); then each judged "
+    "page's final text and its source (page_texts). A page read as nothing is underivable, never an "
+    "empty text.",
 )
-def ocr(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.MaterializeResult:
-    from quality.records import OcrPageRecord
-    from readers.ocr_stage import ocr_document, ocr_language
+def ocr(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
+    from readers.ocr import installed_languages
+    from readers.ocr_shard import ocr_shards
+    from readers.ocr_stage import OcrOptions
 
     wh = assay.warehouse()
+    results = ocr_shards(
+        [_shard_input(wh, shard) for shard in context.partition_keys],
+        EXTRACTOR_VERSION,
+        default_language=assay.ocr_language,
+        installed=installed_languages(),
+        options=OcrOptions(
+            dpi=assay.ocr_dpi,
+            timeout=assay.ocr_page_timeout_s,
+            workers=assay.ocr_workers,
+            max_pixels=assay.max_image_pixels,
+        ),
+        on_page=lambda r: progress.page_read(r.status),
+    )
     statuses: Counter[str] = Counter()
-    read = kept = 0
-    for shard in context.partition_keys:
-        paths = {r["sha256"]: r["path"] for r in wh.rows("documents", EXTRACTOR_VERSION, shard)}
-        wanted: dict[str, set[int]] = {}
-        languages: dict[str, Counter[str]] = {}
-        for v in wh.rows("page_verdicts", EXTRACTOR_VERSION, shard):
-            if v["mode"] == "REPLACE":
-                wanted.setdefault(v["sha256"], set()).add(v["page"])
-            if v["language"]:
-                languages.setdefault(v["sha256"], Counter())[v["language"]] += 1
-        existing: dict[str, list[OcrPageRecord]] = {}
-        for row in to_pylist(wh.read("ocr_pages", EXTRACTOR_VERSION, shard)):
-            existing.setdefault(row["sha256"], []).append(OcrPageRecord(**row))
-        out: list[OcrPageRecord] = []
-        for sha in sorted(wanted):
-            done = existing.get(sha, [])
-            if {r.page for r in done} == wanted[sha]:
-                out += done
-                kept += 1
-                continue
-            common = languages.get(sha, Counter()).most_common(1)
-            language = ocr_language(common[0][0] if common else None, assay.ocr_language)
-            out += ocr_document(
-                Path(paths[sha]),
-                sha,
-                shard,
-                EXTRACTOR_VERSION,
-                sorted(wanted[sha]),
-                language=language,
-                dpi=assay.ocr_dpi,
-            )
-            read += 1
-        wh.write("ocr_pages", EXTRACTOR_VERSION, sorted(out, key=lambda r: (r.sha256, r.page)), shard=shard)
-        statuses.update(r.status for r in out)
-    context.log.info(f"OCR: {read} documents read, {kept} kept; pages {dict(statuses)}")
-    return dg.MaterializeResult(metadata={"documents_read": read, "kept": kept, "pages": dict(statuses)})
+    sources: Counter[str] = Counter()
+    ocr_read: set[str] = set()
+    derivations: list[DerivationRecord] = []
+    for result in results:
+        wh.write("ocr_pages", EXTRACTOR_VERSION, result.ocr, shard=result.shard)
+        wh.write("page_texts", EXTRACTOR_VERSION, result.texts, shard=result.shard)
+        statuses.update(f"{r.scope}:{r.status}" for r in result.ocr)
+        sources.update(t.source for t in result.texts)
+        ocr_read |= {t.sha256 for t in result.texts if t.source == "ocr"}
+        derivations += [
+            DerivationRecord(**r) for r in wh.rows("derivations", EXTRACTOR_VERSION, result.shard)
+        ]
+
+    read = [r for result in results for r in result.read]
+    kept = sum(result.kept for result in results)
+    whole = [r for r in read if r.scope == "page" and r.confidence is not None]
+    mean = round(sum(r.confidence for r in whole) / len(whole), 2) if whole else None
+    context.log.info(f"OCR: {len(read)} read, {kept} kept; {dict(statuses)}")
+    yield dg.MaterializeResult(
+        metadata={
+            "pages_read": len(read),
+            "read_again_in_their_language": sum(result.read_again for result in results),
+            "kept": kept,
+            "ocr_pages": dict(statuses),
+            "page_text_sources": dict(sources),
+            "mean_confidence": mean,
+            "seconds": round(sum(r.seconds for r in read), 1),
+        }
+    )
+    yield from rate_check_results(
+        "ocr",
+        derivations,
+        assay,
+        underivable_severity=dg.AssetCheckSeverity.WARN,
+        ocr_read=ocr_read,
+        checks=(UNDERIVABLE,),
+    )
+    yield dg.AssetCheckResult(
+        check_name=OCR_CONFIDENCE,
+        passed=mean is None or mean >= assay.ocr_confidence_min,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={
+            "mean_confidence": mean,
+            "floor": assay.ocr_confidence_min,
+            "pages": len(whole),
+            "lowest": sorted(r.confidence for r in whole)[:5],
+        },
+    )
+
+
+def _shard_input(wh: Warehouse, shard: str):
+    from quality.records import OcrPageRecord, PageVerdictRecord, RepairRecord
+    from quality.sources import ExtractedPage
+    from readers.ocr_shard import ShardInput
+
+    pages = wh.rows("pages", EXTRACTOR_VERSION, shard)
+    return ShardInput(
+        shard=shard,
+        documents=[DocumentRecord(**r) for r in wh.rows("documents", EXTRACTOR_VERSION, shard)],
+        verdicts=[PageVerdictRecord(**r) for r in wh.rows("page_verdicts", EXTRACTOR_VERSION, shard)],
+        pages=[ExtractedPage(r["page"], r["text"], r["reader"], r["reader_version"]) for r in pages],
+        page_documents=[r["sha256"] for r in pages],
+        repairs=[RepairRecord(**r) for r in wh.rows("repairs", EXTRACTOR_VERSION, shard)],
+        existing=[OcrPageRecord(**r) for r in wh.rows("ocr_pages", EXTRACTOR_VERSION, shard)],
+    )

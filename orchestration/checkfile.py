@@ -1,5 +1,5 @@
-"""``assay check FILE``: the same sniffing, reader dispatch, signals and verdicts as a run, on one file,
-storing nothing."""
+"""``assay check FILE``: the same sniffing, reader dispatch, signals, verdicts and OCR as a run, on one
+file, storing nothing."""
 
 from __future__ import annotations
 
@@ -12,8 +12,12 @@ from rich.console import Console
 from rich.table import Table
 
 from quality.judge import DocumentVerdicts
+from quality.records import OcrPageRecord
+from quality.sources import ExtractedPage, PageTextRecord
 from quality.stage import judge_document_rows
 from readers.model import ReadLimits
+from readers.ocr import installed_languages
+from readers.ocr_shard import ShardInput, ocr_shards
 from readers.records import DocumentRecord
 from readers.shard import ShardResult, ShardRows, extract_shard
 from readers.sniff import HEAD_BYTES, Sniffed, sniff
@@ -40,6 +44,8 @@ class CheckOutcome:
     sniffed: Sniffed
     extracted: ShardResult
     verdicts: DocumentVerdicts
+    ocr: list[OcrPageRecord]
+    texts: list[PageTextRecord]
 
     @property
     def derivation(self):
@@ -76,6 +82,8 @@ class CheckOutcome:
             ],
             "fonts": [asdict(f) for f in self.verdicts.fonts],
             "repairs": [asdict(r) for r in self.verdicts.repairs],
+            "ocr": [asdict(o) for o in self.ocr],
+            "final_texts": [asdict(t) for t in self.texts],
         }
 
     def print(self, console: Console, *, chars: int) -> None:
@@ -97,16 +105,26 @@ class CheckOutcome:
         if d.encoding:
             console.print(f"encoding: {d.encoding} (by {d.encoding_source})")
         verdict = {v.page: v for v in self.verdicts.pages}
-        table = Table("page", "mode", "reasons", "provenance", "signals", "text", show_lines=True)
+        final = {t.page: t for t in self.texts}
+        read = {(o.page, o.scope): o for o in self.ocr}
+        table = Table("page", "mode", "reasons", "provenance", "signals", "final text", show_lines=True)
         for p in self.extracted.rows.pages.get(self.sha256, []):
-            v = verdict.get(p.page)
+            v, t = verdict.get(p.page), final.get(p.page)
             signals = "\n".join(f"{c} {_fmt(getattr(p, c))}" for c in SIGNAL_COLUMNS)
-            text = p.text if len(p.text) <= chars else p.text[:chars] + " …"
+            for o in (read.get((p.page, "page")), read.get((p.page, "figures"))):
+                if o is not None:
+                    signals += (
+                        f"\nOCR {o.scope}: {o.status}{f' ({o.reason})' if o.reason else ''}, {o.language} "
+                        f"({o.language_source}), rotated {o.rotation}°, confidence {_fmt(o.confidence)}"
+                    )
+            body = (t.text or "") if t else p.text
+            text = body if len(body) <= chars else body[:chars] + " …"
+            source = f"{t.source}" + (f" ({t.reason})" if t.reason else "") if t else "-"
             table.add_row(
                 str(p.page),
                 v.mode if v else "-",
                 "\n".join(v.reasons) if v else "",
-                f"{v.provenance}\n→ {v.text_source}" if v else "",
+                f"{v.provenance}\n→ {source}" if v else "",
                 signals,
                 text,
             )
@@ -127,7 +145,9 @@ def _fmt(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
-def check_file(path: Path) -> CheckOutcome:
+def check_file(path: Path, *, ocr: bool = True, ocr_language: str = "eng") -> CheckOutcome:
+    """What a run would record for ``path``; ``ocr=False`` leaves Tesseract out (pages sent to OCR then
+    have no final text, reason ``ocr_not_run``)."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         head = fh.read(HEAD_BYTES)
@@ -173,4 +193,21 @@ def check_file(path: Path) -> CheckOutcome:
         if pages
         else DocumentVerdicts()
     )
-    return CheckOutcome(path, size, sha, sniffed, extracted, verdicts)
+    (read,) = ocr_shards(
+        [
+            ShardInput(
+                shard=doc.shard,
+                documents=[doc],
+                verdicts=verdicts.pages,
+                pages=[ExtractedPage(p.page, p.text, p.reader, p.reader_version) for p in pages],
+                page_documents=[sha] * len(pages),
+                repairs=verdicts.repairs,
+                existing=[],
+            )
+        ],
+        EXTRACTOR_VERSION,
+        default_language=ocr_language,
+        installed=installed_languages() if ocr else (),
+        read=ocr,
+    )
+    return CheckOutcome(path, size, sha, sniffed, extracted, verdicts, read.ocr, read.texts)

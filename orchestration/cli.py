@@ -70,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--chars", type=int, default=400, help="characters of text to show per page")
+    p.add_argument("--no-ocr", action="store_true", help="leave Tesseract out (faster on scans)")
     p.set_defaults(func=_cmd_check)
 
     p = with_home(sub.add_parser("sql", help="run a query against the catalog"))
@@ -139,7 +140,9 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     path: Path = args.file
     if not path.is_file():
         raise AssayError(f"{path} is not a file")
-    outcome = check_file(path)
+    from orchestration.settings import settings_from_env
+
+    outcome = check_file(path, ocr=not args.no_ocr, ocr_language=settings_from_env().ocr_language)
     if args.json:
         print(json.dumps(outcome.as_dict(), ensure_ascii=False, indent=2, default=_json_default))
         return 0

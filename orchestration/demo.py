@@ -1,8 +1,9 @@
 """A small demo corpus, generated in code, that shows every outcome assay records.
 
-``write_demo_corpus(folder)`` writes seven files whose right answers are known: a born-digital report
+``write_demo_corpus(folder)`` writes nine files whose right answers are known: a born-digital report
 with a ruled table, a scan with no text layer, a PDF whose font maps every glyph to the wrong letter, a
-French report, a UTF-8 note, an empty file and a corrupt PDF. The ``assay`` command line and the Dagster
+French report, a page with a chart that exists only as pixels, a scanned memo saved as a PNG and fed
+sideways, a UTF-8 note, an empty file and a corrupt PDF. The ``assay`` command line and the Dagster
 definitions can point at it; the tests use the same builders to make their fixtures.
 
 Everything is deterministic: the same PyMuPDF version writes the same bytes on every call (fixed
@@ -17,6 +18,7 @@ survives a round trip. This module imports no Dagster.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import random
 import re
@@ -31,8 +33,10 @@ __all__ = [
     "DemoFile",
     "garble_text",
     "make_encrypted_pdf",
+    "make_figure_pdf",
     "make_garbled_pdf",
     "make_image_only_pdf",
+    "make_scan_image",
     "make_text_pdf",
     "write_demo_corpus",
 ]
@@ -241,17 +245,68 @@ def make_image_only_pdf(
     sprinkled with seeded speckles (``noise`` is the share of pixels touched, deterministic), and
     inserted as a PNG covering the whole page of a new PDF. No font and no text operator is written.
     """
-    source = _layout(pages, title=None, fontsize=fontsize)
     out = pymupdf.open()
-    for index, src in enumerate(source):
-        pix = src.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
-        rng = random.Random(f"assay-scan-{index}")
-        for _ in range(int(pix.width * pix.height * noise)):
-            pix.set_pixel(rng.randrange(pix.width), rng.randrange(pix.height), (rng.randrange(60, 200),))
-        pix.set_dpi(dpi, dpi)
-        page = out.new_page(width=src.rect.width, height=src.rect.height)
+    for index, text in enumerate(pages):
+        pix = _scan_pixmap(text, fontsize=fontsize, dpi=dpi, seed=f"assay-scan-{index}", noise=noise)
+        page = out.new_page(width=_PAGE.width, height=_PAGE.height)
         page.insert_image(page.rect, stream=pix.tobytes("png"))
     return _write_atomic(path, _pdf_bytes(out, None))
+
+
+def _scan_pixmap(text: str, *, fontsize: float, dpi: int, seed: str, noise: float) -> pymupdf.Pixmap:
+    page = _layout([text], title=None, fontsize=fontsize)[0]
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+    rng = random.Random(seed)
+    for _ in range(int(pix.width * pix.height * noise)):
+        pix.set_pixel(rng.randrange(pix.width), rng.randrange(pix.height), (rng.randrange(60, 200),))
+    pix.set_dpi(dpi, dpi)
+    return pix
+
+
+def make_scan_image(
+    path: Path,
+    text: str,
+    *,
+    fontsize: float = 13,
+    dpi: int = _SCAN_DPI,
+    rotate: int = 0,
+    noise: float = 0.0004,
+) -> Path:
+    """Write an image document: one page of ``text`` rendered in grey with seeded speckles, as a scanner
+    would, turned ``rotate`` degrees clockwise (a page fed sideways), saved as PNG with its resolution."""
+    from PIL import Image
+
+    pix = _scan_pixmap(text, fontsize=fontsize, dpi=dpi, seed=f"assay-image-{path.name}", noise=noise)
+    image = Image.frombytes("L", (pix.width, pix.height), pix.samples)
+    if rotate:
+        image = image.rotate(-rotate, expand=True, fillcolor=255)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", dpi=(dpi, dpi))
+    return _write_atomic(path, buffer.getvalue())
+
+
+def make_figure_pdf(path: Path, text: str, figure_labels: Sequence[str], *, fontsize: float = 11) -> Path:
+    """Write a born-digital page of ``text`` with a bar chart below it that exists only as pixels: a raster
+    image (over a third of the page) whose title and labels are ``figure_labels``. Its text layer is
+    trustworthy, so the page is FIGURES: the labels can only come from OCR of the figure region."""
+    doc = _layout([text], title=None, fontsize=fontsize)
+    page = doc[0]
+    area = pymupdf.Rect(_BODY.x0, _BODY.y1 - 330, _BODY.x1, _BODY.y1)
+    chart = pymupdf.open()
+    canvas = chart.new_page(width=area.width, height=area.height)
+    canvas.insert_text((20, 34), figure_labels[0], fontname="hebo", fontsize=16)
+    bars = figure_labels[1:]
+    width = (area.width - 60) / max(1, len(bars))
+    for i, label in enumerate(bars):
+        x = 30 + i * width
+        height = 60 + 50 * ((i * 7) % 4)
+        canvas.draw_rect(
+            pymupdf.Rect(x + 10, 290 - height, x + width - 10, 290), color=(0, 0, 0), fill=(0.55,) * 3
+        )
+        canvas.insert_text((x + 10, 312), label, fontname="helv", fontsize=13)
+    pix = canvas.get_pixmap(dpi=_SCAN_DPI, colorspace=pymupdf.csGRAY, alpha=False)
+    page.insert_image(area, stream=pix.tobytes("png"))
+    return _write_atomic(path, _pdf_bytes(doc, None))
 
 
 # --- the garbled font ------------------------------------------------------------------------------
@@ -530,6 +585,22 @@ de compteurs communicants dans deux mille logements. Nous remercions nos agents 
 abonnés pour leur confiance : ce réseau rénové est l’œuvre de toute une équipe, et ça se voit.""",
 ]
 
+_CHART_TEXT = """# Reservoir levels this spring
+
+The three reservoirs that supply the city held more water this spring than in any of the last five years.
+Heavy rain in February filled the upper reservoir to its spillway, and careful release of water from the
+lower reservoirs kept the river within its banks. The chart below shows how full each reservoir was at the
+end of April, as a share of its capacity. Engineers expect the levels to fall slowly through the summer,
+and no restrictions on the use of water are planned for the year."""
+
+_CHART_LABELS = ("Storage at the end of April", "Upper", "Middle", "Lower")
+
+_MEMO = """# Memo: meter readings
+
+To all field staff. From Monday the meter readings for the eastern district will be taken on the first
+working day of each month instead of the last. Please bring the new handheld readers to the depot on
+Friday afternoon so that they can be loaded with the updated routes. Questions go to the metering office."""
+
 _NOTES = """Notes from the tariff review meeting, 12 March 2024
 ====================================================
 
@@ -587,6 +658,18 @@ DEMO_FILES: tuple[tuple[str, str, str], ...] = (
         "derived: born-digital French with accents, œ and guillemets, 2 pages",
         "derived",
     ),
+    (
+        "chart.pdf",
+        "derived: a born-digital page with a bar chart that is only an image; the page is FIGURES and OCR "
+        "transcribes the chart's labels under the page's text",
+        "derived",
+    ),
+    (
+        "memo-scan.png",
+        "underivable: a scanned memo saved as a PNG, fed sideways (rotated 90°); no text layer to read, so "
+        "OCR reads it after turning it upright",
+        "underivable",
+    ),
     ("notes.txt", "derived: UTF-8 plain text with non-ASCII characters", "derived"),
     (
         "empty.txt",
@@ -598,7 +681,7 @@ DEMO_FILES: tuple[tuple[str, str, str], ...] = (
 
 
 def write_demo_corpus(folder: Path) -> list[DemoFile]:
-    """Write the seven demo files into ``folder`` (created if missing, files overwritten) and describe
+    """Write the nine demo files into ``folder`` (created if missing, files overwritten) and describe
     them. The same PyMuPDF version writes identical bytes on every call."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -606,6 +689,8 @@ def write_demo_corpus(folder: Path) -> list[DemoFile]:
     make_image_only_pdf(folder / "scanned.pdf", _SCAN_PAGES)
     make_garbled_pdf(folder / "garbled-font.pdf", _GARBLED_TEXT)
     make_text_pdf(folder / "french.pdf", _FRENCH_PAGES, title=_FRENCH_TITLE)
+    make_figure_pdf(folder / "chart.pdf", _CHART_TEXT, _CHART_LABELS)
+    make_scan_image(folder / "memo-scan.png", _MEMO, rotate=90)
     _write_atomic(folder / "notes.txt", _NOTES.encode("utf-8"))
     _write_atomic(folder / "empty.txt", b"")
     _write_atomic(folder / "corrupt.pdf", _corrupt_pdf_bytes())

@@ -41,7 +41,7 @@ class LiveProgress(Progress):
         if name == "cleanup":
             self._bar.console.print(f"removed {total} temporary files left by an interrupted run")
             return
-        if name == "catalog" or (name == "extract" and not total):
+        if name == "catalog" or (name in ("extract", "ocr") and not total):
             return  # quick or nothing to do; the summary says what happened
         self._task = self._bar.add_task(name, total=total, note="")
 
@@ -60,6 +60,12 @@ class LiveProgress(Progress):
         super().document_judged()
         if self._task is not None and self._stage == "verdicts":
             self._bar.advance(self._task)
+
+    def page_read(self, status: str) -> None:
+        super().page_read(status)
+        if self._task is not None and self._stage == "ocr":
+            self._bar.advance(self._task)
+            self._bar.update(self._task, note=status)
 
     def document_done(self, outcome: str, status: str) -> None:
         super().document_done(outcome, status)

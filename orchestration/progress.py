@@ -16,6 +16,7 @@ class Progress:
     walked: int = 0
     hashed: int = 0
     judged: int = 0
+    ocr_pages: Counter[str] = field(default_factory=Counter)
     outcomes: Counter[str] = field(default_factory=Counter)
     statuses: Counter[str] = field(default_factory=Counter)
 
@@ -25,6 +26,9 @@ class Progress:
 
     def document_judged(self) -> None:
         self.judged += 1
+
+    def page_read(self, status: str) -> None:
+        self.ocr_pages[status] += 1
 
     def document_done(self, outcome: str, status: str) -> None:
         self.outcomes[outcome] += 1

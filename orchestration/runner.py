@@ -101,16 +101,47 @@ def plan_verdicts(wh: Warehouse, version: str) -> list[str]:
     )
 
 
-def plan_ocr(wh: Warehouse, version: str) -> list[str]:
-    """Shards with REPLACE pages that have no OCR row yet (or OCR rows for pages no longer REPLACE)."""
-    wanted: dict[str, set[tuple[str, int]]] = {}
+@dataclass(frozen=True, slots=True)
+class OcrPlan:
+    """The shards the OCR stage must run on, and how many pages it will read (the progress bar's total)."""
+
+    shards: list[str]
+    pages: int
+
+
+def plan_ocr(wh: Warehouse, version: str) -> OcrPlan:
+    """Shards whose pages sent to OCR (REPLACE pages, image frames, FIGURES pages' figures) differ from
+    the pages OCR has rows for, or whose verdicts were written after their final page texts."""
+    from readers.model import ContentKind
+    from readers.ocr import installed_version
+    from readers.ocr_shard import RENDERABLE, RETRIED_REASONS, SENT_TO_OCR
+
+    renderable = {
+        sha
+        for sha, kind in wh.columns("documents", version, ("sha256", "kind"))
+        if ContentKind(kind) in RENDERABLE
+    }
+    wanted: dict[str, set[tuple[str, int, str]]] = {}
     for shard, sha, page, mode in wh.columns("page_verdicts", version, ("shard", "sha256", "page", "mode")):
-        if mode == "REPLACE":
-            wanted.setdefault(shard, set()).add((sha, page))
-    done: dict[str, set[tuple[str, int]]] = {}
-    for shard, sha, page in wh.columns("ocr_pages", version, ("shard", "sha256", "page")):
-        done.setdefault(shard, set()).add((sha, page))
-    return sorted(s for s in set(wanted) | set(done) if wanted.get(s, set()) != done.get(s, set()))
+        if mode in SENT_TO_OCR and sha in renderable:
+            wanted.setdefault(shard, set()).add((sha, page, SENT_TO_OCR[mode].value))
+    done: dict[str, set[tuple[str, int, str]]] = {}
+    retry: set[str] = set()
+    columns = ("shard", "sha256", "page", "scope", "reason")
+    for shard, sha, page, scope, reason in wh.columns("ocr_pages", version, columns):
+        done.setdefault(shard, set()).add((sha, page, scope))
+        if reason in RETRIED_REASONS:
+            retry.add(shard)
+    if retry and not installed_version():
+        retry = set()  # still nothing to retry with
+    judged, final = wh.written_at("page_verdicts", version), wh.written_at("page_texts", version)
+    stale = sorted(
+        s
+        for s in set(wanted) | set(done) | set(judged)
+        if wanted.get(s, set()) != done.get(s, set()) or s in retry or final.get(s, -1) < judged.get(s, -1)
+    )
+    pages = sum(len(wanted.get(s, set()) - done.get(s, set())) for s in stale)
+    return OcrPlan(stale, pages)
 
 
 class Pipeline:
@@ -213,11 +244,11 @@ def run(
                 on_stage("verdicts", None)
             pipeline.verdicts(judge, report)
         to_read = plan_ocr(home.warehouse, EXTRACTOR_VERSION)
-        if to_read:
+        if to_read.shards:
             if on_stage:
-                on_stage("ocr", None)
-            pipeline.ocr(to_read, report)
-        if report.touched_shards or judge or to_read or not _catalog_current(home.warehouse):
+                on_stage("ocr", to_read.pages)
+            pipeline.ocr(to_read.shards, report)
+        if report.touched_shards or judge or to_read.shards or not _catalog_current(home.warehouse):
             if on_stage:
                 on_stage("catalog", None)
             pipeline.catalog(report)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from pathlib import Path
 
 from rich import box
 from rich.console import Console
@@ -13,6 +14,7 @@ from rich.table import Table
 from orchestration.home import Home
 from orchestration.progress import Progress
 from orchestration.runner import RunReport
+from orchestration.settings import DEFAULT_HOME
 from warehouse.catalog import query
 from warehouse.errors import WarehouseError
 
@@ -20,7 +22,10 @@ RATES_SQL = """
 select kind,
        count(*) as documents,
        count(*) filter (where status = 'derived') as derived,
-       count(*) filter (where status = 'underivable') as underivable,
+       count(*) filter (where status = 'underivable' and sha256 in
+           (select sha256 from page_texts where source = 'ocr')) as by_ocr,
+       count(*) filter (where status = 'underivable' and sha256 not in
+           (select sha256 from page_texts where source = 'ocr')) as underivable,
        count(*) filter (where status = 'error') as error,
        count(*) filter (where status = 'unsupported') as unsupported,
        count(*) filter (where status = 'skipped') as skipped,
@@ -32,9 +37,10 @@ from derivations group by kind order by documents desc, kind
 
 
 OCR_SQL = """
-select count(*), count(*) filter (where status = 'derived'), count(*) filter (where status = 'underivable'),
-       count(*) filter (where status = 'error'), avg(confidence) filter (where status = 'derived')
-from ocr_pages
+select scope, count(*), count(*) filter (where status = 'derived'),
+       count(*) filter (where status = 'underivable'), count(*) filter (where status = 'error'),
+       avg(confidence) filter (where status = 'derived')
+from ocr_pages group by scope order by scope desc
 """
 MODES_SQL = "select mode, count(*) from page_verdicts group by mode"
 MODE_ORDER = ("TEXT", "FIGURES", "REPAIRED", "LANG", "REPLACE", "BLANK")
@@ -69,17 +75,18 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
         console.print(f"[red]The catalog could not be read[/]: {exc}")
         return
 
-    columns = ("kind", "docs", "derived", "underivable", "error", "unsupported", "skipped", "pages")
+    columns = ("kind", "docs", "derived", "by OCR", "underivable", "error", "unsupported", "skipped", "pages")
     data = [list(r) for r in rows]
-    totals = ["all", *(sum(r[i] for r in data) for i in range(1, 9))]
+    totals = ["all", *(sum(r[i] for r in data) for i in range(1, 10))]
     # Columns that are zero everywhere are left out, to keep the table narrow.
     keep = [i for i, c in enumerate(columns) if c in ("kind", "docs", "derived") or totals[i]]
     table = Table(
         title="Documents by kind and status",
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        caption="fallback: share of derived documents (or their pages) read by a fallback reader; "
-        "underivable: share of read documents whose readers produced nothing",
+        caption="derived: by a reader of the text layer; by OCR: no text layer, read by Tesseract; "
+        "fallback: share of derived documents (or their pages) read by a fallback reader; "
+        "underivable: share of read documents nothing got text from, after OCR",
         caption_justify="left",
     )
     for i in keep:
@@ -87,16 +94,16 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
     table.add_column("fallback %", justify="right")
     table.add_column("underivable %", justify="right")
     for i, row in enumerate([*data, totals]):
-        _, _, derived, und, err, _, _, _, fallback = row
+        _, _, derived, by_ocr, und, err, _, _, _, fallback = row
         if i == len(data):
             table.add_section()
         table.add_row(
             *(str(row[k]) for k in keep),
             _pct(fallback, derived),
-            _pct(und, derived + und + err),
+            _pct(und, derived + by_ocr + und + err),
             style="bold" if i == len(data) else None,
         )
-    und, err, unsup = totals[3], totals[4], totals[5]
+    und, err, unsup = totals[4], totals[5], totals[6]
     console.print(table)
     runs = f"{report.runs} Dagster run" + ("s" if report.runs != 1 else "")
     console.print(f"Catalog: [bold]{home.warehouse.catalog_path}[/] ({runs}, {report.seconds:.1f} s)")
@@ -106,16 +113,15 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
         console.print(f"Pages by mode: {shown}.")
         if modes.get("REPLACE"):
             console.print(
-                f"  {modes['REPLACE']} pages have no trustworthy text layer (REPLACE): the ones to OCR; "
-                "see their reasons in page_verdicts."
+                f"  {modes['REPLACE']} pages have no trustworthy text layer (REPLACE): they are "
+                "sent to OCR; see their reasons in page_verdicts."
             )
-    ocr_rows = query(home.warehouse, OCR_SQL).rows
-    if ocr_rows and ocr_rows[0][0]:
-        pages, derived, underivable, errors, confidence = ocr_rows[0]
+    for scope, pages, derived, underivable, errors, confidence in query(home.warehouse, OCR_SQL).rows:
+        what = "pages read whole" if scope == "page" else "FIGURES pages whose figure regions were read"
         console.print(
-            f"OCR: {pages} pages read with Tesseract: {derived} with text"
+            f"OCR: {pages} {what}: {derived} with text"
             + (f" (mean word confidence {confidence:.0f})" if confidence is not None else "")
-            + (f", {underivable} with none (underivable)" if underivable else "")
+            + (f", {underivable} with none (underivable, see ocr_pages.reason)" if underivable else "")
             + (f", {errors} failed (see ocr_pages.reason)" if errors else "")
             + "."
         )
@@ -132,7 +138,7 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
         console.print("Checks over the corpus: " + "; ".join(parts))
     console.print("Next:")
     assay = _program()
-    home_flag = "" if home.path == Home.resolve(None).path else f" --home {home.path}"
+    home_flag = "" if home.path == Path(DEFAULT_HOME).absolute() else f" --home {home.path}"
     console.print(
         f'  {assay} sql{home_flag} "select status, count(*) from derivations group by 1"', soft_wrap=True
     )
@@ -142,6 +148,11 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             "documents d using (sha256) where v.status <> 'derived'\"   # what was not derived, and why",
             soft_wrap=True,
         )
+    console.print(
+        f'  {assay} sql{home_flag} "select page, source, trust, text from page_texts where sha256 like '
+        "'<first hex digits>%' order by page\"   # one document's final text, page by page",
+        soft_wrap=True,
+    )
     if modes and set(modes) - {"TEXT"}:
         console.print(
             f'  {assay} sql{home_flag} "select d.path, v.page, v.mode, v.reasons from page_verdicts v join '

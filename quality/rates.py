@@ -2,9 +2,12 @@
 
 - **fallback rate** of a kind: derived documents whose text came from a reader other than the first, over
   derived documents. It moves when a primary reader breaks or improves.
-- **Underivable rate** of a kind: documents whose readers ran and produced nothing, over documents a
-  reader was tried on (derived + underivable + error). Unsupported and skipped documents are left out:
-  no reader was tried.
+- **Underivable rate** of a kind: documents nothing could get text from, over documents a reader was
+  tried on (derived + underivable + error). Unsupported and skipped documents are left out: no reader was
+  tried. A scan or an image whose readers found no text layer but whose pages OCR read is not
+  underivable: the rate is of the final outcome, after OCR (``ocr_read``), so that it measures what the
+  corpus owner gets, and an image kind (always "underivable" to the text-layer readers) is not a
+  permanent alarm.
 
 A rate over fewer than ``min_documents`` documents is reported but not judged: one scanned PDF in a shard
 of two would otherwise be a 50% alarm.
@@ -14,11 +17,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Protocol
 
 
 class DerivationLike(Protocol):
+    sha256: str
     kind: str
     status: str
     recovered_by_fallback: bool
@@ -33,6 +38,7 @@ class KindRates:
     fallback: int
     underivable: int
     error: int
+    ocr: int = 0  # documents counted derived because OCR read them (their text layer gave nothing)
 
     @property
     def fallback_rate(self) -> float:
@@ -59,13 +65,20 @@ class RateJudgement:
     too_few: dict[str, int]
 
 
-def rates_by_kind(derivations: Iterable[DerivationLike]) -> dict[str, KindRates]:
+def rates_by_kind(
+    derivations: Iterable[DerivationLike], ocr_read: AbstractSet[str] = frozenset()
+) -> dict[str, KindRates]:
+    """Counts per kind; ``ocr_read`` holds the documents some page of which OCR read text from."""
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for d in derivations:
         c = counts[d.kind]
         c["documents"] += 1
         if d.status in ("derived", "underivable", "error"):
             c["attempted"] += 1
+        if d.status == "underivable" and d.sha256 in ocr_read:
+            c["derived"] += 1
+            c["ocr"] += 1
+            continue
         c[d.status] += 1
         if d.status == "derived" and d.recovered_by_fallback:
             c["fallback"] += 1
@@ -78,6 +91,7 @@ def rates_by_kind(derivations: Iterable[DerivationLike]) -> dict[str, KindRates]
             fallback=c["fallback"],
             underivable=c["underivable"],
             error=c["error"],
+            ocr=c["ocr"],
         )
         for kind, c in sorted(counts.items())
     }

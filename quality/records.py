@@ -63,11 +63,14 @@ class OcrPageRecord:
     shard: str
     extractor_version: str
     page: int
+    scope: str
+    regions: int
     status: str
     reason: str | None
     engine: str
     engine_version: str
     language: str
+    language_source: str
     dpi: int
     rotation: int
     confidence: float | None

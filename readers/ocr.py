@@ -9,6 +9,7 @@ engine is missing, ``OcrFailed`` (with a reason) when it ran and failed or ran o
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import time
@@ -59,6 +60,24 @@ class OcrResult:
         return sum(1 for c in self.text if not c.isspace())
 
 
+@functools.cache
+def installed_version() -> str:
+    """Tesseract's version (``5.3.0``), asked once per process; empty when it is not installed."""
+    try:
+        return str(pytesseract.get_tesseract_version()).split()[0]
+    except (pytesseract.TesseractNotFoundError, OSError):
+        return ""
+
+
+@functools.cache
+def installed_languages() -> frozenset[str]:
+    """The languages Tesseract has data for, asked once per process; empty when it is not installed."""
+    try:
+        return frozenset(pytesseract.get_languages(config=""))
+    except (pytesseract.TesseractError, pytesseract.TesseractNotFoundError, OSError):
+        return frozenset()
+
+
 def render_page(path: Path, page_number: int, dpi: int = DEFAULT_DPI) -> Image.Image:
     """Page ``page_number`` (1-based) of a PDF as a grey image at ``dpi``, its /Rotate applied."""
     with pymupdf.open(path) as doc:
@@ -91,10 +110,9 @@ def recognise(
     """Read ``image`` with Tesseract in ``language`` (``eng``, ``fra+eng``...), upright first."""
     _single_threaded()
     started = time.perf_counter()
-    try:
-        version = str(pytesseract.get_tesseract_version()).split()[0]
-    except (pytesseract.TesseractNotFoundError, OSError) as exc:
-        raise OcrUnavailable(f"Tesseract is not installed: {TESSERACT_INSTALL}") from exc
+    version = installed_version()
+    if not version:
+        raise OcrUnavailable(f"Tesseract is not installed: {TESSERACT_INSTALL}")
     rotation = detect_rotation(image) if rotate else 0
     if rotation:
         image = image.rotate(-rotation, expand=True)  # PIL rotates counter-clockwise

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from orchestration.cli import main
-from orchestration.demo import write_demo_corpus
+from orchestration.demo import DEMO_FILES, write_demo_corpus
 
 ASSAY = Path(sys.executable).with_name("assay")
 
@@ -81,7 +81,7 @@ def test_run_then_sql_from_the_shell(tmp_path: Path) -> None:
     assert sql.returncode == 0, sql.stderr
     rows = json.loads(sql.stdout)
     assert {r["status"] for r in rows} == {"derived", "underivable", "error"}
-    assert sum(r["n"] for r in rows) == 8
+    assert sum(r["n"] for r in rows) == len(DEMO_FILES) + 1  # the demo corpus and the junk PDF
 
     csv_out = subprocess.run(
         [str(ASSAY), "sql", "--home", str(home), "--csv", "select 1 as one"],

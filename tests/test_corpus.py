@@ -9,6 +9,7 @@ import pytest
 from orchestration.home import Home
 from orchestration.progress import Progress
 from orchestration.runner import run
+from quality.cer import cer
 from tests.conftest import CORPUS, corpus_manifest
 from warehouse.catalog import query
 
@@ -44,3 +45,53 @@ def test_dev_corpus_every_file_has_one_derivation(home: Path) -> None:
     again = Progress()
     report2 = run(Home(home), [CORPUS / "dev"], again)
     assert again.hashed == 0 and again.outcomes.get("read", 0) == 0 and report2.touched_shards == []
+    assert not again.ocr_pages, "a rerun with nothing changed reads nothing again with OCR"
+    _ocr_promises_hold(wh)
+
+
+FRANCAIS = (
+    "Portez ce vieux whisky au juge blond qui fume sur son île intérieure, à côté de l'alcôve ovoïde, où "
+    "les bûches se consument dans l'âtre, ce qui lui permet de penser à la cænogénèse de l'être dont il "
+    "est question dans la cause ambiguë entendue à Moÿ, dans un capharnaüm qui, pense-t-il, diminue çà et "
+    "là la qualité de son œuvre."
+)
+
+
+def _ocr_promises_hold(wh) -> None:
+    """The OCR stage's acceptance on the corpus (benchmarks/eval_ocr.py prints the same figures)."""
+    docs = dict(query(wh, "select regexp_extract(path, '[^/]+$'), sha256 from documents").rows)
+
+    def final(name: str) -> str:
+        rows = query(
+            wh,
+            f"select text from page_texts where sha256 = '{docs[name]}' and text is not null order by page",
+        )
+        return "\n\n".join(t for (t,) in rows.rows)
+
+    def ocr(name: str) -> list[dict]:
+        return query(
+            wh, f"select * from ocr_pages where sha256 = '{docs[name]}' order by page, scope"
+        ).records()
+
+    for name in ("tess__phototest.tif", "ocrmypdf__linn.pdf"):
+        truth = (CORPUS / "dev_truth" / f"{name}.expected.txt").read_text(encoding="utf-8")
+        assert cer(truth, final(name)) <= 0.05, name
+    cardinal = ocr("ocrmypdf__cardinal.pdf")
+    assert sorted(r["rotation"] for r in cardinal) == [0, 90, 180, 270]
+    assert all(r["status"] == "derived" and r["confidence"] > 80 for r in cardinal)
+    assert ocr("ocrmypdf__blank.pdf") == [] and final("ocrmypdf__blank.pdf") == ""
+    assert [r["status"] for r in ocr("ocrmypdf__vector.pdf")] == ["derived"]
+    assert cer(FRANCAIS, final("ocrmypdf__francais.pdf").replace("-\n", "")) <= 0.05
+    for name in (
+        "plumb__pr-136-example.pdf",
+        "unst__a1977-backus-p21.pdf",
+        "unst__pdf-with-ocr-text.pdf",
+        "ocrmypdf__graph_ocred.pdf",
+    ):
+        assert ocr(name) == [], f"{name}: an OCR layer is not read again"
+    images = [n for n in docs if n.endswith((".tif", ".png", ".jpg", ".jpeg"))]
+    assert len(images) == 11
+    for name in images:
+        assert final(name), f"{name}: read by OCR"
+    sent = query(wh, "select v.mode, o.scope from ocr_pages o join page_verdicts v using (sha256, page)").rows
+    assert set(sent) <= {("REPLACE", "page"), ("FIGURES", "figures")}

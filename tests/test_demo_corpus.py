@@ -24,6 +24,8 @@ NAMES = [
     "scanned.pdf",
     "garbled-font.pdf",
     "french.pdf",
+    "chart.pdf",
+    "memo-scan.png",
     "notes.txt",
     "empty.txt",
     "corrupt.pdf",
@@ -52,7 +54,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, DemoFile]:
     return {f.name: f for f in files}
 
 
-def test_writes_the_seven_files(corpus: dict[str, DemoFile]) -> None:
+def test_writes_the_nine_files(corpus: dict[str, DemoFile]) -> None:
     assert list(corpus) == NAMES
     for name, demo in corpus.items():
         assert demo.path.name == name

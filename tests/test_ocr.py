@@ -11,8 +11,13 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from orchestration.demo import make_text_pdf
-from readers.ocr import OcrUnavailable, recognise, render_page
+from orchestration.demo import _CHART_LABELS, _CHART_TEXT, make_figure_pdf, make_image_only_pdf, make_text_pdf
+from quality.cer import cer
+from quality.sources import OcrScope
+from readers.model import ContentKind
+from readers.ocr import OcrUnavailable, installed_languages, recognise, render_page
+from readers.ocr_shard import keep_better, language_retries
+from readers.ocr_stage import LanguageChoice, OcrOptions, OcrTask, ocr_tasks
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None, reason="Tesseract is not installed")
@@ -21,18 +26,6 @@ TEXT = (
     "The water utility measured unit consumption rates across every district of the city this year. "
     "Tariffs rose slightly in the northern zone while maintenance costs fell in the south."
 )
-
-
-def cer(truth: str, text: str) -> float:
-    """Character error rate: edit distance over the truth's length, whitespace folded."""
-    a, b = " ".join(truth.split()), " ".join(text.split())
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1] / max(1, len(a))
 
 
 def test_a_rendered_page_is_read_with_confidences(tmp_path: Path) -> None:
@@ -80,3 +73,87 @@ def test_pdf_pages_render_at_the_asked_resolution(tmp_path: Path) -> None:
     doc.new_page(width=612, height=792)
     doc.save(tmp_path / "letter.pdf")
     assert render_page(tmp_path / "letter.pdf", 1, dpi=150).size == (1275, 1650)
+
+
+def _task(
+    path: Path, page: int, scope: OcrScope = OcrScope.PAGE, kind: ContentKind = ContentKind.PDF
+) -> OcrTask:
+    return OcrTask("cd" * 32, "cd", path, kind, page, scope, LanguageChoice("eng", "configured"))
+
+
+def test_the_stage_reads_every_task_in_order_on_all_cores(tmp_path: Path) -> None:
+    scan = make_image_only_pdf(tmp_path / "scan.pdf", [TEXT, TEXT.upper()])
+    seen: list[str] = []
+    rows = ocr_tasks(
+        [_task(scan, 2), _task(scan, 1), _task(tmp_path / "gone.pdf", 1)],
+        "v",
+        OcrOptions(workers=2),
+        on_page=lambda r: seen.append(r.status),
+    )
+    assert [(r.page, r.status) for r in rows] == [(2, "derived"), (1, "derived"), (1, "error")]
+    assert seen == ["derived", "derived", "error"]
+    assert cer(TEXT.upper(), rows[0].text) < 0.05 and cer(TEXT, rows[1].text) < 0.05
+    assert rows[0].engine_version and rows[0].confidence > 80 and rows[0].words >= 20
+    assert rows[0].language == "eng" and rows[0].language_source == "configured" and rows[0].regions == 1
+    assert rows[2].reason.startswith("render_failed:") and rows[2].text is None
+
+
+def test_a_page_over_its_time_budget_is_recorded_and_the_rest_go_on(tmp_path: Path) -> None:
+    scan = make_image_only_pdf(tmp_path / "scan.pdf", [TEXT])
+    slow, quick = ocr_tasks([_task(scan, 1)], "v", OcrOptions(timeout=0.01)), ocr_tasks([_task(scan, 1)], "v")
+    assert (slow[0].status, slow[0].reason, slow[0].text) == ("error", "timeout", None)
+    assert quick[0].status == "derived"
+
+
+def test_a_blank_scan_is_underivable_never_an_empty_text(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_image(page.rect, stream=_blank_png())
+    doc.save(tmp_path / "blank.pdf")
+    (row,) = ocr_tasks([_task(tmp_path / "blank.pdf", 1)], "v")
+    assert (row.status, row.reason, row.text, row.chars) == ("underivable", "no_text", None, 0)
+    assert row.engine == "tesseract" and row.engine_version
+
+
+def _blank_png() -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    Image.new("L", (850, 1100), 255).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_a_figures_page_reads_only_its_chart_not_its_text_layer(tmp_path: Path) -> None:
+    chart = make_figure_pdf(tmp_path / "chart.pdf", _CHART_TEXT, _CHART_LABELS)
+    (row,) = ocr_tasks([_task(chart, 1, OcrScope.FIGURES)], "v")
+    assert (row.scope, row.status, row.regions, row.rotation) == ("figures", "derived", 1, 0)
+    for label in _CHART_LABELS:
+        assert label in row.text
+    assert "reservoir" not in row.text.lower()  # the body text is the text layer's, not read twice
+
+
+FRENCH = (
+    "Portez ce vieux whisky au juge blond qui fume sur son île intérieure, à côté de l'alcôve ovoïde, où les "
+    "bûches se consument dans l'âtre, ce qui lui permet de penser à la qualité de son œuvre. La réunion du "
+    "conseil municipal a décidé que les tarifs de l'eau resteront inchangés pendant l'été."
+)
+
+
+def test_a_scan_in_another_language_is_read_again_in_it(tmp_path: Path) -> None:
+    scan = make_image_only_pdf(tmp_path / "french.pdf", [FRENCH])
+    first = ocr_tasks([_task(scan, 1)], "v")
+    assert first[0].language == "eng"
+    retries = language_retries([_task(scan, 1)], first, installed_languages())
+    if "fra" not in installed_languages():
+        assert retries == []
+        return
+    assert [(t.language.language, t.language.source) for t in retries] == [("fra", "ocr_text")]
+    (best,) = keep_better(first, ocr_tasks(retries, "v"))
+    assert best.language == "fra" and best.language_source == "ocr_text"
+    assert cer(FRENCH, best.text) < cer(FRENCH, first[0].text) and cer(FRENCH, best.text) < 0.03
+    # An English scan is not read twice.
+    english = make_image_only_pdf(tmp_path / "english.pdf", [TEXT])
+    assert (
+        language_retries([_task(english, 1)], ocr_tasks([_task(english, 1)], "v"), installed_languages())
+        == []
+    )

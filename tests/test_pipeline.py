@@ -49,7 +49,8 @@ def test_definitions_load() -> None:
     checks = {f"{k.asset_key.to_user_string()}:{k.name}" for k in graph.asset_check_keys}
     assert checks == {
         "extract:fallback_rate",
-        "extract:underivable_rate",
+        "ocr:underivable_rate",
+        "ocr:ocr_confidence",
         "catalog:fallback_rate",
         "catalog:underivable_rate",
         "calibration:separation",
@@ -97,10 +98,32 @@ def test_demo_corpus_end_to_end_then_incremental(home: Path, demo, tmp_path: Pat
     ).rows
     assert [(page, status) for page, status, *_ in ocr] == [(1, "derived"), (2, "derived")]
     assert all(text and confidence > 80 and rotation == 0 for _, _, text, confidence, rotation in ocr)
-    only_replace = (
-        "select count(*) from ocr_pages o join page_verdicts v using (sha256, page) where v.mode <> 'REPLACE'"
+    sent = query(
+        wh,
+        "select o.scope, v.mode, count(*) from ocr_pages o "
+        "join page_verdicts v using (sha256, page) group by all",
+    ).rows
+    assert {(scope, mode) for scope, mode, _ in sent} <= {("page", "REPLACE"), ("figures", "FIGURES")}
+    # The PNG scan fed sideways is read upright; the chart's labels come from OCR under the page's text.
+    memo = query(
+        wh,
+        "select o.rotation, t.source, t.text from ocr_pages o join page_texts t using (sha256, page) "
+        "join documents d using (sha256) where d.path like '%memo-scan.png'",
+    ).rows
+    assert (
+        len(memo) == 1 and memo[0][0] in (90, 270) and memo[0][1] == "ocr" and "meter readings" in memo[0][2]
     )
-    assert query(wh, only_replace).rows == [(0,)]  # only REPLACE pages are sent
+    chart = query(
+        wh,
+        "select t.source, t.text from page_texts t join documents d using (sha256) "
+        "where d.path like '%chart.pdf'",
+    ).rows
+    assert chart[0][0] == "extracted+figures" and "## Page 1 (transcribed figures)" in chart[0][1]
+    assert "Upper" in chart[0][1].split("(transcribed figures)")[1]
+    # Every judged page has its final text recorded; none is an empty string.
+    assert query(
+        wh, "select count(*) from page_texts where text = '' or (text is null) <> (source = 'none')"
+    ).rows == [(0,)]
     pages = query(
         wh,
         "select count(*) from pages p join documents d using (sha256) where d.path like '%born-digital.pdf'",

@@ -17,6 +17,7 @@ from quality.records import (
     RepairRecord,
     VocabularyRecord,
 )
+from quality.sources import PageTextRecord
 from readers.records import (
     DerivationRecord,
     DocumentRecord,
@@ -42,6 +43,7 @@ RECORDS = {
     "repairs": RepairRecord,
     "vocabulary": VocabularyRecord,
     "ocr_pages": OcrPageRecord,
+    "page_texts": PageTextRecord,
 }
 REPO = Path(__file__).resolve().parents[1]
 

@@ -298,16 +298,30 @@ OCR_PAGES = Table(
         _SHA,
         _SHARD,
         _VERSION,
-        Column("page", I64, "page number, 1-based"),
+        Column("page", I64, "page number, 1-based (the frame of a multi-page image)"),
+        Column(
+            "scope",
+            S,
+            "page (the whole page, mode REPLACE, or an image document's frame) or figures (the figure "
+            "regions of a FIGURES page, rendered without the text layer)",
+        ),
+        Column("regions", I64, "figure regions read (scope figures); 1 for a whole page"),
         Column(
             "status",
             S,
-            "derived, underivable (OCR read nothing), or error (timeout, engine_error, unavailable)",
+            "derived, underivable (OCR read nothing), or error (timeout, engine_error, unavailable, "
+            "render_failed)",
         ),
         Column("reason", S, "why the status is not derived; null when derived"),
         Column("engine", S, "tesseract"),
         Column("engine_version", S, "its version"),
         Column("language", S, "Tesseract language(s) used, from the document's language or the default"),
+        Column(
+            "language_source",
+            S,
+            "document (the language detected in its text), configured (no language detected), or "
+            "no_data:<code> (the detected language has no Tesseract data installed; the default was used)",
+        ),
         Column("dpi", I64, "resolution the page was rendered at"),
         Column("rotation", I64, "clockwise degrees applied to make the page upright (orientation detection)"),
         Column("confidence", F64, "mean word confidence, 0-100; null when no word was read"),
@@ -316,6 +330,42 @@ OCR_PAGES = Table(
         Column("chars", I64, "non-whitespace characters read"),
         Column("seconds", F64, "wall time of rendering and recognition"),
         Column("text", S, "the text read; null when nothing was read (never an empty text)"),
+    ),
+)
+
+PAGE_TEXTS = Table(
+    "page_texts",
+    "judged page: the text it ends with and where that text came from (quality/sources.py)",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column("page", I64, "page number, 1-based"),
+        Column("mode", S, "the page's verdict"),
+        Column(
+            "source",
+            S,
+            "extracted, fallback (the fallback reader's text), repaired, ocr, extracted+figures (the text "
+            "plus the OCR of its figure regions under a `## Page N (transcribed figures)` heading) or none",
+        ),
+        Column(
+            "reason",
+            S,
+            "why there is no text (source none): blank, ocr_underivable:no_text, ocr_error:<reason>, "
+            "ocr_not_run; null otherwise",
+        ),
+        Column("tool", S, "the reader, repair or OCR engine the text came from"),
+        Column("tool_version", S, "its version"),
+        Column(
+            "trust",
+            F64,
+            "0-1: 1 for a clean text layer, 0.9 for repaired, fallback or OCR-layer text, the mean word "
+            "confidence / 100 for OCR; null when there is no text",
+        ),
+        Column("ocr_confidence", F64, "mean OCR word confidence, 0-100, when OCR contributed"),
+        Column("chars", I64, "non-whitespace characters of the text"),
+        Column("text", S, "the page's final text, raw (sanitize normalises it); null when there is none"),
     ),
 )
 
@@ -345,6 +395,7 @@ TABLES: dict[str, Table] = {
         REPAIRS,
         VOCABULARY,
         OCR_PAGES,
+        PAGE_TEXTS,
     )
 }
 

@@ -69,6 +69,16 @@ class Warehouse:
         base = self.table_dir(table) / f"extractor_version={version}"
         return max((p.stat().st_mtime_ns for p in base.rglob(PART_FILE)), default=None)
 
+    def written_at(self, table: str, version: str) -> dict[str, int]:
+        """mtime (ns) of each shard's partition file of ``table`` under ``version``: a stage whose input
+        partition is newer than its output's has to run again."""
+        base = self.table_dir(table) / f"extractor_version={version}"
+        if not base.is_dir():
+            return {}
+        return {
+            p.parent.name.split("=", 1)[1]: p.stat().st_mtime_ns for p in base.glob(f"shard=*/{PART_FILE}")
+        }
+
     def shards(self, table: str, version: str) -> list[str]:
         base = self.table_dir(table) / f"extractor_version={version}"
         if not base.is_dir():
