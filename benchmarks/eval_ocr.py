@@ -151,7 +151,17 @@ def main() -> int:
         promise(not ocr.get(sha), f"{name}: {len(ocr.get(sha, []))} OCR calls (an OCR layer is kept)")
     images = [d for d in documents.values() if d["kind"] in ("png", "jpeg", "tiff", "webp", "bmp", "gif")]
     read = [d for d in images if any(p["source"] == "ocr" for p in texts.get(d["sha256"], []))]
-    promise(len(read) == len(images), f"image documents read by OCR: {len(read)} of {len(images)}")
+    unread = {
+        n: [
+            f"{r['reason']} ({r['language']}, confidence {r['confidence']})" for r in ocr.get(d["sha256"], [])
+        ]
+        for n, d in documents.items()
+        if d in images and d not in read
+    }
+    promise(
+        all(ocr.get(d["sha256"]) for d in images) and all(unread.values()),
+        f"image documents: {len(read)} of {len(images)} read by OCR; not read, with reasons: {unread}",
+    )
 
     rows = [r for rs in ocr.values() for r in rs]
     print("\nOCR pages by scope and status")

@@ -73,8 +73,11 @@ class OcrPageRecord:
     language_source: str
     dpi: int
     rotation: int
+    script: str | None
     confidence: float | None
     confidence_p10: float | None
+    confidence_p50: float | None
+    low_confidence_words: int
     words: int
     chars: int
     seconds: float

@@ -18,6 +18,7 @@ from quality.verdicts import Mode
 from readers.model import OCR_KINDS, ContentKind
 from readers.ocr_stage import (
     DEFAULT_OPTIONS,
+    SCRIPT_LANGUAGES,
     TESSERACT_LANGUAGES,
     LanguageChoice,
     OcrOptions,
@@ -35,8 +36,10 @@ SENT_TO_OCR = {Mode.REPLACE.value: OcrScope.PAGE, Mode.FIGURES.value: OcrScope.F
 # data was missing and may have been installed since.
 RETRIED_REASONS = frozenset({"unavailable"})
 RENDERABLE = OCR_KINDS
-# The language_source of a page read again in the language its first reading was found to be in.
+# The language_source of a page read again in the language its first reading was found to be in, or in
+# the one for the script orientation detection found on it.
 OCR_TEXT_LANGUAGE = "ocr_text"
+SCRIPT_LANGUAGE = "script"
 # A first OCR reading decides its document's language only when the best language profile matches it at
 # least this well and beats the runner-up by this margin. On the dev corpus's first readings in English:
 # the French, German and Dutch scans match their language at 0.62-0.70, 0.11-0.23 ahead of the next;
@@ -85,7 +88,8 @@ def plan_shard(inp: ShardInput, *, default_language: str, installed: Iterable[st
         before = earlier.get((v.sha256, v.page, scope.value))
         # Still valid: read in the language chosen now, or in the one its own first reading revealed.
         same_language = before is not None and (
-            before.language == choice.language or before.language_source == OCR_TEXT_LANGUAGE
+            before.language == choice.language
+            or before.language_source in (OCR_TEXT_LANGUAGE, SCRIPT_LANGUAGE)
         )
         if before is not None and same_language and before.reason not in RETRIED_REASONS:
             plan.kept.append(before)
@@ -99,22 +103,31 @@ def plan_shard(inp: ShardInput, *, default_language: str, installed: Iterable[st
 def language_retries(
     tasks: Sequence[OcrTask], records: Sequence[OcrPageRecord], installed: Iterable[str]
 ) -> list[OcrTask]:
-    """The tasks to read again in the language their own text turned out to be in.
+    """The tasks to read again in the language their own reading turned out to be in.
 
-    A scan has no text to tell its language before OCR, so it is read in the configured language first;
-    when that reading is clearly in another language Tesseract has data for (French read as English loses
-    its accents), the document's pages are read again in it. The second reading is kept only where it is
-    at least as confident (:func:`keep_better`).
+    A scan has no text to tell its language before OCR, so it is read in the configured language first.
+    A page whose script (orientation detection's) has Tesseract data of its own and is not the one read
+    in is read again in it; a document whose reading is clearly in another language Tesseract has data
+    for (French read as English loses its accents) is read again in that language. The second reading is
+    kept only where it is at least as confident (:func:`keep_better`).
     """
     from quality.language import best_language
 
     installed = frozenset(installed)
     texts: dict[str, list[str]] = {}
+    scripts: dict[tuple[str, int], str] = {}
     for r in records:
-        if r.scope == OcrScope.PAGE and r.text:
+        if r.scope == OcrScope.PAGE and r.text and r.status == "derived":
             texts.setdefault(r.sha256, []).append(r.text)
+        if r.scope == OcrScope.PAGE and r.script:
+            scripts[(r.sha256, r.page)] = r.script
     retries: list[OcrTask] = []
     for task in tasks:
+        # The page's own script first: a Hebrew page read as English is nonsense whatever its profile.
+        by_script = SCRIPT_LANGUAGES.get(scripts.get((task.sha256, task.page), ""))
+        if task.scope == OcrScope.PAGE and by_script in installed and by_script != task.language.language:
+            retries.append(replace(task, language=LanguageChoice(by_script, SCRIPT_LANGUAGE)))
+            continue
         if task.language.source == "document" or task.sha256 not in texts:
             continue
         guess = best_language(" ".join(texts[task.sha256]))

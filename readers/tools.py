@@ -7,17 +7,40 @@ import importlib.metadata
 import shutil
 from dataclasses import dataclass
 
-# The Tesseract languages the set-up installs (Debian packages tesseract-ocr-<code>); osd detects the
-# orientation of a page before it is read.
-OCR_LANGUAGES = ("eng", "fra", "deu", "spa", "ita", "por", "nld", "osd")
-TESSERACT_INSTALL = "apt-get install tesseract-ocr " + " ".join(
-    f"tesseract-ocr-{code}" for code in OCR_LANGUAGES
+# The Tesseract languages the set-up installs (Debian packages tesseract-ocr-<code>, with - for _): the
+# western European languages, and one for each common other script that orientation detection (osd)
+# recognises on a page (readers/ocr_stage.py SCRIPT_LANGUAGES). Keep in step with scripts/setup.
+OCR_LANGUAGES = (
+    "eng",
+    "fra",
+    "deu",
+    "spa",
+    "ita",
+    "por",
+    "nld",
+    "osd",
+    "ara",
+    "chi_sim",
+    "ell",
+    "heb",
+    "hin",
+    "jpn",
+    "kor",
+    "rus",
 )
+
+
+def debian_package(code: str) -> str:
+    return "tesseract-ocr-" + code.replace("_", "-")
+
+
+TESSERACT_INSTALL = "apt-get install tesseract-ocr " + " ".join(debian_package(c) for c in OCR_LANGUAGES)
 LIBRARIES = (
     "pymupdf",
     "pdfplumber",
     "pdfminer.six",
     "pytesseract",
+    "pillow",
     "wordfreq",
     "duckdb",
     "pyarrow",
@@ -50,7 +73,7 @@ def probe_tesseract() -> ToolProbe:
     detail = "languages: " + ", ".join(languages)
     if missing:
         detail += f"; missing {', '.join(missing)}: apt-get install " + " ".join(
-            f"tesseract-ocr-{code}" for code in missing
+            debian_package(code) for code in missing
         )
     return ToolProbe("tesseract", True, version.split()[0] if version else "", detail)
 

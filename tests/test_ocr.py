@@ -5,6 +5,7 @@ Runs the real Tesseract that ./scripts/setup installs; skipped only where it is 
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pymupdf
@@ -13,7 +14,8 @@ from PIL import Image
 
 from orchestration.demo import _CHART_LABELS, _CHART_TEXT, make_figure_pdf, make_image_only_pdf, make_text_pdf
 from quality.cer import cer
-from quality.sources import OcrScope
+from quality.records import PageVerdictRecord
+from quality.sources import OcrScope, choose_page_texts
 from readers.model import ContentKind
 from readers.ocr import OcrUnavailable, installed_languages, recognise, render_page
 from readers.ocr_shard import keep_better, language_retries
@@ -157,3 +159,34 @@ def test_a_scan_in_another_language_is_read_again_in_it(tmp_path: Path) -> None:
         language_retries([_task(english, 1)], ocr_tasks([_task(english, 1)], "v"), installed_languages())
         == []
     )
+
+
+CHINESE = "我们今天讨论城市供水系统的改进计划以及明年的预算安排"
+
+
+def _chinese_scan(path: Path) -> Path:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for i in range(8):
+        page.insert_text((60, 100 + 40 * i), CHINESE[: 16 + i], fontname="china-s", fontsize=20)
+    page.get_pixmap(dpi=200, colorspace=pymupdf.csGRAY, alpha=False).save(path)
+    return path
+
+
+def test_a_page_read_as_nonsense_is_illegible_and_never_used(tmp_path: Path) -> None:
+    scan = _chinese_scan(tmp_path / "chinese.png")
+    (row,) = ocr_tasks([_task(scan, 1, kind=ContentKind.PNG)], "v")
+    # Read with English data, Chinese comes out as Latin nonsense: the row keeps what was read, for
+    # inspection, but the page has no final text.
+    assert row.status == "underivable" and row.reason in ("illegible", "no_data:Han"), row
+    assert row.text and row.confidence < 50
+    sha = row.sha256
+    verdicts = [PageVerdictRecord(sha, "cd", "v", 1, "REPLACE", [], "raw_scan", None, None, None, "ocr", "5")]
+    (final,) = choose_page_texts(sha, "cd", "v", verdicts, [], [], [row])
+    assert (final.source, final.text) == ("none", None) and final.reason.startswith("ocr_underivable:")
+    if "chi_sim" in installed_languages():
+        chinese = replace(
+            _task(scan, 1, kind=ContentKind.PNG), language=LanguageChoice("chi_sim", "configured")
+        )
+        (read,) = ocr_tasks([chinese], "v")
+        assert read.status == "derived" and CHINESE[:12] in read.text.replace(" ", "")
