@@ -200,3 +200,14 @@ class ReadLimits:
     # It also stays under Pillow's own hard refusal (twice Image.MAX_IMAGE_PIXELS, about 179 Mpx), so
     # this bound, not Pillow's, is the one that decides (a larger value is capped by Pillow's).
     max_image_pixels: int = 150_000_000
+    # Containers (zip archives, Office and OpenDocument files, e-mail attachments). A member is read to at
+    # most max_member_bytes and a whole container to max_container_bytes of uncompressed data, whatever
+    # the sizes its directory declares (a zip bomb lies about them); a member that inflates more than
+    # max_compression_ratio times is refused once it is over COMPRESSION_CHECK_FLOOR bytes (readers/
+    # safezip.py): text and XML compress 3-10x, office documents 5-20x, a bomb 1000x or more.
+    max_member_bytes: int = 64 * 1024 * 1024
+    max_container_bytes: int = 1024 * 1024 * 1024
+    max_compression_ratio: float = 100.0
+    max_members: int = 10_000
+    # Containers inside containers (a zip in an e-mail in a zip) are opened to this depth.
+    max_nesting: int = 3
