@@ -1,0 +1,70 @@
+"""The members of a container, for the walk to turn into child documents that point at their parent.
+
+- ``.eml`` and ``.msg``: the attachments (readers/email_eml.py and readers/email_msg.py say which parts
+  are attachments and which are the body), attached messages included: a member that is itself a
+  container is opened by the walk in its turn, to ``ReadLimits.max_nesting``, which is the walk's to
+  count.
+- zip: the file members (not directories), each read through :class:`readers.safezip.SafeZip`.
+
+Every member's bytes are bounded by ``max_member_bytes``, the members of one container together by
+``max_container_bytes``, their number by ``max_members``; a container over a bound, damaged or encrypted
+raises the project's error (``LimitExceeded``, ``CorruptDocument``, ``EncryptedDocument``) and yields no
+members: the walk records why.
+
+Member names are unique within their parent. A zip member is named by its path in the archive exactly as
+stored, also when the path is unsafe (absolute, ``..``, a drive letter): the name is data that says
+where the bytes came from, and nothing is ever written to disk by it (the walk stores members under their
+sha256). Two zip entries with the same path are one member, the later one, as for ``zipfile`` itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from readers.email_common import MailAttachment, MemberBudget, MemberNames
+from readers.model import ContentKind, ReadLimits
+from readers.safezip import SafeZip
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerMember:
+    """One member of a container: its name within the parent (unique there) and its bytes."""
+
+    member: str  # an attachment's file name (made unique), "attachment-N.<ext>" without one, a zip path
+    data: bytes
+
+
+def members_of(path: Path, kind: ContentKind, limits: ReadLimits) -> list[ContainerMember]:
+    """The members of the container at ``path`` in the order it holds them; ``[]`` for a kind that is not
+    a container (module docstring)."""
+    if kind is ContentKind.ZIP:
+        return _zip_members(path, limits)
+    if kind is ContentKind.EML:
+        from readers.email_eml import attachments as eml_attachments
+
+        return _named(eml_attachments(path, limits), limits)
+    if kind is ContentKind.MSG:
+        from readers.email_msg import attachments as msg_attachments
+
+        return _named(msg_attachments(path, limits), limits)
+    return []
+
+
+def _zip_members(path: Path, limits: ReadLimits) -> list[ContainerMember]:
+    """Each file member inflated within the bounds; SafeZip counts the container's total as it goes."""
+    with SafeZip(path, limits) as archive:
+        return [ContainerMember(m.name, archive.read(m.name)) for m in archive.files()]
+
+
+def _named(attachments: Iterable[MailAttachment], limits: ReadLimits) -> list[ContainerMember]:
+    """Attachments with unique names, within the container bounds."""
+    names = MemberNames()
+    budget = MemberBudget(limits)
+    members: list[ContainerMember] = []
+    for attachment in attachments:
+        name = names.claim(attachment.filename, attachment.content_type)
+        budget.admit(name, len(attachment.data))
+        members.append(ContainerMember(name, attachment.data))
+    return members
