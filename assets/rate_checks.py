@@ -41,7 +41,9 @@ def rate_check_results(
     Underivable rate only warns; over the corpus it is an error. ``ocr_read``: documents OCR read text
     from, counted derived (the rate is of the final outcome)."""
     rates = rates_by_kind(derivations, ocr_read)
-    fallback = judge_fallback(rates, Bound(assay.fallback_rate_max, assay.min_documents_for_rate))
+    fallback = judge_fallback(
+        rates, Bound(assay.fallback_rate_max, assay.min_documents_for_rate, assay.fallback_rate_max_by_kind)
+    )
     underivable = judge_underivable(rates, Bound(assay.underivable_rate_max, assay.min_documents_for_rate))
     table = {
         k: {
@@ -65,6 +67,7 @@ def rate_check_results(
             severity=dg.AssetCheckSeverity.WARN,
             metadata={
                 "bound": assay.fallback_rate_max,
+                "bound_by_kind": dict(assay.fallback_rate_max_by_kind),
                 "rates_by_kind": fallback.judged,
                 "over_bound": fallback.over,
                 "not_judged_too_few_documents": fallback.too_few,

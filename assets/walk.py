@@ -9,10 +9,11 @@ import dagster as dg
 
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings
-from readers.inventory import CachedFile, documents_from, merge_observations, walk_roots
-from readers.records import ObservationRecord
+from readers.inventory import CachedFile, documents_from, expand_containers, merge_observations, walk_roots
+from readers.records import DocumentRecord, ObservationRecord
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
+from warehouse.store import to_pylist
 
 
 class WalkConfig(dg.Config):
@@ -50,18 +51,19 @@ def walk(
     )
 
     observations = merge_observations(previous, result.observations, roots)
-    documents = documents_from(observations, EXTRACTOR_VERSION)
-    # Documents first, observations last: the documents on disk are documents_from(previous observations)
-    # unless a walk died between the two writes (a documents file newer than the observations file), in
-    # which case the partitions themselves are compared. Either way only changed shards are rewritten.
-    before = None
-    last_docs, last_obs = (wh.last_write(t, EXTRACTOR_VERSION) for t in ("documents", "observations"))
-    if (
-        previous
-        and previous[0].extractor_version == EXTRACTOR_VERSION
-        and (last_docs or 0) <= (last_obs or 0)
-    ):
-        before = documents_from(previous, EXTRACTOR_VERSION)
+    files = documents_from(observations, EXTRACTOR_VERSION)
+    # The documents on disk, to rewrite only the shards that changed and to reuse the members an earlier
+    # walk found in the same containers (identical bytes, identical members).
+    before = [DocumentRecord(**row) for row in to_pylist(wh.read_all_shards("documents", EXTRACTOR_VERSION))]
+    known: dict[str, list[DocumentRecord]] = {}
+    for d in before:
+        if d.parent_sha256 is not None and Path(d.path).is_file():
+            known.setdefault(d.parent_sha256, []).append(d)
+    expansion = expand_containers(
+        files, known=known, store=wh.put_blob, limits=assay.limits(), version=EXTRACTOR_VERSION
+    )
+    documents = sorted([*files, *expansion.children], key=lambda d: d.sha256)
+    # Documents first, observations last: a walk that dies between the two writes is redone whole.
     wh.write_sharded("documents", EXTRACTOR_VERSION, documents, previous=before)
     wh.write("observations", EXTRACTOR_VERSION, observations)
 
@@ -75,6 +77,8 @@ def walk(
             "paths": len(result.observations),
             "hashed": result.hashed,
             "documents": len(documents),
+            "members": len(expansion.children),
+            "containers_not_opened": expansion.failed,
             "statuses": dict(statuses),
             "kinds": dict(kinds),
             "roots": [str(r) for r in roots],

@@ -36,6 +36,10 @@ class AssaySettings(dg.ConfigurableResource):
     # The fallback rate warns: pdfplumber rescued no born-digital PDF of the dev corpus, so any sizeable
     # share means the primary reader broke.
     fallback_rate_max: float = 0.10
+    # Kinds whose chain falls back by design: an HTML page without a marked main region (<main>,
+    # <article>...) is read by trafilatura, the second reader: 7 of the 12 dev corpus pages. A rate past
+    # 0.75 means the region reader stopped finding regions it used to.
+    fallback_rate_max_by_kind: dict[str, float] = {"html": 0.75}  # noqa: RUF012 (pydantic copies defaults)
     min_documents_for_rate: int = 5
     # OCR: the Tesseract language when a document's own language is unknown (a scan), and the resolution
     # pages are rendered at.
@@ -78,6 +82,15 @@ def settings_from_env(environ: dict[str, str] | None = None) -> AssaySettings:
             continue
         if name == "roots":
             values[name] = [r for r in raw.split(os.pathsep) if r]
+            continue
+        if name == "fallback_rate_max_by_kind":  # kind=bound pairs: "html=0.75,zip=0.2"
+            try:
+                pairs = (item.split("=", 1) for item in raw.split(",") if item.strip())
+                values[name] = {kind.strip(): float(bound) for kind, bound in pairs}
+            except ValueError as exc:
+                raise ConfigError(
+                    f"ASSAY_{name.upper()}={raw!r}: write kind=bound pairs, e.g. html=0.75"
+                ) from exc
             continue
         try:
             values[name] = field.annotation(raw)  # int or float

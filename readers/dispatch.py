@@ -17,7 +17,7 @@ from pathlib import Path
 from readers.base import Reader, produced_nothing
 from readers.errors import NothingProduced, ReaderError
 from readers.model import ContentKind, DocumentStatus, ReadLimits, ReadResult
-from readers.table import chain_signature, readers_for
+from readers.table import chain_signature, readers_for, unsupported_reason
 
 EMPTY_TEXT = "empty_text"
 # The reader read the document and says its text can only come from OCR (``ReadResult.needs_ocr``: an
@@ -73,7 +73,7 @@ def extract_document(
     signature = chain_signature(kind)
     started = time.perf_counter()
     if not chain:
-        return _outcome(kind, DocumentStatus.UNSUPPORTED, f"no_reader:{kind.value}", signature, started)
+        return _outcome(kind, DocumentStatus.UNSUPPORTED, unsupported_reason(kind), signature, started)
     if size > max_bytes:
         return _outcome(kind, DocumentStatus.SKIPPED, "too_large", signature, started)
 

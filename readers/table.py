@@ -11,16 +11,38 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from quality.versions import SIGNALS_VERSION
+from readers.archive import ZipReader
 from readers.base import Reader
+from readers.docx import DocxReader
+from readers.email_eml import EmlReader
+from readers.email_msg import MsgReader
+from readers.html_main import HtmlMainReader
+from readers.html_page import HtmlPageReader
+from readers.html_region import HtmlRegionReader
 from readers.image import ImageReader
 from readers.model import ContentKind
+from readers.odf import OdfReader
 from readers.pdf_plumber import PdfPlumberReader
 from readers.pdf_pymupdf import PyMuPDFReader
+from readers.pptx import PptxReader
+from readers.rtf import RtfReader
 from readers.text import PlainTextReader
+from readers.xlsx import XlsxReader
 
 PYMUPDF = PyMuPDFReader()
 PDFPLUMBER = PdfPlumberReader()
 PLAIN_TEXT = PlainTextReader()
+HTML_REGION = HtmlRegionReader()
+HTML_MAIN = HtmlMainReader()
+HTML_PAGE = HtmlPageReader()
+EMAIL = EmlReader()
+OUTLOOK = MsgReader()
+DOCX = DocxReader()
+XLSX = XlsxReader()
+PPTX = PptxReader()
+ODF = OdfReader()
+RTF = RtfReader()
+ZIP = ZipReader()
 IMAGE = ImageReader()
 
 READERS: Mapping[ContentKind, tuple[Reader, ...]] = MappingProxyType(
@@ -40,28 +62,54 @@ READERS: Mapping[ContentKind, tuple[Reader, ...]] = MappingProxyType(
         ContentKind.WEBP: (IMAGE,),
         ContentKind.BMP: (IMAGE,),
         ContentKind.GIF: (IMAGE,),
-        # No reader yet: recorded as unsupported, naming the kind.
-        ContentKind.HTML: (),
+        # The page's own marked main region first (exact where authors mark it), then trafilatura's
+        # main-content detection, then the whole page without scripts, styles and navigation.
+        ContentKind.HTML: (HTML_REGION, HTML_MAIN, HTML_PAGE),
+        # Office documents: one reader each; zip containers checked within bounds before a library
+        # opens them (readers/office_common.py). OpenDocument and RTF: assay's own readers.
+        ContentKind.DOCX: (DOCX,),
+        ContentKind.XLSX: (XLSX,),
+        ContentKind.PPTX: (PPTX,),
+        ContentKind.ODT: (ODF,),
+        ContentKind.ODS: (ODF,),
+        ContentKind.ODP: (ODF,),
+        ContentKind.RTF: (RTF,),
+        # No reader: recorded as unsupported, naming the kind and what would read it (WOULD_READ).
         ContentKind.MARKDOWN: (),
-        ContentKind.RTF: (),
-        ContentKind.DOCX: (),
-        ContentKind.XLSX: (),
-        ContentKind.PPTX: (),
-        ContentKind.ODT: (),
-        ContentKind.ODS: (),
-        ContentKind.ODP: (),
         ContentKind.DOC: (),
         ContentKind.XLS: (),
         ContentKind.PPT: (),
-        ContentKind.EML: (),
-        ContentKind.MSG: (),
-        ContentKind.ZIP: (),
+        # Header lines and the body; attachments are documents of their own (readers/containers.py).
+        ContentKind.EML: (EMAIL,),
+        ContentKind.MSG: (OUTLOOK,),
+        # The listing of the members; the members are documents of their own.
+        ContentKind.ZIP: (ZIP,),
         ContentKind.AUDIO: (),
         ContentKind.VIDEO: (),
         ContentKind.EMPTY: (),
         ContentKind.UNKNOWN: (),
     }
 )
+
+
+# What would read the kinds that have no reader, named in their `unsupported` reason
+# (`no_reader:doc(libreoffice|antiword)`): the legacy binary Office formats are converted by LibreOffice
+# (`soffice --headless --convert-to docx|xlsx|pptx`) or read by the catdoc family.
+WOULD_READ: Mapping[ContentKind, str] = MappingProxyType(
+    {
+        ContentKind.DOC: "libreoffice|antiword",
+        ContentKind.XLS: "libreoffice|xls2csv",
+        ContentKind.PPT: "libreoffice|catppt",
+        ContentKind.AUDIO: "a speech recogniser",
+        ContentKind.VIDEO: "a speech recogniser",
+    }
+)
+
+
+def unsupported_reason(kind: ContentKind) -> str:
+    """``no_reader:<kind>``, with what would read it where something would."""
+    hint = WOULD_READ.get(kind)
+    return f"no_reader:{kind.value}" + (f"({hint})" if hint else "")
 
 
 def readers_for(kind: ContentKind) -> tuple[Reader, ...]:

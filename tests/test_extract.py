@@ -98,10 +98,14 @@ def test_text_kinds_and_unsupported_kinds(tmp_path: Path) -> None:
         DocumentStatus.UNDERIVABLE,
         "empty_text",
     )
-    html = tmp_path / "a.html"
-    html.write_text("<html><body>hi</body></html>")
-    ex = _extract(html, ContentKind.HTML)
-    assert (ex.status, ex.reason, ex.attempts) == (DocumentStatus.UNSUPPORTED, "no_reader:html", ())
+    legacy = tmp_path / "a.doc"
+    legacy.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504)
+    ex = _extract(legacy, ContentKind.DOC)
+    assert (ex.status, ex.reason, ex.attempts) == (
+        DocumentStatus.UNSUPPORTED,
+        "no_reader:doc(libreoffice|antiword)",
+        (),
+    )
 
 
 def test_too_large_documents_are_skipped(tmp_path: Path) -> None:

@@ -80,10 +80,23 @@ DOCUMENTS = Table(
         Column("kind", S, "content kind (see observations.kind)"),
         Column("kind_source", S, "bytes, extension or none"),
         Column("size", I64, "size in bytes"),
-        Column("parent_sha256", S, "the container this document was taken from; null for files on disk"),
-        Column("member", S, "name of the member inside its parent container; null for files on disk"),
         Column(
-            "path", S, "one path where the bytes were seen (the first in sort order); all are in observations"
+            "parent_sha256",
+            S,
+            "the container (e-mail, zip) this document was taken from; null for files on disk (bytes that "
+            "are a file and also attached somewhere are one document: the file)",
+        ),
+        Column(
+            "member",
+            S,
+            "name inside its parent: the attachment's file name (made unique) or the archive member's path; "
+            "null for files on disk",
+        ),
+        Column(
+            "path",
+            S,
+            "one path where the bytes were seen (the first in sort order; all are in observations); for a "
+            "member, where the walk stored its bytes (warehouse/blobs/<ss>/<sha256>)",
         ),
         _VERSION,
     ),
@@ -114,7 +127,11 @@ DERIVATIONS = Table(
         Column("chars", I64, "characters of the derived text, raw"),
         Column("encoding", S, "text encoding decided for text kinds"),
         Column(
-            "encoding_source", S, "how the encoding was decided: bom, nul_share, utf8, detected, fallback"
+            "encoding_source",
+            S,
+            "how the encoding was decided: bom, nul_share, utf8, detected, fallback; for HTML and e-mail "
+            "also transport (the MIME part's charset), declared (the document's own declaration) and "
+            "declared_lie (a declaration the bytes contradict, overruled by detection)",
         ),
         Column(
             "carried_from",

@@ -36,6 +36,9 @@ class Warehouse:
         self.root = Path(root).absolute()
         self.data_dir = self.root / "tables"
         self.catalog_path = self.root / "catalog.duckdb"
+        # The bytes of documents that are not files of their own (e-mail attachments, archive members),
+        # content-addressed: <blobs>/<first two hex digits>/<sha256>.
+        self.blobs_dir = self.root / "blobs"
 
     # -- paths -----------------------------------------------------------------------------------
 
@@ -204,7 +207,33 @@ class Warehouse:
             for tmp in self.data_dir.glob(f"*/extractor_version=*/**/.{PART_FILE}.*.tmp"):
                 tmp.unlink(missing_ok=True)
                 removed += 1
+        if self.blobs_dir.is_dir():
+            for tmp in self.blobs_dir.glob("*/.*.tmp"):
+                tmp.unlink(missing_ok=True)
+                removed += 1
         return removed
+
+    # -- blobs -----------------------------------------------------------------------------------
+
+    def blob_path(self, sha256: str) -> Path:
+        return self.blobs_dir / sha256[:2] / sha256
+
+    def put_blob(self, sha256: str, data: bytes) -> Path:
+        """Store ``data`` under its sha256 (once: identical bytes are one blob), atomically."""
+        target = self.blob_path(sha256)
+        if target.is_file() and target.stat().st_size == len(data):
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{sha256}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return target
 
 
 def to_arrow(spec: Table, rows: Iterable[Any]) -> pa.Table:
