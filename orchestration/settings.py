@@ -56,6 +56,12 @@ class AssaySettings(dg.ConfigurableResource):
     # Pixels an image document may declare before it is refused unread (a decompression bomb); why this
     # number: readers/model.py ReadLimits.
     max_image_pixels: int = 150_000_000
+    # Containers (zip archives, Office files, e-mail attachments): the bounds of readers/safezip.py, why
+    # these numbers: readers/model.py ReadLimits.
+    max_member_bytes: int = 64 * 1024 * 1024
+    max_container_bytes: int = 1 * GiB
+    max_compression_ratio: float = 100.0
+    max_nesting: int = 3
 
     @property
     def home_path(self) -> Path:
@@ -65,7 +71,14 @@ class AssaySettings(dg.ConfigurableResource):
         return Warehouse(self.home_path / "warehouse")
 
     def limits(self) -> ReadLimits:
-        return ReadLimits(max_pages=self.max_pages, max_image_pixels=self.max_image_pixels)
+        return ReadLimits(
+            max_pages=self.max_pages,
+            max_image_pixels=self.max_image_pixels,
+            max_member_bytes=self.max_member_bytes,
+            max_container_bytes=self.max_container_bytes,
+            max_compression_ratio=self.max_compression_ratio,
+            max_nesting=self.max_nesting,
+        )
 
     def root_paths(self) -> list[Path]:
         return [Path(r).absolute() for r in self.roots]

@@ -75,6 +75,12 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
         console.print(f"[red]The catalog could not be read[/]: {exc}")
         return
 
+    members = query(home.warehouse, "select count(*) from documents where parent_sha256 is not null").rows
+    if members and members[0][0]:
+        console.print(
+            f"{members[0][0]} of the documents were found inside containers (e-mail attachments, archive "
+            "members): documents.parent_sha256 and member say where."
+        )
     columns = ("kind", "docs", "derived", "by OCR", "underivable", "error", "unsupported", "skipped", "pages")
     data = [list(r) for r in rows]
     totals = ["all", *(sum(r[i] for r in data) for i in range(1, 10))]
