@@ -156,18 +156,46 @@ class Block:
     bbox: BBox
 
 
+class HiddenWhy(StrEnum):
+    """Why a run of text counts as invisible (readers/pdf_facts.py has the bounds).
+
+    ``render_mode`` and ``alpha`` are text drawn invisibly on purpose, which is how OCR layers are drawn
+    (render mode 3; mode 7 and a zero fill opacity report as ``alpha``); the other three are text a
+    reader of the page cannot see although it is drawn: set under the size bound, white on its own
+    background, or placed outside the crop box.
+    """
+
+    RENDER_MODE = "render_mode"
+    ALPHA = "alpha"
+    TINY = "tiny"
+    PALE = "pale"
+    OUTSIDE_CROP = "outside_crop"
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenSpan:
+    """A run of invisible text on a page, as the reader saw it: adjacent spans of one line with the same
+    reason are one run. Kept apart from the page text, which still holds it (the signals are computed on
+    the raw text, and an OCR layer's text is invisible by design), so that sanitize can remove it."""
+
+    text: str
+    why: str  # a HiddenWhy value
+
+
 @dataclass(frozen=True, slots=True)
 class PageText:
     """The text one reader produced for one page (1-based), raw: no normalisation has happened.
 
     ``blocks`` is the layout the text came from, where the reader knows it (PDFs): the signals use it at
-    extract time; it is not stored.
+    extract time; it is not stored. ``hidden`` lists the page's invisible runs of text in reading order,
+    where the reader can tell (PDFs); text outside the crop box is listed although the text lacks it.
     """
 
     page: int
     text: str
     facts: PageFacts = field(default_factory=PageFacts)
     blocks: tuple[Block, ...] = ()
+    hidden: tuple[HiddenSpan, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

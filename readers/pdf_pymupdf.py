@@ -5,7 +5,10 @@ font size and weight, ruled tables as GFM tables placed where they sit in the re
 :class:`~readers.model.PageFacts` (size, fonts, image placements, vector paths, tables, headings, and
 from :mod:`readers.pdf_facts` image cover, vector figures, text drawn as outlines, invisible text and
 OCR-layer fonts) for the signals; and the page's layout as model blocks of lines of spans (font, size,
-box, bold, monospaced, invisible), built from the same ``dict`` as the text. The text is RAW: no
+box, bold, monospaced, invisible), built from the same ``dict`` as the text; and the page's invisible
+runs of text with the reason for each (:class:`~readers.model.HiddenSpan`: render mode 3, zero alpha,
+tiny, white on its own background, outside the crop box), which the text keeps and sanitize removes
+where the page is not an OCR layer. The text is RAW: no
 Unicode normalisation, no ligature expansion, U+FFFD, controls and private-use characters are kept as
 MuPDF reports them, and whitespace inside a line is kept; only the ends of each reconstructed line are
 trimmed (leading blanks would turn a line into a markdown code block, trailing ones into a hard break).
@@ -47,7 +50,18 @@ import pymupdf
 
 from readers.base import Reader, collector_paused, require_readable_file
 from readers.errors import CorruptDocument, EncryptedDocument, FileUnreadable, LimitExceeded, ReaderError
-from readers.model import Block, ContentKind, Line, PageFacts, PageText, ReadLimits, ReadResult, Span
+from readers.model import (
+    Block,
+    ContentKind,
+    HiddenSpan,
+    HiddenWhy,
+    Line,
+    PageFacts,
+    PageText,
+    ReadLimits,
+    ReadResult,
+    Span,
+)
 from readers.pdf_facts import (
     INVISIBLE_MAX_ALPHA,
     INVISIBLE_MAX_SIZE,
@@ -76,6 +90,9 @@ TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE 
 _FONT_BOLD = pymupdf.TEXT_FONT_BOLD  # span["flags"]: the font says it is bold
 _FONT_MONOSPACED = pymupdf.TEXT_FONT_MONOSPACED  # span["flags"]: the font says it is fixed-pitch
 _CHAR_BOLD = 8  # span["char_flags"]: MuPDF saw bold glyphs (FZ_STEXT_BOLD), including fake bold
+# Why a span is invisible, as plain strings: the scan loop compares and stores them for every span.
+_RENDER_MODE, _ALPHA, _TINY = HiddenWhy.RENDER_MODE.value, HiddenWhy.ALPHA.value, HiddenWhy.TINY.value
+_PALE, _OUTSIDE_CROP = HiddenWhy.PALE.value, HiddenWhy.OUTSIDE_CROP.value
 
 # --- headings ---------------------------------------------------------------------------------------
 
@@ -164,6 +181,7 @@ class _Draft:
     facts: PageFacts
     sizes: Counter[float] = field(default_factory=Counter)
     blocks: tuple[Block, ...] = ()
+    hidden: tuple[HiddenSpan, ...] = ()
 
 
 @dataclass(slots=True)
@@ -173,7 +191,8 @@ class _Scan:
     ``lines`` (for the layout and the tables) and ``blocks`` (for the signals) hold the same non-empty
     span objects at the same indexes. ``pale`` lists the visible spans drawn in a near-white colour, as
     (block, line, span, luminance): whether they stand on their own background is decided once the
-    page's images and drawings are known.
+    page's images and drawings are known. ``why`` gives the reason (a HiddenWhy value) of every invisible
+    span by the same (block, line, span) indexes.
     """
 
     lines: list[list[_Line]] = field(default_factory=list)
@@ -181,6 +200,7 @@ class _Scan:
     chars: int = 0  # non-whitespace characters
     invisible: int = 0  # of which invisible
     pale: list[tuple[int, int, int, float]] = field(default_factory=list)
+    why: dict[tuple[int, int, int], str] = field(default_factory=dict)
 
 
 # --- the reader -------------------------------------------------------------------------------------
@@ -190,7 +210,9 @@ class PyMuPDFReader(Reader):
     """The primary PDF reader (DESIGN §3): fast, markdown, facts for the signals."""
 
     name = "pymupdf"
-    revision = 1
+    # 2: the page's invisible runs are recorded (pages.hidden_text/hidden_why); a PDF read by 1 is read
+    # again, not carried over, since its rows would say "nothing hidden".
+    revision = 2
     kinds = frozenset({ContentKind.PDF})
 
     @property
@@ -297,9 +319,12 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     blocks = tuple(scan.blocks)
     invisible = scan.invisible
     if scan.pale:
-        blocks, hidden = _hide_pale_spans(blocks, scan.pale, [info["bbox"] for info in infos], paths)
-        invisible += hidden
+        blocks, pale = _hide_pale_spans(blocks, scan.pale, [info["bbox"] for info in infos], paths, scan.why)
+        invisible += pale
+    hidden = _hidden_runs(blocks, scan.why) if scan.why else []
     outside = chars_outside_crop(page)
+    if outside:
+        hidden += _outside_crop_runs(page)
     chars = scan.chars + outside
     invisible += outside
     facts = PageFacts(
@@ -318,7 +343,7 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
         invisible_share=round(invisible / chars, 4) if chars else 0.0,
         ocr_font_hint=ocr_font_hint(fonts),
     )
-    return _Draft(number, items, facts, sizes, blocks)
+    return _Draft(number, items, facts, sizes, blocks, tuple(hidden))
 
 
 def _image_infos(page: pymupdf.Page) -> list[dict[str, Any]]:
@@ -346,12 +371,15 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
 
     A span is invisible when MuPDF saw it drawn with (near) zero alpha (render modes 3 and 7, a zero
     fill opacity), painted neither filled nor stroked, or set under INVISIBLE_MAX_SIZE points; pale
-    spans are judged later (see _Scan). Characters are counted without whitespace. The loop runs for
-    every span of every page, so it keeps to local names and counts the page's characters once.
+    spans are judged later (see _Scan). The reason is the first that holds of: painted neither filled
+    nor stroked (render mode 3: ``render_mode``), (near) zero alpha (mode 7, a zero fill opacity:
+    ``alpha``), too small (``tiny``). Characters are counted without whitespace. The loop runs for every
+    span of every page, so it keeps to local names and counts the page's characters once.
     """
     scan = _Scan()
     texts: list[str] = []
     pale = scan.pale
+    why_of = scan.why
     invisible_chars = 0
     max_alpha, min_size, painted, min_luminance = (
         INVISIBLE_MAX_ALPHA,
@@ -377,6 +405,13 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
                 invisible = span.get("alpha", 255) <= max_alpha or not char_flags & painted or size < min_size
                 if invisible:
                     invisible_chars += len("".join(text.split()))
+                    why_of[(len(scan.blocks), len(model_lines), len(spans))] = (
+                        _RENDER_MODE
+                        if not char_flags & painted
+                        else _ALPHA
+                        if span.get("alpha", 255) <= max_alpha
+                        else _TINY
+                    )
                 elif span["color"] and (luminance := span_luminance(span["color"])) >= min_luminance:
                     pale.append((len(scan.blocks), len(model_lines), len(spans), luminance))
                 texts.append(text)
@@ -404,8 +439,10 @@ def _hide_pale_spans(
     pale: list[tuple[int, int, int, float]],
     image_boxes: list[tuple[float, float, float, float]],
     paths: list[dict[str, Any]],
+    why: dict[tuple[int, int, int], str],
 ) -> tuple[tuple[Block, ...], int]:
-    """Mark the pale spans that stand on their own background invisible; return them and their chars."""
+    """Mark the pale spans that stand on their own background invisible (and ``pale`` in ``why``);
+    return the blocks and the characters hidden."""
     out = list(blocks)
     hidden = 0
     for b, li, si, luminance in pale:
@@ -413,11 +450,74 @@ def _hide_pale_spans(
         if not is_on_own_background(span.bbox, luminance, image_boxes, paths):
             continue
         hidden += len("".join(span.text.split()))
+        why[(b, li, si)] = _PALE
         line = out[b].lines[li]
         spans = (*line.spans[:si], replace(span, invisible=True), *line.spans[si + 1 :])
         lines = (*out[b].lines[:li], replace(line, spans=spans), *out[b].lines[li + 1 :])
         out[b] = replace(out[b], lines=lines)
     return tuple(out), hidden
+
+
+def _hidden_runs(blocks: tuple[Block, ...], why: dict[tuple[int, int, int], str]) -> list[HiddenSpan]:
+    """The invisible spans as runs, in MuPDF's reading order: adjacent spans of one line with the same
+    reason are one run (a sentence drawn white on white is one run, not one per font change), trimmed;
+    runs of whitespace alone are dropped."""
+    runs: list[HiddenSpan] = []
+    for b, block in enumerate(blocks):
+        for li, line in enumerate(block.lines):
+            current: str | None = None
+            parts: list[str] = []
+            for si, span in enumerate(line.spans):
+                reason = why.get((b, li, si))
+                if reason != current:
+                    _add_run(runs, parts, current)
+                    current, parts = reason, []
+                if reason is not None:
+                    parts.append(span.text)
+            _add_run(runs, parts, current)
+    return runs
+
+
+def _add_run(runs: list[HiddenSpan], parts: list[str], why: str | None) -> None:
+    text = "".join(parts).strip()
+    if why is not None and text:
+        runs.append(HiddenSpan(text, why))
+
+
+def _outside_crop_runs(page: pymupdf.Page) -> list[HiddenSpan]:
+    """The text drawn wholly outside the crop box, as runs of one line each (``outside_crop``).
+
+    The same test as :func:`readers.pdf_facts.chars_outside_crop`, which counts these characters; asked
+    only of pages where it counted some, so the second ``get_texttrace()`` (~0.3 ms on a cropped page)
+    is paid only where there is text to record. MuPDF's text extraction drops these characters, so the
+    runs are not in the page's text; they come after the page's other runs. Trace spans on one line
+    (their boxes overlap vertically by half the smaller height) are one run.
+    """
+    width, height = page.cropbox.width, page.cropbox.height
+    lines: list[tuple[float, float, list[str]]] = []  # top, bottom, characters
+    for span in page.get_texttrace():
+        x0, y0, x1, y1 = span["bbox"]
+        if x0 >= 0.0 and y0 >= 0.0 and x1 <= width and y1 <= height:
+            continue
+        chars = [
+            chr(char[0])
+            for char in span["chars"]
+            if char[3][2] < 0.0 or char[3][0] > width or char[3][3] < 0.0 or char[3][1] > height
+        ]
+        if not chars:
+            continue
+        if lines:
+            top, bottom, previous = lines[-1]
+            overlap = min(bottom, y1) - max(top, y0)
+            if overlap >= min(bottom - top, y1 - y0) / 2:
+                previous.extend(chars)
+                lines[-1] = (min(top, y0), max(bottom, y1), previous)
+                continue
+        lines.append((y0, y1, chars))
+    runs: list[HiddenSpan] = []
+    for _, _, chars in lines:
+        _add_run(runs, chars, _OUTSIDE_CROP)
+    return runs
 
 
 # --- flow text ----------------------------------------------------------------------------------------
@@ -564,7 +664,15 @@ def _render(drafts: list[_Draft]) -> list[PageText]:
             parts.append(text)
             headings += count
         facts = replace(draft.facts, headings=headings) if headings else draft.facts
-        pages.append(PageText(page=draft.number, text="\n\n".join(parts), facts=facts, blocks=draft.blocks))
+        pages.append(
+            PageText(
+                page=draft.number,
+                text="\n\n".join(parts),
+                facts=facts,
+                blocks=draft.blocks,
+                hidden=draft.hidden,
+            )
+        )
     return pages
 
 

@@ -6,7 +6,7 @@ types, and a test keeps the two in step. ``shard`` is the first two hex digits o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 
@@ -124,6 +124,18 @@ class PageRecord:
     invisible_chars: int = 0
     invisible_share: float = 0.0
     ocr_font_hint: bool = False
+    # The page's invisible runs of text (readers.model.HiddenSpan) in reading order, as two parallel lists
+    # (Parquet has no list of pairs short of a struct, and SQL reads these directly: unnest() of both in
+    # one select pairs them up, list_contains(hidden_why, 'pale') filters). Rows written before the columns
+    # existed read back as null; they are taken as empty.
+    hidden_text: list[str] = field(default_factory=list)
+    hidden_why: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.hidden_text is None:
+            object.__setattr__(self, "hidden_text", [])
+        if self.hidden_why is None:
+            object.__setattr__(self, "hidden_why", [])
 
 
 @dataclass(frozen=True, slots=True)

@@ -272,4 +272,6 @@ def _page_record(
         invisible_chars=getattr(f, "invisible_chars", 0),
         invisible_share=round(getattr(f, "invisible_share", 0.0), 4),
         ocr_font_hint=getattr(f, "ocr_font_hint", False),
+        hidden_text=[h.text for h in page.hidden],
+        hidden_why=[h.why for h in page.hidden],
     )
