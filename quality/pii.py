@@ -1,0 +1,961 @@
+"""Personal data in page text: found by validating detectors, replaced by typed placeholders (DESIGN §5).
+
+A bare pattern is not evidence: sixteen digits are an order number as often as a card number, and
+redacting them destroys content the reader needed. So every detector here works in two steps: a bounded
+candidate pattern finds spans cheaply, then a validator confirms them: the Luhn digit and a known card
+range, the IBAN's mod-97 and its country's format, a phone number's numbering plan (``phonenumbers``), an
+identifier's check character (``python-stdnum``), an address parsed by ``ipaddress``. A number that fails
+its check stays in the text.
+
+Each datum found is replaced by a placeholder such as ``⟨EMAIL_1⟩``, numbered per kind in order of first
+appearance and stable across the pages of one document (the same address on pages 1 and 9 is the same
+placeholder), through a :class:`PlaceholderBook` that the caller keeps for the document. The book keys
+values by a keyed digest, never by the value itself, so nothing that reaches a log, a repr or a pickle
+can give a value back, and a digest computed for one document means nothing in another.
+
+A redaction records its kind and the offsets of its placeholder in the *output* text: the stored text is
+what anyone downstream reads, so that is what the offsets must point into; the original offsets would
+point into a text nobody keeps, and the original value is never stored at all.
+
+Detection runs to a fixed point: a redaction can change the neighbourhood of what is next to it (an
+address glued to a phone number), so the scrubbed text is scanned again, with placeholders left alone,
+until a scan finds nothing. Scrubbing is therefore idempotent on its own output.
+
+Every candidate pattern starts only where a run of its characters starts (a lookbehind) and has bounded
+repetition, so the regular expressions are linear in the text: no catastrophic backtracking on long runs
+of digits, dots or ``@`` signs.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import ipaddress
+import re
+import secrets
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import ClassVar, Protocol, TypeVar
+
+import phonenumbers
+from phonenumbers import Leniency, PhoneNumberFormat, PhoneNumberMatcher
+from stdnum import iban as stdnum_iban
+from stdnum.be import nn as be_nn
+from stdnum.de import idnr as de_idnr
+from stdnum.es import dni as es_dni
+from stdnum.es import nie as es_nie
+from stdnum.eu import vat as eu_vat
+from stdnum.fr import nir as fr_nir
+from stdnum.it import codicefiscale as it_codicefiscale
+from stdnum.nl import bsn as nl_bsn
+
+from readers.errors import ConfigError
+
+
+class PiiKind(StrEnum):
+    EMAIL = "email"
+    PHONE = "phone"
+    CARD = "card"
+    IBAN = "iban"
+    IP = "ip"
+    # Personal identifiers with a check character (IdScheme says which); one kind, so that a reader of the
+    # stored text sees "a national identifier was here" without learning which country issued it.
+    NATIONAL_ID = "national_id"
+    # EU VAT numbers: off by default. Most identify companies, are printed on every invoice by law and are
+    # content a reader needs; they are personal data only for sole traders.
+    VAT = "vat"
+
+
+class IdScheme(StrEnum):
+    """The national identifiers detected under ``NATIONAL_ID``, named as python-stdnum names them.
+
+    Chosen for a real check character and a low chance that an ordinary number passes it. Identifiers
+    without a check (US SSN, UK NINO) cannot be told from any other number this way and are not detected;
+    identifiers that are not personal (ISBN, company numbers) are not personal data.
+    """
+
+    # 16 characters in a fixed letter/digit layout with a check letter: nothing else looks like it.
+    IT_CODICE_FISCALE = "it.codicefiscale"
+    # 8 digits and a check letter (mod 23): the letter right after eight digits is distinctive.
+    ES_DNI = "es.dni"
+    # X, Y or Z, 7 digits, a check letter (mod 23).
+    ES_NIE = "es.nie"
+    # 15 digits with a mod-97 key; without a label only in its printed grouping "1 85 05 78 006 084 36".
+    FR_NIR = "fr.nir"
+    # 11 digits: a birth date and a mod-97 check; without a label only as "85.07.30-033.28".
+    BE_NN = "be.nn"
+    # 9 digits with the 11-test; without a label only as "1234.56.789" (1 random number in 11 passes).
+    NL_BSN = "nl.bsn"
+    # 11 digits, mod 11,10 and a digit-repetition rule (about 1 random number in 60 passes): only with
+    # a label, in any grouping.
+    DE_IDNR = "de.idnr"
+
+
+DEFAULT_KINDS = frozenset(PiiKind) - {PiiKind.VAT}
+DEFAULT_ID_SCHEMES = frozenset(IdScheme)
+
+# When two validated candidates overlap, the longer span wins, then the earlier kind here: a card number
+# or an IBAN also parses as a phone number in many numbering plans, and their checks are the stronger
+# evidence. IP addresses come last: a dotted quad inside anything longer is part of that thing.
+KIND_PRIORITY: tuple[PiiKind, ...] = (
+    PiiKind.CARD,
+    PiiKind.IBAN,
+    PiiKind.NATIONAL_ID,
+    PiiKind.VAT,
+    PiiKind.EMAIL,
+    PiiKind.PHONE,
+    PiiKind.IP,
+)
+_PRIORITY = {kind: rank for rank, kind in enumerate(KIND_PRIORITY)}
+
+# What a placeholder looks like, in this text or in one scrubbed before: detectors never look inside one.
+PLACEHOLDER_RE = re.compile(r"⟨[A-Z][A-Z_]*_[1-9][0-9]*⟩")
+
+# A label ("BSN:", "Steuer-ID", "numéro de sécurité sociale") must end within this many characters before
+# an identifier that needs one: a label, a colon and a few words ("BSN van de werknemer: ").
+CONTEXT_CHARS = 40
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """One datum removed: where its placeholder stands in the scrubbed text, never what it replaced."""
+
+    kind: PiiKind
+    start: int
+    end: int
+    placeholder: str
+    # Which identifier, for NATIONAL_ID only.
+    scheme: IdScheme | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Scrubbed:
+    text: str
+    redactions: list[Redaction]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A validated candidate in the text being scanned; ``value`` is normalised and never printed."""
+
+    kind: PiiKind
+    start: int
+    end: int
+    value: str = field(repr=False)
+    scheme: IdScheme | None = None
+
+
+class Detector(Protocol):
+    """One kind of personal datum: candidates found by a bounded pattern, kept only when validated."""
+
+    kind: ClassVar[PiiKind]
+
+    def find(self, text: str) -> Iterable[Finding]: ...
+
+
+class PlaceholderBook:
+    """The placeholders of one document, stable across its pages; it never holds an original value.
+
+    Values are keyed by a BLAKE2 digest under a random key made for this book: an unkeyed hash of a phone
+    number or a card number can be reversed by enumerating the numbering plan, and a digest that is
+    equal across documents would link people across them. The repr shows counts per kind only.
+    """
+
+    __slots__ = ("_counts", "_key", "_placeholders")
+
+    def __init__(self) -> None:
+        self._key = secrets.token_bytes(16)
+        self._placeholders: dict[bytes, str] = {}
+        self._counts: dict[PiiKind, int] = {}
+
+    def placeholder(self, kind: PiiKind, value: str) -> str:
+        """The placeholder of a normalised value: the one it already has, else the kind's next number."""
+        digest = hashlib.blake2b(f"{kind.value}\x00{value}".encode(), key=self._key, digest_size=16).digest()
+        found = self._placeholders.get(digest)
+        if found is None:
+            number = self._counts.get(kind, 0) + 1
+            self._counts[kind] = number
+            found = f"⟨{kind.name}_{number}⟩"
+            self._placeholders[digest] = found
+        return found
+
+    def counts(self) -> Mapping[PiiKind, int]:
+        """Distinct values seen per kind."""
+        return dict(self._counts)
+
+    def __len__(self) -> int:
+        return len(self._placeholders)
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{kind.name}={n}" for kind, n in sorted(self._counts.items()))
+        return f"PlaceholderBook({counts})"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # A book lives and dies with the scrubbing of one document; pickling it would carry its key along.
+        raise TypeError("a PlaceholderBook is not picklable")
+
+
+# -- e-mail --
+
+# RFC 5321 bounds: a local part of 64 characters, a domain of 253, a label of 63.
+EMAIL_LOCAL_MAX = 64
+EMAIL_DOMAIN_MAX = 253
+DNS_LABEL_MAX = 63
+# "icon@2x.png" is an image name in HTML and CSS, not an address: endings of file names that are not
+# delegated top-level domains (.zip and .mov are, and stay addresses).
+# fmt: off
+FILE_NAME_ENDINGS = frozenset({
+    "png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "ico", "tif", "tiff",
+    "css", "js", "json", "htm", "html", "php", "txt",
+    "pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx",
+})
+# fmt: on
+_LOCAL_CHARS = r"\w.%+\-"
+# Anchored at the start of a run of local-part characters, repetition bounded: linear in the text.
+_EMAIL_RE = re.compile(
+    rf"(?<![{_LOCAL_CHARS}])[{_LOCAL_CHARS}]{{1,{EMAIL_LOCAL_MAX}}}@"
+    rf"(?:[^\W_][\w\-]{{0,{DNS_LABEL_MAX - 1}}}\.){{1,10}}[^\W\d_]{{2,{DNS_LABEL_MAX}}}(?![\w\-])"
+)
+_LABEL_RE = re.compile(r"[^\W_](?:[^\W_]|-)*")
+
+
+class EmailDetector:
+    """An address with a dot-atom local part and a domain of at least two labels ending in a letter TLD.
+
+    ``user@localhost`` and ``a@b.c`` are not addresses anyone writes to from outside, and the letters-only
+    TLD keeps version strings and file names out.
+    """
+
+    kind: ClassVar[PiiKind] = PiiKind.EMAIL
+
+    def find(self, text: str) -> Iterator[Finding]:
+        if "@" not in text:
+            return
+        for m in _EMAIL_RE.finditer(text):
+            start = m.start()
+            # A run of dots before the address is punctuation ("see...a@b.com"), not its local part.
+            while text[start] == ".":
+                start += 1
+            local, _, domain = text[start : m.end()].partition("@")
+            if _valid_local(local) and _valid_domain(domain):
+                yield Finding(self.kind, start, m.end(), f"{local}@{domain}".lower())
+
+
+def _valid_local(local: str) -> bool:
+    return bool(local) and not local.endswith(".") and ".." not in local
+
+
+def _valid_domain(domain: str) -> bool:
+    labels = domain.split(".")
+    return (
+        len(domain) <= EMAIL_DOMAIN_MAX
+        and all(_LABEL_RE.fullmatch(label) and not label.endswith("-") for label in labels)
+        and labels[-1].lower() not in FILE_NAME_ENDINGS
+    )
+
+
+# -- phone --
+
+# Characters no phonenumbers candidate contains (its patterns use neither ``\s`` nor ``.`` outside a
+# class): line and page breaks, the at sign, and the brackets of placeholders.
+PHONE_HARD_SEPARATORS = "\n\r\f\v\x1c\x1d\x1e\x85\u2028\u2029@⟨⟩"
+_PHONE_HARD_RE = re.compile(f"[{re.escape(PHONE_HARD_SEPARATORS)}]")
+# Text the matcher reads after a candidate: its next character, and a time stamp's ":30".
+PHONE_AFTER_CHARS = 4
+
+
+class PhoneDetector:
+    """A number the numbering plan of its region accepts as assigned (``phonenumbers``, Leniency.VALID).
+
+    Without a region, only numbers written in international form (``+44 20 7946 0958``) are accepted: a
+    national number means nothing until one knows the country, and guessing one turns every run of eight
+    digits into a candidate. With a region (``"GB"``), national forms of that region are accepted too.
+    """
+
+    kind: ClassVar[PiiKind] = PiiKind.PHONE
+
+    def __init__(self, region: str | None = None) -> None:
+        self.region = region
+
+    def find(self, text: str) -> list[Finding]:
+        matched = self._matched(text, 0, len(text))
+        return matched + self._unmatched_runs(text, 0, len(text), matched)
+
+    def find_near(self, text: str, spans: Iterable[Finding]) -> list[Finding]:
+        """What ``find`` would find that can have changed since ``spans`` became placeholders.
+
+        No matcher candidate crosses a hard separator, and the matcher looks at most one character before
+        a candidate and three after it, so the stretch between hard separators on each side of a span,
+        read with that much context, gives exactly what the whole text gives there. A plus-led run
+        (which may cross a line break) lies within the characters runs are made of, so the extent of
+        those on each side of a span holds every run that touches it.
+        """
+        hard = [m.start() for m in _PHONE_HARD_RE.finditer(text)]
+        stretches: set[tuple[int, int]] = set()
+        extents: set[tuple[int, int]] = set()
+        for f in spans:
+            for at in (f.start - 1, f.end):
+                if 0 <= at < len(text) and text[at] not in PHONE_HARD_SEPARATORS:
+                    i = bisect.bisect_left(hard, at)
+                    stretches.add((hard[i - 1] + 1 if i else 0, hard[i] if i < len(hard) else len(text)))
+            first = f.start
+            while first > 0 and text[first - 1] in _RUN_CHARS:
+                first -= 1
+            after = _RUN_CHARS_RE.match(text, f.end)
+            extents.add((first, f.start))
+            if after is not None:
+                extents.add(after.span())
+        matched = [f for start, end in sorted(stretches) for f in self._matched(text, start, end)]
+        runs = [f for start, end in sorted(extents) for f in self._unmatched_runs(text, start, end, matched)]
+        return matched + runs
+
+    def _matched(self, text: str, start: int, end: int) -> list[Finding]:
+        """The matcher's numbers starting in ``text[start:end]``, a stretch between hard separators (or
+        the whole text), read with the context the matcher looks at."""
+        left = max(0, start - 1)
+        window = text[left : end + PHONE_AFTER_CHARS]
+        # Without a region only a plus sign (ASCII or full-width) can start a number.
+        if self.region is None and "+" not in window and "＋" not in window:
+            return []
+        found: list[Finding] = []
+        # The matcher stops after max_tries failed candidates (65535 by default): a long page of numbers
+        # would hide every phone number after that, so the bound is lifted.
+        matcher = PhoneNumberMatcher(window, self.region, leniency=Leniency.VALID, max_tries=sys.maxsize)
+        for m in matcher:
+            if left + m.start >= end:
+                break
+            trim = _bracket_trim(m.raw_string)
+            if trim is not None:
+                value = phonenumbers.format_number(m.number, PhoneNumberFormat.E164)
+                found.append(Finding(self.kind, left + m.start + trim, left + m.end, value))
+        return found
+
+    def _unmatched_runs(self, text: str, start: int, end: int, matched: list[Finding]) -> list[Finding]:
+        """Valid numbers that plus-led runs starting in ``text[start:end]`` begin with, where the matcher
+        found none (see _valid_international_prefix)."""
+        if "+" not in text[start:end] and "＋" not in text[start:end]:
+            return []
+        covered = _Spans((f.start, f.end) for f in matched)
+        found: list[Finding] = []
+        for run in _PLUS_RUN_RE.finditer(text, start, end):
+            if covered.claim(run.start(), run.start() + 1):
+                prefix = _valid_international_prefix(text, run)
+                if prefix is not None:
+                    trim, stop, value = prefix
+                    found.append(Finding(self.kind, run.start() + trim, stop, value))
+        return found
+
+
+_OPENING = "([（［"
+_CLOSING = ")]）］"
+
+
+def _bracket_trim(raw: str) -> int | None:
+    """How many leading characters of a number as written are prose, not number; None if it is no number.
+
+    "+55 11 96123-456) 1" parses, but a number does not close a bracket it never opened. An opening
+    bracket it never closes is the prose's ("(+31 6 12345678, ...)"): it stays in the text.
+    """
+    depth = 0
+    for c in raw:
+        if c in _OPENING:
+            depth += 1
+        elif c in _CLOSING:
+            depth -= 1
+            if depth < 0:
+                return None
+    return 1 if depth > 0 and raw[0] in _OPENING else 0
+
+
+# A plus sign and the digit groups after it, joined by up to four punctuation characters as phonenumbers
+# joins them, or by a line break (a number wrapped at the end of a line, which the matcher never joins);
+# an opening bracket before the plus belongs to the number ("(+44) 20 ...").
+_RUN_PUNCTUATION = r" \u00a0\-./()\[\]"
+_PLUS_RUN_RE = re.compile(
+    rf"[(\[]?[+＋][0-9]+(?:(?:[{_RUN_PUNCTUATION}]{{1,4}}|[ \u00a0]?\n[ \u00a0]?)[0-9]+)*"
+)
+# The characters runs are made of, as far as they reach on either side of a placeholder.
+_RUN_CHARS = frozenset("0123456789+＋\n \u00a0-./()[]")
+_RUN_CHARS_RE = re.compile(rf"[0-9+＋\n{_RUN_PUNCTUATION}]+")
+_DIGIT_RUN_RE = re.compile(r"[0-9]+")
+# E.164 allows 15 digits; national trunk prefixes written in brackets ("+44 (0) 20") add one or two.
+PHONE_MAX_DIGITS = 17
+
+
+def _valid_international_prefix(text: str, run: re.Match[str]) -> tuple[int, int, str] | None:
+    """The leading characters to leave, the end and the E.164 form of the longest valid number a ``+``
+    run starts with, when the matcher found none there.
+
+    The matcher reads a candidate whole: "+44 20 7946 0958 2 times" is one candidate that is not a
+    number, and the number in it is lost; and it never joins a number across a line break. A plus sign is
+    strong evidence of a phone number, so the run is cut where a digit group is followed by a space, a
+    line break or a closing bracket, longest first, and the first valid reading is taken, as a card
+    followed by its security code is. A run on one line is the matcher's to judge whole (it also rejects
+    dates and page references), and a run of dotted groups ("+20.5.159") is not cut.
+    """
+    written = run.group()
+    cuts: list[int] = []
+    digits = 0
+    for g in _DIGIT_RUN_RE.finditer(written):
+        digits += g.end() - g.start()
+        if digits > PHONE_MAX_DIGITS:
+            break
+        if g.end() < len(written) and (written[g.end()].isspace() or written[g.end()] in _CLOSING):
+            cuts.append(g.end())
+        elif g.end() == len(written) and "\n" in written:
+            cuts.append(g.end())  # the matcher never saw the run whole: it stops at the line break
+    for cut in reversed(cuts):
+        end = run.start() + cut
+        if end == run.end() and end < len(text) and text[end].isalpha():
+            continue
+        raw = text[run.start() : end]
+        trim = _bracket_trim(raw)
+        if trim is None:
+            continue
+        try:
+            number = phonenumbers.parse(raw.replace("\n", " "), None)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_valid_number(number):
+            return trim, end, phonenumbers.format_number(number, PhoneNumberFormat.E164)
+    return None
+
+
+# -- payment cards --
+
+CARD_MIN_DIGITS = 13
+CARD_MAX_DIGITS = 19
+
+
+@dataclass(frozen=True, slots=True)
+class CardRange:
+    """Issuer identification numbers from ``low`` to ``high`` (compared on as many leading digits)."""
+
+    network: str
+    low: int
+    high: int
+    lengths: frozenset[int]
+
+
+def _lengths(low: int, high: int) -> frozenset[int]:
+    return frozenset(range(low, high + 1))
+
+
+# The networks' published IIN ranges and lengths (ISO/IEC 7812). A Luhn-valid number outside them is an
+# account or order number of some other scheme: about one 16-digit number in ten passes Luhn by chance, so
+# the range is what makes a card number evidence.
+CARD_RANGES: tuple[CardRange, ...] = (
+    CardRange("visa", 4, 4, frozenset({13, 16, 19})),
+    CardRange("mastercard", 51, 55, frozenset({16})),
+    CardRange("mastercard", 2221, 2720, frozenset({16})),
+    CardRange("amex", 34, 34, frozenset({15})),
+    CardRange("amex", 37, 37, frozenset({15})),
+    CardRange("discover", 6011, 6011, _lengths(16, 19)),
+    CardRange("discover", 644, 649, _lengths(16, 19)),
+    CardRange("discover", 65, 65, _lengths(16, 19)),
+    CardRange("diners", 300, 305, _lengths(14, 19)),
+    CardRange("diners", 36, 36, _lengths(14, 19)),
+    CardRange("diners", 38, 39, _lengths(14, 19)),
+    CardRange("jcb", 3528, 3589, _lengths(16, 19)),
+    CardRange("unionpay", 62, 62, _lengths(16, 19)),
+    CardRange("maestro", 50, 50, _lengths(13, 19)),
+    CardRange("maestro", 56, 58, _lengths(13, 19)),
+    CardRange("maestro", 63, 63, _lengths(13, 19)),
+    CardRange("maestro", 67, 67, _lengths(13, 19)),
+    CardRange("mir", 2200, 2204, _lengths(16, 19)),
+)
+
+# Runs of digit groups of at least three digits joined by one space or dash ("4111 1111 1111 1111",
+# "3782-822463-10005"), not inside a longer digit run. Each group must be followed by a separator to
+# continue, so a run is matched in one way only: linear.
+_CARD_RUN_RE = re.compile(r"[0-9](?<![0-9]{2})[0-9]{2,18}(?:[ \-][0-9]{3,19})*(?![0-9])")
+_GROUP_RE = re.compile(r"[0-9]+")
+
+
+# The longest code a card run can continue that is looked at: an IBAN's first group, a reference number.
+CODE_LOOKBACK_CHARS = 34
+
+
+def _continues_code(text: str, start: int) -> bool:
+    """Whether the run at ``start`` continues a code of letters and digits ("DE89 3704 0044 0532 ...").
+
+    The groups of an IBAN or a reference are not a card whatever their digits pass: a run joined by one
+    space or dash to a token mixing letters and digits is part of that token's code. A word ("Visa 4111
+    ...") or a bare number before the run does not count.
+    """
+    if start < 2 or text[start - 1] not in " -":
+        return False
+    token_start = start - 1
+    floor = max(0, start - 1 - CODE_LOOKBACK_CHARS)
+    while token_start > floor and text[token_start - 1].isascii() and text[token_start - 1].isalnum():
+        token_start -= 1
+    token = text[token_start : start - 1]
+    return any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
+
+
+# Groupings cards are printed in besides fours: American Express 4-6-5, Diners Club 4-6-4.
+CARD_LAYOUTS_6 = ((4, 6, 5), (4, 6, 4))
+
+
+def _card_layout(sizes: list[int]) -> bool:
+    """Whether digit groups are laid out as a card number is printed: in one piece, in fours with a last
+    group of three to five, or 4-6-5 / 4-6-4. A run of numbers in a table ("1417 271 2903 391") is not."""
+    if len(sizes) == 1:
+        return True
+    if tuple(sizes) in CARD_LAYOUTS_6:
+        return True
+    return len(sizes) >= 3 and all(size == 4 for size in sizes[:-1]) and 3 <= sizes[-1] <= 5
+
+
+def luhn_valid(digits: str) -> bool:
+    total = 0
+    for i, c in enumerate(reversed(digits)):
+        d = ord(c) - 48
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def known_card_range(digits: str) -> bool:
+    for r in CARD_RANGES:
+        width = len(str(r.low))
+        if len(digits) in r.lengths and r.low <= int(digits[:width]) <= r.high:
+            return True
+    return False
+
+
+class CardDetector:
+    """13 to 19 digits in a known card range, passing Luhn, in one piece or grouped as cards are printed.
+
+    A run of groups is read whole first. When it is not a card, the longest group-aligned window that
+    is (leftmost on ties) is taken: a card followed by its security code or expiry ("4111 1111 1111 1111
+    123") is still a card. A 19-digit number whose first 16 digits happen to pass is therefore redacted
+    as a card: the text cannot tell the two readings apart, and redacting is the safe one.
+    """
+
+    kind: ClassVar[PiiKind] = PiiKind.CARD
+
+    def find(self, text: str) -> Iterator[Finding]:
+        for m in _CARD_RUN_RE.finditer(text):
+            if _continues_code(text, m.start()):
+                continue
+            groups = [(g.start(), g.end()) for g in _GROUP_RE.finditer(m.group())]
+            best = self._best_window(m.group(), groups)
+            if best is not None:
+                start, end, digits = best
+                yield Finding(self.kind, m.start() + start, m.start() + end, digits)
+
+    @staticmethod
+    def _best_window(run: str, groups: list[tuple[int, int]]) -> tuple[int, int, str] | None:
+        best: tuple[int, int, str] | None = None
+        for i in range(len(groups)):
+            digits = ""
+            for j in range(i, len(groups)):
+                digits += run[groups[j][0] : groups[j][1]]
+                if len(digits) > CARD_MAX_DIGITS:
+                    break
+                if (
+                    len(digits) >= CARD_MIN_DIGITS
+                    and (best is None or len(digits) > len(best[2]))
+                    and _card_layout([end - start for start, end in groups[i : j + 1]])
+                    and known_card_range(digits)
+                    and luhn_valid(digits)
+                ):
+                    best = (groups[i][0], groups[j][1], digits)
+        return best
+
+
+# -- IBAN --
+
+IBAN_MIN_CHARS = 15  # Norway
+IBAN_MAX_CHARS = 34
+# A country code, two check digits, then characters optionally in groups of four (the printed form). The
+# match ends at the end of a token; shorter readings that end at a space inside it are tried too, since a
+# BIC or a word written in capitals may follow the IBAN ("DE89 3704 0044 0532 0130 00 BIC COBADEFF").
+_IBAN_RE = re.compile(
+    rf"(?<![A-Za-z0-9])[A-Z]{{2}}[0-9]{{2}}(?: ?[A-Z0-9]){{{IBAN_MIN_CHARS - 4},{IBAN_MAX_CHARS - 4}}}"
+    r"(?![A-Za-z0-9])"
+)
+
+
+def _mod97(compact: str) -> bool:
+    rearranged = compact[4:] + compact[:4]
+    return int("".join(str(int(c, 36)) for c in rearranged)) % 97 == 1
+
+
+class IbanDetector:
+    """An IBAN whose mod-97 check holds and whose national part has its country's length and format
+    (python-stdnum's IBAN registry).
+
+    Capital letters only, as IBANs are printed; the cheap mod-97 test runs first so that stdnum's table
+    lookup only sees the one candidate in 97 that passes it. stdnum's country checks are not asked for:
+    the Belgian one looks the bank up in a registry snapshot (it rejects BE68 5390 0754 7034, the
+    example IBAN of the Belgian banks' own documentation), and a real IBAN of a bank the snapshot lacks
+    would stay in the text.
+    """
+
+    kind: ClassVar[PiiKind] = PiiKind.IBAN
+
+    def find(self, text: str) -> Iterator[Finding]:
+        for m in _IBAN_RE.finditer(text):
+            candidate = m.group()
+            ends = [len(candidate)] + [i for i in range(len(candidate) - 1, 0, -1) if candidate[i] == " "]
+            for end in ends:
+                compact = candidate[:end].replace(" ", "")
+                if len(compact) < IBAN_MIN_CHARS:
+                    break
+                if _mod97(compact) and stdnum_iban.is_valid(compact, check_country=False):
+                    yield Finding(self.kind, m.start(), m.start() + end, compact)
+                    break
+
+
+# -- IP addresses --
+
+# Dotted quads not inside a longer dotted number ("1.2.3.4.5") nor glued to a word ("v1.2.3.4").
+_IPV4_RE = re.compile(r"[0-9](?<![\w.][0-9])[0-9]{0,2}\.(?:[0-9]{1,3}\.){2}[0-9]{1,3}(?!\w|\.[0-9])")
+# At least two colons, hexadecimal groups, optionally an embedded dotted quad; bounded to the longest
+# written form (45 characters).
+_IPV6_RE = re.compile(
+    r"(?<![\w:.])(?=[0-9A-Fa-f]*:[0-9A-Fa-f]*:)[0-9A-Fa-f:]{2,39}"
+    r"(?:(?<=:)[0-9]{1,3}(?:\.[0-9]{1,3}){3})?(?![\w:]|\.[0-9])"
+)
+# A dotted quad right after one of these words is a version number, not an address.
+_VERSION_BEFORE_RE = re.compile(r"(?:\bv|\bversion|\bver\.?|\brelease|\bbuild|\brev\.?)\s*$", re.IGNORECASE)
+VERSION_LOOKBACK_CHARS = 16
+
+
+class IpDetector:
+    """IPv4 and IPv6 addresses that ``ipaddress`` parses (octets to 255, no leading zeros).
+
+    By default only globally routable addresses: a public address can point at a subscriber, while
+    private, loopback, link-local, shared (CGNAT), documentation and multicast addresses name a device
+    on some network ("open 192.168.0.1") and are content of the technical documents they appear in.
+    """
+
+    kind: ClassVar[PiiKind] = PiiKind.IP
+
+    def __init__(self, include_private: bool = False) -> None:
+        self.include_private = include_private
+
+    def find(self, text: str) -> Iterator[Finding]:
+        if "." in text:
+            for m in _IPV4_RE.finditer(text):
+                before = text[max(0, m.start() - VERSION_LOOKBACK_CHARS) : m.start()]
+                if not _VERSION_BEFORE_RE.search(before):
+                    yield from self._validated(m, ipaddress.IPv4Address)
+        if "::" in text or text.count(":") >= 2:
+            for m in _IPV6_RE.finditer(text):
+                yield from self._validated(m, ipaddress.IPv6Address)
+
+    def _validated(
+        self, m: re.Match[str], parse: Callable[[str], ipaddress.IPv4Address | ipaddress.IPv6Address]
+    ) -> Iterator[Finding]:
+        try:
+            address = parse(m.group())
+        except ValueError:
+            return
+        if self.include_private or address.is_global:
+            yield Finding(self.kind, m.start(), m.end(), str(address))
+
+
+# -- national identifiers and VAT numbers --
+
+
+@dataclass(frozen=True, slots=True)
+class IdRule:
+    """One written form of an identifier: its pattern, its validator, and the label it needs, if any."""
+
+    scheme: IdScheme
+    pattern: re.Pattern[str]
+    is_valid: Callable[[str], bool]
+    label: re.Pattern[str] | None = None
+
+
+def _bounded(first: str, rest: str) -> re.Pattern[str]:
+    """An identifier not glued to a word or to a longer dotted or dashed number.
+
+    The lookbehind follows the identifier's first character class instead of preceding it: a pattern
+    that starts with a class lets the regular expression engine skip to where that class matches, one
+    that starts with a lookbehind is tried at every position (two to three times slower on prose).
+    """
+    return re.compile(rf"{first}(?<![\w.\-].){rest}(?![\w]|[.\-][\w])")
+
+
+def _label(*words: str) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(words) + r")\b", re.IGNORECASE)
+
+
+_CF_DIGIT = "[0-9LMNPQRSTUV]"  # a digit, or its omocodia letter
+_NIR_LABEL = _label(r"nir", r"insee", r"s[ée]curit[ée] sociale", r"s[ée]cu", r"social security")
+_BE_NN_LABEL = _label(
+    r"rijksregister(?:nummer)?", r"insz", r"niss", r"num[ée]ro national", r"national (?:register )?number"
+)
+_BSN_LABEL = _label(r"bsn", r"burgerservicenummer", r"sofi-?nummer", r"citizen service number")
+_IDNR_LABEL = _label(
+    r"steuer-?id", r"steuer-?identifikationsnummer", r"identifikationsnummer", r"idnr", r"tax id", r"tin"
+)
+
+ID_RULES: tuple[IdRule, ...] = (
+    # Upper case, as printed: matching lower case too would try the pattern at every letter of prose.
+    IdRule(
+        IdScheme.IT_CODICE_FISCALE,
+        _bounded(
+            "[A-Z]", f"[A-Z]{{5}}{_CF_DIGIT}{{2}}[ABCDEHLMPRST]{_CF_DIGIT}{{2}}[A-Z]{_CF_DIGIT}{{3}}[A-Z]"
+        ),
+        it_codicefiscale.is_valid,
+    ),
+    # A lower-case check letter only when glued: "12345678 a" is a number and an article.
+    IdRule(IdScheme.ES_DNI, _bounded("[0-9]", r"[0-9]{7}(?:[ \-]?[A-Z]|[a-z])"), es_dni.is_valid),
+    IdRule(IdScheme.ES_NIE, _bounded("[XYZ]", r"[ \-]?[0-9]{7}[ \-]?[A-Z]"), es_nie.is_valid),
+    IdRule(
+        IdScheme.FR_NIR,
+        _bounded("[1278]", r" [0-9]{2} [0-9]{2} (?:[0-9]{2}|2[AB]) [0-9]{3} [0-9]{3} [0-9]{2}"),
+        fr_nir.is_valid,
+    ),
+    IdRule(
+        IdScheme.FR_NIR,
+        _bounded("[1278]", r"[0-9]{4}(?:[0-9]{2}|2[AB])[0-9]{8}"),
+        fr_nir.is_valid,
+        _NIR_LABEL,
+    ),
+    IdRule(
+        IdScheme.BE_NN, _bounded("[0-9]", r"[0-9]\.[0-9]{2}\.[0-9]{2}-[0-9]{3}\.[0-9]{2}"), be_nn.is_valid
+    ),
+    IdRule(IdScheme.BE_NN, _bounded("[0-9]", r"[0-9]{10}"), be_nn.is_valid, _BE_NN_LABEL),
+    IdRule(IdScheme.NL_BSN, _bounded("[0-9]", r"[0-9]{3}\.[0-9]{2}\.[0-9]{3}"), nl_bsn.is_valid),
+    IdRule(IdScheme.NL_BSN, _bounded("[0-9]", r"[0-9]{8}"), nl_bsn.is_valid, _BSN_LABEL),
+    IdRule(
+        IdScheme.DE_IDNR,
+        _bounded("[0-9]", r"[0-9] ?[0-9]{3} ?[0-9]{3} ?[0-9]{3}"),
+        de_idnr.is_valid,
+        _IDNR_LABEL,
+    ),
+)
+
+
+def _compact(candidate: str) -> str:
+    return "".join(c for c in candidate if c.isalnum()).upper()
+
+
+class NationalIdDetector:
+    """The identifiers of :class:`IdScheme` that are switched on, validated by python-stdnum."""
+
+    kind: ClassVar[PiiKind] = PiiKind.NATIONAL_ID
+
+    def __init__(self, schemes: frozenset[IdScheme] = DEFAULT_ID_SCHEMES) -> None:
+        self.rules = tuple(r for r in ID_RULES if r.scheme in schemes)
+
+    def find(self, text: str) -> Iterator[Finding]:
+        for rule in self.rules:
+            for m in rule.pattern.finditer(text):
+                if rule.label is not None and not rule.label.search(
+                    text, max(0, m.start() - CONTEXT_CHARS), m.start()
+                ):
+                    continue
+                value = _compact(m.group())
+                if rule.is_valid(value):
+                    yield Finding(self.kind, m.start(), m.end(), value, rule.scheme)
+
+
+_VAT_COUNTRIES = "AT|BE|BG|CY|CZ|DE|DK|EE|EL|ES|FI|FR|HR|HU|IE|IT|LT|LU|LV|MT|NL|PL|PT|RO|SE|SI|SK|XI"
+_VAT_RE = re.compile(rf"(?<![\w])(?:{_VAT_COUNTRIES}) ?[0-9A-Z][0-9A-Z+*]{{7,12}}(?!\w)")
+
+
+class VatDetector:
+    """An EU VAT number with its country prefix that the country's check accepts (``stdnum.eu.vat``)."""
+
+    kind: ClassVar[PiiKind] = PiiKind.VAT
+
+    def find(self, text: str) -> Iterator[Finding]:
+        for m in _VAT_RE.finditer(text):
+            value = m.group().replace(" ", "")
+            if eu_vat.is_valid(value):
+                yield Finding(self.kind, m.start(), m.end(), value)
+
+
+# -- the scrubber --
+
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def parse_kinds(names: Iterable[str]) -> frozenset[PiiKind]:
+    """Kinds from configuration ("email", "card"...); an unknown name is a configuration error."""
+    return frozenset(_parse(PiiKind, names, "PII kind"))
+
+
+def parse_id_schemes(names: Iterable[str]) -> frozenset[IdScheme]:
+    """Identifier schemes from configuration ("nl.bsn", "fr.nir"...)."""
+    return frozenset(_parse(IdScheme, names, "identifier scheme"))
+
+
+def _parse(enum: type[_E], names: Iterable[str], what: str) -> Iterator[_E]:
+    for name in names:
+        try:
+            yield enum(name.strip().lower())
+        except ValueError:
+            known = ", ".join(e.value for e in enum)
+            raise ConfigError(f"unknown {what} {name!r}; known: {known}") from None
+
+
+class Scrubber:
+    """Finds the personal data of the configured kinds in a text and replaces them by placeholders.
+
+    ``phone_region`` is the region national phone numbers are read in (``"GB"``); ``None`` accepts only
+    numbers in international form. ``id_schemes`` narrows ``NATIONAL_ID``; ``include_private_ips``
+    redacts private and loopback addresses too.
+    """
+
+    def __init__(
+        self,
+        kinds: frozenset[PiiKind] = DEFAULT_KINDS,
+        phone_region: str | None = None,
+        *,
+        id_schemes: frozenset[IdScheme] = DEFAULT_ID_SCHEMES,
+        include_private_ips: bool = False,
+    ) -> None:
+        if phone_region is not None:
+            phone_region = phone_region.strip().upper()
+            if phone_region not in phonenumbers.SUPPORTED_REGIONS:
+                raise ConfigError(
+                    f"phone region {phone_region!r} is not a region phonenumbers knows: use a two-letter "
+                    "country code such as US, GB or FR, or none for international numbers only"
+                )
+        self.kinds = frozenset(kinds)
+        self.phone_region = phone_region
+        candidates: tuple[Detector, ...] = (
+            EmailDetector(),
+            PhoneDetector(phone_region),
+            CardDetector(),
+            IbanDetector(),
+            IpDetector(include_private_ips),
+            NationalIdDetector(id_schemes),
+            VatDetector(),
+        )
+        self.detectors = tuple(d for d in candidates if d.kind in self.kinds)
+
+    def __repr__(self) -> str:
+        kinds = ",".join(sorted(k.value for k in self.kinds))
+        return f"Scrubber(kinds={kinds}, phone_region={self.phone_region})"
+
+    def scrub(self, text: str, book: PlaceholderBook) -> Scrubbed:
+        """The text with each datum replaced by its placeholder from ``book``, and where they stand.
+
+        The scans replace what they find by a provisional placeholder of the same shape (detectors see
+        only its brackets); the book numbers them once the text is final, in order of appearance.
+        """
+        placed: list[Finding] = []
+        findings = _resolve(text, [f for d in self.detectors for f in d.find(text)])
+        # A redaction changes only its neighbourhood, so a second scan finds what one uncovered (an IBAN
+        # glued to a card number, "4111111111111111FR14 2004...", starts a token only once the card is a
+        # placeholder) and a third finds nothing: in 3,000 hypothesis runs of glued identifiers, 2 % needed
+        # the second scan and none a third. The loop ends: every scan that finds something claims text
+        # outside placeholders, and there is less of it each time.
+        while findings:
+            text, placed, fresh = _replace(text, findings, placed)
+            findings = self._rescan(text, fresh)
+        return _number(text, placed, book)
+
+    def _rescan(self, text: str, fresh: list[Finding]) -> list[Finding]:
+        """Findings after a scan placed ``fresh`` placeholders: every detector again, but the phone matcher
+        (by far the slowest) only on the stretches of text next to a new placeholder, the only ones
+        whose numbers can have changed."""
+        found = [f for d in self.detectors if d.kind is not PiiKind.PHONE for f in d.find(text)]
+        phone = next((d for d in self.detectors if isinstance(d, PhoneDetector)), None)
+        if phone is not None:
+            found += phone.find_near(text, fresh)
+        return _resolve(text, found)
+
+
+def _resolve(text: str, found: list[Finding]) -> list[Finding]:
+    """Validated findings outside placeholders, overlaps resolved (longest, then KIND_PRIORITY), in order."""
+    taken = _Spans((m.start(), m.end()) for m in PLACEHOLDER_RE.finditer(text))
+    found.sort(key=lambda f: (f.start - f.end, _PRIORITY[f.kind], f.start))
+    kept = [f for f in found if taken.claim(f.start, f.end)]
+    kept.sort(key=lambda f: f.start)
+    return kept
+
+
+class _Spans:
+    """Disjoint spans of a text, sorted: a page listing thousands of addresses is not checked pair by pair."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        for start, end in spans:
+            self.starts.append(start)
+            self.ends.append(end)
+
+    def claim(self, start: int, end: int) -> bool:
+        """Add the span unless it overlaps one already there; whether it was added."""
+        i = bisect.bisect_right(self.starts, start)
+        if i > 0 and self.ends[i - 1] > start:
+            return False
+        if i < len(self.starts) and self.starts[i] < end:
+            return False
+        self.starts.insert(i, start)
+        self.ends.insert(i, end)
+        return True
+
+
+def _provisional(kind: PiiKind) -> str:
+    return f"⟨{kind.name}_1⟩"
+
+
+def _replace(
+    text: str, findings: list[Finding], placed: list[Finding]
+) -> tuple[str, list[Finding], list[Finding]]:
+    """Replace findings (sorted, disjoint) by provisional placeholders; those placed before move along.
+
+    Returns the text, every finding placed so far and the ones placed now, with the spans of their
+    provisional placeholders in the returned text.
+    """
+    parts: list[str] = []
+    moved: list[Finding] = []
+    fresh: list[Finding] = []
+    earlier = iter(placed)
+    waiting = next(earlier, None)
+    cursor = 0
+    shift = 0  # output length minus input length so far
+    for f in findings:
+        while waiting is not None and waiting.start < f.start:
+            moved.append(_shifted(waiting, waiting.start + shift, waiting.end + shift))
+            waiting = next(earlier, None)
+        parts.append(text[cursor : f.start])
+        placeholder = _provisional(f.kind)
+        parts.append(placeholder)
+        start = f.start + shift
+        moved.append(_shifted(f, start, start + len(placeholder)))
+        fresh.append(moved[-1])
+        shift += len(placeholder) - (f.end - f.start)
+        cursor = f.end
+    while waiting is not None:
+        moved.append(_shifted(waiting, waiting.start + shift, waiting.end + shift))
+        waiting = next(earlier, None)
+    parts.append(text[cursor:])
+    return "".join(parts), moved, fresh
+
+
+def _shifted(f: Finding, start: int, end: int) -> Finding:
+    return Finding(f.kind, start, end, f.value, f.scheme)
+
+
+def _number(text: str, placed: list[Finding], book: PlaceholderBook) -> Scrubbed:
+    """The final text: each provisional placeholder replaced by the book's, in order of appearance."""
+    parts: list[str] = []
+    redactions: list[Redaction] = []
+    cursor = 0
+    length = 0
+    for f in placed:
+        parts.append(text[cursor : f.start])
+        length += f.start - cursor
+        placeholder = book.placeholder(f.kind, f.value)
+        parts.append(placeholder)
+        redactions.append(Redaction(f.kind, length, length + len(placeholder), placeholder, f.scheme))
+        length += len(placeholder)
+        cursor = f.end
+    parts.append(text[cursor:])
+    return Scrubbed("".join(parts), redactions)
