@@ -3,6 +3,7 @@
     assay run [PATH ...]        walk, extract and catalog (no PATH: a demo corpus assay writes itself)
     assay check FILE [--json]   what assay makes of one file; stores nothing
     assay sql "QUERY"           query the catalog (--csv, --json)
+    assay search "QUERY"        full-text search (BM25) over the chunks (--limit N, --json)
     assay ui                    the Dagster web UI over the same definitions and data
 
 All state lives under one home directory: --home, else ASSAY_HOME, else ./.assay.
@@ -79,6 +80,12 @@ def _parser() -> argparse.ArgumentParser:
     fmt.add_argument("--csv", action="store_true", help="print CSV")
     fmt.add_argument("--json", action="store_true", help="print one JSON array of row objects")
     p.set_defaults(func=_cmd_sql)
+
+    p = with_home(sub.add_parser("search", help="full-text search (BM25) over the chunks"))
+    p.add_argument("query", help="words to find; the chunks holding them as a phrase come first")
+    p.add_argument("--limit", type=int, default=10, help="chunks to show (default 10)")
+    p.add_argument("--json", action="store_true", help="print one JSON array of hits")
+    p.set_defaults(func=_cmd_search)
 
     p = sub.add_parser("doctor", help="the external tools and libraries assay uses, and what is missing")
     p.add_argument("--json", action="store_true", help="print one JSON array")
@@ -187,6 +194,56 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, Path):
         return str(value)
     return str(value)
+
+
+# -- search --------------------------------------------------------------------------------------------
+
+
+def _cmd_search(args: argparse.Namespace, console: Console) -> int:
+    from dataclasses import asdict
+
+    from rich.text import Text
+
+    from orchestration.home import Home
+    from warehouse.search import search, tokenize
+
+    if args.limit < 1:
+        raise AssayError(f"--limit must be at least 1, got {args.limit}")
+    if not tokenize(args.query):
+        raise AssayError(f"nothing to search for in {args.query!r}: it has no words")
+    home = Home.resolve(args.home)
+    hits = search(home.warehouse, args.query, limit=args.limit)
+    if args.json:
+        print(json.dumps([asdict(h) for h in hits], ensure_ascii=False, default=_json_default))
+        return 0
+    if not hits:
+        console.print(f"No chunk matches {escape(repr(args.query))}.")
+        return 0
+    for rank, hit in enumerate(hits, 1):
+        head = Text()
+        head.append(f"{rank:>2}. ", style="bold")
+        head.append(f"{hit.score:6.2f}  ", style="cyan")
+        head.append(hit.path, style="bold")
+        if hit.page is not None:
+            head.append(f"  p. {hit.page}", style="green")
+            if hit.page_start != hit.page_end:
+                head.append(f" (chunk {_pages(hit.page_start, hit.page_end)})", style="dim")
+        else:
+            head.append(f"  {_pages(hit.page_start, hit.page_end)}", style="green")
+        if hit.heading_path:
+            head.append("  " + " › ".join(hit.heading_path), style="magenta")
+        if hit.trust is not None and hit.trust < 1:
+            head.append(f"  trust {hit.trust:.3g}", style="dim")
+        console.print(head)
+        body = Text("    " + hit.snippet)
+        for start, end in hit.highlights:
+            body.stylize("bold yellow", 4 + start, 4 + end)
+        console.print(body)
+    return 0
+
+
+def _pages(first: int, last: int) -> str:
+    return f"p. {first}" if first == last else f"pp. {first}–{last}"
 
 
 # -- doctor --------------------------------------------------------------------------------------------
