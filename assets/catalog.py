@@ -15,7 +15,7 @@ from warehouse.store import to_pylist
 
 @dg.asset(
     group_name="warehouse",
-    deps=["extract", "verdicts", "ocr"],
+    deps=["extract", "verdicts", "ocr", "sanitize", "chunk"],
     code_version=EXTRACTOR_VERSION,
     kinds={"duckdb"},
     check_specs=rate_check_specs("catalog", scope="the whole corpus (current extractor version)"),

@@ -10,15 +10,17 @@ import dagster as dg
 
 from assets.calibration import calibration
 from assets.catalog import catalog
+from assets.chunk import chunk
 from assets.extract import extract
 from assets.ocr import ocr
+from assets.sanitize import sanitize
 from assets.verdicts import verdicts
 from assets.vocabulary import vocabulary
 from assets.walk import walk
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings, settings_from_env
 
-ALL_ASSETS = [walk, extract, vocabulary, verdicts, ocr, catalog, calibration]
+ALL_ASSETS = [walk, extract, vocabulary, verdicts, ocr, sanitize, chunk, catalog, calibration]
 
 # One job per stage, as data: (asset, what the job does). The command line runs them in this order.
 STAGE_JOBS = {
@@ -30,6 +32,11 @@ STAGE_JOBS = {
         "Judge a range of shards' pages; backfills run in batches of the backfill policy.",
     ),
     "assay_ocr": (ocr, "Read the REPLACE pages of a range of shards with Tesseract."),
+    "assay_sanitize": (
+        sanitize,
+        "One clean text per document of a range of shards: hidden text, furniture and personal data out.",
+    ),
+    "assay_chunk": (chunk, "Split the texts of a range of shards into chunks with their evidence."),
     "assay_catalog": (catalog, "Rebuild the DuckDB catalog and judge the corpus-wide rates."),
     "assay_calibration": (
         calibration,

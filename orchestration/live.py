@@ -41,7 +41,7 @@ class LiveProgress(Progress):
         if name == "cleanup":
             self._bar.console.print(f"removed {total} temporary files left by an interrupted run")
             return
-        if name == "catalog" or (name in ("extract", "ocr") and not total):
+        if name in ("catalog", "sanitize", "chunk") or (name in ("extract", "ocr") and not total):
             return  # quick or nothing to do; the summary says what happened
         self._task = self._bar.add_task(name, total=total, note="")
 

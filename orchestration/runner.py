@@ -9,12 +9,14 @@ shows them.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import dagster as dg
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
+from assets.sanitize import SANITIZE_TABLES
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
 from orchestration.partitions import SHARDS_PER_RUN, shard_ranges
@@ -144,6 +146,14 @@ def plan_ocr(wh: Warehouse, version: str) -> OcrPlan:
     return OcrPlan(stale, pages)
 
 
+def plan_after(wh: Warehouse, version: str, source: str, tables: Sequence[str]) -> list[str]:
+    """Shards whose ``source`` partition was written after one of ``tables``' partitions, or that lack one:
+    the stage that turns ``source`` into ``tables`` must run there again."""
+    written = wh.written_at(source, version)
+    outputs = [wh.written_at(t, version) for t in tables]
+    return sorted(s for s, at in written.items() if any(out.get(s, -1) < at for out in outputs))
+
+
 class Pipeline:
     """The three stages as Dagster runs against the instance in the assay home."""
 
@@ -165,6 +175,12 @@ class Pipeline:
 
     def ocr(self, shards: list[str], report: RunReport) -> bool:
         return self._over_shards("assay_ocr", "ocr", shards, report)
+
+    def sanitize(self, shards: list[str], report: RunReport) -> bool:
+        return self._over_shards("assay_sanitize", "sanitize", shards, report)
+
+    def chunk(self, shards: list[str], report: RunReport) -> bool:
+        return self._over_shards("assay_chunk", "chunk", shards, report)
 
     def verdicts(self, shards: list[str], report: RunReport) -> bool:
         return self._over_shards("assay_verdicts", "verdicts", shards, report)
@@ -248,7 +264,24 @@ def run(
             if on_stage:
                 on_stage("ocr", to_read.pages)
             pipeline.ocr(to_read.shards, report)
-        if report.touched_shards or judge or to_read.shards or not _catalog_current(home.warehouse):
+        clean = plan_after(home.warehouse, EXTRACTOR_VERSION, "page_texts", SANITIZE_TABLES)
+        if clean:
+            if on_stage:
+                on_stage("sanitize", None)
+            pipeline.sanitize(clean, report)
+        cut = plan_after(home.warehouse, EXTRACTOR_VERSION, "texts", ("chunks",))
+        if cut:
+            if on_stage:
+                on_stage("chunk", None)
+            pipeline.chunk(cut, report)
+        if (
+            report.touched_shards
+            or judge
+            or to_read.shards
+            or clean
+            or cut
+            or not _catalog_current(home.warehouse)
+        ):
             if on_stage:
                 on_stage("catalog", None)
             pipeline.catalog(report)

@@ -63,6 +63,16 @@ class AssaySettings(dg.ConfigurableResource):
     max_compression_ratio: float = 100.0
     max_nesting: int = 3
 
+    # Personal data: the kinds replaced by placeholders (quality/pii.py PiiKind: email, phone, card, iban,
+    # ip, national_id, vat), empty for none; the region national phone numbers are read in ("GB"), empty
+    # to accept only numbers written in international form (+44 ...), which never mistakes a reference
+    # number for a phone number.
+    redact_kinds: list[str] = ["email", "phone", "card", "iban", "ip", "national_id"]  # noqa: RUF012
+    phone_region: str = ""
+    # Chunks: a target size and an overlap in characters (about 4 characters a token in English).
+    chunk_target_chars: int = 1500
+    chunk_overlap_chars: int = 200
+
     @property
     def home_path(self) -> Path:
         return Path(self.home).absolute()
@@ -80,6 +90,13 @@ class AssaySettings(dg.ConfigurableResource):
             max_nesting=self.max_nesting,
         )
 
+    def scrubber(self):
+        """The personal-data scrubber these settings ask for; None when no kind is switched on."""
+        from quality.pii import Scrubber, parse_kinds
+
+        kinds = parse_kinds([k for k in self.redact_kinds if k.strip()])
+        return Scrubber(kinds, self.phone_region or None) if kinds else None
+
     def root_paths(self) -> list[Path]:
         return [Path(r).absolute() for r in self.roots]
 
@@ -95,6 +112,9 @@ def settings_from_env(environ: dict[str, str] | None = None) -> AssaySettings:
             continue
         if name == "roots":
             values[name] = [r for r in raw.split(os.pathsep) if r]
+            continue
+        if name == "redact_kinds":  # "email,phone", or "" for none
+            values[name] = [k.strip() for k in raw.split(",") if k.strip()]
             continue
         if name == "fallback_rate_max_by_kind":  # kind=bound pairs: "html=0.75,zip=0.2"
             try:

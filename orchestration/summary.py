@@ -131,6 +131,18 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             + (f", {errors} failed (see ocr_pages.reason)" if errors else "")
             + "."
         )
+    texts = query(
+        home.warehouse,
+        "select count(*), coalesce(sum(redactions), 0), coalesce(sum(hidden_removed), 0), "
+        "coalesce(sum(furniture_removed), 0), (select count(*) from chunks) from texts",
+    ).rows
+    if texts and texts[0][0]:
+        n, redacted, hidden, furniture, chunks = texts[0]
+        console.print(
+            f"Texts: {n} clean documents in {chunks} chunks; taken out: {redacted} personal data, "
+            f"{hidden} invisible runs, {furniture} running header and footer lines "
+            "(redactions, hidden_text, furniture)."
+        )
     corpus_checks = [c for c in report.checks if c.asset == "catalog"]
     if corpus_checks:
         parts = []
@@ -167,6 +179,8 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
         )
     if unsup:
         console.print("  unsupported kinds have no reader yet: they are recorded, and read once one exists")
+    if texts and texts[0][0]:
+        console.print(f'  {assay} search{home_flag} "a phrase"   # BM25 over the chunks', soft_wrap=True)
     console.print(f"  {assay} ui{home_flag}   # the asset graph, runs and checks in Dagster", soft_wrap=True)
 
 

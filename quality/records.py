@@ -82,3 +82,23 @@ class OcrPageRecord:
     chars: int
     seconds: float
     text: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    chunk_id: str
+    sha256: str
+    shard: str
+    extractor_version: str
+    ordinal: int
+    start: int
+    end: int
+    overlap: int
+    heading_path: list[str]
+    page_start: int
+    page_end: int
+    page_offsets: list[int]
+    language: str | None
+    sources: list[str]
+    trust: float | None
+    text: str

@@ -49,6 +49,7 @@ def test_dev_corpus_every_file_has_one_derivation(home: Path) -> None:
     assert not again.ocr_pages, "a rerun with nothing changed reads nothing again with OCR"
     _ocr_promises_hold(wh)
     _reader_promises_hold(wh, manifest)
+    _search_promises_hold(wh)
 
 
 FRANCAIS = (
@@ -150,3 +151,40 @@ def _reader_promises_hold(wh, manifest: list[dict[str, str]]) -> None:
     utf16 = rows["unst__fake-text-utf-16-le.txt"]["sha256"]
     (text,) = query(wh, f"select text from pages where sha256 = '{utf16}'").rows[0]
     assert text.startswith("This is a test document") and "\x00" not in text
+
+
+def _phrase(text: str, start: int, end: int) -> str:
+    """Seven words from the middle of text[start:end], on one line, none a placeholder."""
+    lines = [ln for ln in text[start:end].splitlines() if len(ln.split()) >= 9 and "⟨" not in ln]
+    words = lines[len(lines) // 2].split()
+    return " ".join(words[1:8])
+
+
+def _search_promises_hold(wh) -> None:
+    """Documents with headings have chunks with heading paths, and `assay search` finds a phrase of a
+    born-digital PDF, an OCRed scan and an HTML page on the right page."""
+    from warehouse.search import search
+
+    with_headings = query(
+        wh,
+        "select count(distinct c.sha256) from chunks c join texts t using (sha256) "
+        "where regexp_matches(t.text, '(?m)^#{1,6} ') and len(c.heading_path) > 0",
+    ).rows[0][0]
+    headed = query(wh, "select count(*) from texts where regexp_matches(text, '(?m)^#{1,6} ')").rows[0][0]
+    assert headed >= 20 and with_headings == headed
+    for name, page in (
+        ("plumb__federal-register-2020-17221.pdf", 5),  # born-digital
+        ("ocrmypdf__linn.pdf", 1),  # a two-column scan read by OCR
+        ("traf__schneems.com.rubocop.html", 1),  # HTML
+    ):
+        (sha, text, pages, starts) = query(
+            wh,
+            "select t.sha256, t.text, t.pages, t.page_starts from texts t join documents d using (sha256) "
+            f"where d.path like '%{name}'",
+        ).rows[0]
+        i = pages.index(page)
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        phrase = _phrase(text, starts[i], end)
+        # Among the best hits (the OCRmyPDF test scans share one page of text): this document, this page.
+        hits = [h for h in search(wh, phrase, limit=5) if h.sha256 == sha]
+        assert hits and (hits[0].page, hits[0].phrase) == (page, True), (name, phrase, hits)

@@ -43,6 +43,8 @@ def test_definitions_load() -> None:
         "vocabulary",
         "verdicts",
         "ocr",
+        "sanitize",
+        "chunk",
         "catalog",
         "calibration",
     }

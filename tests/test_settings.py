@@ -57,3 +57,13 @@ def test_shard_ranges_property(touched: set[str], per_run: int) -> None:
     assert touched <= covered
     assert all(a in touched and b in touched for a, b in ranges)  # ranges start and end on real work
     assert all(SHARD_KEYS.index(b) - SHARD_KEYS.index(a) < per_run for a, b in ranges)
+
+
+def test_personal_data_kinds_are_switchable_and_checked() -> None:
+    from quality.pii import PiiKind
+
+    assert settings_from_env({"ASSAY_REDACT_KINDS": ""}).scrubber() is None
+    only_mail = settings_from_env({"ASSAY_REDACT_KINDS": "email"}).scrubber()
+    assert only_mail is not None and only_mail.kinds == frozenset({PiiKind.EMAIL})
+    with pytest.raises(ConfigError):
+        settings_from_env({"ASSAY_REDACT_KINDS": "email,shoe_size"}).scrubber()

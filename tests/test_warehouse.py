@@ -11,12 +11,14 @@ import duckdb
 import pytest
 
 from quality.records import (
+    ChunkRecord,
     FontVerdictRecord,
     OcrPageRecord,
     PageVerdictRecord,
     RepairRecord,
     VocabularyRecord,
 )
+from quality.sanitize import FurnitureRecord, HiddenTextRecord, RedactionRecord, TextRecord
 from quality.sources import PageTextRecord
 from readers.records import (
     DerivationRecord,
@@ -44,6 +46,11 @@ RECORDS = {
     "vocabulary": VocabularyRecord,
     "ocr_pages": OcrPageRecord,
     "page_texts": PageTextRecord,
+    "texts": TextRecord,
+    "redactions": RedactionRecord,
+    "hidden_text": HiddenTextRecord,
+    "furniture": FurnitureRecord,
+    "chunks": ChunkRecord,
 }
 REPO = Path(__file__).resolve().parents[1]
 

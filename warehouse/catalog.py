@@ -29,6 +29,7 @@ _DUCK_TYPES: dict[pa.DataType, str] = {
     pa.bool_(): "BOOLEAN",
     pa.timestamp("us", tz="UTC"): "TIMESTAMPTZ",
     pa.list_(pa.string()): "VARCHAR[]",
+    pa.list_(pa.int64()): "BIGINT[]",
 }
 
 

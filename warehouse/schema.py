@@ -223,6 +223,20 @@ PAGES = Table(
         ),
         Column("invisible_share", F64, "invisible characters over non-whitespace characters"),
         Column("ocr_font_hint", B, "a font typical of OCR text layers (GlyphLessFont...) is used"),
+        Column(
+            "hidden_text",
+            pa.list_(S),
+            "the page's invisible runs of text, in reading order (adjacent spans of a line with the same "
+            "reason are one run); still in `text`, which is raw; empty for readers that cannot tell "
+            "(everything but PDFs); null in rows of extractor versions before the column",
+        ),
+        Column(
+            "hidden_why",
+            pa.list_(S),
+            "why each run of hidden_text is invisible, pairwise: render_mode (render mode 3, how OCR layers "
+            "are drawn), alpha (zero opacity, render mode 7), tiny (under 4 pt), pale (white on its own "
+            "background), outside_crop (outside the crop box: not in `text` at all)",
+        ),
     ),
 )
 
@@ -398,6 +412,106 @@ PAGE_TEXTS = Table(
     ),
 )
 
+TEXTS = Table(
+    "texts",
+    "derived document: its clean text (quality/sanitize.py), with where each page starts",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column(
+            "text",
+            S,
+            "markdown: the pages' final texts normalised, hidden text, running headers and "
+            "footers and personal data taken out, pages joined by a blank line",
+        ),
+        Column("chars", I64, "non-whitespace characters"),
+        Column("pages", pa.list_(I64), "the pages that have text, in order"),
+        Column("page_starts", pa.list_(I64), "offset in text where each of pages starts"),
+        Column("page_sources", pa.list_(S), "where each page's text came from (page_texts.source)"),
+        Column("redactions", I64, "personal data replaced by placeholders (rows in redactions)"),
+        Column("hidden_removed", I64, "invisible runs removed (rows in hidden_text)"),
+        Column("furniture_removed", I64, "running header and footer lines removed (rows in furniture)"),
+        Column("sanitize_version", S, "version of the sanitize rules"),
+    ),
+)
+
+REDACTIONS = Table(
+    "redactions",
+    "personal datum removed from a text (never its value)",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column("page", I64, "page it stood on"),
+        Column("kind", S, "email, phone, card, iban, ip, national_id, vat"),
+        Column("scheme", S, "for national_id: which identifier (quality/pii.py IdScheme)"),
+        Column("start", I64, "offset of the placeholder in texts.text"),
+        Column("end", I64, "end offset (exclusive) of the placeholder"),
+        Column("placeholder", S, "the placeholder, stable within the document (⟨EMAIL_1⟩)"),
+    ),
+)
+
+HIDDEN_TEXT = Table(
+    "hidden_text",
+    "run of invisible text taken out of a page (not an OCR layer)",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column("page", I64, "page number, 1-based"),
+        Column("why", S, "render_mode, alpha, tiny, pale (white on its own background) or outside_crop"),
+        Column("text", S, "the invisible text"),
+        Column("found", B, "the run was found in the page's text and removed"),
+    ),
+)
+
+FURNITURE = Table(
+    "furniture",
+    "running header or footer line taken out of a page",
+    sharded=True,
+    columns=(
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column("page", I64, "page number, 1-based"),
+        Column("band", S, "top or bottom"),
+        Column("text", S, "the line as it stood"),
+    ),
+)
+
+CHUNKS = Table(
+    "chunks",
+    "retrieval-sized piece of a text, with its evidence (quality/chunking.py)",
+    sharded=True,
+    columns=(
+        Column("chunk_id", S, "deterministic id: a hash of the document, the offsets and the text"),
+        _SHA,
+        _SHARD,
+        _VERSION,
+        Column("ordinal", I64, "position in the document, from 0"),
+        Column("start", I64, "offset of the chunk in texts.text, overlap included"),
+        Column("end", I64, "end offset (exclusive) in texts.text"),
+        Column("overlap", I64, "leading characters repeated from the previous chunk"),
+        Column("heading_path", pa.list_(S), "the headings the chunk stands under, outermost first"),
+        Column("page_start", I64, "first page"),
+        Column("page_end", I64, "last page"),
+        Column(
+            "page_offsets",
+            pa.list_(I64),
+            "where in text each page from page_start to page_end begins (a page without text here has the "
+            "next page's offset)",
+        ),
+        Column("language", S, "the most common language of its pages"),
+        Column("sources", pa.list_(S), "where its pages' texts came from"),
+        Column("trust", F64, "the minimum trust over its pages (page_texts.trust)"),
+        Column("text", S, "the chunk's text (a split table's header row repeated at its start)"),
+    ),
+)
+
 VOCABULARY = Table(
     "vocabulary",
     "word the shipped lexicon misses that several documents of the corpus use",
@@ -425,6 +539,11 @@ TABLES: dict[str, Table] = {
         VOCABULARY,
         OCR_PAGES,
         PAGE_TEXTS,
+        TEXTS,
+        REDACTIONS,
+        HIDDEN_TEXT,
+        FURNITURE,
+        CHUNKS,
     )
 }
 

@@ -1,0 +1,86 @@
+"""chunk: each clean text split along its headings into retrieval-sized chunks that carry their heading
+path, pages, language, sources and trust."""
+
+from collections import Counter
+
+import dagster as dg
+
+from orchestration.partitions import backfill_policy, shards
+from orchestration.settings import AssaySettings
+from readers.versions import EXTRACTOR_VERSION
+
+
+@dg.asset(
+    group_name="sanitize",
+    partitions_def=shards,
+    backfill_policy=backfill_policy,
+    code_version=EXTRACTOR_VERSION,
+    deps=["sanitize"],
+    kinds={"python", "parquet"},
+    description="Chunks of each text (chunks): split along the headings to a target size with an overlap, "
+    "never inside a table row, each with its heading path, pages, language, sources and trust (the "
+    "minimum over its pages).",
+)
+def chunk(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.MaterializeResult:
+    from quality.chunking import PageSpan, chunk_document
+    from quality.records import ChunkRecord
+
+    wh = assay.warehouse()
+    totals: Counter[str] = Counter()
+    for shard in context.partition_keys:
+        languages = {
+            (r["sha256"], r["page"]): r["language"]
+            for r in wh.rows("page_verdicts", EXTRACTOR_VERSION, shard)
+        }
+        trust = {
+            (r["sha256"], r["page"]): r["trust"]
+            for r in wh.rows("page_texts", EXTRACTOR_VERSION, shard)
+            if r["text"] is not None
+        }
+        out: list[ChunkRecord] = []
+        for text in wh.rows("texts", EXTRACTOR_VERSION, shard):
+            sha = text["sha256"]
+            pages = [
+                PageSpan(page, start, languages.get((sha, page)), source, trust.get((sha, page)))
+                for page, start, source in zip(
+                    text["pages"], text["page_starts"], text["page_sources"], strict=True
+                )
+            ]
+            try:
+                chunks = chunk_document(
+                    sha,
+                    text["text"],
+                    pages,
+                    target=assay.chunk_target_chars,
+                    overlap=assay.chunk_overlap_chars,
+                )
+            except ValueError as exc:  # a bad document must not fail the shard: no chunks, logged
+                context.log.warning(f"{sha}: not chunked: {exc}")
+                totals["not_chunked"] += 1
+                continue
+            out += [
+                ChunkRecord(
+                    c.chunk_id,
+                    sha,
+                    shard,
+                    EXTRACTOR_VERSION,
+                    c.ordinal,
+                    c.start,
+                    c.end,
+                    c.overlap,
+                    list(c.heading_path),
+                    c.page_start,
+                    c.page_end,
+                    list(c.page_offsets),
+                    c.language,
+                    list(c.sources),
+                    c.trust,
+                    c.text,
+                )
+                for c in chunks
+            ]
+            totals["documents"] += 1
+        wh.write("chunks", EXTRACTOR_VERSION, out, shard=shard)
+        totals["chunks"] += len(out)
+    context.log.info(f"chunk: {dict(totals)}")
+    return dg.MaterializeResult(metadata={"shards": len(context.partition_keys), **dict(totals)})

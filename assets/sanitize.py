@@ -1,0 +1,74 @@
+"""sanitize: one clean text per document from its pages' final texts; what was taken out (invisible text,
+running headers and footers, personal data) recorded beside it."""
+
+from collections import Counter
+
+import dagster as dg
+
+from orchestration.partitions import backfill_policy, shards
+from orchestration.settings import AssaySettings
+from readers.versions import EXTRACTOR_VERSION
+from warehouse.store import to_pylist
+
+SANITIZE_TABLES = ("texts", "redactions", "hidden_text", "furniture")
+
+
+@dg.asset(
+    group_name="sanitize",
+    partitions_def=shards,
+    backfill_policy=backfill_policy,
+    code_version=EXTRACTOR_VERSION,
+    deps=["ocr"],
+    kinds={"python", "parquet"},
+    description="One markdown text per document (texts), normalised, without invisible text (hidden_text), "
+    "running headers and footers (furniture) or personal data (redactions: kind, page and offsets, never "
+    "the value).",
+)
+def sanitize(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.MaterializeResult:
+    from quality.records import PageVerdictRecord
+    from quality.sanitize import PageHidden, sanitize_document
+    from quality.sources import PageTextRecord
+    from readers.model import OCR_KINDS, ContentKind
+
+    wh = assay.warehouse()
+    scrubber = assay.scrubber()
+    totals: Counter[str] = Counter()
+    for shard in context.partition_keys:
+        kinds = {r["sha256"]: r["kind"] for r in wh.rows("documents", EXTRACTOR_VERSION, shard)}
+        pages: dict[str, list[PageTextRecord]] = {}
+        for row in wh.rows("page_texts", EXTRACTOR_VERSION, shard):
+            pages.setdefault(row["sha256"], []).append(PageTextRecord(**row))
+        sandwich = {
+            (v.sha256, v.page)
+            for v in (PageVerdictRecord(**r) for r in wh.rows("page_verdicts", EXTRACTOR_VERSION, shard))
+            if v.provenance == "ocr_sandwich"
+        }
+        hidden: dict[str, dict[int, PageHidden]] = {}
+        columns = ["sha256", "page", "hidden_text", "hidden_why"]
+        for row in to_pylist(wh.read("pages", EXTRACTOR_VERSION, shard).select(columns)):
+            if row["hidden_text"]:
+                key = (row["sha256"], row["page"])
+                hidden.setdefault(row["sha256"], {})[row["page"]] = PageHidden(
+                    row["hidden_text"], row["hidden_why"] or [], key in sandwich
+                )
+        out = {table: [] for table in SANITIZE_TABLES}
+        for sha in sorted(pages):
+            result = sanitize_document(
+                sha,
+                shard,
+                EXTRACTOR_VERSION,
+                pages[sha],
+                hidden.get(sha, {}),
+                scrubber,
+                paged=ContentKind(kinds.get(sha, "unknown")) in OCR_KINDS,
+            )
+            if result.text is not None:
+                out["texts"].append(result.text)
+            out["redactions"] += result.redactions
+            out["hidden_text"] += result.hidden
+            out["furniture"] += result.furniture
+        for table, rows in out.items():
+            wh.write(table, EXTRACTOR_VERSION, rows, shard=shard)
+            totals[table] += len(rows)
+    context.log.info(f"sanitize: {dict(totals)}")
+    return dg.MaterializeResult(metadata={"shards": len(context.partition_keys), **dict(totals)})

@@ -1,0 +1,184 @@
+"""Sanitize one document: its pages' final texts made into one clean text, with what was taken out.
+
+In order, because each step needs the previous one's output:
+
+1. each page's final text (``page_texts``) normalised (quality/normalise.py);
+2. invisible text that is not an OCR layer removed from the pages whose text came from the text layer
+   (quality/hidden.py), and recorded: it is how instructions are smuggled into documents fed to language
+   models;
+3. running headers and footers found across the pages and removed (quality/furniture.py), and recorded;
+4. hyphenated line breaks joined;
+5. personal data replaced by placeholders stable across the document (quality/pii.py), recorded by kind,
+   page and offsets, never with the value;
+6. the pages joined with a blank line into one markdown text, with the offset where each page starts.
+
+A page without a final text (blank, OCR found nothing) has no part in the text; a document with no page
+text at all has no ``texts`` row (never an empty text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from quality.furniture import find_furniture, strip_furniture
+from quality.hidden import TEXT_LAYER_SOURCES, remove_hidden
+from quality.normalise import join_hyphenated, normalise
+from quality.pii import PlaceholderBook, Scrubber
+from quality.sources import PageTextRecord
+
+PAGE_SEPARATOR = "\n\n"
+SANITIZE_VERSION = "1"
+
+
+@dataclass(frozen=True, slots=True)
+class PageHidden:
+    """The invisible runs the reader recorded on one page, and whether the page is an OCR layer."""
+
+    texts: Sequence[str]
+    whys: Sequence[str]
+    ocr_layer: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TextRecord:
+    sha256: str
+    shard: str
+    extractor_version: str
+    text: str
+    chars: int
+    pages: list[int]
+    page_starts: list[int]
+    page_sources: list[str]
+    redactions: int
+    hidden_removed: int
+    furniture_removed: int
+    sanitize_version: str
+
+
+@dataclass(frozen=True, slots=True)
+class RedactionRecord:
+    sha256: str
+    shard: str
+    extractor_version: str
+    page: int
+    kind: str
+    scheme: str | None
+    start: int
+    end: int
+    placeholder: str
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenTextRecord:
+    sha256: str
+    shard: str
+    extractor_version: str
+    page: int
+    why: str
+    text: str
+    found: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FurnitureRecord:
+    sha256: str
+    shard: str
+    extractor_version: str
+    page: int
+    band: str
+    text: str
+
+
+@dataclass
+class Sanitized:
+    text: TextRecord | None
+    redactions: list[RedactionRecord] = field(default_factory=list)
+    hidden: list[HiddenTextRecord] = field(default_factory=list)
+    furniture: list[FurnitureRecord] = field(default_factory=list)
+
+
+def sanitize_document(
+    sha256: str,
+    shard: str,
+    version: str,
+    pages: Sequence[PageTextRecord],
+    hidden: Mapping[int, PageHidden],
+    scrubber: Scrubber | None,
+    *,
+    paged: bool,
+) -> Sanitized:
+    """One document's clean text and what was taken out of it (module docstring). ``paged``: the kind has
+    printed pages (PDFs, scans), the only ones with running headers and footers; a spreadsheet's unit
+    line repeated on every sheet is content."""
+    out = Sanitized(None)
+    ordered = sorted(pages, key=lambda p: p.page)
+    kept = [p for p in ordered if p.text]
+    texts: list[str] = []
+    for p in kept:
+        text = normalise(p.text or "")
+        h = hidden.get(p.page)
+        if h is not None and h.texts and p.source in TEXT_LAYER_SOURCES:
+            result = remove_hidden(text, list(zip(h.texts, h.whys, strict=True)), ocr_layer=h.ocr_layer)
+            text = result.text
+            out.hidden += [
+                HiddenTextRecord(sha256, shard, version, p.page, r.why, r.text, r.start >= 0)
+                for r in result.removed
+            ]
+        texts.append(text)
+    if paged:
+        # Every page in place, empty ones as "": furniture alternates odd and even pages and its page
+        # numbers move with the page index.
+        by_page = dict(zip((p.page for p in kept), texts, strict=True))
+        every = [by_page.get(p.page, "") for p in ordered]
+        found = find_furniture(every)
+        out.furniture = [
+            FurnitureRecord(sha256, shard, version, ordered[f.page].page, f.band, f.text) for f in found
+        ]
+        stripped = dict(zip((p.page for p in ordered), strip_furniture(every, found), strict=True))
+        texts = [stripped[p.page] for p in kept]
+    texts = [join_hyphenated(t) for t in texts]
+
+    book = PlaceholderBook()
+    parts: list[str] = []
+    starts: list[int] = []
+    offset = 0
+    for p, text in zip(kept, texts, strict=True):
+        if scrubber is not None:
+            scrubbed = scrubber.scrub(text, book)
+            text = scrubbed.text
+            out.redactions += [
+                RedactionRecord(
+                    sha256,
+                    shard,
+                    version,
+                    p.page,
+                    r.kind.value,
+                    r.scheme.value if r.scheme else None,
+                    offset + r.start,
+                    offset + r.end,
+                    r.placeholder,
+                )
+                for r in scrubbed.redactions
+            ]
+        starts.append(offset)
+        parts.append(text)
+        offset += len(text) + len(PAGE_SEPARATOR)
+    whole = PAGE_SEPARATOR.join(parts)
+    if not whole.strip():
+        return out
+    out.text = TextRecord(
+        sha256=sha256,
+        shard=shard,
+        extractor_version=version,
+        text=whole,
+        chars=sum(1 for c in whole if not c.isspace()),
+        pages=[p.page for p in kept],
+        page_starts=starts,
+        page_sources=[p.source for p in kept],
+        redactions=len(out.redactions),
+        hidden_removed=sum(1 for h in out.hidden if h.found),
+        furniture_removed=len(out.furniture),
+        sanitize_version=SANITIZE_VERSION,
+    )
+    return out
