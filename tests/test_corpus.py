@@ -172,6 +172,17 @@ def _search_promises_hold(wh) -> None:
     ).rows[0][0]
     headed = query(wh, "select count(*) from texts where regexp_matches(text, '(?m)^#{1,6} ')").rows[0][0]
     assert headed >= 20 and with_headings == headed
+    # Every document's chunks, joined without their overlaps, are its text.
+    joined = query(
+        wh,
+        "select t.sha256 from texts t join (select sha256, "
+        "string_agg(text[overlap + 1:], '' order by ordinal) as joined from chunks group by sha256) c "
+        "using (sha256) where c.joined <> t.text",
+    ).rows
+    assert joined == []
+    assert query(wh, "select count(*) from texts where sha256 not in (select sha256 from chunks)").rows == [
+        (0,)
+    ]
     for name, page in (
         ("plumb__federal-register-2020-17221.pdf", 5),  # born-digital
         ("ocrmypdf__linn.pdf", 1),  # a two-column scan read by OCR
