@@ -4,6 +4,7 @@
     assay check FILE [--json]   what assay makes of one file; stores nothing
     assay sql "QUERY"           query the catalog (--csv, --json)
     assay search "QUERY"        full-text search (BM25) over the chunks (--limit N, --json)
+    assay lineage PATH|SHA256   what happened to one document (--format text|json|mermaid)
     assay ui                    the Dagster web UI over the same definitions and data
 
 All state lives under one home directory: --home, else ASSAY_HOME, else ./.assay.
@@ -87,6 +88,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON array of hits")
     p.set_defaults(func=_cmd_search)
 
+    p = with_home(
+        sub.add_parser("lineage", help="what happened to one document, from its bytes to its chunks")
+    )
+    p.add_argument("target", help="a path assay walked, or a sha256 (or its first hex digits)")
+    p.add_argument("--format", choices=("text", "json", "mermaid"), default="text")
+    p.add_argument("--all-versions", action="store_true", help="also the older extractor versions")
+    p.set_defaults(func=_cmd_lineage)
+
     p = sub.add_parser("doctor", help="the external tools and libraries assay uses, and what is missing")
     p.add_argument("--json", action="store_true", help="print one JSON array")
     p.set_defaults(func=_cmd_doctor)
@@ -154,6 +163,23 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         print(json.dumps(outcome.as_dict(), ensure_ascii=False, indent=2, default=_json_default))
         return 0
     outcome.print(console, chars=args.chars)
+    return 0
+
+
+# -- lineage -------------------------------------------------------------------------------------------
+
+
+def _cmd_lineage(args: argparse.Namespace, console: Console) -> int:
+    from orchestration.home import Home
+    from orchestration.lineage import lineage_for, mermaid, print_lineage, to_json
+
+    found = lineage_for(Home.resolve(args.home).warehouse, args.target, all_versions=args.all_versions)
+    if args.format == "json":
+        print(to_json(found))
+    elif args.format == "mermaid":
+        print(mermaid(found))
+    else:
+        print_lineage(console, found)
     return 0
 
 

@@ -129,14 +129,24 @@ def sanitize_document(
     if paged:
         # Every page in place, empty ones as "": furniture alternates odd and even pages and its page
         # numbers move with the page index.
+        # A page whose text repeats an earlier page's whole (the same scan four ways up, a duplicated
+        # sheet) takes no part: its lines would all vote for themselves as running heads.
         by_page = dict(zip((p.page for p in kept), texts, strict=True))
-        every = [by_page.get(p.page, "") for p in ordered]
+        seen: set[str] = set()
+        repeated: set[int] = set()
+        every: list[str] = []
+        for p in ordered:
+            text = by_page.get(p.page, "")
+            if text and text in seen:
+                repeated.add(p.page)
+            every.append("" if p.page in repeated else text)
+            seen.add(text)
         found = find_furniture(every)
         out.furniture = [
             FurnitureRecord(sha256, shard, version, ordered[f.page].page, f.band, f.text) for f in found
         ]
         stripped = dict(zip((p.page for p in ordered), strip_furniture(every, found), strict=True))
-        texts = [stripped[p.page] for p in kept]
+        texts = [by_page[p.page] if p.page in repeated else stripped[p.page] for p in kept]
     texts = [join_hyphenated(t) for t in texts]
 
     book = PlaceholderBook()

@@ -114,3 +114,29 @@ def test_children_are_read_by_their_own_readers_and_never_leak_into_the_parent(
     again = Progress()
     report2 = run(Home(home), [folder], again)
     assert again.hashed == 0 and again.outcomes.get("read", 0) == 0 and report2.touched_shards == []
+
+
+@pytest.mark.slow
+def test_lineage_shows_a_members_parent_and_a_scans_ocr(home: Path, tmp_path: Path) -> None:
+    from orchestration.demo import make_image_only_pdf
+    from orchestration.lineage import lineage_for, mermaid, to_json
+
+    folder = _corpus(tmp_path / "corpus")
+    make_image_only_pdf(folder / "scan.pdf", [ATTACHED + " " + BODY])
+    report = run(Home(home), [folder], Progress())
+    assert report.ok, report.failures
+    wh = Home(home).warehouse
+    mail = lineage_for(wh, str(folder / "mail.eml"))
+    assert {c["member"] for c in mail.children} == {"report.pdf", "bundle.zip"}
+    (pdf_sha,) = [c["sha256"] for c in mail.children if c["member"] == "report.pdf"]
+    pdf = lineage_for(wh, pdf_sha[:12])
+    assert pdf.parent_sha256 == mail.sha256 and pdf.member == "report.pdf"
+    assert pdf.parent_paths == [str(folder / "mail.eml")] and pdf.status == "derived"
+    assert any(e.stage == "walk" and e.tool == "member:report.pdf" for e in pdf.edges)
+
+    scan = lineage_for(wh, str(folder / "scan.pdf"))
+    assert scan.status == "underivable" and [p.mode for p in scan.pages] == ["REPLACE"]
+    (page,) = scan.pages
+    assert page.source == "ocr" and page.ocr_confidence > 80 and page.tool == "tesseract"
+    assert scan.chunks and scan.text_chars
+    assert "-->|ocr: tesseract" in mermaid(scan) and '"source": "ocr"' in to_json(scan)

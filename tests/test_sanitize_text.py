@@ -401,3 +401,17 @@ def test_join_hyphenated_is_idempotent_and_introduces_no_cr_or_nul(text: str) ->
     assert once.count("\r") <= text.count("\r") and once.count("\x00") <= text.count("\x00")
     clean = join_hyphenated(normalise(text))
     assert join_hyphenated(clean) == clean and "\r" not in clean and "\x00" not in clean
+
+
+def test_pages_that_repeat_each_other_whole_lose_no_line() -> None:
+    from quality.sanitize import sanitize_document
+    from quality.sources import PageTextRecord
+
+    body = "\n".join(f"Line {i} of a scanned page about water meters and their readings." for i in range(20))
+    pages = [
+        PageTextRecord("a" * 64, "aa", "v", n, "REPLACE", "ocr", None, "tesseract", "5", 0.9, 90.0, 900, body)
+        for n in range(1, 5)
+    ]
+    result = sanitize_document("a" * 64, "aa", "v", pages, {}, None, paged=True)
+    assert result.furniture == [] and result.text is not None
+    assert result.text.text.count("Line 0 of") == 4 and result.text.text.count("Line 19 of") == 4

@@ -44,6 +44,44 @@ JOINED = {
 }
 
 
+# The edges of every document's derivation graph (DESIGN §5), one row per edge, over the all_ views: the
+# bytes seen at a path or taken from a container, the derivation, each page's verdict, its OCR and its
+# final text, the clean text and its chunks. Nodes are named "<what>:<id>".
+LINEAGE = """
+SELECT o.sha256, o.extractor_version, 'path:' || o.path AS "from", 'doc:' || o.sha256 AS "to",
+       'walk' AS stage, 'sha256' AS tool, '' AS tool_version
+  FROM all_observations o WHERE o.sha256 IS NOT NULL
+UNION ALL
+SELECT d.sha256, d.extractor_version, 'doc:' || d.parent_sha256, 'doc:' || d.sha256,
+       'walk', 'member:' || d.member, '' FROM all_documents d WHERE d.parent_sha256 IS NOT NULL
+UNION ALL
+SELECT v.sha256, v.extractor_version, 'doc:' || v.sha256, 'derivation:' || v.status,
+       'extract', coalesce(v.reader, 'none'), coalesce(v.reader_version, '') FROM all_derivations v
+UNION ALL
+SELECT u.sha256, u.extractor_version, 'doc:' || u.sha256, 'underivable:' || u.reason,
+       'extract', u.tool, u.tool_version FROM all_underivables u
+UNION ALL
+SELECT p.sha256, p.extractor_version, 'doc:' || p.sha256, 'page:' || p.page || ':' || p.mode,
+       'verdicts', 'verdicts', p.verdicts_version FROM all_page_verdicts p
+UNION ALL
+SELECT o.sha256, o.extractor_version, 'page:' || o.page || ':' || v.mode, 'ocr:' || o.page || ':' || o.scope
+       || ':' || o.status, 'ocr', o.engine, o.engine_version
+  FROM all_ocr_pages o JOIN all_page_verdicts v
+    ON v.sha256 = o.sha256 AND v.page = o.page AND v.extractor_version = o.extractor_version
+UNION ALL
+SELECT t.sha256, t.extractor_version, 'page:' || t.page || ':' || t.mode,
+       'page_text:' || t.page || ':' || t.source, 'ocr', t.tool, t.tool_version FROM all_page_texts t
+UNION ALL
+SELECT t.sha256, t.extractor_version, 'page_text:' || t.page || ':' || t.source, 'text:' || t.sha256,
+       'sanitize', 'sanitize', t.sanitize_version
+  FROM (SELECT sha256, extractor_version, sanitize_version, unnest(pages) AS page,
+               unnest(page_sources) AS source FROM all_texts) t
+UNION ALL
+SELECT c.sha256, c.extractor_version, 'text:' || c.sha256, 'chunk:' || c.chunk_id,
+       'chunk', 'chunk', '' FROM all_chunks c
+"""
+
+
 def _sql_str(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -84,6 +122,11 @@ def build_catalog(wh: Warehouse, current_version: str) -> Path:
                     f"CREATE VIEW {table.name} AS SELECT * FROM all_{table.name} "
                     f"WHERE extractor_version = {_sql_str(current_version)}"
                 )
+            con.execute(f"CREATE VIEW all_lineage AS {LINEAGE}")
+            con.execute(
+                "CREATE VIEW lineage AS SELECT * FROM all_lineage "
+                f"WHERE extractor_version = {_sql_str(current_version)}"
+            )
             built = datetime.now(UTC).isoformat(timespec="seconds")
             con.execute(
                 "CREATE VIEW catalog_info AS SELECT "

@@ -1,0 +1,302 @@
+"""``assay lineage PATH|SHA256``: what happened to one document, from the bytes to the chunks.
+
+Everything comes from the catalog (the ``lineage`` view and the tables it joins), so the answer is what
+the warehouse holds: the paths the bytes were seen at, the container they came from, the derivation with
+its reader and fallback, each page's mode, reasons and final-text source (OCR with its confidence), what
+sanitize took out, the chunks, and the versions at every step; ``--all-versions`` adds the older
+extractor versions' derivations.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, field
+
+from rich.console import Console
+from rich.table import Table
+
+from warehouse import Warehouse
+from warehouse.catalog import catalog_version, query
+from warehouse.errors import WarehouseError
+
+_SHA_PREFIX = re.compile(r"[0-9a-f]{6,64}")
+
+
+@dataclass(frozen=True, slots=True)
+class PageLineage:
+    page: int
+    mode: str
+    reasons: list[str]
+    provenance: str
+    source: str | None
+    tool: str | None
+    trust: float | None
+    ocr_confidence: float | None
+    ocr_language: str | None
+    rotation: int | None
+    no_text_reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    source: str
+    target: str
+    stage: str
+    tool: str
+    tool_version: str
+
+
+@dataclass
+class Lineage:
+    sha256: str
+    extractor_version: str
+    kind: str
+    size: int
+    paths: list[str]
+    parent_sha256: str | None
+    member: str | None
+    parent_paths: list[str]
+    children: list[dict[str, str]]
+    status: str | None
+    reason: str | None
+    reader: str | None
+    reader_version: str | None
+    recovered_by_fallback: bool
+    attempts: list[dict[str, str]]
+    pages: list[PageLineage]
+    text_chars: int | None
+    redactions: dict[str, int]
+    hidden_runs: int
+    furniture_lines: int
+    chunks: list[dict[str, object]]
+    edges: list[Edge]
+    older: list[dict[str, object]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+class DocumentNotFound(WarehouseError):
+    pass
+
+
+def resolve(wh: Warehouse, target: str) -> str:
+    """The sha256 of a path that was walked, or of a unique sha256 prefix."""
+    path = os.path.abspath(target)
+    rows = query(
+        wh, "select distinct sha256 from observations where path = ? and sha256 is not null", [path]
+    ).rows
+    if rows:
+        return rows[0][0]
+    if _SHA_PREFIX.fullmatch(target.lower()):
+        rows = query(wh, "select sha256 from documents where sha256 like ?", [target.lower() + "%"]).rows
+        if len(rows) == 1:
+            return rows[0][0]
+        if len(rows) > 1:
+            raise DocumentNotFound(
+                f"{target!r} is the start of {len(rows)} documents' sha256: give more of it"
+            )
+    raise DocumentNotFound(
+        f'no document at {target!r}: give a path assay walked (`assay sql "select path from observations"`) '
+        "or a sha256 (or its first hex digits)"
+    )
+
+
+def lineage_of(wh: Warehouse, sha: str, *, all_versions: bool = False) -> Lineage:
+    one = [sha]
+    doc = query(wh, "select kind, size, parent_sha256, member from documents where sha256 = ?", one).records()
+    if not doc:
+        raise DocumentNotFound(f"{sha} is not a document of the current extractor version")
+    d = doc[0]
+    paths = [
+        r[0] for r in query(wh, "select path from observations where sha256 = ? order by path", one).rows
+    ]
+    parent_paths = (
+        [r[0] for r in query(wh, "select path from documents where sha256 = ?", [d["parent_sha256"]]).rows]
+        if d["parent_sha256"]
+        else []
+    )
+    children = query(
+        wh,
+        "select d.member, d.sha256, d.kind, v.status from documents d left join derivations v using (sha256) "
+        "where d.parent_sha256 = ? order by d.member",
+        one,
+    ).records()
+    derivation = query(
+        wh,
+        "select status, reason, reader, reader_version, recovered_by_fallback from derivations "
+        "where sha256 = ?",
+        one,
+    ).records()
+    v = derivation[0] if derivation else {}
+    attempts = query(
+        wh,
+        "select attempt, tool, tool_version, reason from underivables where sha256 = ? order by attempt",
+        one,
+    ).records()
+    pages = [
+        PageLineage(
+            r["page"],
+            r["mode"],
+            list(r["reasons"] or []),
+            r["provenance"],
+            r["source"],
+            r["tool"],
+            r["trust"],
+            r["ocr_confidence"],
+            r["language"],
+            r["rotation"],
+            r["reason"],
+        )
+        for r in query(
+            wh,
+            "select v.page, v.mode, v.reasons, v.provenance, t.source, t.tool, t.trust, t.ocr_confidence, "
+            "t.reason, o.language, o.rotation from page_verdicts v "
+            "left join page_texts t using (sha256, page) "
+            "left join ocr_pages o on o.sha256 = v.sha256 and o.page = v.page and o.scope = 'page' "
+            "where v.sha256 = ? order by v.page",
+            one,
+        ).records()
+    ]
+    text = query(wh, "select chars from texts where sha256 = ?", one).rows
+    redactions = dict(
+        query(wh, "select kind, count(*) from redactions where sha256 = ? group by 1", one).rows
+    )
+    hidden = query(wh, "select count(*) from hidden_text where sha256 = ?", one).rows[0][0]
+    furniture = query(wh, "select count(*) from furniture where sha256 = ?", one).rows[0][0]
+    chunks = query(
+        wh,
+        "select ordinal, page_start, page_end, heading_path, trust from chunks "
+        "where sha256 = ? order by ordinal",
+        one,
+    ).records()
+    edges = [
+        Edge(*row)
+        for row in query(
+            wh,
+            'select "from", "to", stage, tool, tool_version from lineage where sha256 = ? '
+            "order by case stage when 'walk' then 0 when 'extract' then 1 when 'verdicts' then 2 "
+            "when 'ocr' then 3 when 'sanitize' then 4 else 5 end",
+            one,
+        ).rows
+    ]
+    older = (
+        query(
+            wh,
+            "select extractor_version, status, reason, reader, reader_version, carried_from "
+            "from all_derivations where sha256 = ? and extractor_version <> ? order by derived_at",
+            [sha, catalog_version(wh) or ""],
+        ).records()
+        if all_versions
+        else []
+    )
+    return Lineage(
+        sha256=sha,
+        extractor_version=catalog_version(wh) or "",
+        kind=d["kind"],
+        size=d["size"],
+        paths=paths,
+        parent_sha256=d["parent_sha256"],
+        member=d["member"],
+        parent_paths=parent_paths,
+        children=[{k: str(val) for k, val in c.items()} for c in children],
+        status=v.get("status"),
+        reason=v.get("reason"),
+        reader=v.get("reader"),
+        reader_version=v.get("reader_version"),
+        recovered_by_fallback=bool(v.get("recovered_by_fallback")),
+        attempts=[{k: str(val) for k, val in a.items()} for a in attempts],
+        pages=pages,
+        text_chars=text[0][0] if text else None,
+        redactions=redactions,
+        hidden_runs=hidden,
+        furniture_lines=furniture,
+        chunks=[{**c, "heading_path": list(c["heading_path"] or [])} for c in chunks],
+        edges=edges,
+        older=older,
+    )
+
+
+def mermaid(lineage: Lineage) -> str:
+    """The lineage edges as a Mermaid flowchart (paste into any Markdown viewer that renders Mermaid)."""
+    ids: dict[str, str] = {}
+
+    def node(name: str) -> str:
+        if name in ids:
+            return ids[name]
+        ids[name] = f"n{len(ids)}"
+        label = name if len(name) < 60 else name[:28] + "…" + name[-28:]
+        return f'{ids[name]}["{label.replace(chr(34), chr(39))}"]'
+
+    lines = ["flowchart LR"]
+    for e in lineage.edges:
+        version = f" {e.tool_version}" if e.tool_version else ""
+        lines.append(f"  {node(e.source)} -->|{e.stage}: {e.tool}{version}| {node(e.target)}")
+    return "\n".join(lines)
+
+
+def to_json(lineage: Lineage) -> str:
+    return json.dumps(lineage.as_dict(), ensure_ascii=False, indent=2, default=str)
+
+
+def print_lineage(console: Console, lineage: Lineage) -> None:
+    console.print(
+        f"[bold]{lineage.sha256}[/]  {lineage.kind}, {lineage.size} bytes, "
+        f"extractor {lineage.extractor_version}"
+    )
+    for p in lineage.paths:
+        console.print(f"  seen at {p}")
+    if lineage.parent_sha256:
+        where = ", ".join(lineage.parent_paths) or lineage.parent_sha256
+        console.print(f"  member [bold]{lineage.member}[/] of {lineage.parent_sha256[:16]}… ({where})")
+    for c in lineage.children:
+        console.print(f"  contains {c['member']}: {c['kind']}, {c['status']} ({c['sha256'][:16]}…)")
+    status = f"[bold]{lineage.status}[/]" + (f" ({lineage.reason})" if lineage.reason else "")
+    if lineage.reader:
+        status += f" by {lineage.reader} {lineage.reader_version}"
+        status += ", recovered by fallback" if lineage.recovered_by_fallback else ""
+    console.print(f"extract: {status}")
+    for a in lineage.attempts:
+        console.print(f"  attempt {a['attempt']}: {a['tool']} {a['tool_version']}: {a['reason']}")
+    if lineage.pages:
+        table = Table("page", "mode", "reasons", "provenance", "final text from", "trust")
+        for p in lineage.pages:
+            source = p.source or "-"
+            if p.source == "ocr" or (p.source or "").endswith("figures"):
+                source += f" (confidence {p.ocr_confidence:.0f}, {p.ocr_language}" + (
+                    f", turned {p.rotation}°)" if p.rotation else ")"
+                )
+            if p.no_text_reason:
+                source += f" ({p.no_text_reason})"
+            trust = f"{p.trust:.2f}" if p.trust is not None else "-"
+            table.add_row(str(p.page), p.mode, ", ".join(p.reasons), p.provenance, source, trust)
+        console.print(table)
+    if lineage.text_chars is not None:
+        taken = ", ".join(f"{n} {k}" for k, n in sorted(lineage.redactions.items())) or "no personal data"
+        console.print(
+            f"sanitize: {lineage.text_chars} characters; taken out: {taken}, {lineage.hidden_runs} invisible "
+            f"runs, {lineage.furniture_lines} header/footer lines"
+        )
+    if lineage.chunks:
+        console.print(f"chunk: {len(lineage.chunks)} chunks")
+        for c in lineage.chunks[:10]:
+            pages = (
+                f"p. {c['page_start']}"
+                if c["page_start"] == c["page_end"]
+                else f"pp. {c['page_start']}–{c['page_end']}"
+            )
+            console.print(f"  {c['ordinal']}: {pages}  {' › '.join(c['heading_path'])}")
+        if len(lineage.chunks) > 10:
+            console.print(f"  … {len(lineage.chunks) - 10} more")
+    for o in lineage.older:
+        console.print(
+            f"extractor {o['extractor_version']}: {o['status']}"
+            + (f" ({o['reason']})" if o["reason"] else "")
+            + (f" by {o['reader']} {o['reader_version']}" if o["reader"] else "")
+        )
+
+
+def lineage_for(wh: Warehouse, target: str, *, all_versions: bool = False) -> Lineage:
+    return lineage_of(wh, resolve(wh, target), all_versions=all_versions)
