@@ -8,6 +8,7 @@ import dagster as dg
 from orchestration.partitions import backfill_policy, shards
 from orchestration.settings import AssaySettings
 from readers.versions import EXTRACTOR_VERSION
+from warehouse.store import to_pylist
 
 
 @dg.asset(
@@ -28,15 +29,11 @@ def chunk(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.Materia
     wh = assay.warehouse()
     totals: Counter[str] = Counter()
     for shard in context.partition_keys:
-        languages = {
-            (r["sha256"], r["page"]): r["language"]
-            for r in wh.rows("page_verdicts", EXTRACTOR_VERSION, shard)
-        }
-        trust = {
-            (r["sha256"], r["page"]): r["trust"]
-            for r in wh.rows("page_texts", EXTRACTOR_VERSION, shard)
-            if r["text"] is not None
-        }
+        verdicts = wh.read("page_verdicts", EXTRACTOR_VERSION, shard, ["sha256", "page", "language"])
+        languages = {(r["sha256"], r["page"]): r["language"] for r in to_pylist(verdicts)}
+        # Only pages with a text are in texts.pages, so their trust is all that is looked up: no text read.
+        finals = wh.read("page_texts", EXTRACTOR_VERSION, shard, ["sha256", "page", "trust"])
+        trust = {(r["sha256"], r["page"]): r["trust"] for r in to_pylist(finals)}
         out: list[ChunkRecord] = []
         for text in wh.rows("texts", EXTRACTOR_VERSION, shard):
             sha = text["sha256"]

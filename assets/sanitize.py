@@ -45,7 +45,7 @@ def sanitize(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.Mate
         }
         hidden: dict[str, dict[int, PageHidden]] = {}
         columns = ["sha256", "page", "hidden_text", "hidden_why"]
-        for row in to_pylist(wh.read("pages", EXTRACTOR_VERSION, shard).select(columns)):
+        for row in to_pylist(wh.read("pages", EXTRACTOR_VERSION, shard, columns)):
             if row["hidden_text"]:
                 key = (row["sha256"], row["page"])
                 hidden.setdefault(row["sha256"], {})[row["page"]] = PageHidden(

@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from benchmarks.bench_extract import born_digital_pdfs  # noqa: E402
+from benchmarks.bench_extract import born_digital_pdfs, raw_dict  # noqa: E402
 from quality.text_signals import PageSignals, page_signals  # noqa: E402
 from readers.model import BBox, Block, Line, PageText, Span  # noqa: E402
 
@@ -118,16 +118,6 @@ def prepare(paths: list[Path]) -> list[PreparedPage]:
                 )
             )
     return prepared
-
-
-def raw_dict(paths: list[Path]) -> int:
-    pages = 0
-    for path in paths:
-        with pymupdf.open(path, filetype="pdf") as doc:
-            for page in doc:
-                page.get_text("dict")
-                pages += 1
-    return pages
 
 
 def signals(pages: list[PreparedPage]) -> list[PageSignals]:

@@ -19,17 +19,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-CORPUS = REPO.parent / "shared" / "corpus"
 
-from orchestration.home import Home  # noqa: E402
-from orchestration.progress import Progress  # noqa: E402
-from orchestration.runner import run  # noqa: E402
+from benchmarks.corpus_home import CORPUS, corpus_home  # noqa: E402
 from quality.cer import cer  # noqa: E402
 from warehouse.catalog import query  # noqa: E402
 
@@ -68,16 +64,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, help="a home that already ran the corpus")
     args = parser.parse_args()
-    if not (CORPUS / "manifest.csv").is_file():
-        print(f"no corpus at {CORPUS}", file=sys.stderr)
-        return 2
-    with tempfile.TemporaryDirectory(prefix="assay-eval-ocr-") as tmp:
-        home = Home(args.home.absolute() if args.home else Path(tmp) / "home")
-        if not args.home:
-            report = run(home, [CORPUS / "dev"], Progress())
-            if not report.ok:
-                print(report.failures, file=sys.stderr)
-                return 1
+    with corpus_home(args.home) as home:
         documents = {r["name"]: r for r in query(home.warehouse, DOCUMENTS).records()}
         texts: dict[str, list[dict]] = {}
         for r in query(home.warehouse, PAGE_TEXTS).records():

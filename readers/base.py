@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar
 
-from readers.errors import CorruptDocument, FileUnreadable
+from readers.errors import CorruptDocument, FileUnreadable, LimitExceeded
 from readers.model import ContentKind, ReadLimits, ReadResult
 
 
@@ -63,6 +63,19 @@ def require_readable_file(path: Path, *, allow_empty: bool = False) -> os.stat_r
     if info.st_size == 0 and not allow_empty:
         raise CorruptDocument(f"{path.name}: the file is empty (0 bytes)", reason="empty_file")
     return info
+
+
+def read_bounded(path: Path, limit: int, *, what: str = "bytes") -> bytes:
+    """The whole file, read one byte past ``limit`` instead of trusting ``stat``: a file over the limit is
+    never read whole, and one that grows while it is read is still caught (``LimitExceeded``)."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise FileUnreadable(f"cannot read {path}: {exc}") from exc
+    if len(data) > limit:
+        raise LimitExceeded(f"{path.name} is over the limit of {limit} {what}")
+    return data
 
 
 @contextmanager

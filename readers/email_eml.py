@@ -36,7 +36,7 @@ from email.parser import BytesParser, Parser
 from pathlib import Path
 from typing import ClassVar, cast
 
-from readers.base import Reader, require_readable_file
+from readers.base import Reader, read_bounded, require_readable_file
 from readers.email_common import (
     HEADER_FIELDS,
     BodyText,
@@ -50,7 +50,7 @@ from readers.email_common import (
     python_version,
 )
 from readers.encoding import bom_encoding, utf16_by_nul_share
-from readers.errors import CorruptDocument, EncryptedDocument, FileUnreadable, LimitExceeded
+from readers.errors import CorruptDocument, EncryptedDocument, LimitExceeded
 from readers.model import ContentKind, PageText, ReadLimits, ReadResult
 
 #: Content types that sign a message and carry no content of their own.
@@ -105,14 +105,7 @@ def parse_eml(path: Path, limits: ReadLimits) -> ParsedEml:
     input, it records defects."""
     require_readable_file(path, allow_empty=True)
     bound = int(limits.max_container_bytes * ENCODED_OVERHEAD)
-    try:
-        with path.open("rb") as fh:
-            data = fh.read(bound + 1)
-    except OSError as exc:
-        raise FileUnreadable(f"cannot read {path}: {exc}") from exc
-    if len(data) > bound:
-        raise LimitExceeded(f"{path.name} is over the limit of {bound} bytes for an e-mail")
-    return parse_eml_bytes(data)
+    return parse_eml_bytes(read_bounded(path, bound, what="bytes for an e-mail"))
 
 
 def parse_eml_bytes(data: bytes) -> ParsedEml:

@@ -46,9 +46,9 @@ import lxml.html
 from charset_normalizer.md import mess_ratio
 from lxml import etree
 
-from readers.base import Reader, produced_nothing, require_readable_file
+from readers.base import Reader, produced_nothing, read_bounded, require_readable_file
 from readers.encoding import Decoded, bom_encoding, canonical, decode_text, utf16_by_nul_share
-from readers.errors import CorruptDocument, FileUnreadable, LimitExceeded, NothingProduced, ReaderError
+from readers.errors import CorruptDocument, LimitExceeded, NothingProduced, ReaderError
 from readers.model import ContentKind, PageText, ReadLimits, ReadResult
 
 # --- encoding ---------------------------------------------------------------------------------------------
@@ -315,19 +315,6 @@ def parse_html(data: bytes, *, declared_encoding: str | None = None) -> HtmlDocu
         raise CorruptDocument(f"the page parsed to a {type(root).__name__}, not an HTML element")
     title, title_source = page_title(root)
     return HtmlDocument(root, title, title_source, decoded)
-
-
-def read_bounded(path: Path, limits: ReadLimits) -> bytes:
-    """The file's bytes, read one past ``limits.max_text_bytes`` so that a file over it is never read
-    whole (and one that grows while read is still caught)."""
-    require_readable_file(path, allow_empty=True)
-    try:
-        with path.open("rb") as fh:
-            data = fh.read(limits.max_text_bytes + 1)
-    except OSError as exc:
-        raise FileUnreadable(f"cannot read {path}: {exc}") from exc
-    check_size(data, limits)
-    return data
 
 
 def check_size(data: bytes, limits: ReadLimits) -> None:
@@ -866,7 +853,9 @@ class HtmlReader(Reader):
         return _tool_version()
 
     def read(self, path: Path, limits: ReadLimits) -> ReadResult:
-        return self.read_bytes(read_bounded(Path(path), limits), limits=limits)
+        require_readable_file(Path(path), allow_empty=True)
+        data = read_bounded(Path(path), limits.max_text_bytes, what="bytes of text")
+        return self.read_bytes(data, limits=limits)
 
     def read_bytes(
         self, data: bytes, *, declared_encoding: str | None = None, limits: ReadLimits

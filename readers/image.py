@@ -44,7 +44,7 @@ from PIL import (  # the plugins of FORMATS, registered by importing them (Pillo
 
 from readers.base import Reader, require_readable_file
 from readers.errors import CorruptDocument, FileUnreadable, LimitExceeded, ReaderError
-from readers.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
+from readers.model import IMAGE_KINDS, ContentKind, PageFacts, PageText, ReadLimits, ReadResult
 
 # Pillow's names for the formats the six kinds arrive in. Opening is restricted to them, so that bytes
 # claiming to be a PNG are never handed to one of Pillow's other plugins (EPS would start Ghostscript).
@@ -80,16 +80,7 @@ class ImageReader(Reader):
 
     name: ClassVar[str] = "pillow"
     revision: ClassVar[int] = 1
-    kinds: ClassVar[frozenset[ContentKind]] = frozenset(
-        {
-            ContentKind.PNG,
-            ContentKind.JPEG,
-            ContentKind.TIFF,
-            ContentKind.WEBP,
-            ContentKind.BMP,
-            ContentKind.GIF,
-        }
-    )
+    kinds: ClassVar[frozenset[ContentKind]] = IMAGE_KINDS
 
     @property
     def tool_version(self) -> str:

@@ -46,19 +46,13 @@ class ContentKind(StrEnum):
     UNKNOWN = "unknown"
 
 
-#: The kinds whose pages the OCR stage can render into an image to read: PDF pages (PyMuPDF) and the
-#: images themselves (readers/image.py). A page of any other kind that lacks text has nothing to OCR.
-OCR_KINDS: frozenset[ContentKind] = frozenset(
-    {
-        ContentKind.PDF,
-        ContentKind.PNG,
-        ContentKind.JPEG,
-        ContentKind.TIFF,
-        ContentKind.WEBP,
-        ContentKind.BMP,
-        ContentKind.GIF,
-    }
+#: The image documents: read by Pillow (readers/image.py), their every page sent to OCR.
+IMAGE_KINDS: frozenset[ContentKind] = frozenset(
+    {ContentKind.PNG, ContentKind.JPEG, ContentKind.TIFF, ContentKind.WEBP, ContentKind.BMP, ContentKind.GIF}
 )
+#: The kinds whose pages the OCR stage can render into an image to read: PDF pages (PyMuPDF) and the
+#: images themselves. A page of any other kind that lacks text has nothing to OCR.
+OCR_KINDS: frozenset[ContentKind] = IMAGE_KINDS | {ContentKind.PDF}
 
 
 class KindSource(StrEnum):

@@ -32,7 +32,7 @@ from PIL import Image
 from quality.language import best_language
 from quality.records import OcrPageRecord
 from quality.sources import OcrScope
-from readers.model import OCR_KINDS, ContentKind, ReadLimits
+from readers.model import IMAGE_KINDS, ContentKind, ReadLimits
 from readers.ocr import (
     DEFAULT_DPI,
     DEFAULT_TIMEOUT_S,
@@ -106,7 +106,6 @@ SCRIPT_LANGUAGES = {
 # four dev corpus documents with a full truth (phototest, eurotext, 8087_054.3B, linn), words read at 85 or
 # more were wrong 1% of the time (11 of 1,503), words under 85 37% of the time (9 of 24).
 LOW_WORD_CONFIDENCE = 85.0
-IMAGE_KINDS = OCR_KINDS - {ContentKind.PDF}
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ClassVar
 
-from readers.base import Reader, require_readable_file
-from readers.errors import CorruptDocument, FileUnreadable, LimitExceeded
+from readers.base import Reader, read_bounded, require_readable_file
+from readers.errors import CorruptDocument
 from readers.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
 from readers.office_common import TextBudget, gfm_table, join_blocks, one_line
 
@@ -555,13 +555,7 @@ class RtfReader(Reader):
 
     def read(self, path: Path, limits: ReadLimits) -> ReadResult:
         require_readable_file(path)
-        try:
-            with path.open("rb") as fh:
-                data = fh.read(limits.max_text_bytes + 1)
-        except OSError as exc:
-            raise FileUnreadable(f"cannot read {path}: {exc}") from exc
-        if len(data) > limits.max_text_bytes:
-            raise LimitExceeded(f"{path.name} is over the limit of {limits.max_text_bytes} bytes")
+        data = read_bounded(path, limits.max_text_bytes)
         if not data.lstrip().startswith(b"{\\rtf"):
             raise CorruptDocument(f"{path.name}: not an RTF document (no {{\\rtf header)")
         budget = TextBudget(limits)

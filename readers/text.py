@@ -14,9 +14,8 @@ from typing import ClassVar
 
 import charset_normalizer
 
-from readers.base import Reader
+from readers.base import Reader, read_bounded
 from readers.encoding import decode_text
-from readers.errors import FileUnreadable, LimitExceeded
 from readers.model import ContentKind, PageText, ReadLimits, ReadResult
 
 #: A note on the result when no evidence decided the encoding and latin-1 was assumed.
@@ -44,13 +43,7 @@ class PlainTextReader(Reader):
         Reads one byte past the limit instead of trusting ``stat``: a file that grows while it is read
         is still caught, and a file over the limit is never read whole.
         """
-        try:
-            with path.open("rb") as fh:
-                data = fh.read(limits.max_text_bytes + 1)
-        except OSError as exc:
-            raise FileUnreadable(f"cannot read {path}: {exc}") from exc
-        if len(data) > limits.max_text_bytes:
-            raise LimitExceeded(f"{path} is over the limit of {limits.max_text_bytes} bytes of text")
+        data = read_bounded(path, limits.max_text_bytes, what="bytes of text")
         decoded = decode_text(data)
         notes = (ENCODING_FALLBACK_NOTE,) if decoded.source == "fallback" else ()
         return ReadResult(

@@ -5,6 +5,7 @@ Every fixture is drawn here with Pillow; nothing is read from disk but what the 
 
 from __future__ import annotations
 
+import hashlib
 import struct
 import tempfile
 import time
@@ -24,7 +25,8 @@ from readers.dispatch import NEEDS_OCR, extract_document
 from readers.errors import CorruptDocument, LimitExceeded
 from readers.image import DEFAULT_DPI, ImageFrame, ImageReader, load_frame
 from readers.model import OCR_KINDS, ContentKind, DocumentStatus, ReadLimits
-from readers.records import PageRecord
+from readers.records import DocumentRecord, PageRecord
+from readers.shard import ShardRows, extract_shard
 from readers.table import IMAGE, chain_signature, readers_for
 
 READER = ImageReader()
@@ -343,37 +345,28 @@ def test_a_corrupt_image_is_an_error(tmp_path: Path) -> None:
     assert (ex.status, ex.reason, ex.empty_result) == (DocumentStatus.ERROR, "corrupt", None)
 
 
-def _page_row(sha: str, page, reader: str, version: str) -> PageRecord:
-    """The page row the extract stage stores for a page (readers/shard.py's columns, no text signals)."""
-    f = page.facts
-    return PageRecord(
-        sha256=sha,
-        shard=sha[:2],
-        extractor_version="test",
-        page=page.page,
-        reader=reader,
-        reader_version=version,
-        text=page.text,
-        chars=len(page.text),
-        width=f.width,
-        height=f.height,
-        fonts=f.fonts,
-        font_names=list(f.font_names),
-        images=f.images,
-        drawings=f.drawings,
-        tables=f.tables,
-        headings=f.headings,
-        image_coverage=f.image_coverage,
-        largest_image_share=f.largest_image_share,
+def _page_rows(path: Path, kind: ContentKind) -> tuple[str, list[PageRecord]]:
+    """The page rows the extract stage stores for one document (readers/shard.py, as a run writes them)."""
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    doc = DocumentRecord(
+        sha, sha[:2], kind.value, "bytes", path.stat().st_size, None, None, str(path), "test"
     )
+    shard = extract_shard(
+        doc.shard,
+        [doc],
+        version="test",
+        existing=ShardRows(),
+        prior=None,
+        limits=LIMITS,
+        max_document_bytes=1 << 30,
+    )
+    return sha, shard.rows.pages[sha]
 
 
 def test_the_verdicts_send_an_image_page_to_ocr(tmp_path: Path) -> None:
     frames = [page_image((600, 800)), page_image((600, 800))]
     path = write(tmp_path / "scan.tif", frames[0], save_all=True, append_images=frames[1:])
-    ex = _extract(path, ContentKind.TIFF)
-    sha = "ab" * 32
-    rows = [_page_row(sha, p, ex.empty_reader, ex.empty_reader_version) for p in ex.empty_result.pages]
+    sha, rows = _page_rows(path, ContentKind.TIFF)
     verdicts = judge_document_rows("tiff", path, sha, sha[:2], "test", rows, [], LIMITS)
     assert [(v.page, v.mode) for v in verdicts.pages] == [(1, Mode.REPLACE.value), (2, Mode.REPLACE.value)]
     assert all("image_cover" in v.reasons for v in verdicts.pages)

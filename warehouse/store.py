@@ -140,13 +140,17 @@ class Warehouse:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def read(self, table: str, version: str, shard: str | None = None) -> pa.Table:
-        """One partition; an empty table with the declared schema when it does not exist."""
+    def read(
+        self, table: str, version: str, shard: str | None = None, columns: Sequence[str] | None = None
+    ) -> pa.Table:
+        """One partition (only ``columns`` of it, when given, so that a stage needing a page's numbers
+        does not read its text); an empty table with the declared schema when it does not exist."""
         spec = _table(table)
         path = self.partition_path(table, version, shard)
         if not path.exists():
-            return spec.schema.empty_table()
-        return _read_file(spec, path)
+            empty = spec.schema.empty_table()
+            return empty.select(list(columns)) if columns is not None else empty
+        return _read_file(spec, path, columns)
 
     def read_all_shards(self, table: str, version: str) -> pa.Table:
         spec = _table(table)
@@ -276,20 +280,23 @@ def to_pylist(arrow: pa.Table) -> list[dict[str, Any]]:
     ]
 
 
-def _read_file(spec: Table, path: Path) -> pa.Table:
+def _read_file(spec: Table, path: Path, columns: Sequence[str] | None = None) -> pa.Table:
+    schema = spec.schema if columns is None else pa.schema([spec.schema.field(c) for c in columns])
     try:
         # ParquetFile, not read_table: one file needs no dataset machinery (which also imports pandas).
-        arrow = pq.ParquetFile(path).read()
+        parquet = pq.ParquetFile(path)
+        present = set(parquet.schema_arrow.names)
+        arrow = parquet.read(columns=[f.name for f in schema if f.name in present])
     except (OSError, pa.ArrowException) as exc:
         raise WarehouseError(f"could not read {path}: {exc}") from exc
     # Older versions may lack columns added since: fill them with nulls so every reader sees one schema.
     cols = []
-    for field in spec.schema:
+    for field in schema:
         if field.name in arrow.column_names:
             cols.append(arrow.column(field.name).cast(field.type))
         else:
             cols.append(pa.nulls(arrow.num_rows, field.type))
-    return pa.Table.from_arrays(cols, schema=spec.schema)
+    return pa.Table.from_arrays(cols, schema=schema)
 
 
 def _table(name: str) -> Table:
