@@ -5,7 +5,14 @@ from dataclasses import replace
 
 import dagster as dg
 
-from assets.rate_checks import rate_check_results, rate_check_specs
+from assets.rate_checks import (
+    UNDERIVABLE,
+    CorpusOutcome,
+    fallback_movement_result,
+    movement_check_spec,
+    rate_check_results,
+    rate_check_specs,
+)
 from orchestration.settings import AssaySettings
 from readers.records import DerivationRecord
 from readers.versions import EXTRACTOR_VERSION
@@ -18,7 +25,12 @@ from warehouse.store import to_pylist
     deps=["extract", "verdicts", "ocr", "sanitize", "chunk"],
     code_version=EXTRACTOR_VERSION,
     kinds={"duckdb"},
-    check_specs=rate_check_specs("catalog", scope="the whole corpus (current extractor version)"),
+    check_specs=[
+        *rate_check_specs(
+            "catalog", scope="the whole corpus (current extractor version)", blocking={UNDERIVABLE}
+        ),
+        movement_check_spec("catalog"),
+    ],
     description="The DuckDB catalog: views over every table's Parquet files, current version and all_; "
     "the fallback and Underivable rates (after OCR) over the whole corpus.",
 )
@@ -50,3 +62,6 @@ def catalog(context: dg.AssetExecutionContext, assay: AssaySettings):
         metadata={"path": dg.MetadataValue.path(str(path)), "documents": len(derivations)}
     )
     yield from rate_check_results("catalog", derivations, assay, ocr_read=ocr_read)
+    yield fallback_movement_result(
+        "catalog", wh, EXTRACTOR_VERSION, assay, current=CorpusOutcome(derivations, frozenset(ocr_read))
+    )

@@ -5,6 +5,7 @@ from collections import Counter
 
 import dagster as dg
 
+from assets.contract_checks import contract_check_results, contract_check_specs
 from orchestration.partitions import backfill_policy, shards
 from orchestration.settings import AssaySettings
 from readers.versions import EXTRACTOR_VERSION
@@ -18,6 +19,7 @@ from warehouse.store import to_pylist
     code_version=EXTRACTOR_VERSION,
     deps=["sanitize"],
     kinds={"python", "parquet"},
+    check_specs=contract_check_specs("chunk", ("chunks",)),
     description="Chunks of each text (chunks): split along the headings to a target size with an overlap, "
     "never inside a table row, each with its heading path, pages, language, sources and trust (the "
     "minimum over its pages).",
@@ -80,4 +82,9 @@ def chunk(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.Materia
         wh.write("chunks", EXTRACTOR_VERSION, out, shard=shard)
         totals["chunks"] += len(out)
     context.log.info(f"chunk: {dict(totals)}")
-    return dg.MaterializeResult(metadata={"shards": len(context.partition_keys), **dict(totals)})
+    return dg.MaterializeResult(
+        metadata={"shards": len(context.partition_keys), **dict(totals)},
+        check_results=contract_check_results(
+            "chunk", ("chunks",), wh, EXTRACTOR_VERSION, context.partition_keys
+        ),
+    )

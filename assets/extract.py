@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import dagster as dg
 
+from assets.contract_checks import contract_check_results, contract_check_specs
 from assets.rate_checks import FALLBACK, rate_check_results, rate_check_specs
 from orchestration.partitions import backfill_policy, shards
 from orchestration.progress import Progress
@@ -29,7 +30,10 @@ EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts")
     kinds={"python", "parquet"},
     # The Underivable rate is judged after OCR (on the ocr asset and the catalog), since a scan's text
     # layer is empty by nature; the fallback rate belongs to the readers, here.
-    check_specs=rate_check_specs("extract", scope="the shards of this run", checks=(FALLBACK,)),
+    check_specs=[
+        *rate_check_specs("extract", scope="the shards of this run", checks=(FALLBACK,)),
+        *contract_check_specs("extract", ("derivations", "pages")),
+    ],
     description="Text per page from the readers for each content kind, tried in order; one derivation "
     "per document and one Underivable per attempt that produced nothing.",
 )
@@ -45,6 +49,8 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
     for shard in context.partition_keys:
         documents = [DocumentRecord(**row) for row in wh.rows("documents", EXTRACTOR_VERSION, shard)]
         existing = _rows(wh, EXTRACTOR_VERSION, shard)
+        if not documents and not existing.derivations:
+            continue  # a shard inside the run's range that holds nothing: no partition to write
         if _up_to_date(wh, shard, documents, existing):
             kept = existing.sorted_derivations()
             for d in kept:
@@ -87,6 +93,9 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
         }
     )
     yield from rate_check_results("extract", derivations, assay, per_shard=per_shard, checks=(FALLBACK,))
+    yield from contract_check_results(
+        "extract", ("derivations", "pages"), wh, EXTRACTOR_VERSION, context.partition_keys
+    )
 
 
 def _rows(wh: Warehouse, version: str, shard: str) -> "ShardRows":

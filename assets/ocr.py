@@ -6,6 +6,7 @@ from collections import Counter
 
 import dagster as dg
 
+from assets.contract_checks import contract_check_results, contract_check_specs
 from assets.rate_checks import UNDERIVABLE, rate_check_results, rate_check_specs
 from orchestration.partitions import backfill_policy, shards
 from orchestration.progress import Progress
@@ -32,6 +33,7 @@ OCR_CONFIDENCE = "ocr_confidence"
             description="Mean word confidence of the pages OCR read whole in this run; warns under the "
             "configured floor (a wrong language or a bad scan).",
         ),
+        *contract_check_specs("ocr", ("ocr_pages", "page_texts")),
     ],
     description="Tesseract on the pages whose verdict is REPLACE, on image documents and on the figure "
     "regions of FIGURES pages: text, language, rotation, word confidences (ocr_pages); then each judged "
@@ -105,6 +107,9 @@ def ocr(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.Re
             "pages": len(whole),
             "lowest": sorted(r.confidence for r in whole)[:5],
         },
+    )
+    yield from contract_check_results(
+        "ocr", ("ocr_pages", "page_texts"), wh, EXTRACTOR_VERSION, context.partition_keys
     )
 
 

@@ -1,31 +1,50 @@
 """The fallback-rate and Underivable-rate checks, shared by the extract asset (over the shards of a run)
-and the catalog asset (over the whole corpus)."""
+and the catalog asset (over the whole corpus), and the fallback-rate movement check of the catalog (the
+corpus's rates under the current extractor version against the previous one's)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, replace
 
 import dagster as dg
 
 from orchestration.settings import AssaySettings
-from quality.rates import Bound, judge_fallback, judge_underivable, rates_by_kind
+from quality.rates import Bound, KindRates, judge_fallback, judge_underivable, rates_by_kind
 from readers.records import DerivationRecord
+from warehouse import Warehouse
+from warehouse.catalog import previous_version
+from warehouse.store import to_pylist
 
 FALLBACK = "fallback_rate"
 UNDERIVABLE = "underivable_rate"
+FALLBACK_MOVEMENT = "fallback_rate_movement"
 
 
 def rate_check_specs(
-    asset: str, *, scope: str, checks: Sequence[str] = (FALLBACK, UNDERIVABLE)
+    asset: str,
+    *,
+    scope: str,
+    checks: Sequence[str] = (FALLBACK, UNDERIVABLE),
+    blocking: AbstractSet[str] = frozenset(),
 ) -> list[dg.AssetCheckSpec]:
+    """``blocking``: checks whose ERROR stops the run (the step fails once its results are recorded)."""
     descriptions = {
         FALLBACK: f"Share of derived documents per content kind whose text came from a fallback reader, "
         f"over {scope}. Warns past the configured bound.",
         UNDERIVABLE: f"Share of documents per content kind that nothing (readers, repairs, OCR) got text "
-        f"from, over {scope}. Fails past the configured bound.",
+        f"from, over {scope}. "
+        + (
+            "Fails (ERROR, blocking: the run fails) past the configured bound."
+            if UNDERIVABLE in blocking
+            else "Fails past the configured bound."
+        ),
     }
-    return [dg.AssetCheckSpec(name, asset=asset, description=descriptions[name]) for name in checks]
+    return [
+        dg.AssetCheckSpec(name, asset=asset, description=descriptions[name], blocking=name in blocking)
+        for name in checks
+    ]
 
 
 def rate_check_results(
@@ -104,3 +123,146 @@ def _worst_shards(
                 if rate > 0 and (best is None or rate > best["rate"]):
                     worst[name][kind] = {"shard": shard, "rate": round(rate, 4)}
     return worst
+
+
+# -- the fallback rate's movement between extractor versions -------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusOutcome:
+    """What the rate checks count over a corpus under one extractor version: the derivations (a document
+    whose garbled pages the fallback reader decoded counted as recovered by fallback) and the documents
+    OCR read text from."""
+
+    derivations: list[DerivationRecord]
+    ocr_read: frozenset[str]
+
+
+def corpus_outcome(wh: Warehouse, version: str) -> CorpusOutcome:
+    """The corpus under ``version`` counted as the catalog's fallback-rate check counts it."""
+    rescued = {
+        sha
+        for sha, source in wh.columns("page_verdicts", version, ("sha256", "text_source"))
+        if source == "fallback"
+    }
+    derivations = [
+        replace(d, recovered_by_fallback=d.recovered_by_fallback or d.sha256 in rescued)
+        for d in (DerivationRecord(**row) for row in to_pylist(wh.read_all_shards("derivations", version)))
+    ]
+    ocr_read = frozenset(
+        sha for sha, source in wh.columns("page_texts", version, ("sha256", "source")) if source == "ocr"
+    )
+    return CorpusOutcome(derivations, ocr_read)
+
+
+@dataclass(frozen=True, slots=True)
+class KindMove:
+    """One kind's fallback rate under the previous and the current extractor version. ``move`` is the
+    signed difference (current - previous); None when the kind is missing under one of the versions."""
+
+    kind: str
+    previous_rate: float | None
+    current_rate: float | None
+    previous_documents: int
+    current_documents: int
+    move: float | None
+    judged: bool
+
+
+def fallback_moves(
+    previous: Mapping[str, KindRates], current: Mapping[str, KindRates], min_documents: int
+) -> list[KindMove]:
+    """Per kind, the fallback rate (fallback over derived documents) under both versions; a move is judged
+    only when both versions derived at least ``min_documents`` documents of the kind (the same floor as
+    the rate checks: one document of three switching reader is not a trend)."""
+    moves = []
+    for kind in sorted(set(previous) | set(current)):
+        before, now = previous.get(kind), current.get(kind)
+        rate_before = before.fallback_rate if before and before.derived else None
+        rate_now = now.fallback_rate if now and now.derived else None
+        n_before = before.derived if before else 0
+        n_now = now.derived if now else 0
+        move = rate_now - rate_before if rate_before is not None and rate_now is not None else None
+        moves.append(
+            KindMove(
+                kind,
+                None if rate_before is None else round(rate_before, 4),
+                None if rate_now is None else round(rate_now, 4),
+                n_before,
+                n_now,
+                None if move is None else round(move, 4),
+                judged=move is not None and min(n_before, n_now) >= min_documents,
+            )
+        )
+    return moves
+
+
+def movement_check_spec(asset: str) -> dg.AssetCheckSpec:
+    return dg.AssetCheckSpec(
+        FALLBACK_MOVEMENT,
+        asset=asset,
+        description="Per content kind, the fallback rate over the corpus under the current extractor version "
+        "against the previous version in the warehouse. Warns when a kind's rate moves by more than the "
+        "configured bound (fallback_rate_move_max, absolute, either way); passes when there is no previous "
+        "version.",
+    )
+
+
+def fallback_movement_result(
+    asset: str,
+    wh: Warehouse,
+    version: str,
+    assay: AssaySettings,
+    current: CorpusOutcome | None = None,
+) -> dg.AssetCheckResult:
+    """The movement check's result. ``current``: the corpus under ``version`` when the caller already has
+    it (read from the warehouse otherwise). The previous version is the most recently written other one,
+    as ``version_diff`` takes it."""
+    bound = assay.fallback_rate_move_max
+    previous = previous_version(wh, version)
+    if previous is None:
+        return dg.AssetCheckResult(
+            asset_key=asset,
+            check_name=FALLBACK_MOVEMENT,
+            passed=True,
+            severity=dg.AssetCheckSeverity.WARN,
+            metadata={
+                "bound": bound,
+                "versions_compared": [version],
+                "note": "no previous extractor version in the warehouse: nothing to compare with",
+                "over_bound": {},
+            },
+        )
+    now = current or corpus_outcome(wh, version)
+    before = corpus_outcome(wh, previous)
+    moves = fallback_moves(
+        rates_by_kind(before.derivations, before.ocr_read),
+        rates_by_kind(now.derivations, now.ocr_read),
+        assay.min_documents_for_rate,
+    )
+    over = {m.kind: m.move for m in moves if m.judged and m.move is not None and abs(m.move) > bound}
+    return dg.AssetCheckResult(
+        asset_key=asset,
+        check_name=FALLBACK_MOVEMENT,
+        passed=not over,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={
+            "bound": bound,
+            "previous_version": previous,
+            "current_version": version,
+            "versions_compared": [previous, version],
+            "over_bound": over,
+            "by_kind": {
+                m.kind: {
+                    "previous_rate": m.previous_rate,
+                    "current_rate": m.current_rate,
+                    "move": m.move,
+                    "previous_documents": m.previous_documents,
+                    "current_documents": m.current_documents,
+                    "judged": m.judged,
+                }
+                for m in moves
+            },
+            "not_judged_too_few_documents": [m.kind for m in moves if not m.judged],
+        },
+    )

@@ -5,6 +5,7 @@ from collections import Counter
 
 import dagster as dg
 
+from assets.contract_checks import contract_check_results, contract_check_specs
 from orchestration.partitions import backfill_policy, shards
 from orchestration.settings import AssaySettings
 from readers.versions import EXTRACTOR_VERSION
@@ -20,6 +21,7 @@ SANITIZE_TABLES = ("texts", "redactions", "hidden_text", "furniture")
     code_version=EXTRACTOR_VERSION,
     deps=["ocr"],
     kinds={"python", "parquet"},
+    check_specs=contract_check_specs("sanitize", ("texts",)),
     description="One markdown text per document (texts), normalised, without invisible text (hidden_text), "
     "running headers and footers (furniture) or personal data (redactions: kind, page and offsets, never "
     "the value).",
@@ -71,4 +73,9 @@ def sanitize(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.Mate
             wh.write(table, EXTRACTOR_VERSION, rows, shard=shard)
             totals[table] += len(rows)
     context.log.info(f"sanitize: {dict(totals)}")
-    return dg.MaterializeResult(metadata={"shards": len(context.partition_keys), **dict(totals)})
+    return dg.MaterializeResult(
+        metadata={"shards": len(context.partition_keys), **dict(totals)},
+        check_results=contract_check_results(
+            "sanitize", ("texts",), wh, EXTRACTOR_VERSION, context.partition_keys
+        ),
+    )

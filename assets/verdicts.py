@@ -6,6 +6,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from assets.contract_checks import contract_check_results, contract_check_specs
 from orchestration.partitions import backfill_policy, shards
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings
@@ -24,6 +25,7 @@ VERDICT_TABLES = ("page_verdicts", "font_verdicts", "repairs")
     code_version=EXTRACTOR_VERSION,
     deps=["extract", "vocabulary"],
     kinds={"python", "parquet"},
+    check_specs=contract_check_specs("verdicts", ("page_verdicts",)),
     description="One mode per page (TEXT, FIGURES, REPLACE, REPAIRED, LANG, BLANK) with reason codes and a "
     "provenance, per-font evidence across each document, and the repairs made without OCR.",
 )
@@ -85,7 +87,12 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
         for v in out["page_verdicts"]:
             modes[v.mode] = modes.get(v.mode, 0) + 1
     context.log.info(f"judged {judged} documents, kept {kept}; modes {modes}")
-    return dg.MaterializeResult(metadata={"judged": judged, "kept": kept, "modes": modes})
+    return dg.MaterializeResult(
+        metadata={"judged": judged, "kept": kept, "modes": modes},
+        check_results=contract_check_results(
+            "verdicts", ("page_verdicts",), wh, EXTRACTOR_VERSION, context.partition_keys
+        ),
+    )
 
 
 def _grouped(wh: Warehouse, table: str, shard: str, record: type) -> dict[str, list]:

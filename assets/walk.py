@@ -7,6 +7,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from assets.contract_checks import changed_shards_check_result, contract_check_specs
+from orchestration.plans import carry_forward
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings
 from readers.inventory import CachedFile, documents_from, expand_containers, merge_observations, walk_roots
@@ -26,6 +28,7 @@ class WalkConfig(dg.Config):
     group_name="ingest",
     code_version=EXTRACTOR_VERSION,
     kinds={"python", "parquet"},
+    check_specs=contract_check_specs("walk", ("documents",)),
     description="Inventory of the corpus roots: observations (one per path) and documents (one per "
     "distinct sha256), with the content kind sniffed from the bytes.",
 )
@@ -65,12 +68,16 @@ def walk(
     documents = sorted([*files, *expansion.children], key=lambda d: d.sha256)
     # Documents first, observations last: a walk that dies between the two writes is redone whole.
     wh.write_sharded("documents", EXTRACTOR_VERSION, documents, previous=before)
+    # A new extractor version: the shards it would read exactly as the last one did are carried over
+    # whole, so only the others are left stale for extract (and everything after it) to run on.
+    carried = carry_forward(wh, EXTRACTOR_VERSION)
     wh.write("observations", EXTRACTOR_VERSION, observations)
 
     statuses = Counter(o.status for o in result.observations)
     kinds = Counter(d.kind for d in documents)
     context.log.info(
         f"walked {len(result.observations)} paths, hashed {result.hashed}, {len(documents)} documents"
+        + (f"; {len(carried)} shards carried over unchanged to {EXTRACTOR_VERSION}" if len(carried) else "")
     )
     return dg.MaterializeResult(
         metadata={
@@ -82,7 +89,10 @@ def walk(
             "statuses": dict(statuses),
             "kinds": dict(kinds),
             "roots": [str(r) for r in roots],
-        }
+            "shards_carried_over": len(carried),
+            "carried_from": sorted(set(carried.carried.values())),
+        },
+        check_results=[changed_shards_check_result("walk", "documents", documents, before)],
     )
 
 

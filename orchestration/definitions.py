@@ -13,14 +13,16 @@ from assets.catalog import catalog
 from assets.chunk import chunk
 from assets.extract import extract
 from assets.ocr import ocr
+from assets.report import quality_report
 from assets.sanitize import sanitize
 from assets.verdicts import verdicts
 from assets.vocabulary import vocabulary
 from assets.walk import walk
+from orchestration.automation import automation_sensor, with_conditions
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings, settings_from_env
 
-ALL_ASSETS = [walk, extract, vocabulary, verdicts, ocr, sanitize, chunk, catalog, calibration]
+ALL_ASSETS = [walk, extract, vocabulary, verdicts, ocr, sanitize, chunk, catalog, calibration, quality_report]
 
 # One job per stage, as data: (asset, what the job does). The command line runs them in this order.
 STAGE_JOBS = {
@@ -42,26 +44,32 @@ STAGE_JOBS = {
         calibration,
         "Score the corpus's clean pages against garbled variants (`assay calibrate`).",
     ),
+    "assay_report": (quality_report, "Draw the quality report's plots (PNG files under `<home>/reports/`)."),
 }
 JOBS = {
     name: dg.define_asset_job(name, selection=dg.AssetSelection.assets(asset), description=description)
     for name, (asset, description) in STAGE_JOBS.items()
 }
 
-# Picks up new files nightly; off until switched on in the UI, since the roots come from ASSAY_ROOTS.
-nightly_walk = dg.ScheduleDefinition(
-    job=JOBS["assay_walk"],
-    cron_schedule="0 2 * * *",
-    default_status=dg.DefaultScheduleStatus.STOPPED,
-    description="Walk the configured roots every night at 02:00.",
-)
+def walk_schedule(settings: AssaySettings) -> dg.ScheduleDefinition:
+    """Walks the roots on ``walk_cron`` to pick up new files; the automation then runs only their shards.
+    On by default when roots are configured (ASSAY_ROOTS), since a walk without roots has nothing to do."""
+    status = dg.DefaultScheduleStatus.RUNNING if settings.roots else dg.DefaultScheduleStatus.STOPPED
+    return dg.ScheduleDefinition(
+        name="assay_walk_schedule",
+        job=JOBS["assay_walk"],
+        cron_schedule=settings.walk_cron,
+        default_status=status,
+        description=f"Walk the configured roots ({settings.walk_cron}, UTC) for new and changed files.",
+    )
 
 
 def make_definitions(settings: AssaySettings, progress: Progress | None = None) -> dg.Definitions:
     return dg.Definitions(
-        assets=ALL_ASSETS,
+        assets=with_conditions(ALL_ASSETS, settings),
         jobs=list(JOBS.values()),
-        schedules=[nightly_walk],
+        schedules=[walk_schedule(settings)],
+        sensors=[automation_sensor(settings)],
         resources={"assay": settings, "progress": progress if progress is not None else Progress()},
         executor=dg.in_process_executor,
     )

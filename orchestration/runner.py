@@ -9,7 +9,6 @@ shows them.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from assets.sanitize import SANITIZE_TABLES
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
 from orchestration.partitions import SHARDS_PER_RUN, shard_ranges
+from orchestration.plans import plan_after, plan_extract, plan_ocr, plan_verdicts
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings
 from readers.versions import EXTRACTOR_VERSION
@@ -57,101 +57,6 @@ class RunReport:
     @property
     def ok(self) -> bool:
         return not self.failures
-
-
-@dataclass(frozen=True, slots=True)
-class ExtractPlan:
-    """The shards whose documents differ from what the current version has extracted (or that lack a
-    partition), and how many documents in them are not extracted yet (the progress bar's total)."""
-
-    shards: list[str]
-    pending: int
-
-
-def plan_extract(wh: Warehouse, version: str) -> ExtractPlan:
-    docs = wh.keys_by_shard("documents", version)
-    done = wh.keys_by_shard("derivations", version)
-    complete = set(done)
-    for table in ("underivables", "pages", "page_fonts"):
-        complete &= set(wh.shards(table, version))
-    stale = sorted(
-        shard
-        for shard in set(docs) | set(done)
-        if docs.get(shard, set()) != done.get(shard, set()) or (docs.get(shard) and shard not in complete)
-    )
-    pending = sum(len(docs.get(s, set()) - done.get(s, set())) for s in stale)
-    return ExtractPlan(stale, pending)
-
-
-def plan_verdicts(wh: Warehouse, version: str) -> list[str]:
-    """Shards whose documents with pages are not all judged under ``version`` with the current rules and
-    vocabulary, or that lack a partition."""
-    from quality.stage import verdicts_version_for
-    from quality.vocabulary import VocabularyWord, by_language
-
-    words = by_language(
-        VocabularyWord(r["language"], r["word"], r["documents"]) for r in wh.rows("vocabulary", version)
-    )
-    current = verdicts_version_for(words)
-    paged = wh.keys_by_shard("pages", version)
-    judged = wh.keys_by_shard("page_verdicts", version)
-    versions = wh.values_by_shard("page_verdicts", version, "verdicts_version")
-    return sorted(
-        s
-        for s in set(paged) | set(judged)
-        if paged.get(s, set()) != judged.get(s) or versions.get(s, set()) - {current}
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class OcrPlan:
-    """The shards the OCR stage must run on, and how many pages it will read (the progress bar's total)."""
-
-    shards: list[str]
-    pages: int
-
-
-def plan_ocr(wh: Warehouse, version: str) -> OcrPlan:
-    """Shards whose pages sent to OCR (REPLACE pages, image frames, FIGURES pages' figures) differ from
-    the pages OCR has rows for, or whose verdicts were written after their final page texts."""
-    from readers.model import ContentKind
-    from readers.ocr import installed_version
-    from readers.ocr_shard import RENDERABLE, RETRIED_REASONS, SENT_TO_OCR
-
-    renderable = {
-        sha
-        for sha, kind in wh.columns("documents", version, ("sha256", "kind"))
-        if ContentKind(kind) in RENDERABLE
-    }
-    wanted: dict[str, set[tuple[str, int, str]]] = {}
-    for shard, sha, page, mode in wh.columns("page_verdicts", version, ("shard", "sha256", "page", "mode")):
-        if mode in SENT_TO_OCR and sha in renderable:
-            wanted.setdefault(shard, set()).add((sha, page, SENT_TO_OCR[mode].value))
-    done: dict[str, set[tuple[str, int, str]]] = {}
-    retry: set[str] = set()
-    columns = ("shard", "sha256", "page", "scope", "reason")
-    for shard, sha, page, scope, reason in wh.columns("ocr_pages", version, columns):
-        done.setdefault(shard, set()).add((sha, page, scope))
-        if reason in RETRIED_REASONS:
-            retry.add(shard)
-    if retry and not installed_version():
-        retry = set()  # still nothing to retry with
-    judged, final = wh.written_at("page_verdicts", version), wh.written_at("page_texts", version)
-    stale = sorted(
-        s
-        for s in set(wanted) | set(done) | set(judged)
-        if wanted.get(s, set()) != done.get(s, set()) or s in retry or final.get(s, -1) < judged.get(s, -1)
-    )
-    pages = sum(len(wanted.get(s, set()) - done.get(s, set())) for s in stale)
-    return OcrPlan(stale, pages)
-
-
-def plan_after(wh: Warehouse, version: str, source: str, tables: Sequence[str]) -> list[str]:
-    """Shards whose ``source`` partition was written after one of ``tables``' partitions, or that lack one:
-    the stage that turns ``source`` into ``tables`` must run there again."""
-    written = wh.written_at(source, version)
-    outputs = [wh.written_at(t, version) for t in tables]
-    return sorted(s for s, at in written.items() if any(out.get(s, -1) < at for out in outputs))
 
 
 class Pipeline:
@@ -208,6 +113,9 @@ class Pipeline:
 
     def catalog(self, report: RunReport) -> bool:
         return self._execute("assay_catalog", report, "catalog", run_config=QUIET_LOGS)
+
+    def quality_report(self, report: RunReport) -> bool:
+        return self._execute("assay_report", report, "report", run_config=QUIET_LOGS)
 
     def _execute(self, job_name: str, report: RunReport, stage: str, **kwargs) -> bool:
         job = self.defs.resolve_job_def(job_name)
@@ -285,6 +193,10 @@ def run(
             if on_stage:
                 on_stage("catalog", None)
             pipeline.catalog(report)
+            # Drawn even when a catalog check failed: the plots help see why.
+            if on_stage:
+                on_stage("report", None)
+            pipeline.quality_report(report)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -298,6 +210,14 @@ def _catalog_current(wh: Warehouse) -> bool:
 
 
 def _failure_message(result: dg.ExecuteInProcessResult) -> str:
+    blocked = [
+        e
+        for e in result.get_asset_check_evaluations()
+        if not e.passed and e.blocking and e.severity == dg.AssetCheckSeverity.ERROR
+    ]
+    if blocked:
+        names = ", ".join(f"{e.asset_key.to_user_string()}:{e.check_name}" for e in blocked)
+        return f"blocking check failed: {names} (its figures: `assay ui`, or the summary below)"
     for event in result.all_events:
         if event.is_failure and event.event_specific_data is not None:
             error = getattr(event.event_specific_data, "error", None)

@@ -40,6 +40,13 @@ class AssaySettings(dg.ConfigurableResource):
     # <article>...) is read by trafilatura, the second reader: 7 of the 12 dev corpus pages. A rate past
     # 0.75 means the region reader stopped finding regions it used to.
     fallback_rate_max_by_kind: dict[str, float] = {"html": 0.75}  # noqa: RUF012 (pydantic copies defaults)
+    # The fallback-rate movement check warns when a kind's fallback rate over the corpus moves by more than
+    # this (absolute, either way) from the previous extractor version's. Unchanged readers are carried over
+    # and keep their rate exactly, so any move comes from a reader or verdict rule that changed. Half the
+    # absolute fallback bound: a new version that uses up half the room the bound allows in one step (one
+    # document in twenty switching reader) is worth a look before it is trusted, while it stays quiet for
+    # the odd document on corpora of a few hundred per kind.
+    fallback_rate_move_max: float = 0.05
     min_documents_for_rate: int = 5
     # OCR: the Tesseract language when a document's own language is unknown (a scan), and the resolution
     # pages are rendered at.
@@ -62,6 +69,15 @@ class AssaySettings(dg.ConfigurableResource):
     max_container_bytes: int = 1 * GiB
     max_compression_ratio: float = 100.0
     max_nesting: int = 3
+
+    # Scheduled backfills by extractor version (orchestration/automation.py): after the code's extractor
+    # version changed, the stale shards are re-run from the next tick of this cron schedule (UTC), so that
+    # a release deployed by day is backfilled at night; "" runs them at the next evaluation.
+    version_backfill_cron: str = "0 2 * * *"
+    # The walk of the roots (ASSAY_ROOTS) that picks up new files; on by default when roots are set.
+    walk_cron: str = "0 1 * * *"
+    # Seconds between two evaluations of the automation sensor (Dagster's default for such sensors).
+    automation_interval_seconds: int = 30
 
     # Personal data: the kinds replaced by placeholders (quality/pii.py PiiKind: email, phone, card, iban,
     # ip, national_id, vat), empty for none; the region national phone numbers are read in ("GB"), empty

@@ -192,3 +192,15 @@ def test_write_sharded_rewrites_only_changed_shards(tmp_path: Path) -> None:
     assert wh.write_sharded("derivations", "v1", [a]) == ["cd"]  # a shard that lost its rows is emptied
     assert wh.rows("derivations", "v1", "cd") == []
     assert wh.keys_by_shard("derivations", "v1") == {"ab": {a.sha256}, "cd": set()}
+
+
+def test_the_derived_views_have_the_documented_columns(tmp_path) -> None:
+    from warehouse.catalog import build_catalog, query
+    from warehouse.schema import VIEWS
+
+    wh = Warehouse(tmp_path / "warehouse")
+    build_catalog(wh, "v1")
+    for view in VIEWS.values():
+        columns = [r[0] for r in query(wh, f"describe {view.name}").rows]
+        assert columns == [name for name, _ in view.columns], view.name
+        assert query(wh, f"select count(*) from {view.name}").rows == [(0,)]

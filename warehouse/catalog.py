@@ -82,6 +82,63 @@ SELECT c.sha256, c.extractor_version, 'text:' || c.sha256, 'chunk:' || c.chunk_i
 """
 
 
+# What a new extractor version changed, page by page and kind by kind, against the version before it (the
+# most recent other version on disk): what to read before trusting a new version. The two versions are
+# fixed when the catalog is built; {old} and {new} are their SQL literals.
+VERSION_DIFF = """
+WITH n AS (SELECT * FROM all_pages WHERE extractor_version = {new}),
+     o AS (SELECT * FROM all_pages WHERE extractor_version = {old}),
+     dn AS (SELECT sha256, reader, reader_version FROM all_derivations WHERE extractor_version = {new}),
+     dol AS (SELECT sha256, reader, reader_version FROM all_derivations WHERE extractor_version = {old}),
+     k AS (SELECT sha256, any_value(kind) AS kind FROM all_documents GROUP BY sha256)
+SELECT coalesce(n.sha256, o.sha256) AS sha256, coalesce(n.page, o.page) AS page, k.kind,
+       {old} AS old_version, {new} AS new_version,
+       o.mode AS old_mode, n.mode AS new_mode, o.reasons AS old_reasons, n.reasons AS new_reasons,
+       dol.reader AS old_reader, dn.reader AS new_reader,
+       dol.reader_version AS old_reader_version, dn.reader_version AS new_reader_version,
+       o.text IS DISTINCT FROM n.text AS text_changed,
+       CASE WHEN o.sha256 IS NULL THEN 'added'
+            WHEN n.sha256 IS NULL THEN 'removed'
+            WHEN o.mode IS DISTINCT FROM n.mode THEN 'mode'
+            WHEN o.text IS DISTINCT FROM n.text THEN 'text'
+            WHEN o.reasons IS DISTINCT FROM n.reasons THEN 'reasons'
+            WHEN dol.reader IS DISTINCT FROM dn.reader
+                 OR dol.reader_version IS DISTINCT FROM dn.reader_version THEN 'reader'
+            ELSE 'same' END AS change
+  FROM n FULL OUTER JOIN o ON n.sha256 = o.sha256 AND n.page = o.page
+  LEFT JOIN dn ON dn.sha256 = coalesce(n.sha256, o.sha256)
+  LEFT JOIN dol ON dol.sha256 = coalesce(n.sha256, o.sha256)
+  LEFT JOIN k ON k.sha256 = coalesce(n.sha256, o.sha256)
+"""
+
+VERSION_DIFF_RATES = """
+WITH r AS (
+  SELECT kind, extractor_version, count(*) AS documents,
+         count(*) FILTER (WHERE status = 'derived') AS derived,
+         count(*) FILTER (WHERE status = 'derived' AND recovered_by_fallback) AS fallback,
+         count(*) FILTER (WHERE status = 'underivable') AS underivable
+    FROM all_derivations WHERE extractor_version IN ({old}, {new}) GROUP BY 1, 2)
+SELECT coalesce(n.kind, o.kind) AS kind, {old} AS old_version, {new} AS new_version,
+       o.documents AS old_documents, n.documents AS new_documents,
+       o.fallback / nullif(o.derived, 0) AS old_fallback_rate,
+       n.fallback / nullif(n.derived, 0) AS new_fallback_rate,
+       o.underivable / nullif(o.documents, 0) AS old_underivable_rate,
+       n.underivable / nullif(n.documents, 0) AS new_underivable_rate,
+       (SELECT count(*) FROM version_diff d WHERE d.kind = coalesce(n.kind, o.kind) AND d.change = 'mode')
+         AS pages_mode_changed,
+       (SELECT count(*) FROM version_diff d WHERE d.kind = coalesce(n.kind, o.kind) AND d.change <> 'same')
+         AS pages_changed
+  FROM (SELECT * FROM r WHERE extractor_version = {new}) n
+  FULL OUTER JOIN (SELECT * FROM r WHERE extractor_version = {old}) o ON n.kind = o.kind
+"""
+
+
+def previous_version(wh: Warehouse, current_version: str) -> str | None:
+    """The extractor version a new one is compared with: the most recently written other version."""
+    others = [v for v in wh.versions("derivations") if v != current_version]
+    return others[-1] if others else None
+
+
 def _sql_str(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -127,6 +184,13 @@ def build_catalog(wh: Warehouse, current_version: str) -> Path:
                 "CREATE VIEW lineage AS SELECT * FROM all_lineage "
                 f"WHERE extractor_version = {_sql_str(current_version)}"
             )
+            previous = previous_version(wh, current_version)
+            versions = {
+                "old": _sql_str(previous) if previous is not None else "CAST(NULL AS VARCHAR)",
+                "new": _sql_str(current_version),
+            }
+            con.execute(f"CREATE VIEW version_diff AS {VERSION_DIFF.format(**versions)}")
+            con.execute(f"CREATE VIEW version_diff_rates AS {VERSION_DIFF_RATES.format(**versions)}")
             built = datetime.now(UTC).isoformat(timespec="seconds")
             con.execute(
                 "CREATE VIEW catalog_info AS SELECT "

@@ -548,6 +548,88 @@ TABLES: dict[str, Table] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class View:
+    """A view the catalog derives from the tables (warehouse/catalog.py), documented beside them."""
+
+    name: str
+    one_row_per: str
+    columns: tuple[tuple[str, str], ...]
+
+
+VIEWS: dict[str, View] = {
+    v.name: v
+    for v in (
+        View(
+            "lineage",
+            "edge of a document's derivation graph (`all_lineage`: every version)",
+            (
+                ("sha256", "the document"),
+                ("extractor_version", "extractor version of the edge's rows"),
+                (
+                    "from",
+                    "node the edge leaves: `path:`, `doc:`, `page:<n>:<mode>`, `page_text:<n>:<source>`...",
+                ),
+                (
+                    "to",
+                    "node the edge reaches: `doc:`, `derivation:<status>`, `ocr:`, `text:`, `chunk:<id>`...",
+                ),
+                ("stage", "walk, extract, verdicts, ocr, sanitize or chunk"),
+                ("tool", "the reader, engine or stage that made the edge"),
+                ("tool_version", "its version"),
+            ),
+        ),
+        View(
+            "version_diff",
+            "page under the current or the previous extractor version (the most recent other one on disk)",
+            (
+                ("sha256", "the document"),
+                ("page", "1-based page"),
+                ("kind", "content kind"),
+                ("old_version", "the previous extractor version"),
+                ("new_version", "the current extractor version"),
+                ("old_mode", "the page's mode under the previous version (null: no such page)"),
+                ("new_mode", "the page's mode under the current version (null: no such page)"),
+                ("old_reasons", "reason codes under the previous version"),
+                ("new_reasons", "reason codes under the current version"),
+                ("old_reader", "reader of the document's derivation under the previous version"),
+                ("new_reader", "reader under the current version"),
+                ("old_reader_version", "that reader's version under the previous version"),
+                ("new_reader_version", "that reader's version under the current version"),
+                ("text_changed", "the page's extracted text differs"),
+                (
+                    "change",
+                    "the first of added, removed, mode, text, reasons, reader that applies, else same",
+                ),
+            ),
+        ),
+        View(
+            "version_diff_rates",
+            "content kind, current against previous extractor version",
+            (
+                ("kind", "content kind"),
+                ("old_version", "the previous extractor version"),
+                ("new_version", "the current extractor version"),
+                ("old_documents", "documents of the kind under the previous version"),
+                ("new_documents", "documents of the kind under the current version"),
+                (
+                    "old_fallback_rate",
+                    "share of derived documents read by a fallback reader, previous version",
+                ),
+                ("new_fallback_rate", "the same, current version"),
+                ("old_underivable_rate", "share of documents `underivable` at extract, previous version"),
+                ("new_underivable_rate", "the same, current version"),
+                (
+                    "pages_mode_changed",
+                    "pages of the kind whose mode changed (`version_diff.change = 'mode'`)",
+                ),
+                ("pages_changed", "pages of the kind with any change"),
+            ),
+        ),
+    )
+}
+
+
 def markdown() -> str:
     """The tables as markdown, for ``docs/tables.md``."""
     out = [
@@ -564,6 +646,12 @@ def markdown() -> str:
         out += [f"## `{table.name}`", "", f"One row per {table.one_row_per}.", ""]
         out += ["| column | type | meaning |", "|---|---|---|"]
         out += [f"| `{c.name}` | {c.type} | {c.doc} |" for c in table.columns]
+        out.append("")
+    out += ["# Derived views", "", "Views the catalog computes from the tables above.", ""]
+    for view in VIEWS.values():
+        out += [f"## `{view.name}`", "", f"One row per {view.one_row_per}.", ""]
+        out += ["| column | meaning |", "|---|---|"]
+        out += [f"| `{name}` | {doc} |" for name, doc in view.columns]
         out.append("")
     return "\n".join(out)
 

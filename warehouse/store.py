@@ -21,6 +21,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from warehouse.errors import SchemaMismatch, WarehouseError
@@ -137,6 +138,24 @@ class Warehouse:
             tmp.unlink(missing_ok=True)
             raise WarehouseError(f"could not write {target}: {exc}") from exc
         return target
+
+    def carry_partition(
+        self, table: str, from_version: str, to_version: str, shard: str | None = None
+    ) -> Path:
+        """Copy one partition to another extractor version, its rows unchanged but for
+        ``extractor_version`` (and ``carried_from``, where the table has it, naming the version that first
+        wrote the row), atomically like any write."""
+        spec = _table(table)
+        arrow = self.read(table, from_version, shard)
+        names = arrow.schema.names
+        if "carried_from" in names:
+            origin = pc.coalesce(arrow.column("carried_from"), arrow.column("extractor_version"))
+            arrow = arrow.set_column(names.index("carried_from"), spec.schema.field("carried_from"), origin)
+        version = pa.array([to_version] * arrow.num_rows, pa.string())
+        arrow = arrow.set_column(
+            names.index("extractor_version"), spec.schema.field("extractor_version"), version
+        )
+        return self.write_arrow(table, to_version, arrow, shard)
 
     # -- reading ---------------------------------------------------------------------------------
 

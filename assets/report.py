@@ -1,0 +1,180 @@
+"""quality_report: the corpus's quality as pictures (quality/report_plots.py), written as PNG files under
+``<home>/reports/`` and shown in the Dagster UI as the materialization's metadata, with the figures
+behind them as numbers."""
+
+import base64
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from orchestration.settings import AssaySettings
+from quality.rates import KindRates, rates_by_kind
+from quality.report_plots import (
+    KindModes,
+    ScoredPage,
+    VersionRates,
+    modes_by_kind_png,
+    rates_by_version_png,
+    score_histogram_png,
+    thresholds,
+    valley,
+    write_png,
+)
+from quality.verdicts import Mode
+from readers.versions import EXTRACTOR_VERSION
+from warehouse import Warehouse
+from warehouse.errors import WarehouseError
+
+# The rates chart compares the newest this many extractor versions on disk: enough to see a trend, few
+# enough that each kind's bars stay readable.
+REPORT_VERSIONS = 4
+REPORTS_DIR = "reports"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What quality.rates counts of a derivation (quality.rates.DerivationLike)."""
+
+    sha256: str
+    kind: str
+    status: str
+    recovered_by_fallback: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Plot:
+    key: str
+    caption: str
+    png: bytes
+    path: Path
+
+
+@dg.asset(
+    group_name="report",
+    deps=["catalog"],
+    code_version=EXTRACTOR_VERSION,
+    kinds={"python", "png"},
+    description="Plots of the corpus's quality, as PNG files under `<home>/reports/` and in this asset's "
+    "metadata: the page score histogram with its thresholds and valley, the page modes by content kind, "
+    "the fallback and Underivable rates by kind across extractor versions.",
+)
+def quality_report(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.MaterializeResult:
+    wh = assay.warehouse()
+    directory = assay.home_path / REPORTS_DIR
+    kinds = {sha: kind for sha, kind in _columns(wh, "derivations", EXTRACTOR_VERSION, ("sha256", "kind"))}
+    verdicts = _columns(
+        wh, "page_verdicts", EXTRACTOR_VERSION, ("sha256", "mode", "provenance", "score", "threshold")
+    )
+    scored = [
+        ScoredPage(score, threshold, Mode(mode), provenance)
+        for _, mode, provenance, score, threshold in verdicts
+        if score is not None and threshold is not None
+    ]
+    by_kind: dict[str, Counter[Mode]] = {}
+    for sha, mode, *_ in verdicts:
+        by_kind.setdefault(kinds.get(sha, "unknown"), Counter())[Mode(mode)] += 1
+    modes = [KindModes(kind, dict(counts)) for kind, counts in sorted(by_kind.items())]
+    versions = wh.versions("derivations")[-REPORT_VERSIONS:]
+    rates = [VersionRates(v, _rates(wh, v)) for v in versions]
+
+    found = thresholds(scored)
+    v = valley(scored, found[0].value) if found else None
+    title = f"Page scores, extractor {EXTRACTOR_VERSION}: {len(scored)} of {len(verdicts)} judged pages"
+    plots = [
+        Plot(
+            "score_histogram",
+            "page scores",
+            score_histogram_png(scored, unscored=len(verdicts) - len(scored), title=title),
+            directory / f"quality-{EXTRACTOR_VERSION}-scores.png",
+        ),
+        Plot(
+            "modes_chart",
+            "modes by kind",
+            modes_by_kind_png(modes, title=f"Page modes by content kind, extractor {EXTRACTOR_VERSION}"),
+            directory / f"quality-{EXTRACTOR_VERSION}-modes.png",
+        ),
+        Plot(
+            "rates_chart",
+            "rates by version",
+            rates_by_version_png(rates),
+            directory / f"quality-{EXTRACTOR_VERSION}-rates.png",
+        ),
+    ]
+    metadata: dict[str, Any] = {}
+    for plot in plots:
+        write_png(plot.png, plot.path)
+        encoded = base64.b64encode(plot.png).decode("ascii")
+        metadata[plot.key] = dg.MetadataValue.md(f"![{plot.caption}](data:image/png;base64,{encoded})")
+        metadata[f"{plot.key}_file"] = dg.MetadataValue.path(str(plot.path))
+    context.log.info(f"quality report written to {directory}")
+    totals = Counter(mode for counts in by_kind.values() for mode in counts.elements())
+    metadata |= {
+        "pages_judged": len(verdicts),
+        "pages_scored": len(scored),
+        **{f"pages_{mode.value}": totals[mode] for mode in Mode},
+        "thresholds": dg.MetadataValue.json(
+            [{"value": t.value, "provenances": list(t.provenances), "pages": t.pages} for t in found]
+        ),
+        "valley": f"{v.low:.3f}-{v.high:.3f}: {v.pages} pages" if v else "none between two modes",
+        **({"valley_low": v.low, "valley_high": v.high, "valley_pages": v.pages} if v else {}),
+        "modes_by_kind": dg.MetadataValue.json(
+            {m.kind: {mode.value: n for mode, n in m.counts.items()} for m in modes}
+        ),
+        "versions": dg.MetadataValue.json(versions),
+        "rates_by_version": dg.MetadataValue.json(
+            {r.version: {kind: _figures(k) for kind, k in r.rates.items()} for r in rates}
+        ),
+    }
+    return dg.MaterializeResult(metadata=metadata)
+
+
+def _rates(wh: Warehouse, version: str) -> dict[str, KindRates]:
+    """The fallback and Underivable rates of one version by kind, counted as the catalog's checks count
+    them: a document whose garbled pages the fallback reader decoded counts as recovered by fallback, and
+    one whose pages OCR read counts as derived (the rate is of the final outcome)."""
+    rescued = {
+        sha
+        for sha, source in _columns(wh, "page_verdicts", version, ("sha256", "text_source"))
+        if source == "fallback"
+    }
+    ocr_read = {
+        sha for sha, source in _columns(wh, "page_texts", version, ("sha256", "source")) if source == "ocr"
+    }
+    outcomes = [
+        Outcome(sha, kind, status, bool(fallback) or sha in rescued)
+        for sha, kind, status, fallback in _columns(
+            wh, "derivations", version, ("sha256", "kind", "status", "recovered_by_fallback")
+        )
+    ]
+    return rates_by_kind(outcomes, ocr_read)
+
+
+def _figures(r: KindRates) -> dict[str, float | int]:
+    return {
+        "documents": r.documents,
+        "attempted": r.attempted,
+        "derived": r.derived,
+        "fallback": r.fallback,
+        "underivable": r.underivable,
+        "read_by_ocr": r.ocr,
+        "fallback_rate": round(r.fallback_rate, 4),
+        "underivable_rate": round(r.underivable_rate, 4),
+    }
+
+
+def _columns(wh: Warehouse, table: str, version: str, names: Sequence[str]) -> list[tuple[Any, ...]]:
+    """Some columns of every shard of ``table`` under ``version``, in one DuckDB pass. The partitions of
+    an older version may all lack a column added since (DuckDB then refuses the query): they are read
+    shard by shard instead, the missing column filled with nulls."""
+    try:
+        return wh.columns(table, version, names)
+    except WarehouseError:
+        rows: list[tuple[Any, ...]] = []
+        for shard in wh.shards(table, version):
+            arrow = wh.read(table, version, shard, columns=names)
+            rows.extend(zip(*(arrow.column(n).to_pylist() for n in names), strict=True))
+        return rows

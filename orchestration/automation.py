@@ -1,0 +1,207 @@
+"""Scheduled backfills by extractor version, as declarative automation (DESIGN §2).
+
+One sensor, ``assay_automation``, runs by default and evaluates every stage asset's condition; where
+several shards of a stage are due it emits a backfill, which the daemon runs in batches of the backfill
+policy (``SHARDS_PER_RUN`` shards per run).
+
+The conditions:
+
+- **walk**: the code's extractor version changed since the walk last ran, and the backfill window
+  (``version_backfill_cron``) has opened since. The walk carries the shards the new version would read
+  identically over to it (orchestration/plans.py ``carry_forward``). The ``assay_walk`` schedule
+  (``walk_cron``) walks the roots for new files.
+- **extract, verdicts, ocr, sanitize, chunk** (per shard): something upstream was updated (or the shard is
+  missing, or the version changed and the window opened), *and* the warehouse says the shard is stale for
+  the stage: the same rule ``assay run`` follows (:class:`StaleInWarehouse`). So a new version re-runs only
+  the shards whose documents' readers changed, and a walk that found new files only their shards.
+- **vocabulary, catalog**: something upstream was updated, or their output is missing for this version.
+- **quality_report**: the catalog was rebuilt.
+
+Every condition waits while an upstream asset is running, part of a backfill, or about to be requested, so
+that a stage never reads its inputs half-written.
+
+The stale rules read the warehouse, so the sensor is evaluated in the code server
+(``use_user_code_server``), where the project's code and settings are.
+"""
+
+import warnings
+from collections.abc import Callable
+
+import dagster as dg
+
+from orchestration.settings import AssaySettings, settings_from_env
+from readers import versions
+
+# Evaluating the sensor in the code server is a beta parameter in Dagster 1.13, which assay pins: the
+# warning at every load tells a user nothing they can act on.
+warnings.filterwarnings("ignore", message=r".*`use_user_code_server`.*beta", category=dg.BetaWarning)
+
+STALE_RULES: dict[str, Callable[[object, str], set[str] | bool]] = {}
+
+
+def _rule(stage: str):
+    def register(func):
+        STALE_RULES[stage] = func
+        return func
+
+    return register
+
+
+@_rule("extract")
+def _extract(wh, version: str) -> set[str]:
+    from orchestration.plans import plan_extract
+
+    return set(plan_extract(wh, version).shards)
+
+
+@_rule("verdicts")
+def _verdicts(wh, version: str) -> set[str]:
+    from orchestration.plans import plan_verdicts
+
+    return set(plan_verdicts(wh, version))
+
+
+@_rule("ocr")
+def _ocr(wh, version: str) -> set[str]:
+    from orchestration.plans import plan_ocr
+
+    return set(plan_ocr(wh, version).shards)
+
+
+@_rule("sanitize")
+def _sanitize(wh, version: str) -> set[str]:
+    from assets.sanitize import SANITIZE_TABLES
+    from orchestration.plans import plan_after
+
+    return set(plan_after(wh, version, "page_texts", SANITIZE_TABLES))
+
+
+@_rule("chunk")
+def _chunk(wh, version: str) -> set[str]:
+    from orchestration.plans import plan_after
+
+    return set(plan_after(wh, version, "texts", ("chunks",)))
+
+
+@_rule("vocabulary")
+def _vocabulary(wh, version: str) -> bool:
+    return not wh.has_partition("vocabulary", version)
+
+
+@_rule("catalog")
+def _catalog(wh, version: str) -> bool:
+    from warehouse.catalog import catalog_version
+
+    return catalog_version(wh) != version
+
+
+class StaleInWarehouse(dg.AutomationCondition):
+    """True for the partitions (shards) of ``stage`` that the warehouse says must run again under the
+    current extractor version, or for the whole of an unpartitioned stage whose output is out of date.
+
+    Dagster knows when an asset was last materialised and with which code version; only the warehouse
+    knows which documents a shard holds and which readers derived them, hence this condition.
+    """
+
+    def __init__(self, stage: str, settings: Callable[[], AssaySettings] = settings_from_env) -> None:
+        if stage not in STALE_RULES:
+            raise ValueError(f"no stale rule for stage {stage!r}; known: {', '.join(STALE_RULES)}")
+        self.stage = stage
+        self._settings = settings
+
+    @property
+    def name(self) -> str:
+        return "stale_in_warehouse"
+
+    @property
+    def description(self) -> str:
+        return f"the warehouse says {self.stage} must run again under the current extractor version"
+
+    @property
+    def requires_cursor(self) -> bool:
+        return False
+
+    def evaluate(self, context: dg.AutomationContext) -> dg.AutomationResult:
+        candidates = context.candidate_subset
+        if candidates.is_empty:
+            return dg.AutomationResult(context, candidates)
+        stale = STALE_RULES[self.stage](self._settings().warehouse(), versions.EXTRACTOR_VERSION)
+        if isinstance(stale, bool):
+            return dg.AutomationResult(context, candidates if stale else context.get_empty_subset())
+        return dg.AutomationResult(context, candidates.compute_intersection_with_partition_keys(stale))
+
+
+def version_due(cron: str) -> dg.AutomationCondition:
+    """The code's version changed since the asset last ran (or was requested), and the backfill window
+    opened since: a tick of ``cron`` passed. ``cron`` empty: no window."""
+    changed = dg.AutomationCondition.code_version_changed().since_last_handled()
+    if not cron:
+        return changed.with_label("version changed")
+    window = dg.AutomationCondition.cron_tick_passed(cron).since_last_handled()
+    return (changed & window).with_label(f"version changed, window {cron} open")
+
+
+def _upstream_busy() -> dg.AutomationCondition:
+    """An upstream asset is in a run or a backfill (``in_progress`` covers both) or about to be."""
+    return dg.AutomationCondition.any_deps_match(
+        dg.AutomationCondition.in_progress() | dg.AutomationCondition.will_be_requested()
+    ).with_label("upstream busy")
+
+
+def _not_running() -> dg.AutomationCondition:
+    return ~dg.AutomationCondition.in_progress()
+
+
+def conditions(settings: AssaySettings) -> dict[str, dg.AutomationCondition]:
+    """Each stage asset's automation condition (see the module docstring)."""
+    cron = settings.version_backfill_cron
+
+    def current() -> AssaySettings:
+        return settings
+
+    due = version_due(cron)
+    updated = (
+        dg.AutomationCondition.newly_missing() | dg.AutomationCondition.any_deps_updated()
+    ).since_last_handled().with_label("upstream updated or missing")
+    # Nothing downstream of the walk starts while it runs: it writes the documents and carries shards over.
+    walking = dg.AutomationCondition.asset_matches(
+        "walk", dg.AutomationCondition.in_progress() | dg.AutomationCondition.will_be_requested()
+    ).with_label("walk busy")
+    quiet = ~_upstream_busy() & ~walking & _not_running()
+    found = {"walk": due & _not_running()}
+    for stage in ("extract", "verdicts", "ocr", "sanitize", "chunk"):
+        trigger = (due | updated) if stage == "extract" else updated
+        found[stage] = trigger & StaleInWarehouse(stage, current) & quiet
+    for stage in ("vocabulary", "catalog"):
+        found[stage] = (updated | (due & StaleInWarehouse(stage, current))) & quiet
+    found["quality_report"] = updated & quiet  # redrawn after each catalog build
+    return found
+
+
+def with_conditions(assets: list[dg.AssetsDefinition], settings: AssaySettings) -> list[dg.AssetsDefinition]:
+    """The assets with their automation conditions and the code's extractor version as code version
+    (read when the definitions are built, so that a code location loaded after a release carries the new
+    version)."""
+    table = conditions(settings)
+
+    def stamp(spec: dg.AssetSpec) -> dg.AssetSpec:
+        condition = table.get(spec.key.to_user_string())
+        return spec.replace_attributes(
+            code_version=versions.EXTRACTOR_VERSION,
+            **({"automation_condition": condition} if condition is not None else {}),
+        )
+
+    return list(dg.map_asset_specs(stamp, assets))
+
+
+def automation_sensor(settings: AssaySettings) -> dg.AutomationConditionSensorDefinition:
+    return dg.AutomationConditionSensorDefinition(
+        "assay_automation",
+        target=dg.AssetSelection.all(),
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        minimum_interval_seconds=settings.automation_interval_seconds,
+        use_user_code_server=True,
+        emit_backfills=True,
+        description="Re-runs the stale shards of each stage: after a new extractor version (from the "
+        f"window {settings.version_backfill_cron or 'at once'}) and after a walk found new files.",
+    )

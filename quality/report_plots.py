@@ -1,0 +1,390 @@
+"""The quality report's pictures: what a person would rather look at than read.
+
+- the corpus's page scores (the lexicon hit rate each verdict used) as a histogram, stacked by what the
+  verdict did with the page, with the thresholds the pages were held against and the valley between the
+  garbled and the clean mode;
+- the modes by content kind, one bar per kind;
+- the fallback rate and the Underivable rate by content kind across extractor versions, so that what a
+  version change did shows at a glance.
+
+Each function takes typed figures and returns PNG bytes; :func:`write_png` puts them on disk atomically.
+The conventions are quality/plots.py's: matplotlib's ``Figure`` and the Agg canvas (never pyplot), a fixed
+size so reports lay out the same way every run, no software stamp so the same figures give the same bytes,
+and a placeholder picture saying what is missing rather than an exception when there is nothing to draw.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+from quality.plots import BINS, CLEAN_COLOUR, FIGURE_DPI, GARBLED_COLOUR, HEADROOM
+from quality.rates import KindRates
+from quality.verdicts import Mode
+
+# The histogram is quality/plots.py's 800 x 450 widened by a column for the legend beside the axes, where
+# it can never cover a bar whatever the scores.
+HISTOGRAM_INCHES = (10.0, 4.5)
+# The bar charts: one row per kind. 600 pixels high hold MAX_KINDS rows with readable labels.
+BARS_INCHES = (10.0, 6.0)
+# At most this many kinds are drawn (the ones with the most pages or documents); the title then says how
+# many there were. The sniffer tells 31 kinds apart, 23 of which have readers; the shared dev corpus holds 15.
+MAX_KINDS = 24
+# A segment narrower than this share of its bar is not labelled with its count: the digits would spill
+# over its neighbours (about three digits at the small font in a 10-inch figure).
+MIN_LABELLED_SHARE = 0.05
+# The rate axes reach this multiple of the highest rate (or of 10% when all are lower): room for the labels.
+RATE_HEADROOM = 1.3
+LABEL_SIZE = 7
+
+MODE_COLOURS = {
+    Mode.TEXT: CLEAN_COLOUR,
+    Mode.FIGURES: "tab:cyan",
+    Mode.REPLACE: GARBLED_COLOUR,
+    Mode.REPAIRED: "tab:orange",
+    Mode.LANG: "tab:purple",
+    Mode.BLANK: "tab:gray",
+}
+# What the verdict did with a scored page, the histogram's stacks in drawing order.
+KEPT_MODES = frozenset({Mode.TEXT, Mode.FIGURES, Mode.LANG})
+CONDEMNED_MODES = frozenset({Mode.REPLACE, Mode.REPAIRED})
+OUTCOMES = (
+    ("text layer kept", KEPT_MODES, CLEAN_COLOUR),
+    ("repaired", frozenset({Mode.REPAIRED}), MODE_COLOURS[Mode.REPAIRED]),
+    ("sent to OCR", frozenset({Mode.REPLACE}), GARBLED_COLOUR),
+)
+VALLEY_COLOUR = "tab:green"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredPage:
+    """A judged page whose verdict used a score: the score, the threshold it was held against (the born-
+    digital or the OCR-sandwich one), the mode decided and the page's provenance."""
+
+    score: float
+    threshold: float
+    mode: Mode
+    provenance: str
+
+
+@dataclass(frozen=True, slots=True)
+class Threshold:
+    """One threshold the corpus's pages were held against, with the provenances and pages it judged."""
+
+    value: float
+    provenances: tuple[str, ...]
+    pages: int
+
+
+@dataclass(frozen=True, slots=True)
+class Valley:
+    """The emptiest stretch of the histogram between the garbled mode (the tallest bin of the pages the
+    verdicts condemned: sent to OCR or repaired) and the clean mode (the tallest bin of the pages whose
+    text layer was kept): the widest run of bins holding the fewest pages of either kind, the run nearest
+    the threshold when two are as wide. A threshold inside it cuts where a small change of score moves
+    the fewest pages."""
+
+    low: float
+    high: float
+    pages: int
+    garbled_mode: float  # the centre of the garbled mode's bin
+    clean_mode: float
+
+    @property
+    def width(self) -> float:
+        return self.high - self.low
+
+
+@dataclass(frozen=True, slots=True)
+class KindModes:
+    """Judged pages of one content kind, counted by mode."""
+
+    kind: str
+    counts: Mapping[Mode, int]
+
+    @property
+    def pages(self) -> int:
+        return sum(self.counts.values())
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRates:
+    """The rates of one extractor version by kind (quality.rates.rates_by_kind over its derivations)."""
+
+    version: str
+    rates: Mapping[str, KindRates]
+
+
+def bin_edges() -> list[float]:
+    """BINS equal bins over [0, 1], the range of the lexicon hit rate."""
+    return [i / BINS for i in range(BINS + 1)]
+
+
+def bin_counts(scores: Sequence[float]) -> list[int]:
+    """Pages per bin of :func:`bin_edges`; a score of 1.0 (or above) falls in the last bin, below 0 in the
+    first."""
+    counts = [0] * BINS
+    for s in scores:
+        counts[min(BINS - 1, max(0, int(s * BINS)))] += 1
+    return counts
+
+
+def thresholds(pages: Sequence[ScoredPage]) -> list[Threshold]:
+    """The distinct thresholds of ``pages``, the one most pages were held against first."""
+    by_value: dict[float, tuple[set[str], int]] = {}
+    for p in pages:
+        provenances, n = by_value.get(p.threshold, (set(), 0))
+        provenances.add(p.provenance)
+        by_value[p.threshold] = (provenances, n + 1)
+    found = [Threshold(v, tuple(sorted(prov)), n) for v, (prov, n) in by_value.items()]
+    return sorted(found, key=lambda t: (-t.pages, t.value))
+
+
+def valley(pages: Sequence[ScoredPage], threshold: float) -> Valley | None:
+    """The valley of the histogram of ``pages`` (see :class:`Valley`); None when the verdicts condemned no
+    page or kept none, or when the garbled mode's bin does not lie below the clean mode's with a bin
+    between them. Ties between equally tall bins go to the bin nearest ``threshold``, and so do ties
+    between equally wide runs: the valley stays the stretch the threshold has to cross."""
+    garbled = bin_counts([p.score for p in pages if p.mode in CONDEMNED_MODES])
+    clean = bin_counts([p.score for p in pages if p.mode in KEPT_MODES])
+    if not any(garbled) or not any(clean):
+        return None
+    width = 1.0 / BINS
+
+    def nearness(i: int) -> float:
+        return -abs((i + 0.5) * width - threshold)
+
+    low_mode = max(range(BINS), key=lambda i: (garbled[i], nearness(i)))
+    high_mode = max(range(BINS), key=lambda i: (clean[i], nearness(i)))
+    between = range(low_mode + 1, high_mode)
+    if not between:
+        return None
+    counts = bin_counts([p.score for p in pages])
+    fewest = min(counts[i] for i in between)
+    runs: list[tuple[int, int]] = []
+    for i in between:
+        if counts[i] != fewest:
+            continue
+        if runs and runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], i + 1)
+        else:
+            runs.append((i, i + 1))
+    start, end = max(runs, key=lambda r: (r[1] - r[0], -abs((r[0] + r[1]) * width / 2 - threshold)))
+    return Valley(
+        low=start * width,
+        high=end * width,
+        pages=sum(counts[start:end]),
+        garbled_mode=(low_mode + 0.5) * width,
+        clean_mode=(high_mode + 0.5) * width,
+    )
+
+
+def score_histogram_png(pages: Sequence[ScoredPage], *, unscored: int = 0, title: str) -> bytes:
+    """The histogram of the pages' scores, stacked by what the verdict did with each page, the thresholds
+    as vertical lines (dashed: the one most pages were held against) and the valley shaded. ``unscored``
+    (pages the lexicon abstained on: too little prose, no judging lexicon) is stated in the legend."""
+    fig, ax = _figure(HISTOGRAM_INCHES)
+    if not pages:
+        why = (
+            f"{_pages(unscored)} judged, none scored: the lexicon abstained"
+            if unscored
+            else "no judged page yet"
+        )
+        return _placeholder(fig, ax, title, why)
+    edges = bin_edges()
+    stacks = [[p.score for p in pages if p.mode in modes] for _, modes, _ in OUTCOMES]
+    labels = [f"{name} ({len(s)})" for (name, _, _), s in zip(OUTCOMES, stacks, strict=True)]
+    colours = [colour for _, _, colour in OUTCOMES]
+    ax.hist(stacks, bins=edges, stacked=True, color=colours, label=labels, alpha=0.8)
+    found = thresholds(pages)
+    for i, t in enumerate(found):
+        ax.axvline(
+            t.value,
+            color="black",
+            linestyle="--" if i == 0 else ":",
+            linewidth=1.5,
+            label=f"threshold {t.value:.3f}\n({', '.join(t.provenances)}: {t.pages})",
+        )
+    v = valley(pages, found[0].value)
+    if v is not None:
+        ax.axvspan(
+            v.low,
+            v.high,
+            color=VALLEY_COLOUR,
+            alpha=0.2,
+            label=f"valley {v.low:.3f}-{v.high:.3f}\n({_pages(v.pages)})",
+        )
+    else:
+        ax.plot([], [], " ", label="no valley between\ntwo modes")
+    other = [p for p in pages if not any(p.mode in modes for _, modes, _ in OUTCOMES)]
+    if other:
+        ax.plot([], [], " ", label=f"{_pages(len(other))} of other modes")
+    if unscored:
+        ax.plot([], [], " ", label=f"{_pages(unscored)} unscored\n(lexicon abstained)")
+    tallest = max(bin_counts([p.score for p in pages]))
+    ax.set_xlim(edges[0], edges[-1])
+    ax.set_ylim(0, HEADROOM * max(1, tallest))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("score (length-weighted lexicon hit rate)")
+    ax.set_ylabel("pages")
+    ax.set_title(title)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", framealpha=0.9)
+    return _png(fig)
+
+
+def modes_by_kind_png(kinds: Sequence[KindModes], *, title: str = "Page modes by content kind") -> bytes:
+    """One horizontal bar per kind (the most pages on top), its segments the modes as shares of the kind's
+    pages, each wide enough segment labelled with its count; the total is in the kind's label."""
+    fig, ax = _figure(BARS_INCHES)
+    shown = sorted((k for k in kinds if k.pages), key=lambda k: (-k.pages, k.kind))
+    if not shown:
+        return _placeholder(fig, ax, title, "no judged pages yet")
+    title, shown = _capped(title, shown)
+    rows = list(range(len(shown)))
+    left = [0.0] * len(shown)
+    for mode in Mode:
+        counts = [k.counts.get(mode, 0) for k in shown]
+        shares = [c / k.pages for c, k in zip(counts, shown, strict=True)]
+        bars = ax.barh(
+            rows, shares, left=left, color=MODE_COLOURS[mode], label=f"{mode.value} ({sum(counts)})"
+        )
+        ax.bar_label(
+            bars,
+            labels=[str(c) if s >= MIN_LABELLED_SHARE else "" for c, s in zip(counts, shares, strict=True)],
+            label_type="center",
+            fontsize=LABEL_SIZE,
+            color="white",
+        )
+        left = [a + b for a, b in zip(left, shares, strict=True)]
+    ax.set_yticks(rows, [f"{k.kind} ({k.pages})" for k in shown])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("share of the kind's judged pages (segments labelled with page counts)")
+    ax.set_title(title)
+    fig.legend(loc="outside lower center", ncols=len(Mode), fontsize="small", title="mode (pages)")
+    return _png(fig)
+
+
+def rates_by_version_png(
+    versions: Sequence[VersionRates], *, title: str = "Fallback and Underivable rates by extractor version"
+) -> bytes:
+    """Two panels side by side, the fallback rate (over derived documents) and the Underivable rate (over
+    documents a reader was tried on), one row per kind and one bar per version in each row (oldest
+    first), each bar labelled with its rate and counts. Kinds no reader was tried on in any version
+    (unsupported, skipped) are left out; a version with no such document of a kind draws no bar."""
+    fig = Figure(figsize=BARS_INCHES, dpi=FIGURE_DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    attempted: dict[str, int] = {}
+    for v in versions:
+        for kind, r in v.rates.items():
+            attempted[kind] = attempted.get(kind, 0) + r.attempted
+    kinds = sorted((k for k, n in attempted.items() if n), key=lambda k: (-attempted[k], k))
+    if not kinds:
+        return _placeholder(fig, fig.add_subplot(), title, "no document has been read yet")
+    if len(kinds) > MAX_KINDS:
+        title = f"{title} (the {MAX_KINDS} kinds with most documents of {len(kinds)})"
+        kinds = kinds[:MAX_KINDS]
+    fallback_ax, underivable_ax = fig.subplots(1, 2, sharey=True)
+    panels = (
+        (fallback_ax, "Fallback rate (of derived documents)", lambda r: (r.fallback, r.derived)),
+        (
+            underivable_ax,
+            "Underivable rate after OCR (of documents read)",
+            lambda r: (r.underivable, r.attempted),
+        ),
+    )
+    height = 0.8 / max(1, len(versions))
+    colours = _version_colours(len(versions))
+    for ax, name, fraction in panels:
+        highest = 0.0
+        for j, v in enumerate(versions):
+            rows, rates, labels = [], [], []
+            for i, kind in enumerate(kinds):
+                r = v.rates.get(kind)
+                part, whole = fraction(r) if r is not None else (0, 0)
+                if not whole:
+                    continue
+                rows.append(i - 0.4 + height * (j + 0.5))
+                rates.append(part / whole)
+                labels.append(f"{part / whole:.0%} ({part}/{whole})")
+            highest = max([highest, *rates])
+            bars = ax.barh(rows, rates, height=height, color=colours[j], label=v.version)
+            ax.bar_label(bars, labels=labels, padding=2, fontsize=LABEL_SIZE)
+        ax.set_xlim(0, RATE_HEADROOM * max(highest, 0.1))
+        # No tick past 100%: the room beyond it is for the labels.
+        ax.set_xticks([t for t in ax.get_xticks() if 0 <= t <= 1.0 + 1e-9])
+        ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+        ax.set_title(name, fontsize="medium")
+        ax.grid(axis="x", alpha=0.3)
+    fallback_ax.set_yticks(range(len(kinds)), kinds)
+    fallback_ax.invert_yaxis()
+    fig.suptitle(title)
+    fig.legend(
+        *fallback_ax.get_legend_handles_labels(),
+        loc="outside lower center",
+        ncols=max(1, len(versions)),
+        fontsize="small",
+        title="extractor version",
+        title_fontsize="small",
+    )
+    return _png(fig)
+
+
+def write_png(data: bytes, path: Path) -> Path:
+    """Write ``data`` to ``path`` (parents created) through a temporary file renamed over it, so a reader
+    never sees half a picture; returns ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def _pages(n: int) -> str:
+    return f"{n} page" if n == 1 else f"{n} pages"
+
+
+def _figure(inches: tuple[float, float]):
+    fig = Figure(figsize=inches, dpi=FIGURE_DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, fig.add_subplot()
+
+
+def _capped(title: str, shown: list[KindModes]) -> tuple[str, list[KindModes]]:
+    if len(shown) <= MAX_KINDS:
+        return title, shown
+    return f"{title} (the {MAX_KINDS} kinds with most pages of {len(shown)})", shown[:MAX_KINDS]
+
+
+def _version_colours(n: int) -> list[str]:
+    """Fixed colours by age, the newest always blue (the colour of the current version's bars)."""
+    palette = ["tab:gray", "tab:olive", "tab:purple", "tab:orange", "tab:blue"]
+    return palette[-n:] if n <= len(palette) else [palette[i % len(palette)] for i in range(n)]
+
+
+def _placeholder(fig: Figure, ax, title: str, message: str) -> bytes:
+    ax.set_axis_off()
+    ax.set_title(title)
+    ax.text(0.5, 0.5, message, ha="center", va="center", fontsize="large", color="dimgray")
+    return _png(fig)
+
+
+def _png(fig: Figure) -> bytes:
+    out = io.BytesIO()
+    fig.savefig(out, format="png", metadata={"Software": None})
+    return out.getvalue()
