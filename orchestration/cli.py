@@ -5,7 +5,7 @@
     assay sql "QUERY"           query the catalog (--csv, --json)
     assay search "QUERY"        full-text search (BM25) over the chunks (--limit N, --json)
     assay lineage PATH|SHA256   what happened to one document (--format text|json|mermaid)
-    assay ui                    the Dagster web UI over the same definitions and data
+    assay ui [--daemon]         the Dagster web UI over the same definitions and data (and the daemon)
 
 All state lives under one home directory: --home, else ASSAY_HOME, else ./.assay.
 """
@@ -106,6 +106,11 @@ def _parser() -> argparse.ArgumentParser:
     p = with_home(sub.add_parser("ui", help="start the Dagster web UI on localhost"))
     p.add_argument("--port", type=int, default=3000)
     p.add_argument("--host", default="127.0.0.1")
+    p.add_argument(
+        "--daemon",
+        action="store_true",
+        help="also run the Dagster daemon (`dagster dev`): schedules, the automation sensor and backfills",
+    )
     p.set_defaults(func=_cmd_ui)
     return parser
 
@@ -344,9 +349,16 @@ def _cmd_ui(args: argparse.Namespace, console: Console) -> int:
 
     home = Home.resolve(args.home)
     home.prepare()
-    webserver = Path(sys.executable).with_name("dagster-webserver")
-    command = [str(webserver), "-m", "orchestration.definitions", "-h", args.host, "-p", str(args.port)]
-    console.print(f"Dagster UI on http://{args.host}:{args.port} over {home.path} (Ctrl-C to stop)")
+    where = ["-m", "orchestration.definitions", "-h", args.host, "-p", str(args.port)]
+    if args.daemon:
+        command = [str(Path(sys.executable).with_name("dagster")), "dev", *where]
+    else:
+        command = [str(Path(sys.executable).with_name("dagster-webserver")), *where]
+    console.print(
+        f"Dagster UI on http://{args.host}:{args.port} over {home.path}"
+        + (", with the daemon (schedules, automation, backfills)" if args.daemon else "")
+        + " (Ctrl-C to stop)"
+    )
     os.execv(command[0], command)
     return 0  # not reached
 
