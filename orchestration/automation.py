@@ -12,8 +12,10 @@ The conditions:
   (``walk_cron``) walks the roots for new files.
 - **extract, verdicts, ocr, sanitize, chunk** (per shard): something upstream was updated (or the shard is
   missing, or the version changed and the window opened), *and* the warehouse says the shard is stale for
-  the stage: the same rule ``assay run`` follows (:class:`StaleInWarehouse`). So a new version re-runs only
-  the shards whose documents' readers changed, and a walk that found new files only their shards.
+  the stage: the same rule ``assay run`` follows (:class:`StaleInWarehouse`). So a new version re-reads only
+  the shards whose documents' readers changed, and a walk that found new files only their shards. The
+  condition asks for the fixed blocks of 32 shards that hold a stale one (a Dagster run covers one range
+  of keys): the other shards of a block are kept as they are, nothing read.
 - **vocabulary, catalog**: something upstream was updated, or their output is missing for this version.
 - **quality_report**: the catalog was rebuilt.
 
@@ -29,6 +31,7 @@ from collections.abc import Callable
 
 import dagster as dg
 
+from orchestration.partitions import covering_shards
 from orchestration.settings import AssaySettings, settings_from_env
 from readers import versions
 
@@ -128,7 +131,10 @@ class StaleInWarehouse(dg.AutomationCondition):
         stale = STALE_RULES[self.stage](self._settings().warehouse(), versions.EXTRACTOR_VERSION)
         if isinstance(stale, bool):
             return dg.AutomationResult(context, candidates if stale else context.get_empty_subset())
-        return dg.AutomationResult(context, candidates.compute_intersection_with_partition_keys(stale))
+        # Requested as whole blocks of shards, one run each (orchestration/partitions.py covering_shards).
+        return dg.AutomationResult(
+            context, candidates.compute_intersection_with_partition_keys(covering_shards(stale))
+        )
 
 
 def version_due(cron: str) -> dg.AutomationCondition:

@@ -41,3 +41,17 @@ def shard_ranges(touched: list[str], per_run: int = SHARDS_PER_RUN) -> list[tupl
     if start is not None:
         ranges.append((SHARD_KEYS[start], SHARD_KEYS[end]))
     return ranges
+
+
+def covering_shards(touched: set[str] | list[str], per_run: int = SHARDS_PER_RUN) -> set[str]:
+    """Every shard of the aligned blocks of ``per_run`` shards (00-1f, 20-3f, ...) that hold a touched one.
+
+    A Dagster run covers one contiguous range of partition keys, so a backfill of scattered shards would
+    be one run per shard (ninety runs for ninety stale shards among 256); asking for whole blocks keeps it
+    to a run per block, the same blocks a full backfill uses. The blocks are fixed, not fitted to the
+    touched shards, so that a later evaluation, while part of a backfill still runs, never asks for a
+    range that straddles it. The other shards of a block are not stale: the stages keep their rows without
+    reading anything.
+    """
+    blocks = {SHARD_KEYS.index(s) // per_run for s in touched}
+    return {key for i, key in enumerate(SHARD_KEYS) if i // per_run in blocks}

@@ -16,7 +16,7 @@ from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PART
 import readers.versions
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
-from orchestration.partitions import shard_ranges
+from orchestration.partitions import covering_shards, shard_ranges
 from orchestration.progress import Progress
 from orchestration.runner import QUIET_LOGS, run
 from orchestration.settings import AssaySettings
@@ -140,9 +140,16 @@ def test_a_reader_version_bump_backfills_exactly_that_readers_shards(
     automation.settle(TOMORROW + timedelta(hours=2, minutes=1))
 
     assert "walk" in automation.executed
-    assert automation.executed["extract"] == docx_shards
-    assert automation.progress.outcomes.get("read") == 12  # the Word documents, and nothing else
-    assert automation.executed.get("verdicts", set()) <= docx_shards
+    # Extract ran over the blocks of shards that hold the DOCX ones (one Dagster run covers one range of
+    # keys), and read the Word documents and nothing else: the notes in those blocks were kept as they were.
+    assert automation.executed["extract"] == covering_shards(docx_shards)
+    assert automation.progress.outcomes.get("read") == 12
+    assert automation.progress.outcomes.get("kept", 0) == sum(
+        1
+        for (s,) in query(wh, "select shard from documents where kind = 'text'").rows
+        if s in covering_shards(docx_shards)
+    )
+    assert automation.executed.get("verdicts", set()) <= covering_shards(docx_shards)
     assert "catalog" in automation.executed and "quality_report" in automation.executed
 
     # The catalog shows the new version; every document is there, the notes carried over unread.
@@ -182,13 +189,15 @@ def test_a_reader_version_bump_backfills_exactly_that_readers_shards(
         requests = list(schedule.evaluate_tick(context).run_requests or [])
     assert len(requests) == 1
     automation.executed.clear()
+    automation.progress.outcomes.clear()
     automation.execute({"walk": {None}})
     automation.settle(TOMORROW + timedelta(hours=3))
     (new_shard,) = {
         s for (s,) in query(wh, "select shard from documents where path like '%note-new.txt'").rows
     }
-    assert automation.executed["extract"] == {new_shard}
-    assert automation.executed.get("verdicts", set()) <= {new_shard}
+    assert automation.executed["extract"] == covering_shards({new_shard})  # its block of 32 shards
+    assert automation.progress.outcomes.get("read") == 1
+    assert automation.executed.get("verdicts", set()) <= covering_shards({new_shard})
     assert query(
         wh, "select count(*) from chunks c join documents d using (sha256) where d.path like '%note-new.txt'"
     ).rows == [(1,)]

@@ -1,0 +1,342 @@
+"""The production instance (deploy/dagster.postgres.yaml) against a real PostgreSQL server: after a release
+that changes one reader, the daemon's automation sensor emits a backfill of exactly the stale shards, which
+the daemon drains in runs of at most 32 shards within the run queue's limits, each run in its own process,
+and everything it records lands in PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import dagster as dg
+import docx
+import pytest
+import yaml
+from dagster._core.execution.backfill import BulkActionStatus, PartitionBackfill
+from dagster._core.storage.dagster_run import IN_PROGRESS_RUN_STATUSES
+from dagster._core.storage.tags import (
+    ASSET_PARTITION_RANGE_END_TAG,
+    ASSET_PARTITION_RANGE_START_TAG,
+    BACKFILL_ID_TAG,
+    PARTITION_NAME_TAG,
+)
+
+from orchestration.home import Home
+from orchestration.partitions import SHARD_KEYS, SHARDS_PER_RUN, covering_shards
+from orchestration.progress import Progress
+from orchestration.runner import run
+from readers.versions import EXTRACTOR_VERSION
+from tests.servers import (
+    DEPLOY,
+    POSTGRES_INSTANCE_YAML,
+    REPO,
+    VENV_BIN,
+    log_tail,
+    postgres_server,
+    start_logged,
+    stop_process_group,
+    worker_environment,
+)
+from warehouse import Warehouse
+
+NOTES = 120  # distinct texts: about 95 of the 256 shards hold one, so the backfill takes several runs
+WORD_DOCUMENTS = 12  # their reader does not change: carried over, never read again
+BUMP = ".text-reader"  # the released extractor version is the current one plus this
+ACTIVE = IN_PROGRESS_RUN_STATUSES  # queued, starting, started, cancelling
+# Seconds between the automation sensor's evaluations in the test (Dagster's default is 30).
+SENSOR_INTERVAL_S = 5
+# The daemon's backfill loop looks every 30 s (Dagster's fixed interval). On this 2-core machine, busy with
+# other tests, a backfill of eight runs completed 120 s after the daemon started; 300 s leaves room for a
+# slower CI machine without letting a stuck backfill hang the suite.
+BACKFILL_TIMEOUT_S = 300
+POLL_S = 1.0
+
+
+def test_the_deploy_instance_and_the_helm_values_set_the_same_run_limits() -> None:
+    instance = yaml.safe_load(POSTGRES_INSTANCE_YAML.read_text(encoding="utf-8"))
+    helm = yaml.safe_load((DEPLOY / "helm" / "values.yaml").read_text(encoding="utf-8"))
+    local = instance["run_coordinator"]["config"]
+    chart = helm["dagsterDaemon"]["runCoordinator"]
+    assert instance["run_coordinator"]["class"] == chart["type"] == "QueuedRunCoordinator"
+    queued = chart["config"]["queuedRunCoordinator"]
+    assert queued["maxConcurrentRuns"] == local["max_concurrent_runs"]
+    assert queued["tagConcurrencyLimits"] == local["tag_concurrency_limits"]
+    assert queued["dequeueIntervalSeconds"] == local["dequeue_interval_seconds"]
+    assert helm["postgresql"]["postgresqlScheme"] == instance["storage"]["postgres"]["postgres_db"]["scheme"]
+    assert helm["runLauncher"]["type"] == "K8sRunLauncher"
+    deployment = helm["dagster-user-deployments"]["deployments"][0]
+    assert deployment["dagsterApiGrpcArgs"] == ["--module-name", "orchestration.definitions"]
+
+
+@dataclass(frozen=True, slots=True)
+class BatchRun:
+    run_id: str
+    status: dg.DagsterRunStatus
+    first: str
+    last: str
+    started: float
+    ended: float
+    read: int  # documents the run read (extract's materialization metadata)
+    kept: int  # documents it found up to date
+
+
+@dataclass(frozen=True, slots=True)
+class RunLimits:
+    max_runs: int
+    per_backfill: int
+
+
+def _run_limits() -> RunLimits:
+    """The queue limits deploy/dagster.postgres.yaml sets, read from the file the daemon runs with."""
+    config = yaml.safe_load(POSTGRES_INSTANCE_YAML.read_text(encoding="utf-8"))["run_coordinator"]["config"]
+    tags = {t["key"]: t["limit"] for t in config["tag_concurrency_limits"]}
+    return RunLimits(config["max_concurrent_runs"], tags[BACKFILL_ID_TAG])
+
+
+@pytest.mark.slow
+def test_the_daemon_backfills_a_new_extractor_version_in_batched_runs_on_postgres(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    text_shards: set[str] = set()
+    for i in range(NOTES):
+        text = f"Report {i}: the meter readings of district {i * 7919 % 1000} were checked on day {i}.\n"
+        (corpus / f"report-{i:03d}.txt").write_text(text, encoding="utf-8")
+        text_shards.add(hashlib.sha256(text.encode()).hexdigest()[:2])
+    for i in range(WORD_DOCUMENTS):
+        document = docx.Document()
+        document.add_paragraph(f"Minutes {i}: the board approved budget line {i * 31} without changes.")
+        document.save(corpus / f"minutes-{i:02d}.docx")
+    assert len(text_shards) > 2 * SHARDS_PER_RUN
+
+    with postgres_server() as pg:
+        # `assay run` and the daemon share one instance: the production file, under the assay home.
+        env = worker_environment(
+            home,
+            {
+                **pg.dagster_env(),
+                "ASSAY_DAGSTER_YAML": str(POSTGRES_INSTANCE_YAML),
+                "ASSAY_ROOTS": str(corpus),
+                "ASSAY_AUTOMATION_INTERVAL_SECONDS": str(SENSOR_INTERVAL_S),
+                "ASSAY_VERSION_BACKFILL_CRON": "",  # no window: the backfill starts at the next tick
+            },
+        )
+        for name in ("ASSAY_DAGSTER_YAML", "ASSAY_ROOTS", *pg.dagster_env()):
+            monkeypatch.setenv(name, env[name])
+        report = run(Home(home), [corpus], Progress())
+        assert report.ok, report.failures
+        instance = dg.DagsterInstance.get()
+        try:
+            wh = Warehouse(home / "warehouse")
+            docx_shards = {
+                s for s, sha in wh.columns("documents", EXTRACTOR_VERSION, ("shard", "sha256"))
+            } - text_shards
+            # The release: the daemon first learns the running code's versions, then loads the new code.
+            _daemon_until_quiet(instance, DEPLOY / "workspace.yaml", env, tmp_path / "before.log")
+            bumped = _bumped_workspace(tmp_path)
+            backfill = _daemon_until_extract_backfilled(instance, bumped, env, tmp_path / "after.log")
+            assert backfill.status == BulkActionStatus.COMPLETED_SUCCESS
+            # The backfill asked for the blocks of shards holding notes, whose reader changed.
+            target = backfill.asset_backfill_data.target_subset
+            requested = set(target.get_partitions_subset(dg.AssetKey("extract")).get_partition_keys())
+            assert requested == covering_shards(text_shards)
+            runs = _batch_runs(instance, backfill.backfill_id)
+            # The backfill also holds the stages after extract that the same evaluation asked for.
+            every_run = {
+                r.dagster_run.run_id
+                for r in instance.get_run_records(
+                    filters=dg.RunsFilter(tags={BACKFILL_ID_TAG: backfill.backfill_id})
+                )
+            }
+        finally:
+            instance.dispose()
+
+        assert len(text_shards) // SHARDS_PER_RUN <= len(runs) <= len(SHARD_KEYS) // SHARDS_PER_RUN
+        for batch in runs:
+            assert batch.status == dg.DagsterRunStatus.SUCCESS, batch
+            keys = SHARD_KEYS[SHARD_KEYS.index(batch.first) : SHARD_KEYS.index(batch.last) + 1]
+            assert 0 < len(keys) <= SHARDS_PER_RUN
+        # Every note read again under the new version, no Word document: those were carried over.
+        assert sum(r.read for r in runs) == NOTES
+        limits = _run_limits()
+        assert 1 <= _most_at_once(runs) <= min(limits.per_backfill, limits.max_runs)
+
+        # Everything the runs recorded is in PostgreSQL: their rows, tags and events; no SQLite file.
+        _assert_recorded_in_postgres(pg, backfill.backfill_id, every_run)
+        assert {r.run_id for r in runs} < every_run
+        assert not list((home / "dagster").rglob("*.db"))
+
+        # The older version's rows stay; the new version has every document, the Word ones carried over.
+        new = f"{EXTRACTOR_VERSION}{BUMP}"
+        assert len(wh.keys_by_shard("derivations", EXTRACTOR_VERSION)) == len(text_shards | docx_shards)
+        carried = wh.columns("derivations", new, ("kind", "carried_from"))
+        assert sorted(k for k, _ in carried) == ["docx"] * WORD_DOCUMENTS + ["text"] * NOTES
+        assert {c for k, c in carried if k == "docx"} == {EXTRACTOR_VERSION}
+    print(f"\n{len(runs)} runs over {len(text_shards)} shards, at most {_most_at_once(runs)} at once")
+
+
+def _bumped_workspace(tmp: Path) -> Path:
+    """The code after a release that changed the plain-text reader: its revision and the extractor version
+    move. The module is loaded by the daemon's code server and by every run it launches, under the same
+    location name as deploy/workspace.yaml, so the automation sees one location whose code changed."""
+    module = tmp / "released.py"
+    module.write_text(
+        "import readers.versions\n"
+        f"readers.versions.EXTRACTOR_VERSION = {EXTRACTOR_VERSION + BUMP!r}\n"
+        "from readers.text import PlainTextReader\n"
+        "PlainTextReader.revision += 1\n"
+        "from orchestration.definitions import defs  # noqa: E402,F401\n",
+        encoding="utf-8",
+    )
+    workspace = tmp / "workspace.yaml"
+    workspace.write_text(
+        yaml.safe_dump(
+            {
+                "load_from": [
+                    {
+                        "python_file": {
+                            "relative_path": str(module),
+                            "working_directory": str(REPO),
+                            "location_name": "assay",
+                        }
+                    }
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    return workspace
+
+
+def _automation_ticks(instance: dg.DagsterInstance, workspace: Path) -> list:
+    from dagster._core.workspace.context import WorkspaceProcessContext
+    from dagster._core.workspace.load_target import WorkspaceFileTarget
+
+    with WorkspaceProcessContext(instance, WorkspaceFileTarget(paths=[str(workspace)])) as context:
+        location = context.create_request_context().get_code_location("assay")
+        (repository,) = location.get_repositories().values()
+        sensor = repository.get_sensor("assay_automation")
+        return list(instance.get_ticks(sensor.get_remote_origin_id(), sensor.selector_id))
+
+
+def _busy(instance: dg.DagsterInstance) -> bool:
+    active = instance.get_runs(filters=dg.RunsFilter(statuses=list(ACTIVE)), limit=1)
+    pending = [b for b in instance.get_backfills() if b.status == BulkActionStatus.REQUESTED]
+    return bool(active or pending)
+
+
+def _daemon_until_quiet(
+    instance: dg.DagsterInstance, workspace: Path, env: dict[str, str], log: Path
+) -> None:
+    """Run the daemon until the automation sensor has ticked twice and nothing is queued or running: it
+    has recorded the code versions it evaluated, and whatever its first ticks asked for is done."""
+    daemon = start_logged(
+        [str(VENV_BIN / "dagster-daemon"), "run", "-w", str(workspace)], log=log, env=env, cwd=REPO
+    )
+    try:
+        _wait(
+            lambda: len(_automation_ticks(instance, workspace)) >= 2 and not _busy(instance),
+            daemon,
+            log,
+            "the automation sensor to tick twice with nothing left running",
+        )
+    finally:
+        stop_process_group(daemon)
+
+
+def _daemon_until_extract_backfilled(
+    instance: dg.DagsterInstance, workspace: Path, env: dict[str, str], log: Path
+) -> PartitionBackfill:
+    """Run the daemon on the released code until the backfill of ``extract`` that the automation emits has
+    finished; returns it."""
+    before = {b.backfill_id for b in instance.get_backfills()}
+    found: list[PartitionBackfill] = []
+
+    def finished() -> bool:
+        for backfill in instance.get_backfills():
+            if backfill.backfill_id in before or backfill.asset_backfill_data is None:
+                continue
+            if dg.AssetKey("extract") in backfill.asset_backfill_data.target_subset.asset_keys:
+                found[:] = [backfill]
+                return backfill.status not in (BulkActionStatus.REQUESTED, BulkActionStatus.CANCELING)
+        return False
+
+    daemon = start_logged(
+        [str(VENV_BIN / "dagster-daemon"), "run", "-w", str(workspace)], log=log, env=env, cwd=REPO
+    )
+    try:
+        _wait(finished, daemon, log, "the automation's backfill of extract to finish")
+    finally:
+        stop_process_group(daemon)
+    return found[0]
+
+
+def _wait(done, daemon, log: Path, what: str) -> None:
+    deadline = time.monotonic() + BACKFILL_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if done():
+            return
+        if daemon.poll() is not None:
+            pytest.fail(f"dagster-daemon exited with {daemon.returncode}:\n{log_tail(log)}")
+        time.sleep(POLL_S)
+    pytest.fail(f"waited {BACKFILL_TIMEOUT_S} s for {what}:\n{log_tail(log)}")
+
+
+def _batch_runs(instance: dg.DagsterInstance, backfill_id: str) -> list[BatchRun]:
+    runs: list[BatchRun] = []
+    for record in instance.get_run_records(filters=dg.RunsFilter(tags={BACKFILL_ID_TAG: backfill_id})):
+        run = record.dagster_run
+        if dg.AssetKey("extract") not in (run.asset_selection or set()):
+            continue  # a run of a later stage in the same backfill
+        # One materialization per shard of the run, each with the run's figures: the first says them.
+        events = instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)
+        metadata = events[0].asset_materialization.metadata if events else {}
+        runs.append(
+            BatchRun(
+                run_id=run.run_id,
+                status=run.status,
+                # A run of one shard is tagged with its partition rather than a range.
+                first=run.tags.get(ASSET_PARTITION_RANGE_START_TAG) or run.tags[PARTITION_NAME_TAG],
+                last=run.tags.get(ASSET_PARTITION_RANGE_END_TAG) or run.tags[PARTITION_NAME_TAG],
+                started=record.start_time or 0.0,
+                ended=record.end_time or 0.0,
+                read=metadata["read"].value if "read" in metadata else 0,
+                kept=metadata["kept"].value if "kept" in metadata else 0,
+            )
+        )
+    return sorted(runs, key=lambda r: r.first)
+
+
+def _most_at_once(runs: list[BatchRun]) -> int:
+    """The most runs in progress at one moment, from their recorded start and end times."""
+    edges = sorted([(r.started, 1) for r in runs] + [(r.ended, -1) for r in runs], key=lambda e: (e[0], e[1]))
+    now = most = 0
+    for _, step in edges:
+        now += step
+        most = max(most, now)
+    return most
+
+
+def _assert_recorded_in_postgres(pg, backfill_id: str, run_ids: set[str]) -> None:
+    conn = pg.connect()
+    try:
+        with conn.cursor() as cur:
+            cur.execute(
+                "select run_id from run_tags where key = %s and value = %s", (BACKFILL_ID_TAG, backfill_id)
+            )
+            assert {row[0] for row in cur.fetchall()} == run_ids
+            cur.execute(
+                "select count(*) from runs where run_id = any(%s) and status = 'SUCCESS'", (list(run_ids),)
+            )
+            assert cur.fetchone()[0] == len(run_ids)
+            cur.execute(
+                "select count(distinct partition) from event_logs"
+                " where run_id = any(%s) and dagster_event_type = 'ASSET_MATERIALIZATION'",
+                (list(run_ids),),
+            )
+            assert cur.fetchone()[0] == len(SHARD_KEYS)
+    finally:
+        conn.close()
