@@ -15,6 +15,7 @@ from orchestration.home import Home
 from orchestration.progress import Progress
 from orchestration.runner import RunReport
 from orchestration.settings import DEFAULT_HOME
+from readers.versions import EXTRACTOR_VERSION
 from warehouse.catalog import query
 from warehouse.errors import WarehouseError
 
@@ -154,6 +155,12 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
                 colour = "red" if c.severity == "ERROR" else "yellow"
                 parts.append(f"{c.name} [{colour}]failed[/] ({over} > {c.bound:.0%})")
         console.print("Checks over the corpus: " + "; ".join(parts))
+    plots = sorted((home.path / "reports").glob(f"quality-{EXTRACTOR_VERSION}-*.png"))
+    if plots:
+        console.print(
+            f"Quality report: {len(plots)} plots in [bold]{home.path / 'reports'}[/] (page scores and "
+            "threshold, modes by kind, rates by extractor version); also on the quality_report asset."
+        )
     console.print("Next:")
     assay = _program()
     home_flag = "" if home.path == Path(DEFAULT_HOME).absolute() else f" --home {home.path}"
@@ -179,6 +186,12 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
         )
     if unsup:
         console.print("  unsupported kinds have no reader yet: they are recorded, and read once one exists")
+    if len(home.warehouse.versions("derivations")) > 1:
+        console.print(
+            f'  {assay} sql{home_flag} "select kind, change, count(*) from version_diff group by all '
+            'order by all"   # what this extractor version changed against the previous one',
+            soft_wrap=True,
+        )
     if texts and texts[0][0]:
         console.print(f'  {assay} search{home_flag} "a phrase"   # BM25 over the chunks', soft_wrap=True)
     console.print(f"  {assay} ui{home_flag}   # the asset graph, runs and checks in Dagster", soft_wrap=True)

@@ -182,7 +182,7 @@ def test_a_reader_version_bump_backfills_exactly_that_readers_shards(
     (root / "note-new.txt").write_text(
         "A new note: the sluice gates were opened at dawn.\n", encoding="utf-8"
     )
-    schedule = automation.defs.get_schedule_def("assay_walk_schedule")
+    schedule = automation.defs.resolve_schedule_def("assay_walk_schedule")
     assert schedule.cron_schedule == settings.walk_cron
     assert schedule.default_status == dg.DefaultScheduleStatus.RUNNING  # roots are configured
     with dg.build_schedule_context(instance=automation.instance) as context:
