@@ -4,13 +4,13 @@ behind them as numbers."""
 
 import base64
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
+from assets.rate_checks import corpus_outcome
 from orchestration.settings import AssaySettings
 from quality.rates import KindRates, rates_by_kind
 from quality.report_plots import (
@@ -27,22 +27,11 @@ from quality.report_plots import (
 from quality.verdicts import Mode
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
-from warehouse.errors import WarehouseError
 
 # The rates chart compares the newest this many extractor versions on disk: enough to see a trend, few
 # enough that each kind's bars stay readable.
 REPORT_VERSIONS = 4
 REPORTS_DIR = "reports"
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What quality.rates counts of a derivation (quality.rates.DerivationLike)."""
-
-    sha256: str
-    kind: str
-    status: str
-    recovered_by_fallback: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +54,9 @@ class Plot:
 def quality_report(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.MaterializeResult:
     wh = assay.warehouse()
     directory = assay.home_path / REPORTS_DIR
-    kinds = {sha: kind for sha, kind in _columns(wh, "derivations", EXTRACTOR_VERSION, ("sha256", "kind"))}
-    verdicts = _columns(
-        wh, "page_verdicts", EXTRACTOR_VERSION, ("sha256", "mode", "provenance", "score", "threshold")
+    kinds = {sha: kind for sha, kind in wh.columns("derivations", EXTRACTOR_VERSION, ("sha256", "kind"))}
+    verdicts = wh.columns(
+        "page_verdicts", EXTRACTOR_VERSION, ("sha256", "mode", "provenance", "score", "threshold")
     )
     scored = [
         ScoredPage(score, threshold, Mode(mode), provenance)
@@ -134,23 +123,9 @@ def quality_report(context: dg.AssetExecutionContext, assay: AssaySettings) -> d
 
 def _rates(wh: Warehouse, version: str) -> dict[str, KindRates]:
     """The fallback and Underivable rates of one version by kind, counted as the catalog's checks count
-    them: a document whose garbled pages the fallback reader decoded counts as recovered by fallback, and
-    one whose pages OCR read counts as derived (the rate is of the final outcome)."""
-    rescued = {
-        sha
-        for sha, source in _columns(wh, "page_verdicts", version, ("sha256", "text_source"))
-        if source == "fallback"
-    }
-    ocr_read = {
-        sha for sha, source in _columns(wh, "page_texts", version, ("sha256", "source")) if source == "ocr"
-    }
-    outcomes = [
-        Outcome(sha, kind, status, bool(fallback) or sha in rescued)
-        for sha, kind, status, fallback in _columns(
-            wh, "derivations", version, ("sha256", "kind", "status", "recovered_by_fallback")
-        )
-    ]
-    return rates_by_kind(outcomes, ocr_read)
+    them (assets/rate_checks.py corpus_outcome)."""
+    outcome = corpus_outcome(wh, version)
+    return rates_by_kind(outcome.derivations, outcome.ocr_read)
 
 
 def _figures(r: KindRates) -> dict[str, float | int]:
@@ -164,17 +139,3 @@ def _figures(r: KindRates) -> dict[str, float | int]:
         "fallback_rate": round(r.fallback_rate, 4),
         "underivable_rate": round(r.underivable_rate, 4),
     }
-
-
-def _columns(wh: Warehouse, table: str, version: str, names: Sequence[str]) -> list[tuple[Any, ...]]:
-    """Some columns of every shard of ``table`` under ``version``, in one DuckDB pass. The partitions of
-    an older version may all lack a column added since (DuckDB then refuses the query): they are read
-    shard by shard instead, the missing column filled with nulls."""
-    try:
-        return wh.columns(table, version, names)
-    except WarehouseError:
-        rows: list[tuple[Any, ...]] = []
-        for shard in wh.shards(table, version):
-            arrow = wh.read(table, version, shard, columns=names)
-            rows.extend(zip(*(arrow.column(n).to_pylist() for n in names), strict=True))
-        return rows

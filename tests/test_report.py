@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import random
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
@@ -13,7 +14,6 @@ import pymupdf
 import pytest
 from docx import Document
 
-from assets.report import Outcome
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
 from orchestration.progress import Progress
@@ -38,6 +38,16 @@ from quality.verdicts import LEXICON_MIN, SANDWICH_LEXICON_MIN, Mode
 from readers.versions import EXTRACTOR_VERSION
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What quality.rates counts of a derivation (quality.rates.DerivationLike)."""
+
+    sha256: str
+    kind: str
+    status: str
+    recovered_by_fallback: bool
 
 
 def size_of(png: bytes) -> tuple[int, int]:

@@ -214,6 +214,14 @@ class Warehouse:
                 ).fetchall()
             finally:
                 con.close()
+        except duckdb.BinderException:
+            # Every partition of an older version lacks a column added since: read shard by shard, the
+            # missing column filled with nulls as :meth:`read` fills it.
+            rows: list[tuple[Any, ...]] = []
+            for shard in self.shards(table, version):
+                arrow = self.read(table, version, shard, columns=names)
+                rows.extend(zip(*(arrow.column(n).to_pylist() for n in names), strict=True))
+            return rows
         except duckdb.Error as exc:
             raise WarehouseError(f"could not read {select} of {table} {version}: {exc}") from exc
 
