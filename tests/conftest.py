@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,3 +30,17 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(var)
     monkeypatch.setenv("ASSAY_HOME", str(path))
     return path
+
+
+def release_extractor_version(monkeypatch: pytest.MonkeyPatch, version: str) -> None:
+    """What a release does to the extractor version: every loaded module of the project that bound the
+    current one sees ``version`` for the test's duration (definitions built afterwards carry it)."""
+    import readers.versions
+
+    current = readers.versions.EXTRACTOR_VERSION
+    for module in list(sys.modules.values()):
+        if getattr(module, "EXTRACTOR_VERSION", None) == current and (
+            module.__name__.split(".")[0] in {"readers", "assets", "orchestration", "quality", "warehouse"}
+        ):
+            monkeypatch.setattr(module, "EXTRACTOR_VERSION", version)
+    assert version == readers.versions.EXTRACTOR_VERSION

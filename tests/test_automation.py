@@ -4,7 +4,6 @@ evaluator tick by tick against a real instance, and the runs they request execut
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -13,7 +12,6 @@ import docx
 import pytest
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
-import readers.versions
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
 from orchestration.partitions import covering_shards, shard_ranges
@@ -22,6 +20,7 @@ from orchestration.runner import QUIET_LOGS, run
 from orchestration.settings import AssaySettings
 from readers.docx import DocxReader
 from readers.versions import EXTRACTOR_VERSION
+from tests.conftest import release_extractor_version
 from warehouse.catalog import query
 
 TOMORROW = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
@@ -100,12 +99,7 @@ class Automation:
 
 def _bump(monkeypatch: pytest.MonkeyPatch, version: str) -> None:
     """What a release that changed the DOCX reader does: its revision and the extractor version move."""
-    for module in list(sys.modules.values()):
-        if getattr(module, "EXTRACTOR_VERSION", None) == EXTRACTOR_VERSION and (
-            module.__name__.split(".")[0] in {"readers", "assets", "orchestration", "quality", "warehouse"}
-        ):
-            monkeypatch.setattr(module, "EXTRACTOR_VERSION", version)
-    assert version == readers.versions.EXTRACTOR_VERSION
+    release_extractor_version(monkeypatch, version)
     monkeypatch.setattr(DocxReader, "revision", DocxReader.revision + 1)
 
 

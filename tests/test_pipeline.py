@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import dagster as dg
 import pytest
 
-import readers.versions
 from orchestration.definitions import defs
 from orchestration.demo import write_demo_corpus
 from orchestration.home import Home
 from orchestration.progress import Progress
 from orchestration.runner import run
 from readers.versions import EXTRACTOR_VERSION
+from tests.conftest import release_extractor_version
 from warehouse.catalog import query
 
 DESIGN_COLUMNS = {
@@ -167,12 +166,7 @@ def test_extractor_version_bump_carries_unchanged_readers_over(home: Path, demo,
     folder, files = demo
     _run(home, folder)
     bumped = EXTRACTOR_VERSION + ".test"
-    for module in list(sys.modules.values()):
-        if getattr(module, "EXTRACTOR_VERSION", None) == EXTRACTOR_VERSION and (
-            module.__name__.split(".")[0] in {"readers", "assets", "orchestration", "quality", "warehouse"}
-        ):
-            monkeypatch.setattr(module, "EXTRACTOR_VERSION", bumped)
-    assert bumped == readers.versions.EXTRACTOR_VERSION
+    release_extractor_version(monkeypatch, bumped)
     progress, _ = _run(home, folder)
     wh = Home(home).warehouse
     rows = query(wh, "select status, carried_from, shard from derivations").rows
