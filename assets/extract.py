@@ -40,12 +40,14 @@ EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts")
 def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
     # The readers (PyMuPDF, pdfminer) are imported when a shard is extracted, not when the definitions
     # load: a run with nothing to read, and the web UI, start half a second sooner.
-    from readers.shard import Outcome, extract_shard
+    from readers.isolation import IsolatedReads
+    from readers.shard import Outcome, ShardWork, extract_shards
 
     wh = assay.warehouse()
     derivations: list[DerivationRecord] = []
     per_shard: dict[str, list[DerivationRecord]] = {}
     totals = {o: 0 for o in Outcome}
+    work: list[ShardWork] = []
     for shard in context.partition_keys:
         documents = [DocumentRecord(**row) for row in wh.rows("documents", EXTRACTOR_VERSION, shard)]
         existing = _rows(wh, EXTRACTOR_VERSION, shard)
@@ -59,24 +61,30 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
             derivations += kept
             per_shard[shard] = kept
             continue
-        result = extract_shard(
-            shard,
-            documents,
+        work.append(ShardWork(shard, documents, existing, _prior(wh, shard)))
+
+    # Every document is read in a worker process under its kind's budget (the documents of all the run's
+    # shards side by side); the workers start when the first document needs reading and stop with the run.
+    # A shard's rows are written as soon as its last document is done.
+    reads = IsolatedReads(assay.limits(), assay.max_document_bytes, assay.budgets(), assay.read_workers)
+    with reads:
+        for result in extract_shards(
+            work,
             version=EXTRACTOR_VERSION,
-            existing=existing,
-            prior=_prior(wh, shard),
-            limits=assay.limits(),
-            max_document_bytes=assay.max_document_bytes,
+            reads=reads,
             on_document=lambda doc, outcome, status: progress.document_done(outcome.value, status),
-        )
-        wh.write("derivations", EXTRACTOR_VERSION, result.rows.sorted_derivations(), shard=shard)
-        wh.write("underivables", EXTRACTOR_VERSION, result.rows.sorted_underivables(), shard=shard)
-        wh.write("pages", EXTRACTOR_VERSION, result.rows.sorted_pages(), shard=shard)
-        wh.write("page_fonts", EXTRACTOR_VERSION, result.rows.sorted_fonts(), shard=shard)
-        for outcome in Outcome:
-            totals[outcome] += result.count(outcome)
-        derivations += result.rows.sorted_derivations()
-        per_shard[shard] = result.rows.sorted_derivations()
+        ):
+            shard = result.shard
+            # Derivations last: they say which documents a shard holds, so a run killed between two
+            # writes leaves those documents to be read again, never kept without their pages.
+            wh.write("underivables", EXTRACTOR_VERSION, result.rows.sorted_underivables(), shard=shard)
+            wh.write("pages", EXTRACTOR_VERSION, result.rows.sorted_pages(), shard=shard)
+            wh.write("page_fonts", EXTRACTOR_VERSION, result.rows.sorted_fonts(), shard=shard)
+            wh.write("derivations", EXTRACTOR_VERSION, result.rows.sorted_derivations(), shard=shard)
+            for outcome in Outcome:
+                totals[outcome] += result.count(outcome)
+            derivations += result.rows.sorted_derivations()
+            per_shard[shard] = result.rows.sorted_derivations()
 
     context.log.info(
         f"{len(context.partition_keys)} shards: read {totals[Outcome.READ]}, kept {totals[Outcome.KEPT]}, "
@@ -89,6 +97,7 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
             "read": totals[Outcome.READ],
             "kept": totals[Outcome.KEPT],
             "carried_over": totals[Outcome.CARRIED],
+            "readers_replaced": reads.replaced,
             "extractor_version": EXTRACTOR_VERSION,
         }
     )

@@ -15,6 +15,7 @@ from quality.judge import DocumentVerdicts
 from quality.records import OcrPageRecord
 from quality.sources import ExtractedPage, PageTextRecord
 from quality.stage import judge_document_rows
+from readers.isolation import IsolatedReads, ReadBudgets
 from readers.model import ReadLimits
 from readers.ocr import installed_languages
 from readers.ocr_shard import ShardInput, ocr_shards
@@ -139,15 +140,24 @@ class CheckOutcome:
         console.print("[dim]nothing was stored: `assay run PATH` records the results[/]")
 
 
+def settings_budgets() -> ReadBudgets:
+    from orchestration.settings import settings_from_env
+
+    return settings_from_env().budgets()
+
+
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
     return "-" if value is None else str(value)
 
 
-def check_file(path: Path, *, ocr: bool = True, ocr_language: str = "eng") -> CheckOutcome:
+def check_file(
+    path: Path, *, ocr: bool = True, ocr_language: str = "eng", budgets: ReadBudgets | None = None
+) -> CheckOutcome:
     """What a run would record for ``path``; ``ocr=False`` leaves Tesseract out (pages sent to OCR then
-    have no final text, reason ``ocr_not_run``)."""
+    have no final text, reason ``ocr_not_run``). The file is read in a worker under ``budgets`` (the
+    settings' by default), as a run reads it: a file that hangs a reader gets its verdict here too."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         head = fh.read(HEAD_BYTES)
@@ -169,15 +179,17 @@ def check_file(path: Path, *, ocr: bool = True, ocr_language: str = "eng") -> Ch
         EXTRACTOR_VERSION,
     )
     limits = ReadLimits()
-    extracted = extract_shard(
-        doc.shard,
-        [doc],
-        version=EXTRACTOR_VERSION,
-        existing=ShardRows(),
-        prior=None,
-        limits=limits,
-        max_document_bytes=CHECK_MAX_BYTES,
-    )
+    with IsolatedReads(limits, CHECK_MAX_BYTES, budgets or settings_budgets(), workers=1) as reads:
+        extracted = extract_shard(
+            doc.shard,
+            [doc],
+            version=EXTRACTOR_VERSION,
+            existing=ShardRows(),
+            prior=None,
+            limits=limits,
+            max_document_bytes=CHECK_MAX_BYTES,
+            reads=reads,
+        )
     pages = extracted.rows.pages.get(sha, [])
     verdicts = (
         judge_document_rows(

@@ -8,6 +8,7 @@ shows them.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from orchestration.home import Home
 from orchestration.partitions import SHARDS_PER_RUN, shard_ranges
 from orchestration.plans import plan_after, plan_extract, plan_ocr, plan_verdicts
 from orchestration.progress import Progress
-from orchestration.settings import AssaySettings
+from orchestration.settings import settings_from_env
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 
@@ -68,7 +69,8 @@ class Pipeline:
         self.progress = progress
         self.shards_per_run = shards_per_run
         self.instance = dg.DagsterInstance.get()
-        self.settings = AssaySettings(home=str(home.path))
+        # The ASSAY_* settings of the environment (read budgets, rate bounds, OCR ...), in this home.
+        self.settings = settings_from_env({**os.environ, "ASSAY_HOME": str(home.path)})
         self.defs = make_definitions(self.settings, progress)
 
     def walk(self, roots: list[Path], report: RunReport) -> bool:

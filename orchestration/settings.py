@@ -69,6 +69,21 @@ class AssaySettings(dg.ConfigurableResource):
     max_container_bytes: int = 1 * GiB
     max_compression_ratio: float = 100.0
     max_nesting: int = 3
+    # Each document is read in a worker process under a wall-time and a memory budget (readers/
+    # isolation.py); over one, the worker is killed and replaced and the document is error/timeout or
+    # error/memory. The defaults leave room for the largest documents assay accepts: a 5,000-page
+    # born-digital PDF (max_pages) reads in about 40 s at the PDF reader's ~130 pages/s, and pdfplumber's
+    # second opinion on it in about 400 s at its ~13 pages/s (DESIGN §9); the slowest document of the dev
+    # corpus reads in under 2 s. A worker rests at about 150 MB and the dev corpus's largest read peaks
+    # under 400 MB; 4 GiB is ten times that, and two workers at their budget fit the smallest machine
+    # assay runs on (2 cores, 24 GB) beside the OCR stage.
+    read_timeout_s: float = 600.0
+    read_memory_mb: int = 4096
+    # Kinds with budgets of their own, e.g. {"pdf": 120} (env: ASSAY_READ_TIMEOUT_S_BY_KIND="pdf=120").
+    read_timeout_s_by_kind: dict[str, float] = {}  # noqa: RUF012 (pydantic copies field defaults)
+    read_memory_mb_by_kind: dict[str, int] = {}  # noqa: RUF012 (pydantic copies field defaults)
+    # Reader processes at once; 0 means one per core this process may use.
+    read_workers: int = 0
 
     # Scheduled backfills by extractor version (orchestration/automation.py): after the code's extractor
     # version changed, the stale shards are re-run from the next tick of this cron schedule (UTC), so that
@@ -106,6 +121,27 @@ class AssaySettings(dg.ConfigurableResource):
             max_nesting=self.max_nesting,
         )
 
+    def budgets(self):
+        """The per-document read budgets these settings ask for (readers/isolation.py)."""
+        from readers.isolation import ReadBudget, ReadBudgets
+        from readers.model import ContentKind
+
+        kinds = set(self.read_timeout_s_by_kind) | set(self.read_memory_mb_by_kind)
+        unknown = sorted(k for k in kinds if k not in ContentKind.__members__.values())
+        if unknown:
+            known = ", ".join(k.value for k in ContentKind)
+            raise ConfigError(f"read budgets name unknown kinds {unknown}; the kinds are: {known}")
+        return ReadBudgets(
+            default=ReadBudget(self.read_timeout_s, self.read_memory_mb << 20),
+            by_kind={
+                ContentKind(k): ReadBudget(
+                    self.read_timeout_s_by_kind.get(k, self.read_timeout_s),
+                    self.read_memory_mb_by_kind.get(k, self.read_memory_mb) << 20,
+                )
+                for k in sorted(kinds)
+            },
+        )
+
     def scrubber(self):
         """The personal-data scrubber these settings ask for; None when no kind is switched on."""
         from quality.pii import Scrubber, parse_kinds
@@ -132,10 +168,11 @@ def settings_from_env(environ: dict[str, str] | None = None) -> AssaySettings:
         if name == "redact_kinds":  # "email,phone", or "" for none
             values[name] = [k.strip() for k in raw.split(",") if k.strip()]
             continue
-        if name == "fallback_rate_max_by_kind":  # kind=bound pairs: "html=0.75,zip=0.2"
+        if name.endswith("_by_kind"):  # kind=value pairs: "html=0.75,zip=0.2"
+            number = int if name == "read_memory_mb_by_kind" else float
             try:
                 pairs = (item.split("=", 1) for item in raw.split(",") if item.strip())
-                values[name] = {kind.strip(): float(bound) for kind, bound in pairs}
+                values[name] = {kind.strip(): number(bound) for kind, bound in pairs}
             except ValueError as exc:
                 raise ConfigError(
                     f"ASSAY_{name.upper()}={raw!r}: write kind=bound pairs, e.g. html=0.75"

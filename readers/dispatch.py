@@ -11,6 +11,7 @@ large to read. Nothing here raises for a bad document: one document can never fa
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,10 +66,28 @@ class Extraction:
         return self.status is DocumentStatus.DERIVED and self.attempts[-1].ordinal > 1
 
 
+@dataclass(frozen=True, slots=True)
+class AttemptStarted:
+    """A reader is about to read the document: what a worker reports before each attempt, so that a read
+    killed over its budget (readers/isolation.py) can name the reader that was running."""
+
+    ordinal: int
+    reader: str
+    reader_version: str
+    tool_version: str
+
+
 def extract_document(
-    path: Path, kind: ContentKind, *, size: int, limits: ReadLimits, max_bytes: int
+    path: Path,
+    kind: ContentKind,
+    *,
+    size: int,
+    limits: ReadLimits,
+    max_bytes: int,
+    on_attempt: Callable[[AttemptStarted | Attempt], None] | None = None,
 ) -> Extraction:
-    """Run the kind's reader chain on ``path``; never raises for a bad document."""
+    """Run the kind's reader chain on ``path``; never raises for a bad document. ``on_attempt`` hears of
+    each attempt as it starts and as it ends."""
     chain = readers_for(kind)
     signature = chain_signature(kind)
     started = time.perf_counter()
@@ -80,8 +99,12 @@ def extract_document(
     attempts: list[Attempt] = []
     empty: tuple[Reader, ReadResult] | None = None
     for ordinal, reader in enumerate(chain, start=1):
+        if on_attempt is not None:
+            on_attempt(AttemptStarted(ordinal, reader.name, reader.version, reader.tool_version))
         attempt, result = _try(reader, ordinal, path, limits)
         attempts.append(attempt)
+        if on_attempt is not None:
+            on_attempt(attempt)
         if not attempt.produced and result is not None and empty is None:
             empty = (reader, result)
         if attempt.produced:

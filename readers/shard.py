@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from quality.signals import PageMeasures, measure_document
-from readers.dispatch import Extraction, extract_document
+from readers.dispatch import Extraction
+from readers.isolation import DocumentReads, InProcessReads, ReadRequest
 from readers.model import OCR_KINDS, ContentKind, DocumentStatus, PageText, ReadLimits
 from readers.records import DerivationRecord, DocumentRecord, PageFontRecord, PageRecord, UnderivableRecord
 from readers.table import chain_signature
@@ -100,9 +101,21 @@ class ShardRows:
 class ShardResult:
     rows: ShardRows
     outcomes: dict[str, Outcome]
+    shard: str = ""
 
     def count(self, outcome: Outcome) -> int:
         return sum(1 for o in self.outcomes.values() if o is outcome)
+
+
+@dataclass(frozen=True, slots=True)
+class ShardWork:
+    """One shard to extract: its documents, the rows the current version already has, and the rows of the
+    most recent earlier version (for carrying over), if any."""
+
+    shard: str
+    documents: list[DocumentRecord]
+    existing: ShardRows
+    prior: ShardRows | None
 
 
 def extract_shard(
@@ -114,31 +127,73 @@ def extract_shard(
     prior: ShardRows | None,
     limits: ReadLimits,
     max_document_bytes: int,
+    reads: DocumentReads | None = None,
     on_document: Callable[[DocumentRecord, Outcome, str], None] | None = None,
 ) -> ShardResult:
-    """Extract every document of ``shard`` under ``version``; see the module docstring."""
-    out = ShardRows()
-    outcomes: dict[str, Outcome] = {}
-    for doc in sorted(documents, key=lambda d: d.sha256):
-        if doc.shard != shard:
-            raise ValueError(f"document {doc.sha256} does not belong to shard {shard}")
-        kind = ContentKind(doc.kind)
-        if doc.sha256 in existing.derivations:
-            out.add(existing, doc.sha256)
-            outcome = Outcome.KEPT
-        elif prior is not None and _can_carry(prior.derivations.get(doc.sha256), kind):
-            _carry(prior, doc.sha256, version, out)
-            outcome = Outcome.CARRIED
-        else:
-            extraction = extract_document(
-                Path(doc.path), kind, size=doc.size, limits=limits, max_bytes=max_document_bytes
-            )
-            _add_extraction(out, doc, version, extraction)
-            outcome = Outcome.READ
-        outcomes[doc.sha256] = outcome
+    """Extract every document of ``shard`` under ``version``; see the module docstring. Without ``reads``
+    the documents are read in this process, one after another."""
+    work = ShardWork(shard, list(documents), existing, prior)
+    reads = reads if reads is not None else InProcessReads(limits, max_document_bytes)
+    [result] = extract_shards([work], version=version, reads=reads, on_document=on_document)
+    return result
+
+
+def extract_shards(
+    work: Iterable[ShardWork],
+    *,
+    version: str,
+    reads: DocumentReads,
+    on_document: Callable[[DocumentRecord, Outcome, str], None] | None = None,
+) -> Iterator[ShardResult]:
+    """Extract several shards, each shard's result as soon as its last document is done.
+
+    The documents to read, of every shard, are handed to ``reads`` at once: the pipeline's pool of worker
+    processes reads them side by side (a shard holds a handful of documents, so a pool kept to one shard
+    would mostly wait). The rows do not depend on the order the reads finish in.
+    """
+    outs: dict[str, ShardRows] = {}
+    outcomes: dict[str, dict[str, Outcome]] = {}
+    to_read: dict[str, DocumentRecord] = {}
+    waiting: dict[str, int] = {}
+
+    def done(doc: DocumentRecord, outcome: Outcome) -> None:
+        outcomes[doc.shard][doc.sha256] = outcome
         if on_document is not None:
-            on_document(doc, outcome, out.derivations[doc.sha256].status)
-    return ShardResult(out, outcomes)
+            on_document(doc, outcome, outs[doc.shard].derivations[doc.sha256].status)
+
+    def result(shard: str) -> ShardResult:
+        return ShardResult(outs.pop(shard), dict(sorted(outcomes.pop(shard).items())), shard)
+
+    ready: list[str] = []
+    for w in work:
+        out = outs[w.shard] = ShardRows()
+        outcomes[w.shard] = {}
+        waiting[w.shard] = 0
+        for doc in sorted(w.documents, key=lambda d: d.sha256):
+            if doc.shard != w.shard:
+                raise ValueError(f"document {doc.sha256} does not belong to shard {w.shard}")
+            kind = ContentKind(doc.kind)
+            if doc.sha256 in w.existing.derivations:
+                out.add(w.existing, doc.sha256)
+                done(doc, Outcome.KEPT)
+            elif w.prior is not None and _can_carry(w.prior.derivations.get(doc.sha256), kind):
+                _carry(w.prior, doc.sha256, version, out)
+                done(doc, Outcome.CARRIED)
+            else:
+                to_read[doc.sha256] = doc
+                waiting[w.shard] += 1
+        if not waiting[w.shard]:
+            ready.append(w.shard)
+    for shard in ready:
+        yield result(shard)
+    requests = [ReadRequest(d.sha256, Path(d.path), ContentKind(d.kind), d.size) for d in to_read.values()]
+    for finished in reads.read(requests):
+        doc = to_read[finished.request.key]
+        _add_extraction(outs[doc.shard], doc, version, finished.extraction)
+        done(doc, Outcome.READ)
+        waiting[doc.shard] -= 1
+        if not waiting[doc.shard]:
+            yield result(doc.shard)
 
 
 def _can_carry(previous: DerivationRecord | None, kind: ContentKind) -> bool:

@@ -1,0 +1,385 @@
+"""Every document is read in a worker process, under a wall-time and a memory budget (DESIGN §8).
+
+Why a process: a pathological document (form XObjects that draw each other thirty levels deep, an image
+that decodes to gigabytes, a reader looping for ever) wedges the thread reading it inside C code, where
+no Python timeout reaches. Only a process can be stopped whatever it is doing, and only a process gives
+its memory back when it is stopped.
+
+How:
+
+- A pool of workers (one per core by default) is started when the first document needs reading, from a
+  fork server that has already imported the readers, so a replacement costs tens of milliseconds, not an
+  import of PyMuPDF, pdfminer and lxml.
+- The parent hands each idle worker one document and, every ``POLL_S``, looks at its reply, the time the
+  read has taken against the kind's budget, and the worker's resident memory against the kind's budget.
+  Over either: the worker is killed (SIGKILL) and replaced, and the document is ``error`` with reason
+  ``timeout`` or ``memory``; an Underivable names the reader that was running.
+- A worker that dies by itself (a segmentation fault in a C library) makes the document ``error`` with
+  reason ``worker_died``; the other documents go on.
+- A worker whose resident memory stays over ``RECYCLE_SHARE`` of the smallest budget after a read is
+  replaced before it reads again: memory a library keeps (allocator arenas, MuPDF's store) must not be
+  charged to the next document.
+- Workers die with their parent (``PR_SET_PDEATHSIG`` through the fork server): a run that is killed
+  leaves no reader behind.
+
+The memory budget is resident memory sampled every ``POLL_S``, not a hard ceiling: a read that allocates
+faster than that can overshoot by what it allocates in one interval before it is stopped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import dataclasses
+import multiprocessing
+import os
+import signal
+import time
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from types import TracebackType
+from typing import Protocol
+
+import psutil
+
+from readers.dispatch import Attempt, AttemptStarted, Extraction, extract_document
+from readers.model import ContentKind, DocumentStatus, ReadLimits
+
+TIMEOUT = "timeout"
+MEMORY = "memory"
+WORKER_DIED = "worker_died"
+
+# How often the parent looks at its workers. 20 ms keeps the overshoot of a fast allocation small (MuPDF
+# decodes an image at a few hundred MB/s: a few MB per interval) and costs nothing measurable: the parent
+# waits on the workers' pipes in between.
+POLL_S = 0.02
+# A worker over this share of the smallest memory budget after a read is replaced (see the docstring).
+# A worker that has read the dev corpus's largest PDFs rests at about 250 MB, a tenth of the default.
+RECYCLE_SHARE = 0.5
+# Modules the fork server imports once, so that each worker starts with the readers loaded.
+PRELOAD = ["readers.table", "readers.dispatch"]
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ReadBudget:
+    """What one read may take: wall-time seconds and resident bytes of its worker."""
+
+    seconds: float
+    memory_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReadBudgets:
+    """The default budget and the kinds that have their own."""
+
+    default: ReadBudget
+    by_kind: Mapping[ContentKind, ReadBudget] = field(default_factory=dict)
+
+    def for_kind(self, kind: ContentKind) -> ReadBudget:
+        return self.by_kind.get(kind, self.default)
+
+    @property
+    def smallest_memory(self) -> int:
+        return min([self.default.memory_bytes, *(b.memory_bytes for b in self.by_kind.values())])
+
+
+@dataclass(frozen=True, slots=True)
+class ReadRequest:
+    """One document to read."""
+
+    key: str
+    path: Path
+    kind: ContentKind
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReadDone:
+    request: ReadRequest
+    extraction: Extraction
+
+
+class DocumentReads(Protocol):
+    """How the extract stage has its documents read: in worker processes (the pipeline) or in this process
+    (``assay check``, which reads one file the user named and waits for it)."""
+
+    def read(self, requests: Sequence[ReadRequest]) -> Iterator[ReadDone]:
+        """Every request read once, in the order the reads finish."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class InProcessReads:
+    limits: ReadLimits
+    max_bytes: int
+
+    def read(self, requests: Sequence[ReadRequest]) -> Iterator[ReadDone]:
+        for r in requests:
+            yield ReadDone(
+                r, extract_document(r.path, r.kind, size=r.size, limits=self.limits, max_bytes=self.max_bytes)
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    request: ReadRequest
+    limits: ReadLimits
+    max_bytes: int
+    # The reader revisions of the process that planned the read: the rows carry the versions of the code
+    # that run was started with (a release it loaded, a reader a test released), whatever the fork server
+    # imported.
+    revisions: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Finished:
+    extraction: Extraction
+
+
+@dataclass(slots=True)
+class _Worker:
+    process: multiprocessing.process.BaseProcess
+    conn: Connection
+    ps: psutil.Process
+    job: ReadRequest | None = None
+    started: float = 0.0
+    running: AttemptStarted | None = None
+    attempts: list[Attempt] = field(default_factory=list)
+
+    def assign(self, job: _Job) -> None:
+        self.conn.send(job)
+        self.job, self.started, self.running, self.attempts = job.request, time.monotonic(), None, []
+
+    def rss(self) -> int:
+        try:
+            return self.ps.memory_info().rss
+        except psutil.Error:
+            return 0
+
+
+class IsolatedReads:
+    """A pool of killable reader processes; use as a context manager so the workers are stopped."""
+
+    def __init__(self, limits: ReadLimits, max_bytes: int, budgets: ReadBudgets, workers: int = 0) -> None:
+        self.limits = limits
+        self.max_bytes = max_bytes
+        self.budgets = budgets
+        self.size = workers if workers > 0 else default_workers()
+        self.replaced = 0
+        self._workers: list[_Worker] = []
+        self._context = multiprocessing.get_context("forkserver")
+        self._context.set_forkserver_preload(PRELOAD)
+
+    def __enter__(self) -> IsolatedReads:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for w in self._workers:
+            with contextlib.suppress(OSError):
+                w.conn.send(None)
+        for w in self._workers:
+            w.process.join(timeout=2)
+            if w.process.is_alive():
+                _kill(w)
+            w.conn.close()
+        self._workers.clear()
+
+    def read(self, requests: Sequence[ReadRequest]) -> Iterator[ReadDone]:
+        pending = deque(requests)
+        while pending or any(w.job is not None for w in self._workers):
+            self._hand_out(pending)
+            busy = [w for w in self._workers if w.job is not None]
+            for conn in wait([w.conn for w in busy], timeout=POLL_S):
+                worker = next(w for w in busy if w.conn is conn)
+                done = self._receive(worker)
+                if done is not None:
+                    yield done
+            now = time.monotonic()
+            for worker in [w for w in self._workers if w.job is not None]:
+                done = self._police(worker, now)
+                if done is not None:
+                    yield done
+
+    def _hand_out(self, pending: deque[ReadRequest]) -> None:
+        for worker in [w for w in self._workers if w.job is None]:
+            if not pending:
+                return
+            worker.assign(self._job(pending.popleft()))
+        while pending and len(self._workers) < self.size:
+            worker = self._start()
+            worker.assign(self._job(pending.popleft()))
+
+    def _job(self, request: ReadRequest) -> _Job:
+        from readers.table import readers_for
+
+        revisions = tuple((r.name, type(r).revision) for r in readers_for(request.kind))
+        return _Job(request, self.limits, self.max_bytes, revisions)
+
+    def _start(self) -> _Worker:
+        parent, child = self._context.Pipe()
+        process = self._context.Process(target=_serve, args=(child,), name="assay-reader", daemon=True)
+        process.start()
+        child.close()
+        worker = _Worker(process, parent, psutil.Process(process.pid))
+        self._workers.append(worker)
+        return worker
+
+    def _receive(self, worker: _Worker) -> ReadDone | None:
+        try:
+            message = worker.conn.recv()
+        except (EOFError, OSError):
+            return self._died(worker)
+        if isinstance(message, AttemptStarted):
+            worker.running = message
+        elif isinstance(message, Attempt):
+            worker.attempts.append(message)
+        elif isinstance(message, _Finished):
+            done = ReadDone(_request(worker), message.extraction)
+            worker.job = None
+            if worker.rss() > RECYCLE_SHARE * self.budgets.smallest_memory:
+                self._replace(worker)
+            return done
+        return None
+
+    def _police(self, worker: _Worker, now: float) -> ReadDone | None:
+        request = _request(worker)
+        budget = self.budgets.for_kind(request.kind)
+        elapsed = now - worker.started
+        if elapsed > budget.seconds:
+            detail = f"the read ran over its budget of {budget.seconds:g} s for {request.kind.value}"
+            return self._over_budget(worker, TIMEOUT, detail, elapsed)
+        rss = worker.rss()
+        if rss > budget.memory_bytes:
+            detail = (
+                f"the reader's memory reached {rss >> 20} MB, over its budget of "
+                f"{budget.memory_bytes >> 20} MB for {request.kind.value}"
+            )
+            return self._over_budget(worker, MEMORY, detail, elapsed)
+        return None
+
+    def _over_budget(self, worker: _Worker, reason: str, detail: str, elapsed: float) -> ReadDone:
+        request = _request(worker)
+        detail += "; the worker was stopped and replaced"
+        extraction = _failed(request, worker, reason, detail, elapsed)
+        self._replace(worker)
+        return ReadDone(request, extraction)
+
+    def _died(self, worker: _Worker) -> ReadDone:
+        request = _request(worker)
+        worker.process.join(timeout=5)
+        code = worker.process.exitcode
+        how = f"signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit code {code}"
+        detail = f"the reader's process died ({how}); the worker was replaced"
+        extraction = _failed(request, worker, WORKER_DIED, detail, time.monotonic() - worker.started)
+        self._replace(worker)
+        return ReadDone(request, extraction)
+
+    def _replace(self, worker: _Worker) -> None:
+        """Stop ``worker``; a new one is started when a document needs it."""
+        _kill(worker)
+        worker.conn.close()
+        self._workers.remove(worker)
+        self.replaced += 1
+
+
+def default_workers() -> int:
+    """One worker per core this process may use: a read is CPU-bound."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _request(worker: _Worker) -> ReadRequest:
+    if worker.job is None:
+        raise RuntimeError("a reader worker replied while it had no document")
+    return worker.job
+
+
+def _failed(request: ReadRequest, worker: _Worker, reason: str, detail: str, elapsed: float) -> Extraction:
+    """The document's outcome when its read was stopped: the attempts that ended, then the one that was
+    running, failed with ``reason``."""
+    from readers.table import chain_signature
+
+    attempts = list(worker.attempts)
+    running = worker.running
+    if running is not None and attempts and attempts[-1].ordinal == running.ordinal:
+        # The reader had ended: the budget ran out while its result was handed back (a very large text
+        # is copied to be sent).
+        attempts[-1] = dataclasses.replace(
+            attempts[-1],
+            produced=False,
+            failed=True,
+            reason=reason,
+            detail=f"{detail} (after the reader ended, while its result was handed back)",
+        )
+    elif running is not None:
+        spent = sum(a.duration_ms for a in attempts)
+        attempts.append(
+            Attempt(
+                ordinal=running.ordinal,
+                reader=running.reader,
+                reader_version=running.reader_version,
+                tool_version=running.tool_version,
+                produced=False,
+                failed=True,
+                reason=reason,
+                detail=detail,
+                duration_ms=round(max(0.0, elapsed * 1000.0 - spent), 3),
+            )
+        )
+    return Extraction(
+        kind=request.kind,
+        status=DocumentStatus.ERROR,
+        reason=reason,
+        reader=None,
+        reader_version=None,
+        chain=chain_signature(request.kind),
+        result=None,
+        attempts=tuple(attempts),
+        duration_ms=round(elapsed * 1000.0, 3),
+    )
+
+
+def _kill(worker: _Worker) -> None:
+    with contextlib.suppress(ProcessLookupError, OSError):
+        worker.process.kill()
+    worker.process.join(timeout=5)
+
+
+def _serve(conn: Connection) -> None:
+    """A worker: read the documents it is sent until it is sent ``None`` or its parent goes away."""
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it stops the workers
+    from readers.table import readers_for
+
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        revisions = dict(job.revisions)
+        for reader in readers_for(job.request.kind):
+            type(reader).revision = revisions.get(reader.name, type(reader).revision)
+        r = job.request
+        extraction = extract_document(
+            r.path, r.kind, size=r.size, limits=job.limits, max_bytes=job.max_bytes, on_attempt=conn.send
+        )
+        conn.send(_Finished(extraction))
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this worker when the fork server that started it ends (it ends with the run)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)

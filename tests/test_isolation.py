@@ -1,0 +1,197 @@
+"""Each document is read in a killable worker under its kind's wall-time and memory budget."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pymupdf
+import pytest
+
+from orchestration.settings import settings_from_env
+from readers.errors import ConfigError
+from readers.isolation import IsolatedReads, ReadBudget, ReadBudgets, ReadDone, ReadRequest
+from readers.model import ContentKind, DocumentStatus, ReadLimits
+from readers.text import PlainTextReader
+
+MB = 1 << 20
+GENEROUS = ReadBudget(120.0, 4096 * MB)
+
+
+def nested_forms_pdf(path: Path, depth: int) -> Path:
+    """One page whose form XObjects draw the next one twice, ``depth`` levels deep: 2**depth leaf draws,
+    so reading it takes about 1.5 s at depth 18 and hours at 30, while the file is 3 KB."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    xrefs = [doc.get_new_xref() for _ in range(depth)]
+    for level, xref in enumerate(xrefs):
+        if level + 1 < depth:
+            resources = f"/Resources << /XObject << /F {xrefs[level + 1]} 0 R >> >>"
+            content = b"q 0.5 0 0 0.5 0 0 cm /F Do Q q 0.5 0 0 0.5 10 10 cm /F Do Q"
+        else:
+            resources, content = "", b"0 0 m 10 10 l S"
+        doc.update_object(xref, f"<< /Type /XObject /Subtype /Form /BBox [0 0 600 800] {resources} >>")
+        doc.update_stream(xref, content, compress=False)
+    contents = doc.get_new_xref()
+    doc.update_object(contents, "<< >>")
+    doc.update_stream(contents, b"/F0 Do")
+    doc.xref_set_key(page.xref, "Resources", f"<< /XObject << /F0 {xrefs[0]} 0 R >> >>")
+    doc.xref_set_key(page.xref, "Contents", f"{contents} 0 R")
+    doc.save(path)
+    return path
+
+
+def text_pdf(path: Path, text: str) -> Path:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), text)
+    doc.save(path)
+    return path
+
+
+def request(path: Path, kind: ContentKind) -> ReadRequest:
+    return ReadRequest(path.name, path, kind, path.stat().st_size)
+
+
+def read_all(pool: IsolatedReads, requests: list[ReadRequest]) -> dict[str, ReadDone]:
+    return {done.request.key: done for done in pool.read(requests)}
+
+
+@pytest.fixture(scope="module")
+def forms(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return nested_forms_pdf(tmp_path_factory.mktemp("forms") / "forms.pdf", 30)
+
+
+def test_a_read_over_its_time_budget_is_an_error_and_the_others_go_on(tmp_path: Path, forms: Path) -> None:
+    ok = text_pdf(tmp_path / "ok.pdf", "An ordinary page of text")
+    note = tmp_path / "note.txt"
+    note.write_text("A plain note.\n")
+    budgets = ReadBudgets(GENEROUS, {ContentKind.PDF: ReadBudget(3.0, 4096 * MB)})
+    started = time.monotonic()
+    with IsolatedReads(ReadLimits(), 1 << 30, budgets, workers=1) as pool:
+        done = read_all(
+            pool,
+            [request(forms, ContentKind.PDF), request(ok, ContentKind.PDF), request(note, ContentKind.TEXT)],
+        )
+        assert pool.replaced == 1
+    assert time.monotonic() - started < 60
+    stuck = done["forms.pdf"].extraction
+    assert (stuck.status, stuck.reason) == (DocumentStatus.ERROR, "timeout")
+    [attempt] = stuck.attempts
+    assert (attempt.reader, attempt.reason, attempt.failed) == ("pymupdf", "timeout", True)
+    assert "budget of 3 s for pdf" in attempt.detail and attempt.duration_ms >= 3000
+    # The worker was replaced: the documents after it were read, by the same single-worker pool.
+    assert done["ok.pdf"].extraction.status is DocumentStatus.DERIVED
+    assert done["note.txt"].extraction.status is DocumentStatus.DERIVED
+
+
+def test_a_read_over_its_memory_budget_is_an_error(tmp_path: Path) -> None:
+    big = tmp_path / "big.txt"
+    line = "plenty of words on one line of a very long text file\n"
+    with big.open("w") as fh:
+        for _ in range(40):
+            fh.write(line * 75_000)  # 160 MB in all: read, decoded and split, several times that
+    small = tmp_path / "small.txt"
+    small.write_text("A short note.\n")
+    budgets = ReadBudgets(GENEROUS, {ContentKind.TEXT: ReadBudget(120.0, 450 * MB)})
+    with IsolatedReads(ReadLimits(), 1 << 30, budgets, workers=1) as pool:
+        done = read_all(pool, [request(big, ContentKind.TEXT), request(small, ContentKind.TEXT)])
+        assert pool.replaced >= 1
+    heavy = done["big.txt"].extraction
+    assert (heavy.status, heavy.reason) == (DocumentStatus.ERROR, "memory")
+    assert (
+        heavy.attempts[-1].reader == "text"
+        and "over its budget of 450 MB for text" in heavy.attempts[-1].detail
+    )
+    assert done["small.txt"].extraction.status is DocumentStatus.DERIVED
+
+
+def test_a_worker_that_dies_is_replaced(tmp_path: Path, forms: Path) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text("Read after the crash.\n")
+    with IsolatedReads(ReadLimits(), 1 << 30, ReadBudgets(GENEROUS), workers=1) as pool:
+        reads = pool.read([request(forms, ContentKind.PDF), request(note, ContentKind.TEXT)])
+
+        def crash() -> None:  # what a segmentation fault in a C library does to the reader
+            time.sleep(1.0)
+            [worker] = psutil.Process().children(recursive=True)[-1:]
+            os.kill(worker.pid, signal.SIGSEGV)
+
+        threading.Thread(target=crash, daemon=True).start()
+        done = {d.request.key: d for d in reads}
+    died = done["forms.pdf"].extraction
+    assert (died.status, died.reason) == (DocumentStatus.ERROR, "worker_died")
+    assert "SIGSEGV" in died.attempts[-1].detail
+    assert done["note.txt"].extraction.status is DocumentStatus.DERIVED
+
+
+def test_workers_die_with_a_killed_run(tmp_path: Path, forms: Path) -> None:
+    script = textwrap.dedent(
+        f"""
+        import sys, psutil
+        from pathlib import Path
+        from readers.isolation import IsolatedReads, ReadBudget, ReadBudgets, ReadRequest
+        from readers.model import ContentKind, ReadLimits
+
+        if __name__ == "__main__":
+            path = Path({str(forms)!r})
+            pool = IsolatedReads(ReadLimits(), 1 << 30, ReadBudgets(ReadBudget(600, 1 << 32)), workers=1)
+            reads = pool.read([ReadRequest("f", path, ContentKind.PDF, path.stat().st_size)])
+            import threading, time
+            def tell():
+                time.sleep(1.0)
+                print(" ".join(str(p.pid) for p in psutil.Process().children(recursive=True)), flush=True)
+            threading.Thread(target=tell, daemon=True).start()
+            list(reads)
+        """
+    )
+    run = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1]
+    )
+    assert run.stdout is not None
+    pids = [int(p) for p in run.stdout.readline().split()]
+    assert pids, "the run started no reader"
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(psutil.pid_exists(p) and _alive(p) for p in pids):
+        time.sleep(0.1)
+    assert not [p for p in pids if psutil.pid_exists(p) and _alive(p)]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def test_workers_read_with_the_revisions_of_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text("Versions come from the process that planned the run.\n")
+    monkeypatch.setattr(PlainTextReader, "revision", PlainTextReader.revision + 7)
+    with IsolatedReads(ReadLimits(), 1 << 30, ReadBudgets(GENEROUS), workers=1) as pool:
+        [done] = pool.read([request(note, ContentKind.TEXT)])
+    assert done.extraction.reader_version == PlainTextReader().version
+
+
+def test_budgets_come_from_the_settings() -> None:
+    settings = settings_from_env(
+        {
+            "ASSAY_READ_TIMEOUT_S": "90",
+            "ASSAY_READ_TIMEOUT_S_BY_KIND": "pdf=20, docx=5",
+            "ASSAY_READ_MEMORY_MB_BY_KIND": "pdf=512",
+        }
+    )
+    budgets = settings.budgets()
+    assert budgets.for_kind(ContentKind.PDF) == ReadBudget(20.0, 512 * MB)
+    assert budgets.for_kind(ContentKind.DOCX) == ReadBudget(5.0, 4096 * MB)
+    assert budgets.for_kind(ContentKind.TEXT) == ReadBudget(90.0, 4096 * MB)
+    with pytest.raises(ConfigError, match="unknown kinds \\['pfd'\\]"):
+        settings_from_env({"ASSAY_READ_TIMEOUT_S_BY_KIND": "pfd=20"}).budgets()
