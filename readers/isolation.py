@@ -57,7 +57,8 @@ WORKER_DIED = "worker_died"
 # waits on the workers' pipes in between.
 POLL_S = 0.02
 # A worker over this share of the smallest memory budget after a read is replaced (see the docstring).
-# A worker that has read the dev corpus's largest PDFs rests at about 250 MB, a tenth of the default.
+# A worker that has read the whole dev corpus rests at about 285 MB (benchmarks/read_budgets.py), a
+# fourteenth of the default budget, so in practice a worker is replaced only after a read that swelled it.
 RECYCLE_SHARE = 0.5
 # Modules the fork server imports once, so that each worker starts with the readers loaded.
 PRELOAD = ["readers.table", "readers.dispatch"]
@@ -101,6 +102,9 @@ class ReadRequest:
 class ReadDone:
     request: ReadRequest
     extraction: Extraction
+    # The largest resident memory of the worker seen while it read (0 when read in process): what the
+    # memory budgets are calibrated on (benchmarks/read_budgets.py).
+    peak_rss_bytes: int = 0
 
 
 class DocumentReads(Protocol):
@@ -149,16 +153,20 @@ class _Worker:
     started: float = 0.0
     running: AttemptStarted | None = None
     attempts: list[Attempt] = field(default_factory=list)
+    peak: int = 0
 
     def assign(self, job: _Job) -> None:
         self.conn.send(job)
         self.job, self.started, self.running, self.attempts = job.request, time.monotonic(), None, []
+        self.peak = 0
 
     def rss(self) -> int:
         try:
-            return self.ps.memory_info().rss
+            rss = self.ps.memory_info().rss
         except psutil.Error:
             return 0
+        self.peak = max(self.peak, rss)
+        return rss
 
 
 class IsolatedReads:
@@ -243,7 +251,7 @@ class IsolatedReads:
         elif isinstance(message, Attempt):
             worker.attempts.append(message)
         elif isinstance(message, _Finished):
-            done = ReadDone(_request(worker), message.extraction)
+            done = ReadDone(_request(worker), message.extraction, max(worker.peak, worker.rss()))
             worker.job = None
             if worker.rss() > RECYCLE_SHARE * self.budgets.smallest_memory:
                 self._replace(worker)
@@ -271,7 +279,7 @@ class IsolatedReads:
         detail += "; the worker was stopped and replaced"
         extraction = _failed(request, worker, reason, detail, elapsed)
         self._replace(worker)
-        return ReadDone(request, extraction)
+        return ReadDone(request, extraction, worker.peak)
 
     def _died(self, worker: _Worker) -> ReadDone:
         request = _request(worker)
@@ -281,7 +289,7 @@ class IsolatedReads:
         detail = f"the reader's process died ({how}); the worker was replaced"
         extraction = _failed(request, worker, WORKER_DIED, detail, time.monotonic() - worker.started)
         self._replace(worker)
-        return ReadDone(request, extraction)
+        return ReadDone(request, extraction, worker.peak)
 
     def _replace(self, worker: _Worker) -> None:
         """Stop ``worker``; a new one is started when a document needs it."""
