@@ -134,21 +134,22 @@ def test_a_worker_that_dies_is_replaced(tmp_path: Path, forms: Path) -> None:
 def test_workers_die_with_a_killed_run(tmp_path: Path, forms: Path) -> None:
     script = textwrap.dedent(
         f"""
-        import sys, psutil
+        import threading, time
         from pathlib import Path
+        import psutil
         from readers.isolation import IsolatedReads, ReadBudget, ReadBudgets, ReadRequest
         from readers.model import ContentKind, ReadLimits
 
         if __name__ == "__main__":
             path = Path({str(forms)!r})
             pool = IsolatedReads(ReadLimits(), 1 << 30, ReadBudgets(ReadBudget(600, 1 << 32)), workers=1)
-            reads = pool.read([ReadRequest("f", path, ContentKind.PDF, path.stat().st_size)])
-            import threading, time
-            def tell():
-                time.sleep(1.0)
-                print(" ".join(str(p.pid) for p in psutil.Process().children(recursive=True)), flush=True)
-            threading.Thread(target=tell, daemon=True).start()
-            list(reads)
+            request = ReadRequest("f", path, ContentKind.PDF, path.stat().st_size)
+            threading.Thread(target=lambda: list(pool.read([request])), daemon=True).start()
+            while len(psutil.Process().children(recursive=True)) < 2:  # the fork server and its worker
+                time.sleep(0.05)
+            time.sleep(0.5)
+            print(" ".join(str(p.pid) for p in psutil.Process().children(recursive=True)), flush=True)
+            time.sleep(600)
         """
     )
     run = subprocess.Popen(
@@ -159,7 +160,7 @@ def test_workers_die_with_a_killed_run(tmp_path: Path, forms: Path) -> None:
     assert pids, "the run started no reader"
     run.send_signal(signal.SIGKILL)
     run.wait()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 20
     while time.monotonic() < deadline and any(psutil.pid_exists(p) and _alive(p) for p in pids):
         time.sleep(0.1)
     assert not [p for p in pids if psutil.pid_exists(p) and _alive(p)]
