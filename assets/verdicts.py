@@ -2,14 +2,13 @@
 reader for a second opinion on the pages judged garbage and try to repair their fonts; write page_verdicts,
 font_verdicts and repairs."""
 
-from pathlib import Path
-
 import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
 from orchestration.partitions import backfill_policy, shards
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings
+from readers.inventory import fs_path
 from readers.records import DocumentRecord, PageFontRecord, PageRecord
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
@@ -65,7 +64,7 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
                 continue
             result = judge_document_rows(
                 doc.kind,
-                Path(doc.path),
+                fs_path(doc.path),
                 sha,
                 shard,
                 EXTRACTOR_VERSION,
@@ -82,7 +81,9 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
             judged += 1
             progress.document_judged()
         if changed or not all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in VERDICT_TABLES):
-            for t in VERDICT_TABLES:
+            # page_verdicts last: the planner reads it as "this shard is judged", so a run killed between
+            # two writes judges the shard again.
+            for t in sorted(VERDICT_TABLES, key=lambda t: t == "page_verdicts"):
                 wh.write(t, EXTRACTOR_VERSION, out[t], shard=shard)
         for v in out["page_verdicts"]:
             modes[v.mode] = modes.get(v.mode, 0) + 1

@@ -12,8 +12,10 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import re
 import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -60,6 +62,19 @@ def display_path(path: str | os.PathLike[str]) -> str:
     """A path as text that Parquet can store: undecodable bytes become ``\\xNN`` escapes."""
     raw = os.fsencode(path)
     return raw.decode("utf-8", errors="backslashreplace")
+
+
+_BYTE_ESCAPE = re.compile(rb"\\x([0-9a-f]{2})")
+
+
+def fs_path(shown: str) -> Path:
+    """The file a stored path names: the path itself or, when no file has that name and it holds
+    ``\\xNN`` escapes (a name that is not UTF-8, shown by :func:`display_path`), the name with the
+    escapes turned back into the bytes they stand for."""
+    if "\\x" not in shown or os.path.lexists(shown):
+        return Path(shown)
+    raw = _BYTE_ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), shown.encode("utf-8"))
+    return Path(os.fsdecode(raw))
 
 
 def walk_roots(
@@ -161,7 +176,7 @@ def expand_containers(
         if found is None:
             found = []
             try:
-                members = members_of(Path(parent.path), ContentKind(parent.kind), limits)
+                members = members_of(fs_path(parent.path), ContentKind(parent.kind), limits)
             except ReaderError as exc:
                 failed[parent.sha256] = exc.reason
                 members = []
@@ -243,8 +258,12 @@ def observe(
     if stat.S_ISLNK(lst.st_mode):
         try:
             target = Path(os.path.realpath(path, strict=True))
-        except (OSError, RuntimeError) as exc:
-            return problem(ObservationStatus.VANISHED, f"broken or looping symlink: {exc}")
+        except RuntimeError as exc:  # older Pythons report a loop this way
+            return problem(ObservationStatus.UNREADABLE, f"symlink loop: {exc}")
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return problem(ObservationStatus.UNREADABLE, f"symlink loop: {_oserror(exc)}")
+            return problem(ObservationStatus.VANISHED, f"broken symlink, its target is gone: {_oserror(exc)}")
         real_root = Path(os.path.realpath(root))
         if not target.is_relative_to(real_root):
             return problem(

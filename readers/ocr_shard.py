@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from quality.records import OcrPageRecord, PageVerdictRecord, RepairRecord
 from quality.sources import ExtractedPage, OcrScope, PageTextRecord, choose_page_texts
 from quality.verdicts import Mode
+from readers.inventory import fs_path
 from readers.model import OCR_KINDS, ContentKind
 from readers.ocr_stage import (
     DEFAULT_OPTIONS,
@@ -95,7 +95,7 @@ def plan_shard(inp: ShardInput, *, default_language: str, installed: Iterable[st
             plan.kept.append(before)
             continue
         plan.tasks.append(
-            OcrTask(v.sha256, inp.shard, Path(doc.path), ContentKind(doc.kind), v.page, scope, choice)
+            OcrTask(v.sha256, inp.shard, fs_path(doc.path), ContentKind(doc.kind), v.page, scope, choice)
         )
     return plan
 

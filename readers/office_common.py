@@ -151,11 +151,24 @@ def open_zip(path: Path, limits: ReadLimits) -> SafeZip:
         raise CorruptDocument(f"{path.name}: not a readable zip: {exc}") from exc
 
 
+#: The Open Packaging Conventions (ECMA-376 Part 2) forbid DTD declarations in a package's XML parts, so
+#: a part that declares one is refused here, before python-docx (lxml) or openpyxl (defusedxml) parse it:
+#: both stop an entity expansion, but with errors of their own that would read ``corrupt``. Searched in
+#: the encodings XML parts are written in (UTF-8, UTF-16 either way).
+_DTD_MARKERS = tuple("<!DOCTYPE".encode(encoding) for encoding in ("utf-8", "utf-16-le", "utf-16-be"))
+
+
 def validate_container(zf: SafeZip) -> None:
     """Inflate every member within the bounds (``SafeZip.read`` refuses bombs, lies and overruns) and
-    discard the bytes: only a container that passes is handed to a library that inflates unbounded."""
+    discard the bytes: only a container that passes is handed to a library that inflates unbounded. An XML
+    part that declares a DTD is refused with the reason ``parse_xml`` gives (``xml_entities``)."""
     for member in zf.files():
-        zf.read(member.name)
+        data = zf.read(member.name)
+        if member.name.endswith((".xml", ".rels")) and any(m in data for m in _DTD_MARKERS):
+            raise CorruptDocument(
+                f"{member.name} declares a DTD, which an Office package may not: refused",
+                reason="xml_entities",
+            )
 
 
 @dataclass(frozen=True, slots=True)

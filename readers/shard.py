@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
-from pathlib import Path
 from typing import Any
 
 from quality.signals import PageMeasures, measure_document
 from readers.dispatch import Extraction
+from readers.inventory import fs_path
 from readers.isolation import DocumentReads, InProcessReads, ReadRequest
 from readers.model import OCR_KINDS, ContentKind, DocumentStatus, PageText, ReadLimits
 from readers.records import DerivationRecord, DocumentRecord, PageFontRecord, PageRecord, UnderivableRecord
@@ -186,7 +186,7 @@ def extract_shards(
             ready.append(w.shard)
     for shard in ready:
         yield result(shard)
-    requests = [ReadRequest(d.sha256, Path(d.path), ContentKind(d.kind), d.size) for d in to_read.values()]
+    requests = [ReadRequest(d.sha256, fs_path(d.path), ContentKind(d.kind), d.size) for d in to_read.values()]
     for finished in reads.read(requests):
         doc = to_read[finished.request.key]
         _add_extraction(outs[doc.shard], doc, version, finished.extraction)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 import uuid
 from collections.abc import Iterable, Sequence
 from datetime import UTC
@@ -232,14 +233,24 @@ class Warehouse:
         return self.partition_path(table, version, shard).exists()
 
     def remove_stale_temporaries(self) -> int:
-        """Delete temporary files a killed writer left behind; returns how many."""
-        removed = 0
+        """Delete temporary files a killed writer left behind; returns how many.
+
+        Every temporary is named ``.<name>.<pid>.<hex>.tmp`` (partitions and blobs here, the catalog and
+        the search index in warehouse/catalog.py and warehouse/search.py, with DuckDB's write-ahead log
+        beside them while they are open). One whose writer is still running on this machine is left
+        alone, unless it is older than ``STALE_TEMPORARY_S``: a run started while another writes must not
+        break that one's rename, and a home on a volume shared between machines still gets cleaned.
+        """
+        found: list[Path] = []
         if self.data_dir.is_dir():
-            for tmp in self.data_dir.glob(f"*/extractor_version=*/**/.{PART_FILE}.*.tmp"):
-                tmp.unlink(missing_ok=True)
-                removed += 1
+            found += self.data_dir.glob(f"*/extractor_version=*/**/.{PART_FILE}.*.tmp")
         if self.blobs_dir.is_dir():
-            for tmp in self.blobs_dir.glob("*/.*.tmp"):
+            found += self.blobs_dir.glob("*/.*.tmp")
+        if self.root.is_dir():
+            found += [*self.root.glob(".*.tmp"), *self.root.glob(".*.tmp.wal")]
+        removed = 0
+        for tmp in found:
+            if _stale_temporary(tmp):
                 tmp.unlink(missing_ok=True)
                 removed += 1
         return removed
@@ -331,3 +342,28 @@ def _table(name: str) -> Table:
         return TABLES[name]
     except KeyError:
         raise WarehouseError(f"unknown table {name!r}; known: {', '.join(TABLES)}") from None
+
+
+# A writer holds a temporary for as long as one partition or one catalog takes to write: seconds, minutes
+# for the largest search index. One older than this is left by a writer that is gone, even when its pid
+# was reused or it ran on another machine sharing the home.
+STALE_TEMPORARY_S = 6 * 3600
+
+
+def _stale_temporary(tmp: Path) -> bool:
+    """``tmp`` (``.<name>.<pid>.<hex>.tmp[.wal]``) was left by a writer that no longer runs."""
+    parts = tmp.name.removesuffix(".wal").split(".")
+    try:
+        pid = int(parts[-3])
+        age = time.time() - tmp.stat().st_mtime
+    except (IndexError, ValueError, OSError):
+        return True
+    if age > STALE_TEMPORARY_S or pid == os.getpid():
+        return True  # this process writes one temporary at a time, and not while it cleans up
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, another user's
+    return False
