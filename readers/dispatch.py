@@ -1,7 +1,8 @@
 """Extract one document: try the kind's readers in order and record every attempt.
 
 Semantics (DESIGN §3): a reader that produced nothing, for whatever reason (an exception, empty text, a
-"needs OCR" claim), falls through to the next. The document is ``derived`` when some reader produced
+"needs OCR" claim), falls through to the next, except a reader that found the document over a limit: the
+bound is the document's, so the chain ends there. The document is ``derived`` when some reader produced
 text, ``recovered_by_fallback`` when that reader was not the first; ``underivable`` when a reader read the
 document and found nothing; ``error`` when every reader failed on the document itself (corrupt,
 encrypted, over a limit); ``unsupported`` when no reader exists for its kind; ``skipped`` when it is too
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from readers.base import Reader, produced_nothing
-from readers.errors import NothingProduced, ReaderError
+from readers.errors import LimitExceeded, NothingProduced, ReaderError
 from readers.model import ContentKind, DocumentStatus, ReadLimits, ReadResult
 from readers.table import chain_signature, readers_for, unsupported_reason
 
@@ -105,6 +106,10 @@ def extract_document(
         attempts.append(attempt)
         if on_attempt is not None:
             on_attempt(attempt)
+        if attempt.reason == LimitExceeded.reason:
+            # The bound is the document's (pages, bytes, members), not one reader's: the next reader would
+            # only count again to refuse it (pdfplumber spends a second on 10,000 pages doing so).
+            break
         if not attempt.produced and result is not None and empty is None:
             empty = (reader, result)
         if attempt.produced:
