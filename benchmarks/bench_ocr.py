@@ -38,12 +38,12 @@ from readers.ocr import DEFAULT_DPI, render_page  # noqa: E402
 from readers.ocr_stage import LanguageChoice, OcrOptions, OcrTask, default_workers, ocr_tasks  # noqa: E402
 
 
-def corpus_pages() -> list[tuple[Path, int]]:
-    with open(CORPUS / "manifest.csv", newline="", encoding="utf-8") as fh:
+def corpus_pages(corpus: Path = CORPUS) -> list[tuple[Path, int]]:
+    with open(corpus / "manifest.csv", newline="", encoding="utf-8") as fh:
         rows = [r for r in csv.DictReader(fh) if r["kind"] == "pdf-scanned" and "blank" not in r["path"]]
     pages: list[tuple[Path, int]] = []
     for r in rows:
-        path = CORPUS / r["path"]
+        path = corpus / r["path"]
         with pymupdf.open(path) as doc:
             pages += [(path, n) for n in range(1, doc.page_count + 1)]
     return pages

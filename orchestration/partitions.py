@@ -15,8 +15,8 @@ SHARD_KEYS: list[str] = [f"{i:02x}" for i in range(256)]
 shards = dg.StaticPartitionsDefinition(SHARD_KEYS)
 
 # Shards per run when a backfill or `assay run` covers many shards. Each run costs Dagster a fixed
-# overhead (about 0.3 s with the SQLite instance on this kind of machine), each shard a few
-# milliseconds when it holds nothing new: 32 keeps a full 256-shard pass to 8 runs.
+# overhead (about 0.3-0.4 s with the SQLite instance on this kind of machine), each shard about 17 ms when
+# it holds nothing new (docs/benchmarks.md, section 5): 32 keeps a full 256-shard pass to 8 runs.
 SHARDS_PER_RUN = 32
 backfill_policy = dg.BackfillPolicy.multi_run(max_partitions_per_run=SHARDS_PER_RUN)
 

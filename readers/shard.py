@@ -189,7 +189,7 @@ def extract_shards(
     requests = [ReadRequest(d.sha256, fs_path(d.path), ContentKind(d.kind), d.size) for d in to_read.values()]
     for finished in reads.read(requests):
         doc = to_read[finished.request.key]
-        _add_extraction(outs[doc.shard], doc, version, finished.extraction)
+        add_extraction(outs[doc.shard], doc, version, finished.extraction)
         done(doc, Outcome.READ)
         waiting[doc.shard] -= 1
         if not waiting[doc.shard]:
@@ -216,7 +216,7 @@ def _carry(prior: ShardRows, sha256: str, version: str, out: ShardRows) -> None:
     ]
 
 
-def _add_extraction(out: ShardRows, doc: DocumentRecord, version: str, ex: Extraction) -> None:
+def add_extraction(out: ShardRows, doc: DocumentRecord, version: str, ex: Extraction) -> None:
     result = ex.result
     pages = result.pages if result is not None else ()
     # An underivable PDF or image keeps the pages its first reader saw (empty text, real facts: what the

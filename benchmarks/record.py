@@ -1,0 +1,1062 @@
+"""The performance record: every speed figure assay stands by, measured in one run, written to
+docs/benchmarks.md.
+
+    .venv/bin/python benchmarks/record.py [--corpus DIR] [--quick] [--output FILE]
+
+The machine is shared and noisy, so every figure is two measurements taken side by side in the same run
+and their ratio; only the ratio means anything. The five measurements:
+
+1. the text-layer path (the PDF reader chain, the page signals, the verdicts) against raw PyMuPDF
+   ``get_text("dict")``, pdfplumber ``extract_text()`` (a capped sample) and pymupdf4llm ``to_markdown``
+   on the corpus's born-digital PDFs, in pages per second, alternating the order across repetitions;
+2. OCR pages per second per core, the OCR stage's path against the obvious pytesseract loop
+   (benchmarks/bench_ocr.py);
+3. ``assay run`` over ../shared/corpus/dev into a fresh home, then again with nothing changed
+   (benchmarks/bench_rerun.py), as subprocesses;
+4. ``assay run`` over 1x, 4x and 16x distinct copies of the corpus's text-layer documents
+   (benchmarks/scale_corpus.py): time, and peak memory of the process tree polled every 50 ms;
+5. Dagster's cost: the extract stage over 1 shard and over a backfill batch of shards as a Dagster run
+   against the same asset function called directly, on a home that is up to date.
+
+``--quick`` shrinks every measurement (one repetition, a few pages, scales 1x and 4x, the rerun over the
+1x copy instead of the dev corpus) to smoke-test the script in a few minutes. ``--output`` writes the
+record elsewhere than docs/benchmarks.md. Exits 1 when a measurement failed (the others still run and the
+record says which), 0 otherwise, whether or not the targets hold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import importlib.metadata
+import io
+import multiprocessing
+import os
+import platform
+import re
+import resource
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+import psutil  # noqa: E402
+import pymupdf  # noqa: E402
+
+from benchmarks import bench_extract, bench_ocr, bench_rerun  # noqa: E402
+from benchmarks.scale_corpus import ScaledCorpus, add_copies, scaled_corpus  # noqa: E402
+from readers.records import DocumentRecord  # noqa: E402
+from readers.versions import EXTRACTOR_VERSION  # noqa: E402
+
+DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
+DEFAULT_OUTPUT = REPO / "docs" / "benchmarks.md"
+
+# --- targets (the acceptance of the performance work) --------------------------------------------------
+# assay's whole text-layer path (read, signals, verdicts) against pymupdf4llm, the markdown converter a
+# user would pick: DESIGN §9 measured pymupdf4llm 2.0 at about 3.3 pages/s on this kind of machine.
+TEXT_LAYER_OVER_PYMUPDF4LLM_MIN = 20.0
+# A rerun with nothing changed hashes and reads nothing: what is left is process start, the walk's stat
+# calls and a few Dagster runs.
+RERUN_SHARE_MAX = 0.1
+# Scaling: per-document time flat means time(n x) / time(1 x) at most n (fixed costs make it less); this
+# slack allows the noise of a shared machine before calling it superlinear.
+SCALING_TIME_SLACK = 1.25
+# Peak memory flat with the corpus: the stages hold a shard (or a batch of shards) at a time, never the
+# corpus, so the largest scale may use at most this many times the memory of the smallest.
+PEAK_GROWTH_MAX = 1.25
+
+# --- how the measurements are taken --------------------------------------------------------------------
+# Memory of a subprocess tree is polled this often (RSS summed over the process and its descendants).
+POLL_S = 0.05
+# A measured `assay run` taking longer than this is stopped and the measurement fails: the record must
+# end even when a change makes the pipeline hang.
+RUN_TIMEOUT_S = 3600.0
+# The verdict modes that send a page, or its figures, to OCR.
+OCR_MODES = frozenset({"REPLACE", "FIGURES"})
+# pymupdf4llm 2.0 prints this line for every page it OCRs (helpers/document_layout.py).
+PYMUPDF4LLM_OCR_MESSAGE = "OCR on page"
+MiB = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """How much of each measurement a run takes."""
+
+    quick: bool
+    repeat: int
+    # --quick reads only the born-digital PDFs of at most this many pages (about 30 pages in all).
+    max_pages_per_pdf: int | None
+    plumber_pages: int
+    ocr_pages: int
+    scales: tuple[int, ...]
+    # --quick scales a copy of one file of each kind (a run's cost is then mostly its fixed part).
+    scale_files_per_kind: int | None
+    overhead_repeat: int
+
+    @classmethod
+    def full(cls) -> Plan:
+        return cls(False, 3, None, 40, 6, (1, 4, 16), None, 5)
+
+    @classmethod
+    def smoke(cls) -> Plan:
+        return cls(True, 1, 3, 10, 2, (1, 4), 1, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """One comparison: two measurements taken in the same run, and their ratio."""
+
+    name: str
+    ours: str
+    theirs: str
+    ratio: float
+    target: str = ""
+    holds: bool | None = None
+
+
+@dataclass(slots=True)
+class Section:
+    title: str
+    about: str = ""
+    columns: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    name: str
+    value: str
+
+
+@dataclass(slots=True)
+class Record:
+    date: str
+    command: str
+    plan: Plan
+    machine: list[Fact]
+    versions: list[Fact]
+    sections: list[Section]
+    seconds: float = 0.0
+
+
+# --- machine and versions ------------------------------------------------------------------------------
+
+
+def machine() -> list[Fact]:
+    cpu = "unknown"
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    system = platform.platform()
+    with contextlib.suppress(OSError):
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                name = line.split("=", 1)[1].strip().strip('"')
+                system = f"{name}, Linux {platform.release()}"
+    return [
+        Fact("cores", str(os.cpu_count())),
+        Fact("memory", f"{psutil.virtual_memory().total / (1 << 30):.1f} GiB"),
+        Fact("CPU", cpu),
+        Fact("OS", system),
+        Fact("load average at the start", " ".join(f"{x:.2f}" for x in os.getloadavg())),
+    ]
+
+
+def _package(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def versions() -> list[Fact]:
+    try:
+        import pytesseract
+
+        tesseract = str(pytesseract.get_tesseract_version())
+    except (ImportError, OSError) as exc:  # TesseractNotFoundError is an OSError: the OCR section says so too
+        tesseract = f"not found ({type(exc).__name__})"
+    return [
+        Fact("Python", platform.python_version()),
+        Fact("assay EXTRACTOR_VERSION", EXTRACTOR_VERSION),
+        Fact("PyMuPDF / MuPDF", f"{pymupdf.__version__} / {pymupdf.mupdf_version}"),
+        Fact("pdfplumber", _package("pdfplumber")),
+        # Read from the package metadata: importing pymupdf4llm switches PyMuPDF's layout model on for the
+        # whole process, so it is only imported in the child process that times it.
+        Fact("pymupdf4llm", _package("pymupdf4llm")),
+        Fact("Tesseract", tesseract),
+        Fact("Dagster", _package("dagster")),
+        Fact("DuckDB", _package("duckdb")),
+    ]
+
+
+# --- 1. the text-layer path ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """One timed pass over the documents."""
+
+    pages: int
+    seconds: float
+    cpu_seconds: float
+    # Pages the library sent to OCR of its own accord (pymupdf4llm says so on its message stream).
+    ocr_pages: int = 0
+
+
+def timed_pass(run: Callable[[], int]) -> Pass:
+    cpu, started = time.process_time(), time.perf_counter()
+    pages = run()
+    return Pass(pages, time.perf_counter() - started, time.process_time() - cpu)
+
+
+@dataclass(frozen=True, slots=True)
+class TextLayerPass:
+    pages: int
+    sent_to_ocr: list[Path]
+    # Where the time went: the reader chain, the page rows with their signals, the verdicts.
+    read_s: float
+    signals_s: float
+    verdicts_s: float
+
+
+def pdf_documents(paths: Sequence[Path]) -> list[DocumentRecord]:
+    """The DocumentRecords the extract stage would hold for these PDFs (hashing is the walk's, untimed)."""
+    records = []
+    for path in paths:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        records.append(
+            DocumentRecord(
+                sha256=digest,
+                shard=digest[:2],
+                kind="pdf",
+                kind_source="magic",
+                size=path.stat().st_size,
+                parent_sha256=None,
+                member=None,
+                path=str(path),
+                extractor_version=EXTRACTOR_VERSION,
+            )
+        )
+    return records
+
+
+def assay_text_layer(documents: Sequence[DocumentRecord]) -> TextLayerPass:
+    """What the extract and verdicts stages do to a born-digital PDF, in this process, without the
+    warehouse: the kind's reader chain (``readers.dispatch.extract_document``), the page rows with every
+    signal (the extract stage's own conversion, which calls ``quality.signals.measure_document``) and the
+    verdicts (``quality.stage.judge_document_rows``: the judge, pdfplumber's second opinion on the pages it
+    flags, font repair). The corpus vocabulary is left out: it is harvested from the whole corpus between
+    the two stages."""
+    from orchestration.settings import AssaySettings
+    from quality.stage import judge_document_rows
+    from readers.dispatch import extract_document
+    from readers.model import ContentKind
+    from readers.shard import ShardRows, add_extraction
+
+    settings = AssaySettings()
+    limits = settings.limits()
+    rows = ShardRows()
+    pages = 0
+    sent: list[Path] = []
+    parts = [0.0, 0.0, 0.0]
+    for doc in documents:
+        path = Path(doc.path)
+        started = time.perf_counter()
+        extraction = extract_document(
+            path, ContentKind.PDF, size=doc.size, limits=limits, max_bytes=settings.max_document_bytes
+        )
+        read = time.perf_counter()
+        add_extraction(rows, doc, EXTRACTOR_VERSION, extraction)
+        measured = time.perf_counter()
+        verdicts = judge_document_rows(
+            doc.kind,
+            path,
+            doc.sha256,
+            doc.shard,
+            EXTRACTOR_VERSION,
+            rows.pages[doc.sha256],
+            rows.fonts[doc.sha256],
+            limits,
+        )
+        judged = time.perf_counter()
+        for index, seconds in enumerate((read - started, measured - read, judged - measured)):
+            parts[index] += seconds
+        pages += len(rows.pages[doc.sha256])
+        if any(v.mode in OCR_MODES for v in verdicts.pages):
+            sent.append(path)
+    return TextLayerPass(pages, sent, *parts)
+
+
+@contextlib.contextmanager
+def _output_captured(sink: io.TextIOBase) -> Iterator[None]:
+    """Whatever this process writes to its stdout and stderr, Python or C, goes to ``sink``."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    os.dup2(sink.fileno(), 1)
+    os.dup2(sink.fileno(), 2)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd, copy in zip((1, 2), saved, strict=True):
+            os.dup2(copy, fd)
+            os.close(copy)
+
+
+def pymupdf4llm_pass(paths: Sequence[str]) -> Pass:
+    """``pymupdf4llm.to_markdown`` on every document, with its defaults. Runs in a child process: importing
+    pymupdf4llm switches PyMuPDF's layout model on for the whole process. Its messages are kept out of
+    the record's output, and the pages it OCRs are counted from them."""
+    import pymupdf4llm
+
+    def run() -> int:
+        pages = 0
+        for path in paths:
+            with pymupdf.open(path) as doc:
+                pymupdf4llm.to_markdown(doc)
+                pages += doc.page_count
+        return pages
+
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as sink:
+        with _output_captured(sink):
+            done = timed_pass(run)
+        sink.seek(0)
+        ocr = sum(1 for line in sink if line.startswith(PYMUPDF4LLM_OCR_MESSAGE))
+    return Pass(done.pages, done.seconds, done.cpu_seconds, ocr)
+
+
+def page_count(path: Path) -> int:
+    with pymupdf.open(path) as doc:
+        return doc.page_count
+
+
+def text_layer(state: State, section: Section) -> None:
+    plan = state.plan
+    paths = bench_extract.born_digital_pdfs(state.corpus)
+    if plan.max_pages_per_pdf is not None:
+        paths = [p for p in paths if page_count(p) <= plan.max_pages_per_pdf]
+    documents = pdf_documents(paths)
+    labels = {
+        "raw": 'raw PyMuPDF `page.get_text("dict")`',
+        "assay": "assay: read + signals + verdicts",
+        "pymupdf4llm": "pymupdf4llm `to_markdown` (defaults)",
+        "plumber": f"pdfplumber `extract_text` (first {plan.plumber_pages} pages)",
+    }
+    timings = {key: bench_extract.Timing(label) for key, label in labels.items()}
+    rates: dict[str, list[float]] = {key: [] for key in labels}
+    cpu: dict[str, float] = dict.fromkeys(labels, 0.0)
+    ocr: dict[str, int] = dict.fromkeys(labels, 0)
+    passes: list[TextLayerPass] = []
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as child:
+        # Warm-ups, untimed: imports, MuPDF's font caches, the lexicons and language profiles, and the
+        # layout model pymupdf4llm loads at its first page.
+        bench_extract.raw_dict(paths[:2])
+        warm = assay_text_layer(documents)
+        bench_extract.plumber_sample(paths, 1)
+        child.submit(pymupdf4llm_pass, [str(paths[0])]).result()
+        measures: dict[str, Callable[[], Pass]] = {
+            "raw": lambda: timed_pass(lambda: bench_extract.raw_dict(paths)),
+            "assay": lambda: timed_pass(lambda: _kept(assay_text_layer(documents), passes).pages),
+            # Timed in the child: its start and the pickling are not pymupdf4llm's cost.
+            "pymupdf4llm": lambda: child.submit(pymupdf4llm_pass, [str(p) for p in paths]).result(),
+            "plumber": lambda: timed_pass(lambda: bench_extract.plumber_sample(paths, plan.plumber_pages)),
+        }
+        order = list(measures)
+        for index in range(plan.repeat):
+            for key in order if index % 2 == 0 else order[::-1]:
+                done = measures[key]()
+                timings[key].pages += done.pages
+                timings[key].seconds += done.seconds
+                cpu[key] += done.cpu_seconds
+                ocr[key] += done.ocr_pages
+                rates[key].append(done.pages / done.seconds if done.seconds else 0.0)
+                print(f"  {labels[key]}: {done.pages} pages in {done.seconds:.2f} s", flush=True)
+    section.about = (
+        f"{len(paths)} `pdf-born-digital` PDFs of the corpus manifest, {timings['raw'].pages // plan.repeat} "
+        f"pages, {plan.repeat} repetition(s), the order of the four measurements reversed on every other "
+        "repetition; the rates are totals over all repetitions. assay's path is what the extract and "
+        "verdicts stages do to each PDF, in one process, without the warehouse: "
+        "`readers.dispatch.extract_document` (the PDF reader chain), the page rows with every signal "
+        "(`quality.signals.measure_document`) and `quality.stage.judge_document_rows` (the verdicts, with "
+        "pdfplumber's second opinion on the pages they flag, and font repair). pymupdf4llm runs with its "
+        "defaults (its layout model, and its own OCR of pages it judges to need it) in a child process "
+        "that times itself."
+    )
+    section.columns = ["measurement", "pages", "seconds", "pages/s", "per repetition", "CPU s per s"]
+    for key, timing in timings.items():
+        spread = f"{min(rates[key]):.1f}-{max(rates[key]):.1f}" if rates[key] else "-"
+        load = f"{cpu[key] / timing.seconds:.2f}" if timing.seconds else "-"
+        section.rows.append(
+            [timing.label, str(timing.pages), f"{timing.seconds:.2f}", f"{timing.rate:.1f}", spread, load]
+        )
+    ours = timings["assay"].rate
+    for key, name in (
+        ("pymupdf4llm", "assay's text-layer path / pymupdf4llm `to_markdown`"),
+        ("raw", 'assay\'s text-layer path / raw PyMuPDF `get_text("dict")`'),
+        ("plumber", "assay's text-layer path / pdfplumber `extract_text`"),
+    ):
+        theirs = timings[key].rate
+        ratio = ours / theirs if theirs else 0.0
+        target, holds = "", None
+        if key == "pymupdf4llm":
+            target, holds = (
+                f">= {TEXT_LAYER_OVER_PYMUPDF4LLM_MIN:g}",
+                ratio >= TEXT_LAYER_OVER_PYMUPDF4LLM_MIN,
+            )
+        section.figures.append(
+            Figure(name, f"{ours:.1f} pages/s", f"{theirs:.1f} pages/s", ratio, target, holds)
+        )
+    section.notes.append(
+        "CPU s per s: the CPU time of the measuring process per second of wall time; more than 1 means it "
+        "used more than one core (pymupdf4llm's layout model runs ONNX Runtime's threads)."
+    )
+    parts = [sum(getattr(p, f) for p in passes) for f in ("read_s", "signals_s", "verdicts_s")]
+    if sum(parts):
+        read_share, signals_share, verdicts_share = (part / sum(parts) for part in parts)
+        section.notes.append(
+            f"assay's time went {read_share:.0%} to the reader chain, {signals_share:.0%} to the page rows "
+            f"and their signals, {verdicts_share:.0%} to the verdicts (with pdfplumber's second opinion "
+            "and font repair where they are called for)."
+        )
+    per_pass = timings["pymupdf4llm"].pages // plan.repeat
+    if per_pass:
+        section.notes.append(
+            f"pymupdf4llm OCRed {ocr['pymupdf4llm'] // plan.repeat} of the {per_pass} pages itself (its "
+            "messages say which): part of what its defaults cost."
+        )
+    if warm.sent_to_ocr:
+        section.notes.append(
+            f"{len(warm.sent_to_ocr)} of these PDFs have pages the verdicts send to OCR (whole pages or "
+            f"their figures: {', '.join(p.name for p in warm.sent_to_ocr)}); that OCR is the OCR stage's "
+            "(section 2), not part of this path."
+        )
+
+
+def _kept(done: TextLayerPass, passes: list[TextLayerPass]) -> TextLayerPass:
+    passes.append(done)
+    return done
+
+
+# --- 2. OCR ---------------------------------------------------------------------------------------------
+
+
+def ocr_speed(state: State, section: Section) -> None:
+    cores = bench_ocr.default_workers()
+    if (state.corpus / "manifest.csv").is_file():
+        pages = bench_ocr.corpus_pages(state.corpus)[: state.plan.ocr_pages]
+        source = "scanned pages of the corpus (`pdf-scanned`, the blank one left out)"
+    else:
+        pages = bench_ocr.generated_pages(state.tmp, state.plan.ocr_pages)
+        source = "generated dense text pages"
+    dpi = bench_ocr.DEFAULT_DPI
+    saved = os.environ.get("OMP_THREAD_LIMIT")
+    try:
+        base = bench_ocr.baseline(pages, dpi)
+    finally:  # the baseline takes Tesseract's default threads by clearing the limit; put it back
+        if saved is not None:
+            os.environ["OMP_THREAD_LIMIT"] = saved
+    ours = bench_ocr.assay_path(pages, dpi, cores)
+    n = len(pages)
+    section.about = (
+        f"The first {n} {source} at {dpi} dpi, {cores} cores, read each way once "
+        "(`benchmarks/bench_ocr.py`'s measurement). The baseline is what pytesseract does out of the box: "
+        "one Tesseract at a time with its default OpenMP threads, orientation detection then recognition. "
+        "assay's path is the OCR stage's (`readers.ocr_stage.ocr_tasks`): pages rendered in the calling "
+        "thread, one single-threaded Tesseract per core."
+    )
+    section.columns = ["way", "pages", "seconds", "pages/s", "pages/s per core"]
+    for label, seconds in (("pytesseract, default threads", base), ("assay's OCR stage", ours)):
+        section.rows.append(
+            [label, str(n), f"{seconds:.1f}", f"{n / seconds:.3f}", f"{n / seconds / cores:.3f}"]
+        )
+    section.figures.append(
+        Figure(
+            "OCR pages/s per core: assay / pytesseract",
+            f"{n / ours / cores:.3f} pages/s per core",
+            f"{n / base / cores:.3f} pages/s per core",
+            base / ours,
+        )
+    )
+
+
+# --- measured `assay run` subprocesses --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MeasuredRun:
+    seconds: float
+    # The largest sum of resident memory over the process and its descendants seen by the poll.
+    peak_tree_mb: float
+    # The largest resident memory of any single process of the tree (wait4's ru_maxrss of the run: the
+    # process itself and every descendant it waited for).
+    largest_process_mb: float
+    started_at: float
+    ended_at: float
+    output: str
+
+
+def _tree_rss(process: psutil.Process) -> int:
+    total = 0
+    try:
+        members = [process, *process.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    for member in members:
+        with contextlib.suppress(psutil.Error):
+            total += member.memory_info().rss
+    return total
+
+
+def _kill_tree(process: psutil.Process) -> None:
+    with contextlib.suppress(psutil.Error):
+        for member in process.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                member.kill()
+        process.kill()
+
+
+def assay_run(home: Path, roots: Sequence[Path], log: Path) -> MeasuredRun:
+    """``assay run --home HOME ROOTS...`` as a user runs it (a new process, the defaults: the variables
+    that configure assay or Dagster are left out of its environment), its output kept in ``log``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "ASSAY_"))}
+    command = [str(bench_rerun.ASSAY), "run", "--home", str(home), *(str(r) for r in roots)]
+    peak = 0
+    timed_out = False
+    with log.open("w", encoding="utf-8") as out:
+        started_at, started = time.time(), time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+        watched = psutil.Process(process.pid)
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            peak = max(peak, _tree_rss(watched))
+            if not timed_out and time.perf_counter() - started > RUN_TIMEOUT_S:
+                timed_out = True
+                _kill_tree(watched)
+            time.sleep(POLL_S)
+        seconds, ended_at = time.perf_counter() - started, time.time()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    output = log.read_text(encoding="utf-8", errors="replace")
+    what = f"assay run over {len(roots)} folder(s) into {home.name}"
+    if timed_out:
+        raise RuntimeError(f"{what} took over {RUN_TIMEOUT_S:.0f} s and was stopped (output: {log})")
+    if process.returncode != 0:
+        lines = [line.strip() for line in output.splitlines() if line.strip()]
+        why = next((line for line in lines if " failed: " in line), lines[-1] if lines else "no output")
+        print(output, file=sys.stderr)
+        raise RuntimeError(f"{what} exited {process.returncode}: {why}")
+    return MeasuredRun(seconds, peak / MiB, usage.ru_maxrss / 1024, started_at, ended_at, output)
+
+
+def _figure_in(pattern: str, text: str) -> str:
+    found = re.search(pattern, text)
+    return found.group(1) if found else "?"
+
+
+@dataclass(frozen=True, slots=True)
+class FirstRun:
+    """A first run into a fresh home, kept for the rerun and for Dagster's share of it."""
+
+    home: Path
+    roots: list[Path]
+    run: MeasuredRun
+    what: str
+
+
+# --- 3. rerun -----------------------------------------------------------------------------------------------
+
+
+def rerun(state: State, section: Section) -> None:
+    first = state.first
+    if first is None:
+        dev = state.corpus / "dev"
+        if not dev.is_dir():
+            raise FileNotFoundError(f"no folder {dev}")
+        home = state.tmp / "rerun-home"
+        print(f"  first run over {dev}", flush=True)
+        first = FirstRun(home, [dev], assay_run(home, [dev], state.tmp / "first.log"), "the dev corpus")
+        state.first = first
+    print("  rerun", flush=True)
+    again = assay_run(first.home, first.roots, state.tmp / "rerun.log")
+    section.about = (
+        f"`assay run` over {first.what} ({', '.join(str(r) for r in first.roots)}) as a subprocess into a "
+        "fresh home, then again with nothing changed (`benchmarks/bench_rerun.py`'s measurement): process "
+        "start, imports, the Dagster instance, the walk, and whatever stages have work."
+    )
+    section.columns = ["run", "seconds", "files hashed", "files read", "peak MB (process tree)"]
+    for label, run in (("first", first.run), ("rerun, nothing changed", again)):
+        section.rows.append(
+            [
+                label,
+                f"{run.seconds:.1f}",
+                _figure_in(bench_rerun.HASHED, run.output),
+                _figure_in(bench_rerun.READ, run.output),
+                f"{run.peak_tree_mb:.0f}",
+            ]
+        )
+    ratio = again.seconds / first.run.seconds
+    section.figures.append(
+        Figure(
+            "rerun with nothing changed / first run",
+            f"{again.seconds:.1f} s",
+            f"{first.run.seconds:.1f} s",
+            ratio,
+            f"< {RERUN_SHARE_MAX:g}",
+            ratio < RERUN_SHARE_MAX,
+        )
+    )
+
+
+# --- 4. scaling ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HomeCounts:
+    documents: int
+    derived: int
+    pages: int
+    ocr_pages: int
+
+
+def home_counts(home: Path) -> HomeCounts:
+    from orchestration.home import Home
+    from warehouse.catalog import query
+
+    def one(sql: str) -> int:
+        return int(query(Home(home).warehouse, sql).rows[0][0])
+
+    return HomeCounts(
+        one("select count(*) from derivations"),
+        one("select count(*) from derivations where status = 'derived'"),
+        one("select count(*) from pages"),
+        one("select count(*) from ocr_pages"),
+    )
+
+
+def scaling(state: State, section: Section) -> None:
+    plan = state.plan
+    pdfs = bench_extract.born_digital_pdfs(state.corpus)
+    sent = assay_text_layer(pdf_documents(pdfs)).sent_to_ocr
+    scaled: ScaledCorpus = scaled_corpus(
+        state.corpus,
+        state.tmp / "scaled",
+        {p: "pages the verdicts send to OCR" for p in sent},
+        plan.scale_files_per_kind,
+    )
+    add_copies(scaled, max(plan.scales))
+    if not plan.quick:
+        # Untimed: the first `assay run` of the record pays for cold caches (the interpreter's, the disk's).
+        warm_folder = state.tmp / "warm-up"
+        warm_folder.mkdir()
+        shutil.copy(scaled.sources[0].path, warm_folder)
+        assay_run(state.tmp / "warm-up-home", [warm_folder], state.tmp / "warm-up.log")
+        _remove(state.tmp / "warm-up-home")
+    kinds = sorted({s.kind for s in scaled.sources})
+    section.about = (
+        f"`assay run` as a subprocess into a fresh home over n distinct copies of {scaled.files_per_copy} "
+        f"files of the corpus ({', '.join(kinds)}), made by `benchmarks/scale_corpus.py`: every copy's "
+        "bytes differ (a PDF's subject metadata, an Office file's subject property, a comment or a last "
+        "line), so every copy is new documents. Left out so that OCR does not dominate: scans and images, "
+        "and the born-digital PDFs whose pages the verdicts send to OCR (measured in this run); also the "
+        "files an appended line would break. Peak memory is the largest sum of resident memory over the "
+        f"`assay` process and its descendants, polled every {POLL_S * 1000:.0f} ms (shared pages of forked "
+        "workers count once per process); the largest process is wait4's `ru_maxrss` of the run."
+    )
+    reasons: dict[str, list[str]] = {}
+    for item in scaled.left_out:
+        reasons.setdefault(item.why, []).append(item.name)
+    section.notes.extend(f"left out ({why}): {', '.join(names)}" for why, names in reasons.items())
+    section.columns = [
+        "scale",
+        "documents (derived)",
+        "pages",
+        "OCR pages",
+        "seconds",
+        "s per document",
+        "peak MB (tree)",
+        "largest process MB",
+    ]
+    runs: dict[int, MeasuredRun] = {}
+    for scale in plan.scales:
+        home = state.tmp / f"scale-{scale}x"
+        print(f"  {scale}x: {scale * scaled.files_per_copy} files", flush=True)
+        run = runs[scale] = assay_run(home, scaled.folders(scale), state.tmp / f"scale-{scale}x.log")
+        c = home_counts(home)
+        # Each scale's row as soon as it is measured: a later scale that fails leaves the earlier ones.
+        section.rows.append(
+            [
+                f"{scale}x",
+                f"{c.documents} ({c.derived})",
+                str(c.pages),
+                str(c.ocr_pages),
+                f"{run.seconds:.1f}",
+                f"{run.seconds / max(1, c.documents):.3f}",
+                f"{run.peak_tree_mb:.0f}",
+                f"{run.largest_process_mb:.0f}",
+            ]
+        )
+        if scale == 1 and plan.quick:
+            state.first = FirstRun(home, scaled.folders(1), run, "the 1x copy of section 4")
+        else:
+            _remove(home)
+    base = runs[plan.scales[0]]
+    for scale in plan.scales[1:]:
+        ratio = runs[scale].seconds / base.seconds
+        bound = scale * SCALING_TIME_SLACK
+        section.figures.append(
+            Figure(
+                f"time {scale}x / time 1x (linear: {scale})",
+                f"{runs[scale].seconds:.1f} s",
+                f"{base.seconds:.1f} s",
+                ratio,
+                f"<= {bound:g}",
+                ratio <= bound,
+            )
+        )
+    if len(plan.scales) >= 3:
+        # Beyond a run's fixed cost (process start, some forty Dagster runs), what one more document costs:
+        # the same between the two upper steps as between the two lower ones when the growth is linear.
+        (a, b, c) = plan.scales[:3]
+        files = scaled.files_per_copy
+        lower = (runs[b].seconds - runs[a].seconds) / ((b - a) * files)
+        upper = (runs[c].seconds - runs[b].seconds) / ((c - b) * files)
+        ratio = upper / lower if lower > 0 else float("inf")
+        section.figures.append(
+            Figure(
+                f"marginal time per document, {b}x to {c}x / {a}x to {b}x (linear: 1)",
+                f"{upper * 1000:.0f} ms",
+                f"{lower * 1000:.0f} ms",
+                ratio,
+            )
+        )
+    top = plan.scales[-1]
+    growth = runs[top].peak_tree_mb / base.peak_tree_mb
+    section.figures.append(
+        Figure(
+            f"peak memory {top}x / 1x (flat: 1)",
+            f"{runs[top].peak_tree_mb:.0f} MB",
+            f"{base.peak_tree_mb:.0f} MB",
+            growth,
+            f"<= {PEAK_GROWTH_MAX:g}",
+            growth <= PEAK_GROWTH_MAX,
+        )
+    )
+    largest = runs[top].largest_process_mb / base.largest_process_mb
+    section.figures.append(
+        Figure(
+            f"largest process {top}x / 1x (flat: 1)",
+            f"{runs[top].largest_process_mb:.0f} MB",
+            f"{base.largest_process_mb:.0f} MB",
+            largest,
+        )
+    )
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    section.notes.append(
+        f"`resource.getrusage(RUSAGE_CHILDREN).ru_maxrss` after these runs: {children:.0f} MB (the largest "
+        "single process among every child this record waited for so far)."
+    )
+
+
+def _remove(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+# --- 5. Dagster's overhead ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunShape:
+    job: str
+    shards: int
+
+
+def runs_between(instance, started_at: float, ended_at: float) -> list[RunShape]:
+    """The Dagster runs created in a window, with the number of shards each covered (0: unpartitioned)."""
+    from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
+
+    from orchestration.partitions import SHARD_KEYS
+
+    shapes = []
+    for record in instance.get_run_records():
+        created = record.create_timestamp.timestamp()
+        if not started_at <= created <= ended_at:
+            continue
+        tags = record.dagster_run.tags
+        start, end = tags.get(ASSET_PARTITION_RANGE_START_TAG), tags.get(ASSET_PARTITION_RANGE_END_TAG)
+        shards = SHARD_KEYS.index(end) - SHARD_KEYS.index(start) + 1 if start and end else 0
+        shapes.append(RunShape(record.dagster_run.job_name, shards))
+    return shapes
+
+
+def dagster_overhead(state: State, section: Section) -> None:
+    import dagster as dg
+
+    from assets.extract import extract
+    from orchestration.home import Home
+    from orchestration.partitions import SHARDS_PER_RUN, covering_shards
+    from orchestration.progress import Progress
+    from orchestration.runner import Pipeline, RunReport
+
+    first = state.first
+    if first is None:
+        raise RuntimeError("no first run to measure against (section 3 failed)")
+    home = Home(first.home)
+    # Prepares the home and points DAGSTER_HOME at its instance, in this process: measured subprocess runs
+    # leave those variables out of their environment.
+    pipeline = Pipeline(home, Progress())
+    first_runs = runs_between(pipeline.instance, first.run.started_at, first.run.ended_at)
+    with_documents = sorted(home.warehouse.shards("documents", EXTRACTOR_VERSION))
+    one = with_documents[:1]
+    batch = sorted(covering_shards(one, SHARDS_PER_RUN))
+
+    def as_dagster_run(keys: list[str]) -> float:
+        report = RunReport(roots=[])
+        started = time.perf_counter()
+        ok = pipeline.extract(keys, report)
+        seconds = time.perf_counter() - started
+        if not ok or report.runs != 1:
+            raise RuntimeError(f"extract over {keys[0]}..{keys[-1]}: {report.runs} runs, {report.failures}")
+        return seconds
+
+    def as_function(keys: list[str]) -> float:
+        context = dg.build_asset_context(partition_key_range=dg.PartitionKeyRange(keys[0], keys[-1]))
+        started = time.perf_counter()
+        list(extract(context, assay=pipeline.settings, progress=Progress()))
+        return time.perf_counter() - started
+
+    ways = {"dagster": as_dagster_run, "function": as_function}
+    for way in ways.values():  # warm-up, untimed: imports, Great Expectations, the instance's tables
+        way(one)
+    times: dict[tuple[str, int], list[float]] = {(w, len(k)): [] for w in ways for k in (one, batch)}
+    for index in range(state.plan.overhead_repeat):
+        order = [(w, k) for k in (one, batch) for w in ways]
+        for way, keys in order if index % 2 == 0 else order[::-1]:
+            times[(way, len(keys))].append(ways[way](keys))
+    median = {key: statistics.median(values) for key, values in times.items()}
+    n = len(batch)
+    over_one = median[("dagster", 1)] - median[("function", 1)]
+    over_batch = median[("dagster", n)] - median[("function", n)]
+    marginal = (over_batch - over_one) / (n - 1)
+    fixed = over_one - marginal
+    shard_runs = sum(r.shards for r in first_runs)
+    estimate = fixed * len(first_runs) + marginal * shard_runs
+    section.about = (
+        f"On the home of section 3's first run ({first.what}), up to date: the extract stage over 1 shard "
+        f"({one[0]}) and over the backfill batch holding it ({batch[0]}..{batch[-1]}, "
+        f"`SHARDS_PER_RUN` = {SHARDS_PER_RUN}), as a Dagster run (`orchestration.runner.Pipeline.extract`: "
+        "`execute_in_process` against the home's SQLite instance) and as the same asset function called "
+        "directly (`dg.build_asset_context`, no run, no event log), the same work inside: each shard's rows "
+        f"read and found current, the rate and contract checks. Median of {state.plan.overhead_repeat} "
+        "repetition(s), the order reversed on every other one."
+    )
+    section.columns = ["shards", "Dagster run (s)", "function called (s)", "overhead (s)"]
+    for size, over in ((1, over_one), (n, over_batch)):
+        section.rows.append(
+            [
+                str(size),
+                f"{median[('dagster', size)]:.3f}",
+                f"{median[('function', size)]:.3f}",
+                f"{over:.3f}",
+            ]
+        )
+    for size in (1, n):
+        section.figures.append(
+            Figure(
+                f"extract over {size} shard(s): Dagster run / function called",
+                f"{median[('dagster', size)]:.3f} s",
+                f"{median[('function', size)]:.3f} s",
+                median[("dagster", size)] / median[("function", size)],
+            )
+        )
+    section.figures.append(
+        Figure(
+            "Dagster's overhead in the first run / the first run",
+            f"{estimate:.1f} s",
+            f"{first.run.seconds:.1f} s",
+            estimate / first.run.seconds,
+        )
+    )
+    section.notes.append(
+        f"Fixed cost per run: {fixed:.3f} s; marginal cost per shard: {marginal * 1000:.1f} ms (a straight "
+        f"line through the overheads at 1 and {n} shards)."
+    )
+    section.notes.append(
+        f"The first run made {len(first_runs)} Dagster runs covering {shard_runs} shard-stage executions: "
+        f"{len(first_runs)} x {fixed:.3f} s + {shard_runs} x {marginal * 1000:.1f} ms = {estimate:.1f} s of "
+        f"Dagster overhead, {estimate / first.run.seconds:.1%} of its {first.run.seconds:.1f} s."
+    )
+
+
+# --- the record ---------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class State:
+    corpus: Path
+    plan: Plan
+    tmp: Path
+    first: FirstRun | None = None
+
+
+def measure(title: str, fn: Callable[[State, Section], None], state: State) -> Section:
+    section = Section(title)
+    print(f"\n== {title}", flush=True)
+    started = time.perf_counter()
+    try:
+        fn(state, section)
+    except Exception as exc:  # a measurement that fails is recorded as failed; the others still run
+        traceback.print_exc()
+        section.error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+    section.seconds = time.perf_counter() - started
+    for figure in section.figures:
+        print(f"  {_summary(figure)}", flush=True)
+    if section.error:
+        print(f"  FAILED: {section.error}", flush=True)
+    return section
+
+
+def _holds(figure: Figure) -> str:
+    return "" if figure.holds is None else ("holds" if figure.holds else "DOES NOT HOLD")
+
+
+def _summary(figure: Figure) -> str:
+    target = f"  target {figure.target}: {_holds(figure)}" if figure.target else ""
+    return f"{figure.name}: {figure.ours} against {figure.theirs} = {figure.ratio:.3g}{target}"
+
+
+def _plain(text: str | None) -> str:
+    """An error message as markdown text: no code spans or table cells opened by accident."""
+    return (text or "").replace("`", "'").replace("|", "/")
+
+
+def _table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def render(record: Record) -> str:
+    plan = record.plan
+    kind = "a quick smoke run (`--quick`): every measurement shrunk, not the record" if plan.quick else ""
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Measured on {record.date} by `benchmarks/record.py`"
+        + (f", {kind}" if kind else "")
+        + f", in {record.seconds / 60:.1f} minutes. To measure again and rewrite this page:",
+        "",
+        "```sh",
+        record.command,
+        "```",
+        "",
+        "The machine is shared and noisy: every figure is two measurements taken side by side in the same "
+        "run, and only their ratio means anything. The absolute numbers are this machine's, on this day.",
+        "",
+        "## Targets",
+        "",
+    ]
+    targets = [(s, f) for s in record.sections for f in s.figures if f.target]
+    lines += _table(
+        ["figure", "ratio", "target", ""],
+        [[f.name, f"{f.ratio:.3g}", f.target, _holds(f)] for _, f in targets],
+    )
+    failed = [s for s in record.sections if s.error]
+    if failed:
+        lines += ["", "Not measured (failed): " + "; ".join(f"{s.title}: {_plain(s.error)}" for s in failed)]
+    lines += ["", "## Machine", ""]
+    lines += _table(["", ""], [[f.name, f.value] for f in record.machine])
+    lines += ["", "## Versions", ""]
+    lines += _table(["", ""], [[f.name, f.value] for f in record.versions])
+    for section in record.sections:
+        lines += ["", f"## {section.title}", ""]
+        if section.error:
+            lines += [f"Failed after {section.seconds:.0f} s: {_plain(section.error)}", ""]
+        if section.about:
+            lines += [section.about, ""]
+        if section.rows:
+            lines += [*_table(section.columns, section.rows), ""]
+        if section.figures:
+            lines += _table(
+                ["figure", "this", "against", "ratio", "target", ""],
+                [[f.name, f.ours, f.theirs, f"{f.ratio:.3g}", f.target, _holds(f)] for f in section.figures],
+            )
+            lines.append("")
+        lines += [f"- {note}" for note in section.notes]
+        lines += [f"- measured in {section.seconds:.0f} s"]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+SECTIONS: list[tuple[str, Callable[[State, Section], None]]] = [
+    ("1. The text-layer path against the libraries users would pick", text_layer),
+    ("2. OCR pages per second per core", ocr_speed),
+    ("4. Scaling with the corpus: time and peak memory", scaling),
+    ("3. A rerun with nothing changed against the first run", rerun),
+    ("5. Dagster's overhead per run and per shard", dagster_overhead),
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="folder holding manifest.csv")
+    parser.add_argument("--quick", action="store_true", help="shrink every measurement (a smoke check)")
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="where to write the record")
+    args = parser.parse_args(given)
+    if not (args.corpus / "manifest.csv").is_file():
+        print(f"no corpus manifest at {args.corpus / 'manifest.csv'}: pass --corpus DIR", file=sys.stderr)
+        return 2
+    plan = Plan.smoke() if args.quick else Plan.full()
+    record = Record(
+        date=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        command=shlex.join([".venv/bin/python", "benchmarks/record.py", *given]),
+        plan=plan,
+        machine=machine(),
+        versions=versions(),
+        sections=[],
+    )
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="assay-record-") as tmp:
+        state = State(args.corpus.absolute(), plan, Path(tmp))
+        for title, fn in SECTIONS:
+            record.sections.append(measure(title, fn, state))
+    record.sections.sort(key=lambda s: s.title)
+    record.seconds = time.perf_counter() - started
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(render(record), encoding="utf-8")
+    print(f"\nwrote {args.output} ({record.seconds / 60:.1f} minutes)")
+    for section in record.sections:
+        for figure in section.figures:
+            if figure.target:
+                print(f"  {_summary(figure)}")
+        if section.error:
+            print(f"  {section.title}: FAILED: {section.error}")
+    return 1 if any(s.error for s in record.sections) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
