@@ -74,17 +74,17 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
             reads=reads,
             on_document=lambda doc, outcome, status: progress.document_done(outcome.value, status),
         ):
-            shard = result.shard
+            shard, written = result.shard, result.rows.sorted_derivations()
             # Derivations last: they say which documents a shard holds, so a run killed between two
             # writes leaves those documents to be read again, never kept without their pages.
             wh.write("underivables", EXTRACTOR_VERSION, result.rows.sorted_underivables(), shard=shard)
             wh.write("pages", EXTRACTOR_VERSION, result.rows.sorted_pages(), shard=shard)
             wh.write("page_fonts", EXTRACTOR_VERSION, result.rows.sorted_fonts(), shard=shard)
-            wh.write("derivations", EXTRACTOR_VERSION, result.rows.sorted_derivations(), shard=shard)
+            wh.write("derivations", EXTRACTOR_VERSION, written, shard=shard)
             for outcome in Outcome:
                 totals[outcome] += result.count(outcome)
-            derivations += result.rows.sorted_derivations()
-            per_shard[shard] = result.rows.sorted_derivations()
+            derivations += written
+            per_shard[shard] = written
 
     context.log.info(
         f"{len(context.partition_keys)} shards: read {totals[Outcome.READ]}, kept {totals[Outcome.KEPT]}, "

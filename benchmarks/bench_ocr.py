@@ -33,9 +33,10 @@ import pymupdf  # noqa: E402
 import pytesseract  # noqa: E402
 
 from quality.sources import OcrScope  # noqa: E402
+from readers.cores import usable_cores  # noqa: E402
 from readers.model import ContentKind  # noqa: E402
 from readers.ocr import DEFAULT_DPI, render_page  # noqa: E402
-from readers.ocr_stage import LanguageChoice, OcrOptions, OcrTask, default_workers, ocr_tasks  # noqa: E402
+from readers.ocr_stage import LanguageChoice, OcrOptions, OcrTask, ocr_tasks  # noqa: E402
 
 
 def corpus_pages(corpus: Path = CORPUS) -> list[tuple[Path, int]]:
@@ -92,7 +93,7 @@ def main() -> int:
     parser.add_argument("--pages", type=int, default=8, help="pages to read each way (default 8)")
     parser.add_argument("--dpi", type=int, default=DEFAULT_DPI)
     args = parser.parse_args()
-    cores = default_workers()
+    cores = usable_cores()
     with tempfile.TemporaryDirectory(prefix="assay-bench-ocr-") as tmp:
         if (CORPUS / "manifest.csv").is_file():
             pages, source = corpus_pages()[: args.pages], "scanned pages of the shared corpus"

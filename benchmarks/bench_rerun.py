@@ -27,8 +27,13 @@ HASHED = r"Walked \d+ paths?, hashed (\d+)"
 READ = r"(?m)^Read (\d+) files"
 
 
+def user_environment() -> dict[str, str]:
+    """The environment a user's ``assay run`` has: the defaults, no ASSAY_* or DAGSTER_* setting."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "ASSAY_"))}
+
+
 def _run(home: Path, folder: Path) -> tuple[float, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "ASSAY_"))}
+    env = user_environment()
     started = time.perf_counter()
     done = subprocess.run(
         [str(ASSAY), "run", "--home", str(home), str(folder)],
@@ -43,7 +48,8 @@ def _run(home: Path, folder: Path) -> tuple[float, str]:
     return seconds, done.stdout
 
 
-def _figure(pattern: str, text: str) -> str:
+def summary_figure(pattern: str, text: str) -> str:
+    """The number ``pattern`` (HASHED, READ) finds in a run's summary, or "?"."""
     m = re.search(pattern, text)
     return m.group(1) if m else "?"
 
@@ -63,8 +69,8 @@ def main() -> int:
             first, out1 = _run(home, args.folder.absolute())
             again, out2 = _run(home, args.folder.absolute())
         ratios.append(again / first)
-        hashed1, read1 = _figure(HASHED, out1), _figure(READ, out1)
-        hashed2, read2 = _figure(HASHED, out2), _figure(READ, out2)
+        hashed1, read1 = summary_figure(HASHED, out1), summary_figure(READ, out1)
+        hashed2, read2 = summary_figure(HASHED, out2), summary_figure(READ, out2)
         print(
             f"#{i + 1} first run {first:6.2f} s (hashed {hashed1}, read {read1})   "
             f"rerun {again:5.2f} s (hashed {hashed2}, read {read2})   ratio {again / first:.3f}"

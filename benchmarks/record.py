@@ -34,7 +34,6 @@ import io
 import multiprocessing
 import os
 import platform
-import re
 import resource
 import shlex
 import shutil
@@ -465,7 +464,7 @@ def _kept(done: TextLayerPass, passes: list[TextLayerPass]) -> TextLayerPass:
 
 
 def ocr_speed(state: State, section: Section) -> None:
-    cores = bench_ocr.default_workers()
+    cores = bench_ocr.usable_cores()
     if (state.corpus / "manifest.csv").is_file():
         pages = bench_ocr.corpus_pages(state.corpus)[: state.plan.ocr_pages]
         source = "scanned pages of the corpus (`pdf-scanned`, the blank one left out)"
@@ -542,7 +541,7 @@ def _kill_tree(process: psutil.Process) -> None:
 def assay_run(home: Path, roots: Sequence[Path], log: Path) -> MeasuredRun:
     """``assay run --home HOME ROOTS...`` as a user runs it (a new process, the defaults: the variables
     that configure assay or Dagster are left out of its environment), its output kept in ``log``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "ASSAY_"))}
+    env = bench_rerun.user_environment()
     command = [str(bench_rerun.ASSAY), "run", "--home", str(home), *(str(r) for r in roots)]
     peak = 0
     timed_out = False
@@ -571,11 +570,6 @@ def assay_run(home: Path, roots: Sequence[Path], log: Path) -> MeasuredRun:
         print(output, file=sys.stderr)
         raise RuntimeError(f"{what} exited {process.returncode}: {why}")
     return MeasuredRun(seconds, peak / MiB, usage.ru_maxrss / 1024, started_at, ended_at, output)
-
-
-def _figure_in(pattern: str, text: str) -> str:
-    found = re.search(pattern, text)
-    return found.group(1) if found else "?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -614,8 +608,8 @@ def rerun(state: State, section: Section) -> None:
             [
                 label,
                 f"{run.seconds:.1f}",
-                _figure_in(bench_rerun.HASHED, run.output),
-                _figure_in(bench_rerun.READ, run.output),
+                bench_rerun.summary_figure(bench_rerun.HASHED, run.output),
+                bench_rerun.summary_figure(bench_rerun.READ, run.output),
                 f"{run.peak_tree_mb:.0f}",
             ]
         )

@@ -140,7 +140,7 @@ class CheckOutcome:
         console.print("[dim]nothing was stored: `assay run PATH` records the results[/]")
 
 
-def settings_budgets() -> ReadBudgets:
+def _settings_budgets() -> ReadBudgets:
     from orchestration.settings import settings_from_env
 
     return settings_from_env().budgets()
@@ -179,7 +179,7 @@ def check_file(
         EXTRACTOR_VERSION,
     )
     limits = ReadLimits()
-    with IsolatedReads(limits, CHECK_MAX_BYTES, budgets or settings_budgets(), workers=1) as reads:
+    with IsolatedReads(limits, CHECK_MAX_BYTES, budgets or _settings_budgets(), workers=1) as reads:
         extracted = extract_shard(
             doc.shard,
             [doc],

@@ -163,7 +163,10 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         raise AssayError(f"{path} is not a file")
     from orchestration.settings import settings_from_env
 
-    outcome = check_file(path, ocr=not args.no_ocr, ocr_language=settings_from_env().ocr_language)
+    settings = settings_from_env()
+    outcome = check_file(
+        path, ocr=not args.no_ocr, ocr_language=settings.ocr_language, budgets=settings.budgets()
+    )
     if args.json:
         print(json.dumps(outcome.as_dict(), ensure_ascii=False, indent=2, default=_json_default))
         return 0

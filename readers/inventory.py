@@ -258,8 +258,6 @@ def observe(
     if stat.S_ISLNK(lst.st_mode):
         try:
             target = Path(os.path.realpath(path, strict=True))
-        except RuntimeError as exc:  # older Pythons report a loop this way
-            return problem(ObservationStatus.UNREADABLE, f"symlink loop: {exc}")
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 return problem(ObservationStatus.UNREADABLE, f"symlink loop: {_oserror(exc)}")

@@ -32,7 +32,6 @@ import contextlib
 import ctypes
 import dataclasses
 import multiprocessing
-import os
 import signal
 import time
 from collections import deque
@@ -45,6 +44,7 @@ from typing import Protocol
 
 import psutil
 
+from readers.cores import usable_cores
 from readers.dispatch import Attempt, AttemptStarted, Extraction, extract_document
 from readers.model import ContentKind, DocumentStatus, ReadLimits
 
@@ -176,7 +176,7 @@ class IsolatedReads:
         self.limits = limits
         self.max_bytes = max_bytes
         self.budgets = budgets
-        self.size = workers if workers > 0 else default_workers()
+        self.size = workers if workers > 0 else usable_cores()
         self.replaced = 0
         self._workers: list[_Worker] = []
         self._context = multiprocessing.get_context("forkserver")
@@ -251,9 +251,10 @@ class IsolatedReads:
         elif isinstance(message, Attempt):
             worker.attempts.append(message)
         elif isinstance(message, _Finished):
-            done = ReadDone(_request(worker), message.extraction, max(worker.peak, worker.rss()))
+            resting = worker.rss()
+            done = ReadDone(_request(worker), message.extraction, worker.peak)
             worker.job = None
-            if worker.rss() > RECYCLE_SHARE * self.budgets.smallest_memory:
+            if resting > RECYCLE_SHARE * self.budgets.smallest_memory:
                 self._replace(worker)
             return done
         return None
@@ -297,14 +298,6 @@ class IsolatedReads:
         worker.conn.close()
         self._workers.remove(worker)
         self.replaced += 1
-
-
-def default_workers() -> int:
-    """One worker per core this process may use: a read is CPU-bound."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def _request(worker: _Worker) -> ReadRequest:

@@ -18,7 +18,6 @@ two rendered pages per worker wait in memory.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import deque
@@ -32,6 +31,7 @@ from PIL import Image
 from quality.language import best_language
 from quality.records import OcrPageRecord
 from quality.sources import OcrScope
+from readers.cores import usable_cores
 from readers.model import IMAGE_KINDS, ContentKind, ReadLimits
 from readers.ocr import (
     DEFAULT_DPI,
@@ -147,14 +147,6 @@ class _Rendered:
     rotate: bool
 
 
-def default_workers() -> int:
-    """One Tesseract per core this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 @dataclass(frozen=True, slots=True)
 class OcrOptions:
     dpi: int = DEFAULT_DPI
@@ -175,7 +167,7 @@ def ocr_tasks(
 ) -> list[OcrPageRecord]:
     """Read every task; one row per task, in the tasks' order. Never raises for a bad page."""
     dpi, timeout, max_pixels = options.dpi, options.timeout, options.max_pixels
-    workers = options.workers or default_workers()
+    workers = options.workers or usable_cores()
     slots = threading.BoundedSemaphore(2 * workers)
     waiting: deque[tuple[OcrTask, float, list[Future[OcrResult]] | OcrPageRecord]] = deque()
     out: list[OcrPageRecord] = []

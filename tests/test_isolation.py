@@ -12,47 +12,24 @@ import time
 from pathlib import Path
 
 import psutil
-import pymupdf
 import pytest
 
+from orchestration.demo import make_text_pdf
 from orchestration.settings import settings_from_env
 from readers.errors import ConfigError
 from readers.isolation import IsolatedReads, ReadBudget, ReadBudgets, ReadDone, ReadRequest
 from readers.model import ContentKind, DocumentStatus, ReadLimits
 from readers.text import PlainTextReader
+from tests.hostile import write_recursive_forms_pdf
 
 MB = 1 << 20
 GENEROUS = ReadBudget(120.0, 4096 * MB)
 
 
-def nested_forms_pdf(path: Path, depth: int) -> Path:
-    """One page whose form XObjects draw the next one twice, ``depth`` levels deep: 2**depth leaf draws,
-    so reading it takes about 1.5 s at depth 18 and hours at 30, while the file is 3 KB."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    xrefs = [doc.get_new_xref() for _ in range(depth)]
-    for level, xref in enumerate(xrefs):
-        if level + 1 < depth:
-            resources = f"/Resources << /XObject << /F {xrefs[level + 1]} 0 R >> >>"
-            content = b"q 0.5 0 0 0.5 0 0 cm /F Do Q q 0.5 0 0 0.5 10 10 cm /F Do Q"
-        else:
-            resources, content = "", b"0 0 m 10 10 l S"
-        doc.update_object(xref, f"<< /Type /XObject /Subtype /Form /BBox [0 0 600 800] {resources} >>")
-        doc.update_stream(xref, content, compress=False)
-    contents = doc.get_new_xref()
-    doc.update_object(contents, "<< >>")
-    doc.update_stream(contents, b"/F0 Do")
-    doc.xref_set_key(page.xref, "Resources", f"<< /XObject << /F0 {xrefs[0]} 0 R >> >>")
-    doc.xref_set_key(page.xref, "Contents", f"{contents} 0 R")
-    doc.save(path)
-    return path
-
-
-def text_pdf(path: Path, text: str) -> Path:
-    doc = pymupdf.open()
-    doc.new_page().insert_text((72, 72), text)
-    doc.save(path)
-    return path
+def reader_processes() -> list[psutil.Process]:
+    """The pool's workers: the children of this process's fork server."""
+    servers = [p for p in psutil.Process().children() if "forkserver" in " ".join(p.cmdline())]
+    return [worker for server in servers for worker in server.children()]
 
 
 def request(path: Path, kind: ContentKind) -> ReadRequest:
@@ -65,11 +42,14 @@ def read_all(pool: IsolatedReads, requests: list[ReadRequest]) -> dict[str, Read
 
 @pytest.fixture(scope="module")
 def forms(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return nested_forms_pdf(tmp_path_factory.mktemp("forms") / "forms.pdf", 30)
+    """Form XObjects drawing each other twice, thirty levels deep: reading the page takes hours."""
+    path = tmp_path_factory.mktemp("forms") / "forms.pdf"
+    write_recursive_forms_pdf(path)
+    return path
 
 
 def test_a_read_over_its_time_budget_is_an_error_and_the_others_go_on(tmp_path: Path, forms: Path) -> None:
-    ok = text_pdf(tmp_path / "ok.pdf", "An ordinary page of text")
+    ok = make_text_pdf(tmp_path / "ok.pdf", ["An ordinary page of text"])
     note = tmp_path / "note.txt"
     note.write_text("A plain note.\n")
     budgets = ReadBudgets(GENEROUS, {ContentKind.PDF: ReadBudget(3.0, 4096 * MB)})
@@ -119,8 +99,11 @@ def test_a_worker_that_dies_is_replaced(tmp_path: Path, forms: Path) -> None:
         reads = pool.read([request(forms, ContentKind.PDF), request(note, ContentKind.TEXT)])
 
         def crash() -> None:  # what a segmentation fault in a C library does to the reader
-            time.sleep(1.0)
-            [worker] = psutil.Process().children(recursive=True)[-1:]
+            deadline = time.monotonic() + 60
+            while not (workers := reader_processes()) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.5)  # inside the read
+            [worker] = workers
             os.kill(worker.pid, signal.SIGSEGV)
 
         threading.Thread(target=crash, daemon=True).start()

@@ -9,7 +9,6 @@ rebuild is needed only when a table gets its first file or the current extractor
 from __future__ import annotations
 
 import os
-import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +19,7 @@ import pyarrow as pa
 
 from warehouse.errors import CatalogMissing, WarehouseError
 from warehouse.schema import TABLES, Table
-from warehouse.store import PART_FILE, Warehouse
+from warehouse.store import PART_FILE, Warehouse, temporary_beside
 
 _DUCK_TYPES: dict[pa.DataType, str] = {
     pa.string(): "VARCHAR",
@@ -165,7 +164,7 @@ def _source(wh: Warehouse, table: Table) -> str:
 def build_catalog(wh: Warehouse, current_version: str) -> Path:
     """Rebuild the catalog file and swap it in atomically; returns its path."""
     wh.root.mkdir(parents=True, exist_ok=True)
-    tmp = wh.root / f".catalog.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+    tmp = temporary_beside(wh.catalog_path, "catalog")
     try:
         con = duckdb.connect(str(tmp))
         try:

@@ -37,7 +37,6 @@ import bisect
 import hashlib
 import os
 import unicodedata
-import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -49,7 +48,7 @@ import regex
 
 from warehouse.catalog import catalog_version
 from warehouse.errors import CatalogMissing, WarehouseError
-from warehouse.store import PART_FILE, Warehouse
+from warehouse.store import PART_FILE, Warehouse, temporary_beside
 
 INDEX_FILE = "search.duckdb"
 CHUNKS_TABLE = "chunks"
@@ -179,7 +178,7 @@ def _build(
     path_of: Mapping[str, str],
 ) -> int:
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.stem}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    tmp = temporary_beside(target, target.stem)
     try:
         con = duckdb.connect(str(tmp))
         try:

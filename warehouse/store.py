@@ -129,7 +129,7 @@ class Warehouse:
             raise SchemaMismatch(f"{table}: columns {arrow.schema.names} != {list(spec.column_names)}")
         target = self.partition_path(table, version, shard)
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{PART_FILE}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+        tmp = temporary_beside(target)
         try:
             pq.write_table(arrow.cast(spec.schema), tmp, compression="zstd")
             with open(tmp, "rb") as fh:
@@ -235,7 +235,7 @@ class Warehouse:
     def remove_stale_temporaries(self) -> int:
         """Delete temporary files a killed writer left behind; returns how many.
 
-        Every temporary is named ``.<name>.<pid>.<hex>.tmp`` (partitions and blobs here, the catalog and
+        Every temporary is named by :func:`temporary_beside` (partitions and blobs here, the catalog and
         the search index in warehouse/catalog.py and warehouse/search.py, with DuckDB's write-ahead log
         beside them while they are open). One whose writer is still running on this machine is left
         alone, unless it is older than ``STALE_TEMPORARY_S``: a run started while another writes must not
@@ -266,7 +266,7 @@ class Warehouse:
         if target.is_file() and target.stat().st_size == len(data):
             return target
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{sha256}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+        tmp = temporary_beside(target)
         try:
             with open(tmp, "wb") as fh:
                 fh.write(data)
@@ -344,6 +344,13 @@ def _table(name: str) -> Table:
         raise WarehouseError(f"unknown table {name!r}; known: {', '.join(TABLES)}") from None
 
 
+def temporary_beside(target: Path, name: str | None = None) -> Path:
+    """Where ``target`` is written before it is renamed into place: ``.<name>.<pid>.<hex>.tmp`` beside it
+    (``name`` defaults to the target's). The writer's pid tells :meth:`Warehouse.remove_stale_temporaries`
+    a live writer's temporary from one a killed writer left."""
+    return target.with_name(f".{name or target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+
+
 # A writer holds a temporary for as long as one partition or one catalog takes to write: seconds, minutes
 # for the largest search index. One older than this is left by a writer that is gone, even when its pid
 # was reused or it ran on another machine sharing the home.
@@ -351,7 +358,8 @@ STALE_TEMPORARY_S = 6 * 3600
 
 
 def _stale_temporary(tmp: Path) -> bool:
-    """``tmp`` (``.<name>.<pid>.<hex>.tmp[.wal]``) was left by a writer that no longer runs."""
+    """``tmp`` (named by :func:`temporary_beside`, maybe with DuckDB's ``.wal`` after it) was left by a
+    writer that no longer runs."""
     parts = tmp.name.removesuffix(".wal").split(".")
     try:
         pid = int(parts[-3])
