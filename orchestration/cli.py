@@ -239,6 +239,7 @@ def _cmd_search(args: argparse.Namespace, console: Console) -> int:
     from rich.text import Text
 
     from orchestration.home import Home
+    from orchestration.settings import settings_from_env
     from warehouse.search import search, tokenize
 
     if args.limit < 1:
@@ -246,7 +247,9 @@ def _cmd_search(args: argparse.Namespace, console: Console) -> int:
     if not tokenize(args.query):
         raise AssayError(f"nothing to search for in {args.query!r}: it has no words")
     home = Home.resolve(args.home)
-    hits = search(home.warehouse, args.query, limit=args.limit)
+    # the paths as the sanitized tables would show them: their personal data as placeholders
+    redact_path = settings_from_env().path_redactor()
+    hits = search(home.warehouse, args.query, limit=args.limit, redact_path=redact_path)
     if args.json:
         print(json.dumps([asdict(h) for h in hits], ensure_ascii=False, default=_json_default))
         return 0

@@ -100,6 +100,10 @@ class AssaySettings(dg.ConfigurableResource):
     # number for a phone number.
     redact_kinds: list[str] = ["email", "phone", "card", "iban", "ip", "national_id"]  # noqa: RUF012
     phone_region: str = ""
+    # IP addresses in private, loopback, link-local, shared and documentation ranges redacted too (with
+    # "ip" in redact_kinds). On: the text cannot tell a leaked internal address from a manual's example;
+    # off for a corpus of technical manuals whose example addresses are content.
+    redact_private_ips: bool = True
     # Chunks: a target size and an overlap in characters (about 4 characters a token in English).
     chunk_target_chars: int = 1500
     chunk_overlap_chars: int = 200
@@ -147,10 +151,22 @@ class AssaySettings(dg.ConfigurableResource):
         from quality.pii import Scrubber, parse_kinds
 
         kinds = parse_kinds([k for k in self.redact_kinds if k.strip()])
-        return Scrubber(kinds, self.phone_region or None) if kinds else None
+        if not kinds:
+            return None
+        return Scrubber(kinds, self.phone_region or None, include_private_ips=self.redact_private_ips)
+
+    def path_redactor(self):
+        """How a document's path is shown in a sanitized output: its personal data as placeholders."""
+        from quality.pii import PathRedactor
+
+        return PathRedactor(self.scrubber())
 
     def root_paths(self) -> list[Path]:
         return [Path(r).absolute() for r in self.roots]
+
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
 
 
 def settings_from_env(environ: dict[str, str] | None = None) -> AssaySettings:
@@ -177,6 +193,12 @@ def settings_from_env(environ: dict[str, str] | None = None) -> AssaySettings:
                 raise ConfigError(
                     f"ASSAY_{name.upper()}={raw!r}: write kind=bound pairs, e.g. html=0.75"
                 ) from exc
+            continue
+        if field.annotation is bool:  # "1", "true", "yes", "on"; "0", "false", "no", "off"
+            flag = raw.strip().lower()
+            if flag not in _TRUE | _FALSE:
+                raise ConfigError(f"ASSAY_{name.upper()}={raw!r}: write true or false")
+            values[name] = flag in _TRUE
             continue
         try:
             values[name] = field.annotation(raw)  # int or float

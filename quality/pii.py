@@ -51,6 +51,7 @@ from stdnum.fr import nir as fr_nir
 from stdnum.it import codicefiscale as it_codicefiscale
 from stdnum.nl import bsn as nl_bsn
 
+from quality.pii_view import INVISIBLE, MatchView, match_view
 from readers.errors import ConfigError
 
 
@@ -94,6 +95,9 @@ class IdScheme(StrEnum):
 
 
 DEFAULT_KINDS = frozenset(PiiKind) - {PiiKind.VAT}
+# Bumped whenever a detector finds more or less in the same text: a search index built with other
+# detectors is rebuilt (Scrubber.signature).
+DETECTORS_VERSION = "2"
 DEFAULT_ID_SCHEMES = frozenset(IdScheme)
 
 # When two validated candidates overlap, the longer span wins, then the earlier kind here: a card number
@@ -216,7 +220,7 @@ _LOCAL_CHARS = r"\w.%+\-"
 # Anchored at the start of a run of local-part characters, repetition bounded: linear in the text.
 _EMAIL_RE = re.compile(
     rf"(?<![{_LOCAL_CHARS}])[{_LOCAL_CHARS}]{{1,{EMAIL_LOCAL_MAX}}}@"
-    rf"(?:[^\W_][\w\-]{{0,{DNS_LABEL_MAX - 1}}}\.){{1,10}}[^\W\d_]{{2,{DNS_LABEL_MAX}}}(?![\w\-])"
+    rf"(?:[^\W_][\w\-]{{0,{DNS_LABEL_MAX - 1}}}\.){{1,10}}[^\W\d_]{{2,{DNS_LABEL_MAX}}}(?![^\W_]|-)"
 )
 _LABEL_RE = re.compile(r"[^\W_](?:[^\W_]|-)*")
 
@@ -254,6 +258,97 @@ def _valid_domain(domain: str) -> bool:
         and all(_LABEL_RE.fullmatch(label) and not label.endswith("-") for label in labels)
         and labels[-1].lower() not in FILE_NAME_ENDINGS
     )
+
+
+# Addresses spelled out so that harvesters miss them: "jane [at] example [dot] org", "jane (at) example
+# (dot) org", "jane at example dot org", and mixtures ("jane [at] example.org", "jane@example [dot] org").
+_SPELLED_AT_RE = re.compile(r"\s*[\[({<]\s*(?:at|AT)\s*[\])}>]\s*|\s+(?:at|AT)\s+")
+_SPELLED_DOT = r"(?:\s*[\[({<]\s*(?:dot|DOT)\s*[\])}>]\s*|\s+(?:dot|DOT)\s+|\.)"
+_SPELLED_DOMAIN_RE = re.compile(
+    rf"[^\W_][\w\-]{{0,{DNS_LABEL_MAX - 1}}}(?:{_SPELLED_DOT}[^\W_][\w\-]{{0,{DNS_LABEL_MAX - 1}}}){{1,10}}"
+    r"(?![^\W_]|-)"
+)
+_SPELLED_DOT_RE = re.compile(_SPELLED_DOT)
+# A local part spelled with dots too ("jane dot roe at ..."): the word and spelled dot before it.
+_SPELLED_LOCAL_PREFIX_RE = re.compile(
+    rf"[{_LOCAL_CHARS}]{{1,{EMAIL_LOCAL_MAX}}}(?:\s*[\[({{<]\s*(?:dot|DOT)\s*[\])}}>]\s*|\s+(?:dot|DOT)\s+)$"
+)
+_LOCAL_CHAR_RE = re.compile(rf"[{_LOCAL_CHARS}]")
+_LOCAL_WORD_RE = re.compile(rf"[{_LOCAL_CHARS}]+")
+_LOCAL_RUN_RE = re.compile(rf"[{_LOCAL_CHARS}]{{1,{EMAIL_LOCAL_MAX}}}$")
+SPELLED_LOOKBACK_CHARS = EMAIL_LOCAL_MAX + 16
+# The top-level domains a bare "at ... dot ..." must end in. Only there: "look at the dot in the middle"
+# has the shape of an address in India; a bracketed [at] or (at) is deliberate and takes any TLD. The
+# generic domains and the country codes of the corpus's languages' countries that are no English word
+# ("in", "it", "be", "to", "no", "at", "is", "me", "us", "my", "so", "do", "am", "as", "by", "of" are).
+# fmt: off
+SPELLED_BARE_TLDS = frozenset({
+    "com", "org", "net", "edu", "gov", "mil", "int", "info", "biz", "io", "eu",
+    "uk", "de", "fr", "es", "nl", "ch", "se", "dk", "fi", "pl", "cz", "ru", "cn", "jp", "au", "ca",
+    "br", "ar", "mx", "za", "nz", "ie", "pt", "gr", "hu", "ro", "sk", "si", "hr", "lt", "lv", "ee",
+    "lu", "ua", "kr", "tw", "hk", "sg", "il", "tr", "ir", "sa", "ae", "eg",
+})
+# fmt: on
+
+
+class SpelledEmailDetector:
+    """An address whose ``@`` or dots are written as words: ``[at]``/``(at)``/`` at `` and
+    ``[dot]``/``(dot)``/`` dot ``.
+
+    At least one of them must be spelled (a plain address is :class:`EmailDetector`'s). The bare word
+    ``at`` is an English preposition, so after it every dot of the domain must be spelled and the last
+    label must be one of :data:`SPELLED_BARE_TLDS`: "available at example.com" names a web site, and
+    "look at this dot" is prose.
+    """
+
+    kind: ClassVar[PiiKind] = PiiKind.EMAIL
+
+    def find(self, text: str) -> Iterator[Finding]:
+        lowered = text.lower()
+        if "at" not in lowered and "dot" not in lowered:
+            return
+        for at in _SPELLED_AT_RE.finditer(text):
+            bare = not any(c in at.group() for c in "[({<")
+            yield from self._address(text, at.start(), at.end(), bare=bare, spelled_dot=bare)
+        if "@" in text and "dot" in lowered:
+            for at in re.finditer("@", text):
+                yield from self._address(text, at.start(), at.end(), bare=False, spelled_dot=True)
+
+    def _address(
+        self, text: str, at_start: int, at_end: int, *, bare: bool, spelled_dot: bool
+    ) -> Iterator[Finding]:
+        """The address around an at sign or spelled at from ``at_start`` to ``at_end``, if any;
+        ``spelled_dot``: the domain must spell at least one dot."""
+        run = _LOCAL_RUN_RE.search(text, max(0, at_start - EMAIL_LOCAL_MAX), at_start)
+        if run is None:
+            return
+        start = run.start()
+        while start < at_start and text[start] == ".":
+            start += 1
+        words = [text[start:at_start]]
+        if not _valid_local(words[0]):
+            return
+        while (
+            prefix := _SPELLED_LOCAL_PREFIX_RE.search(text, max(0, start - SPELLED_LOOKBACK_CHARS), start)
+        ) and not (prefix.start() > 0 and _LOCAL_CHAR_RE.match(text, prefix.start() - 1)):
+            words.insert(0, _LOCAL_WORD_RE.match(prefix.group()).group())  # type: ignore[union-attr]
+            start = prefix.start()
+        domain = _SPELLED_DOMAIN_RE.match(text, at_end)
+        if domain is None:
+            return
+        dots = [d.group() for d in _SPELLED_DOT_RE.finditer(domain.group())]
+        spelled = sum(1 for d in dots if d != ".")
+        if (spelled_dot and not spelled) or (bare and spelled != len(dots)):
+            return
+        labels = _SPELLED_DOT_RE.split(domain.group())
+        if bare and labels[-1].lower() not in SPELLED_BARE_TLDS:
+            return
+        name = ".".join(labels)
+        if not labels[-1].isalpha() or len(labels[-1]) < 2 or not _valid_domain(name):
+            return
+        local = ".".join(words)
+        if _valid_local(local):
+            yield Finding(self.kind, start, domain.end(), f"{local}@{name}".lower())
 
 
 # -- phone --
@@ -467,10 +562,16 @@ CARD_RANGES: tuple[CardRange, ...] = (
     CardRange("mir", 2200, 2204, _lengths(16, 19)),
 )
 
-# Runs of digit groups of at least three digits joined by one space or dash ("4111 1111 1111 1111",
-# "3782-822463-10005"), not inside a longer digit run. Each group must be followed by a separator to
-# continue, so a run is matched in one way only: linear.
-_CARD_RUN_RE = re.compile(r"[0-9](?<![0-9]{2})[0-9]{2,18}(?:[ \-][0-9]{3,19})*(?![0-9])")
+# Runs of digit groups of at least three digits joined by one space, dash or dot ("4111 1111 1111 1111",
+# "3782-822463-10005", "4111.1111.1111.1111"), or by a line break (with the spaces around it) between
+# groups of any length: a number wrapped at the end of a line, between its groups or inside one (a
+# window crosses one break at most: a column of numbers one per line is no card). Not inside a longer
+# digit run. Each group must be followed by a separator to continue, so a run is matched
+# in one way only: linear.
+_CARD_RUN_RE = re.compile(
+    r"[0-9](?<![0-9]{2})[0-9]{2,18}"
+    r"(?:[ \-.][0-9]{3,19}|[ \-.][0-9]{1,2}(?=[ \t]*\n)|[ \t]*\n[ \t]*[0-9]{1,19})*(?![0-9])"
+)
 _GROUP_RE = re.compile(r"[0-9]+")
 
 
@@ -542,30 +643,54 @@ class CardDetector:
         for m in _CARD_RUN_RE.finditer(text):
             if _continues_code(text, m.start()):
                 continue
-            groups = [(g.start(), g.end()) for g in _GROUP_RE.finditer(m.group())]
-            best = self._best_window(m.group(), groups)
+            run = m.group()
+            groups = [(g.start(), g.end()) for g in _GROUP_RE.finditer(run)]
+            wrapped = [i > 0 and "\n" in run[groups[i - 1][1] : g[0]] for i, g in enumerate(groups)]
+            best = self._best_window(run, groups, wrapped)
             if best is not None:
                 start, end, digits = best
                 yield Finding(self.kind, m.start() + start, m.start() + end, digits)
 
     @staticmethod
-    def _best_window(run: str, groups: list[tuple[int, int]]) -> tuple[int, int, str] | None:
+    def _best_window(
+        run: str, groups: list[tuple[int, int]], wrapped: list[bool]
+    ) -> tuple[int, int, str] | None:
+        """``wrapped[k]``: a line break stands before group ``k``; the groups on either side of it are
+        read both as two groups and as one group cut by the break."""
         best: tuple[int, int, str] | None = None
         for i in range(len(groups)):
             digits = ""
             for j in range(i, len(groups)):
                 digits += run[groups[j][0] : groups[j][1]]
-                if len(digits) > CARD_MAX_DIGITS:
+                if len(digits) > CARD_MAX_DIGITS or sum(wrapped[i + 1 : j + 1]) > 1:
                     break
                 if (
                     len(digits) >= CARD_MIN_DIGITS
                     and (best is None or len(digits) > len(best[2]))
-                    and _card_layout([end - start for start, end in groups[i : j + 1]])
+                    and _wrapped_layout(
+                        [end - start for start, end in groups[i : j + 1]], wrapped[i + 1 : j + 1]
+                    )
                     and known_card_range(digits)
                     and luhn_valid(digits)
                 ):
                     best = (groups[i][0], groups[j][1], digits)
         return best
+
+
+def _wrapped_layout(sizes: list[int], wrapped: list[bool]) -> bool:
+    """Whether groups are laid out as a card is printed, a line break read as a separator or as a cut
+    inside a group (``wrapped[k]``: a break before group ``k + 1``)."""
+    if _card_layout(sizes):
+        return True
+    if not any(wrapped):
+        return False
+    merged = [sizes[0]]
+    for size, cut in zip(sizes[1:], wrapped, strict=True):
+        if cut:
+            merged[-1] += size
+        else:
+            merged.append(size)
+    return _card_layout(merged)
 
 
 # -- IBAN --
@@ -575,10 +700,14 @@ IBAN_MAX_CHARS = 34
 # A country code, two check digits, then characters optionally in groups of four (the printed form). The
 # match ends at the end of a token; shorter readings that end at a space inside it are tried too, since a
 # BIC or a word written in capitals may follow the IBAN ("DE89 3704 0044 0532 0130 00 BIC COBADEFF").
+# Letters in either case ("de89 3704 ..." is the same IBAN), groups joined by a space or a dash, or cut by
+# a line break (with the spaces around it).
+_IBAN_SEPARATOR = r"(?:[ \-]|[ \t]*\n[ \t]*)"
 _IBAN_RE = re.compile(
-    rf"(?<![A-Za-z0-9])[A-Z]{{2}}[0-9]{{2}}(?: ?[A-Z0-9]){{{IBAN_MIN_CHARS - 4},{IBAN_MAX_CHARS - 4}}}"
-    r"(?![A-Za-z0-9])"
+    rf"[A-Za-z](?<![A-Za-z0-9].)[A-Za-z][0-9]{{2}}"
+    rf"(?:{_IBAN_SEPARATOR}?[A-Za-z0-9]){{{IBAN_MIN_CHARS - 4},{IBAN_MAX_CHARS - 4}}}(?![A-Za-z0-9])"
 )
+_IBAN_SEPARATOR_CHARS = frozenset(" -\t\n")
 
 
 def _mod97(compact: str) -> bool:
@@ -590,10 +719,11 @@ class IbanDetector:
     """An IBAN whose mod-97 check holds and whose national part has its country's length and format
     (python-stdnum's IBAN registry).
 
-    Capital letters only, as IBANs are printed; the cheap mod-97 test runs first so that stdnum's table
-    lookup only sees the one candidate in 97 that passes it. stdnum's country checks are not asked for:
-    the Belgian one looks the bank up in a registry snapshot (it rejects BE68 5390 0754 7034, the
-    example IBAN of the Belgian banks' own documentation), and a real IBAN of a bank the snapshot lacks
+    Letters in either case, groups joined by spaces, dashes or a line break. The cheap mod-97 test runs
+    first so that stdnum's table lookup only sees the one candidate in 97 that passes it. stdnum's
+    country checks are not asked for: the Belgian one looks the bank up in a registry snapshot (it
+    rejects BE68 5390 0754 7034, the example IBAN of the Belgian banks' own documentation), and a real
+    IBAN of a bank the snapshot lacks
     would stay in the text.
     """
 
@@ -602,9 +732,13 @@ class IbanDetector:
     def find(self, text: str) -> Iterator[Finding]:
         for m in _IBAN_RE.finditer(text):
             candidate = m.group()
-            ends = [len(candidate)] + [i for i in range(len(candidate) - 1, 0, -1) if candidate[i] == " "]
+            ends = [len(candidate)] + [
+                i
+                for i in range(len(candidate) - 1, 0, -1)
+                if candidate[i] in _IBAN_SEPARATOR_CHARS and candidate[i - 1] not in _IBAN_SEPARATOR_CHARS
+            ]
             for end in ends:
-                compact = candidate[:end].replace(" ", "")
+                compact = "".join(c for c in candidate[:end] if c not in _IBAN_SEPARATOR_CHARS).upper()
                 if len(compact) < IBAN_MIN_CHARS:
                     break
                 if _mod97(compact) and stdnum_iban.is_valid(compact, check_country=False):
@@ -630,14 +764,17 @@ VERSION_LOOKBACK_CHARS = 16
 class IpDetector:
     """IPv4 and IPv6 addresses that ``ipaddress`` parses (octets to 255, no leading zeros).
 
-    By default only globally routable addresses: a public address can point at a subscriber, while
-    private, loopback, link-local, shared (CGNAT), documentation and multicast addresses name a device
-    on some network ("open 192.168.0.1") and are content of the technical documents they appear in.
+    ``include_private`` (the ``redact_private_ips`` setting, on by default): every such address. Off:
+    only globally routable ones, since private, loopback, link-local, shared (CGNAT), documentation and
+    multicast addresses name a device on some network ("open 192.168.0.1"), content of the technical
+    documents they appear in. On by default because the text cannot tell a leaked internal address
+    (which maps a network and a host of a known organisation) from a tutorial's example; a corpus of
+    manuals turns it off knowingly.
     """
 
     kind: ClassVar[PiiKind] = PiiKind.IP
 
-    def __init__(self, include_private: bool = False) -> None:
+    def __init__(self, include_private: bool = True) -> None:
         self.include_private = include_private
 
     def find(self, text: str) -> Iterator[Finding]:
@@ -806,7 +943,11 @@ class Scrubber:
 
     ``phone_region`` is the region national phone numbers are read in (``"GB"``); ``None`` accepts only
     numbers in international form. ``id_schemes`` narrows ``NATIONAL_ID``; ``include_private_ips``
-    redacts private and loopback addresses too.
+    (default on) redacts private, loopback, link-local and documentation addresses too.
+
+    The detectors read a view of the text (quality/pii_view.py: compatibility forms, no zero-width
+    characters, and for e-mail addresses line breaks inside a candidate joined) and every span they
+    find is mapped back to the original characters, which the placeholder replaces.
     """
 
     def __init__(
@@ -815,7 +956,7 @@ class Scrubber:
         phone_region: str | None = None,
         *,
         id_schemes: frozenset[IdScheme] = DEFAULT_ID_SCHEMES,
-        include_private_ips: bool = False,
+        include_private_ips: bool = True,
     ) -> None:
         if phone_region is not None:
             phone_region = phone_region.strip().upper()
@@ -826,8 +967,11 @@ class Scrubber:
                 )
         self.kinds = frozenset(kinds)
         self.phone_region = phone_region
+        self.include_private_ips = include_private_ips
+        self.id_schemes = frozenset(id_schemes)
         candidates: tuple[Detector, ...] = (
             EmailDetector(),
+            SpelledEmailDetector(),
             PhoneDetector(phone_region),
             CardDetector(),
             IbanDetector(),
@@ -838,8 +982,17 @@ class Scrubber:
         self.detectors = tuple(d for d in candidates if d.kind in self.kinds)
 
     def __repr__(self) -> str:
+        return f"Scrubber({self.signature})"
+
+    @property
+    def signature(self) -> str:
+        """What this scrubber redacts, as a string: equal for two scrubbers that redact alike."""
         kinds = ",".join(sorted(k.value for k in self.kinds))
-        return f"Scrubber(kinds={kinds}, phone_region={self.phone_region})"
+        schemes = ",".join(sorted(s.value for s in self.id_schemes))
+        return (
+            f"kinds={kinds}, phone_region={self.phone_region}, private_ips={self.include_private_ips}, "
+            f"id_schemes={schemes}, detectors={DETECTORS_VERSION}"
+        )
 
     def scrub(self, text: str, book: PlaceholderBook) -> Scrubbed:
         """The text with each datum replaced by its placeholder from ``book``, and where they stand.
@@ -848,7 +1001,7 @@ class Scrubber:
         only its brackets); the book numbers them once the text is final, in order of appearance.
         """
         placed: list[Finding] = []
-        findings = _resolve(text, [f for d in self.detectors for f in d.find(text)])
+        findings = self._scan(text, None)
         # A redaction changes only its neighbourhood, so a second scan finds what one uncovered (an IBAN
         # glued to a card number, "4111111111111111FR14 2004...", starts a token only once the card is a
         # placeholder) and a third finds nothing: in 3,000 hypothesis runs of glued identifiers, 2 % needed
@@ -856,18 +1009,72 @@ class Scrubber:
         # outside placeholders, and there is less of it each time.
         while findings:
             text, placed, fresh = _replace(text, findings, placed)
-            findings = self._rescan(text, fresh)
+            findings = self._scan(text, fresh)
         return _number(text, placed, book)
 
-    def _rescan(self, text: str, fresh: list[Finding]) -> list[Finding]:
-        """Findings after a scan placed ``fresh`` placeholders: every detector again, but the phone matcher
-        (by far the slowest) only on the stretches of text next to a new placeholder, the only ones
-        whose numbers can have changed."""
-        found = [f for d in self.detectors if d.kind is not PiiKind.PHONE for f in d.find(text)]
-        phone = next((d for d in self.detectors if isinstance(d, PhoneDetector)), None)
-        if phone is not None:
-            found += phone.find_near(text, fresh)
+    def _scan(self, text: str, fresh: list[Finding] | None) -> list[Finding]:
+        """The findings of every detector in the view of ``text``, mapped back to ``text``. After a scan
+        placed ``fresh`` placeholders, the phone matcher (by far the slowest) reads only the stretches
+        next to a new placeholder, the only ones whose numbers can have changed (where the view is the
+        text itself; elsewhere it reads the view whole)."""
+        view = match_view(text)
+        found: list[Finding] = []
+        for d in self.detectors:
+            if isinstance(d, PhoneDetector) and fresh is not None and view.identity:
+                found += d.find_near(text, fresh)
+            else:
+                found += [_mapped(f, view) for f in d.find(view.text)]
+        if PiiKind.EMAIL in self.kinds:
+            found += _wrapped_emails(text, view, [f for f in found if f.kind is PiiKind.EMAIL])
         return _resolve(text, found)
+
+
+def _mapped(f: Finding, view: MatchView) -> Finding:
+    if view.identity:
+        return f
+    start, end = view.original(f.start, f.end)
+    return Finding(f.kind, start, end, f.value, f.scheme)
+
+
+def _wrapped_emails(text: str, view: MatchView, plain: list[Finding]) -> list[Finding]:
+    """Addresses a line break cuts ("jane.roe@exam" at a line's end, "ple.org" at the next start): found
+    in the view with the breaks inside address-like runs joined, kept where the address crosses a
+    break and either no address was found there without joining, or the break stands next to an at
+    sign, a dot or a dash and the addresses found without joining all start after it ("jane." at the
+    end of a line, "roe@example.org" at the start of the next). A break between two letters with an
+    address on one side ("write to\njane@example.org") joins nothing, nor one after a whole address
+    ("jane@example.org.\nversion 2")."""
+    joined = view.joined()
+    if joined is view:
+        return []
+    out: list[Finding] = []
+    for d in (EmailDetector(), SpelledEmailDetector()):
+        for f in d.find(joined.text):
+            g = _mapped(f, joined)
+            breaks = [b for b in joined.joins if g.start < b < g.end]
+            if not breaks:
+                continue
+            overlapping = [p for p in plain if p.start < g.end and g.start < p.end]
+            if overlapping and not (
+                all(max(breaks) < p.start and p.end <= g.end for p in overlapping)
+                and all(_break_at_punctuation(text, b) for b in breaks)
+            ):
+                continue
+            out.append(g)
+    return out
+
+
+# How far from a line break its neighbours are looked for: indentation and invisible characters.
+BREAK_CONTEXT_CHARS = 32
+
+
+def _break_at_punctuation(text: str, at: int) -> bool:
+    """Whether the line break at ``text[at]`` has an at sign, a dot or a dash beside it (the nearest
+    character on each side that is not a space, a tab or invisible)."""
+    blank = " \t" + "".join(INVISIBLE)
+    before = text[max(0, at - BREAK_CONTEXT_CHARS) : at].rstrip(blank)[-1:]
+    after = text[at + 1 : at + 1 + BREAK_CONTEXT_CHARS].lstrip(blank)[:1]
+    return bool(before) and bool(after) and (before in "@.-＠．" or after in "@.-＠．")
 
 
 def _resolve(text: str, found: list[Finding]) -> list[Finding]:
@@ -959,3 +1166,49 @@ def _number(text: str, placed: list[Finding], book: PlaceholderBook) -> Scrubbed
         cursor = f.end
     parts.append(text[cursor:])
     return Scrubbed("".join(parts), redactions)
+
+
+# -- paths --
+
+# What separates the components of a shown path: directory separators, and " › " between a container
+# and its member (warehouse/search.py, document_paths).
+_PATH_SEPARATOR_RE = re.compile(r"( › |/|\\)")
+# A file name's extension: "jane@example.org.pdf" holds an address that ends before it.
+_EXTENSION_RE = re.compile(r"^(.+?)(\.[A-Za-z0-9]{1,8})$")
+
+
+def redact_path(path: str, scrubber: Scrubber | None) -> str:
+    """``path`` with the personal data in each of its components replaced by placeholders, numbered
+    within the path; separators and the rest of each component kept. ``None``: nothing to redact.
+
+    A component is scrubbed whole, then without its extension, so that the address in the file name
+    "jane@example.org.pdf" is found (the whole name reads as a domain ending in "pdf").
+    """
+    if scrubber is None or not path:
+        return path
+    book = PlaceholderBook()
+    parts = _PATH_SEPARATOR_RE.split(path)
+    for i in range(0, len(parts), 2):
+        part = scrubber.scrub(parts[i], book).text
+        named = _EXTENSION_RE.match(part)
+        if named is not None:
+            part = scrubber.scrub(named.group(1), book).text + named.group(2)
+        parts[i] = part
+    return "".join(parts)
+
+
+class PathRedactor:
+    """:func:`redact_path` with one scrubber, as a callable; ``signature`` says what it redacts (an index
+    of redacted paths is rebuilt when it changes)."""
+
+    __slots__ = ("scrubber",)
+
+    def __init__(self, scrubber: Scrubber | None) -> None:
+        self.scrubber = scrubber
+
+    @property
+    def signature(self) -> str:
+        return "none" if self.scrubber is None else self.scrubber.signature
+
+    def __call__(self, path: str) -> str:
+        return redact_path(path, self.scrubber)

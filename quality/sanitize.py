@@ -10,7 +10,11 @@ In order, because each step needs the previous one's output:
 4. hyphenated line breaks joined;
 5. personal data replaced by placeholders stable across the document (quality/pii.py), recorded by kind,
    page and offsets, never with the value;
-6. the pages joined with a blank line into one markdown text, with the offset where each page starts.
+6. the pages joined with a blank line into one markdown text, with the offset where each page starts;
+7. the hidden runs and furniture lines recorded in steps 2 and 3 scrubbed the same way, with the same
+   placeholders (the address of a running footer is the same ``⟨EMAIL_1⟩`` as in the body): those
+   tables are read by whoever inspects what was taken out, and hold no more personal data than the
+   text does. The raw runs stay in ``pages.hidden_text``, a raw table.
 
 A page without a final text (blank, OCR found nothing) has no part in the text; a document with no page
 text at all has no ``texts`` row (never an empty text).
@@ -19,7 +23,7 @@ text at all has no ``texts`` row (never an empty text).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from quality.furniture import find_furniture, strip_furniture
 from quality.hidden import TEXT_LAYER_SOURCES, remove_hidden
@@ -28,7 +32,7 @@ from quality.pii import PlaceholderBook, Scrubber
 from quality.sources import PageTextRecord
 
 PAGE_SEPARATOR = "\n\n"
-SANITIZE_VERSION = "1"
+SANITIZE_VERSION = "2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +178,9 @@ def sanitize_document(
         starts.append(offset)
         parts.append(text)
         offset += len(text) + len(PAGE_SEPARATOR)
+    if scrubber is not None:
+        out.hidden = [replace(h, text=scrubber.scrub(h.text, book).text) for h in out.hidden]
+        out.furniture = [replace(f, text=scrubber.scrub(f.text, book).text) for f in out.furniture]
     whole = PAGE_SEPARATOR.join(parts)
     if not whole.strip():
         return out

@@ -15,6 +15,7 @@ import pytest
 
 from orchestration.cli import main
 from quality.chunking import PageSpan, chunk_document
+from quality.pii import PathRedactor, PiiKind, Scrubber
 from readers.records import DocumentRecord
 from warehouse import Warehouse
 from warehouse.catalog import build_catalog
@@ -86,12 +87,13 @@ def corpus_rows() -> list[ChunkRow]:
 
 
 PATHS = {PDF: "/corpus/report.pdf", SCAN: "/corpus/minutes-scan.pdf", HTML: "/corpus/cafe.html"}
+REDACT = PathRedactor(Scrubber())
 
 
 @pytest.fixture
 def index(tmp_path: Path) -> Path:
     target = tmp_path / INDEX_FILE
-    assert build_index(corpus_rows(), PATHS, target) == len(corpus_rows())
+    assert build_index(corpus_rows(), PATHS, target, redact_path=REDACT) == len(corpus_rows())
     return target
 
 
@@ -289,21 +291,48 @@ def test_search_builds_the_index_from_the_warehouse_and_rebuilds_it_only_when_ch
     member = "d4" * 32
     attached = chunk_rows(member, ["An attached note about the canal."], "extracted", 1)
     write_chunks(wh, [*corpus_rows(), *attached])
-    top = search(wh, "bicycle lane", version=VERSION)[0]
+    top = search(wh, "bicycle lane", version=VERSION, redact_path=REDACT)[0]
     assert (top.path, top.page) == ("/corpus/minutes-scan.pdf", 3)
-    note = search(wh, "attached note", version=VERSION)[0]
+    note = search(wh, "attached note", version=VERSION, redact_path=REDACT)[0]
     assert note.path == "/corpus/cafe.html › attached.html", "a member shows inside its container"
 
     index = wh.root / INDEX_FILE
     built = index.stat().st_mtime_ns
-    assert ensure_index(wh, VERSION) == index and index.stat().st_mtime_ns == built, "unchanged: reused"
+    assert ensure_index(wh, VERSION, redact_path=REDACT) == index and index.stat().st_mtime_ns == built, (
+        "unchanged: reused"
+    )
     # the chunk stage rewrites one shard: the next search sees it
     write_chunks(wh, chunk_rows(SCAN, ["A zeppelin landed on the canal path."], "ocr", 0.7), offsets=False)
     part = next((wh.data_dir / "chunks").rglob(f"shard={SCAN[:2]}/part.parquet"))
     os.utime(part, ns=(built + 10**9, built + 10**9))
-    assert [h.path for h in search(wh, "zeppelin", version=VERSION)] == ["/corpus/minutes-scan.pdf"]
-    assert search(wh, "bicycle lane", version=VERSION) == []
+    assert [h.path for h in search(wh, "zeppelin", version=VERSION, redact_path=REDACT)] == [
+        "/corpus/minutes-scan.pdf"
+    ]
+    assert search(wh, "bicycle lane", version=VERSION, redact_path=REDACT) == []
     assert not [p for p in wh.root.iterdir() if p.name.endswith(".tmp")], "no temporary file left"
+
+
+def test_the_index_stores_paths_redacted_and_is_rebuilt_when_the_redaction_changes(tmp_path: Path) -> None:
+    wh = Warehouse(tmp_path / "warehouse")
+    raw = "/corpus/jane.roe@example.org/DE89 3704 0044 0532 0130 00.pdf"
+    docs = [DocumentRecord(PDF, PDF[:2], "pdf", "bytes", 10, None, None, raw, VERSION)]
+    wh.write_sharded("documents", VERSION, docs)
+    write_chunks(wh, chunk_rows(PDF, PDF_PAGES, "extracted", 1.0))
+    (hit,) = search(wh, "lead stayed below", version=VERSION, redact_path=REDACT, limit=1)
+    assert hit.path == "/corpus/⟨EMAIL_1⟩/⟨IBAN_1⟩.pdf"
+    stored = duckdb.connect(str(wh.root / INDEX_FILE), read_only=True)
+    try:
+        paths = {p for (p,) in stored.execute("select path from chunks").fetchall()}
+    finally:
+        stored.close()
+    assert paths == {"/corpus/⟨EMAIL_1⟩/⟨IBAN_1⟩.pdf"}
+    # another redaction: the index is rebuilt with it
+    only_iban = PathRedactor(Scrubber(frozenset({PiiKind.IBAN})))
+    (hit,) = search(wh, "lead stayed below", version=VERSION, redact_path=only_iban, limit=1)
+    assert hit.path == "/corpus/jane.roe@example.org/⟨IBAN_1⟩.pdf"
+    # no redaction given: no path stored, the sha256 shown
+    (hit,) = search(wh, "lead stayed below", version=VERSION, limit=1)
+    assert hit.path == PDF
 
 
 def test_search_without_a_catalog_says_what_to_run(tmp_path: Path) -> None:

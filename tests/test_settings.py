@@ -67,3 +67,23 @@ def test_personal_data_kinds_are_switchable_and_checked() -> None:
     assert only_mail is not None and only_mail.kinds == frozenset({PiiKind.EMAIL})
     with pytest.raises(ConfigError):
         settings_from_env({"ASSAY_REDACT_KINDS": "email,shoe_size"}).scrubber()
+
+
+def test_private_ip_redaction_is_a_setting_on_by_default() -> None:
+    from quality.pii import PlaceholderBook
+
+    text = "router 192.168.0.1, docs 192.0.2.7"
+    default = settings_from_env({}).scrubber()
+    assert default is not None and default.include_private_ips
+    assert default.scrub(text, PlaceholderBook()).text == "router ⟨IP_1⟩, docs ⟨IP_2⟩"
+    off = settings_from_env({"ASSAY_REDACT_PRIVATE_IPS": "false"}).scrubber()
+    assert off is not None and off.scrub(text, PlaceholderBook()).text == text
+    assert settings_from_env({"ASSAY_REDACT_PRIVATE_IPS": "1"}).redact_private_ips
+    with pytest.raises(ConfigError, match="ASSAY_REDACT_PRIVATE_IPS"):
+        settings_from_env({"ASSAY_REDACT_PRIVATE_IPS": "perhaps"})
+    # the path redaction follows the same settings
+    assert settings_from_env({}).path_redactor()("/in/192.168.0.1/a.txt") == "/in/⟨IP_1⟩/a.txt"
+    assert (
+        settings_from_env({"ASSAY_REDACT_KINDS": ""}).path_redactor()("/in/a@example.org")
+        == "/in/a@example.org"
+    )

@@ -23,7 +23,15 @@ that finds exactly the phrase.
 The catalog file holds views only and is opened read-only, so the index is a file of its own,
 ``<warehouse>/search.duckdb``: built into a temporary file and renamed over the old one, like the
 catalog, whenever the fingerprint of what it was built from changes (the paths, sizes and modification
-times of the ``chunks`` and ``documents`` partitions of the version, and the tokenizer's version).
+times of the ``chunks`` and ``documents`` partitions of the version, the tokenizer's version, and what
+the path redaction redacts).
+
+The index is a sanitized output: it holds the chunks (sanitized text) and the path each document is
+shown at, and a path is raw data (a file or an archive member can be named after a person, or
+"jane@example.org IBAN DE89....txt"). So the paths are stored as a :class:`PathRedaction` gives them
+(quality/pii.py ``PathRedactor``: the personal data in each component replaced by placeholders); an
+index built without one stores no path at all (a hit shows its document's sha256). The raw paths stay
+in ``documents`` and ``observations``.
 
 Ranking: the chunks that contain the query's words as one phrase (same tokens, in order) come first,
 each group by BM25 score; a user who types a phrase means that phrase. A hit names the page of its
@@ -41,6 +49,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 import duckdb
 import pyarrow as pa
@@ -53,7 +62,8 @@ from warehouse.store import PART_FILE, Warehouse, temporary_beside
 INDEX_FILE = "search.duckdb"
 CHUNKS_TABLE = "chunks"
 # Bumped whenever the tokens or the index layout change: an index built by another version is rebuilt.
-TOKENIZER_VERSION = "1"
+# 2: paths stored redacted.
+TOKENIZER_VERSION = "2"
 # Okapi BM25 parameters, the values of Lucene and of DuckDB's fts extension: k1 saturates term frequency
 # (a word's tenth occurrence adds little), b normalises by chunk length (1: fully, 0: not at all). Our
 # chunks are of nearly one size (quality/chunking.py), so b matters little; no corpus of labelled queries
@@ -96,6 +106,16 @@ def tokenize(text: str) -> list[str]:
     return [normalize_token(m.group()) for m in _TOKEN_RE.finditer(text.replace("\xad", ""))]
 
 
+class PathRedaction(Protocol):
+    """How a document's path is shown in the index: the path with its personal data replaced, and a
+    ``signature`` that changes whenever what it replaces does."""
+
+    @property
+    def signature(self) -> str: ...
+
+    def __call__(self, path: str) -> str: ...
+
+
 class NoChunks(WarehouseError):
     """There is nothing to search: no chunks were written for this home yet."""
 
@@ -120,7 +140,7 @@ class ChunkRow:
 class SearchHit:
     chunk_id: str
     sha256: str
-    path: str  # where the document was seen; a member shows as "<container> › <member>"
+    path: str  # where the document was seen, redacted; a member shows as "<container> › <member>"
     page_start: int
     page_end: int
     page: int | None  # the page of the match (the phrase, else the snippet's first word); None: unknown
@@ -152,10 +172,16 @@ _CHUNK_SCHEMA = pa.schema(
 
 
 def build_index(
-    rows: Iterable[ChunkRow], path_of: Mapping[str, str], target: Path, *, fingerprint: str = ""
+    rows: Iterable[ChunkRow],
+    path_of: Mapping[str, str],
+    target: Path,
+    *,
+    redact_path: PathRedaction | None = None,
+    fingerprint: str = "",
 ) -> int:
     """Build the index of ``rows`` at ``target`` (atomically); ``path_of`` maps a document's sha256 to the
-    path to show. Returns the number of chunks indexed."""
+    path to show, stored as ``redact_path`` gives it (``None``: no path is stored, a hit shows its
+    document's sha256). Returns the number of chunks indexed."""
     columns: dict[str, list[object]] = {name: [] for name in _CHUNK_SCHEMA.names}
     for row in rows:
         for name in _CHUNK_SCHEMA.names:
@@ -168,7 +194,18 @@ def build_index(
         con.execute("CREATE TEMP TABLE src AS SELECT * FROM chunk_rows")
         con.unregister("chunk_rows")
 
-    return _build(target, fingerprint, load, path_of)
+    return _build(target, fingerprint, load, _shown(path_of, redact_path))
+
+
+def _shown(path_of: Mapping[str, str], redact_path: PathRedaction | None) -> dict[str, str]:
+    """The paths the index stores: redacted, or none at all without a redaction."""
+    if redact_path is None:
+        return {}
+    return {sha: redact_path(path) for sha, path in path_of.items()}
+
+
+def _signature(redact_path: PathRedaction | None) -> str:
+    return "withheld" if redact_path is None else redact_path.signature
 
 
 def _build(
@@ -177,6 +214,7 @@ def _build(
     load: Callable[[duckdb.DuckDBPyConnection], None],
     path_of: Mapping[str, str],
 ) -> int:
+    """``path_of``: the paths to store, already redacted."""
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_beside(target, target.stem)
     try:
@@ -259,8 +297,8 @@ def _partitions(wh: Warehouse, table: str, version: str) -> list[Path]:
     return sorted((wh.data_dir / table / f"extractor_version={version}").glob(f"shard=*/{PART_FILE}"))
 
 
-def _fingerprint(wh: Warehouse, version: str) -> str:
-    h = hashlib.sha256(f"{TOKENIZER_VERSION}\x00{version}".encode())
+def _fingerprint(wh: Warehouse, version: str, redaction: str) -> str:
+    h = hashlib.sha256(f"{TOKENIZER_VERSION}\x00{version}\x00{redaction}".encode())
     for table in (CHUNKS_TABLE, "documents"):
         for path in _partitions(wh, table, version):
             st = path.stat()
@@ -291,15 +329,16 @@ def document_paths(wh: Warehouse, version: str) -> dict[str, str]:
     return out
 
 
-def ensure_index(wh: Warehouse, version: str) -> Path:
-    """The index of ``version``'s chunks, rebuilt first when they changed since it was built."""
+def ensure_index(wh: Warehouse, version: str, *, redact_path: PathRedaction | None = None) -> Path:
+    """The index of ``version``'s chunks, rebuilt first when they or the path redaction changed since it
+    was built."""
     chunk_files = _partitions(wh, CHUNKS_TABLE, version)
     if not chunk_files:
         raise NoChunks(
             f"no chunks yet under {wh.root}: run `assay run PATH` first (or pass the --home you used)"
         )
     target = index_path(wh)
-    fingerprint = _fingerprint(wh, version)
+    fingerprint = _fingerprint(wh, version, _signature(redact_path))
     if _built_fingerprint(target) == fingerprint:
         return target
     pattern = str(wh.data_dir / CHUNKS_TABLE / f"extractor_version={version}" / "shard=*" / PART_FILE)
@@ -314,7 +353,7 @@ def ensure_index(wh: Warehouse, version: str) -> Path:
         )
         con.execute(f"CREATE TEMP TABLE src AS SELECT {cols} FROM {parquet}", [pattern])
 
-    _build(target, fingerprint, load, document_paths(wh, version))
+    _build(target, fingerprint, load, _shown(document_paths(wh, version), redact_path))
     return target
 
 
@@ -335,16 +374,24 @@ def _built_fingerprint(target: Path) -> str | None:
 # -- searching -------------------------------------------------------------------------------------------
 
 
-def search(wh: Warehouse, query: str, *, limit: int = 10, version: str | None = None) -> list[SearchHit]:
+def search(
+    wh: Warehouse,
+    query: str,
+    *,
+    redact_path: PathRedaction | None = None,
+    limit: int = 10,
+    version: str | None = None,
+) -> list[SearchHit]:
     """The best ``limit`` chunks for ``query`` among the chunks of ``version`` (default: the version the
-    catalog was last built for, the one `assay sql` shows), building or refreshing the index first."""
+    catalog was last built for, the one `assay sql` shows), building or refreshing the index first
+    (its paths as ``redact_path`` shows them)."""
     if version is None:
         version = catalog_version(wh)
         if version is None:
             raise CatalogMissing(
                 f"no catalog at {wh.catalog_path}: run `assay run PATH` first (or pass the --home you used)"
             )
-    return query_index(ensure_index(wh, version), query, limit=limit)
+    return query_index(ensure_index(wh, version, redact_path=redact_path), query, limit=limit)
 
 
 def query_index(path: Path, query: str, *, limit: int = 10) -> list[SearchHit]:
