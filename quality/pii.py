@@ -569,8 +569,8 @@ CARD_RANGES: tuple[CardRange, ...] = (
 # digit run. Each group must be followed by a separator to continue, so a run is matched
 # in one way only: linear.
 _CARD_RUN_RE = re.compile(
-    r"[0-9](?<![0-9]{2})[0-9]{2,18}"
-    r"(?:[ \-.][0-9]{3,19}|[ \-.][0-9]{1,2}(?=[ \t]*\n)|[ \t]*\n[ \t]*[0-9]{1,19})*(?![0-9])"
+    r"[0-9](?<![0-9]{2})(?:[0-9]{2,18}|[0-9]?(?=[ \t]*\n[ \t]*[0-9]))"
+    r"(?:[ \-.][0-9]{3,19}|[ \-.][0-9]{1,2}(?=[ \t]*\n)|-?[ \t]*\n[ \t]*[\-.]?[0-9]{1,19})*(?![0-9])"
 )
 _GROUP_RE = re.compile(r"[0-9]+")
 
@@ -641,24 +641,27 @@ class CardDetector:
 
     def find(self, text: str) -> Iterator[Finding]:
         for m in _CARD_RUN_RE.finditer(text):
-            if _continues_code(text, m.start()):
-                continue
             run = m.group()
             groups = [(g.start(), g.end()) for g in _GROUP_RE.finditer(run)]
             wrapped = [i > 0 and "\n" in run[groups[i - 1][1] : g[0]] for i, g in enumerate(groups)]
-            best = self._best_window(run, groups, wrapped)
+            # a run continuing a code is no card on its first line; a card may start on the next
+            first = (
+                [i for i in range(len(groups)) if wrapped[i]] if _continues_code(text, m.start()) else None
+            )
+            best = self._best_window(run, groups, wrapped, first)
             if best is not None:
                 start, end, digits = best
                 yield Finding(self.kind, m.start() + start, m.start() + end, digits)
 
     @staticmethod
     def _best_window(
-        run: str, groups: list[tuple[int, int]], wrapped: list[bool]
+        run: str, groups: list[tuple[int, int]], wrapped: list[bool], first: list[int] | None = None
     ) -> tuple[int, int, str] | None:
         """``wrapped[k]``: a line break stands before group ``k``; the groups on either side of it are
-        read both as two groups and as one group cut by the break."""
+        read both as two groups and as one group cut by the break. ``first``: the groups a window may
+        start at (default: any)."""
         best: tuple[int, int, str] | None = None
-        for i in range(len(groups)):
+        for i in range(len(groups)) if first is None else first:
             digits = ""
             for j in range(i, len(groups)):
                 digits += run[groups[j][0] : groups[j][1]]
@@ -1038,12 +1041,13 @@ def _mapped(f: Finding, view: MatchView) -> Finding:
 
 def _wrapped_emails(text: str, view: MatchView, plain: list[Finding]) -> list[Finding]:
     """Addresses a line break cuts ("jane.roe@exam" at a line's end, "ple.org" at the next start): found
-    in the view with the breaks inside address-like runs joined, kept where the address crosses a
-    break and either no address was found there without joining, or the break stands next to an at
-    sign, a dot or a dash and the addresses found without joining all start after it ("jane." at the
-    end of a line, "roe@example.org" at the start of the next). A break between two letters with an
-    address on one side ("write to\njane@example.org") joins nothing, nor one after a whole address
-    ("jane@example.org.\nversion 2")."""
+    in the view with the breaks inside address-like runs joined, kept where the address crosses a break
+    that is not a sentence's end (a dot after the at sign, then the break), and, if addresses were found
+    there without joining, every break it crosses continues an address for sure: an at sign before
+    it, an at sign or a dot after it (no word or sentence starts with one). A break between two words
+    with an address on one side ("write to\njane@example.org", "Contact us.\njane@example.org") joins
+    nothing: the text cannot tell "us." from the first half of a local part, "jane.", and the address
+    on the next line is redacted whole either way."""
     joined = view.joined()
     if joined is view:
         return []
@@ -1052,13 +1056,10 @@ def _wrapped_emails(text: str, view: MatchView, plain: list[Finding]) -> list[Fi
         for f in d.find(joined.text):
             g = _mapped(f, joined)
             breaks = [b for b in joined.joins if g.start < b < g.end]
-            if not breaks:
+            if not breaks or any(_ends_sentence(text, g.start, b) for b in breaks):
                 continue
             overlapping = [p for p in plain if p.start < g.end and g.start < p.end]
-            if overlapping and not (
-                all(max(breaks) < p.start and p.end <= g.end for p in overlapping)
-                and all(_break_at_punctuation(text, b) for b in breaks)
-            ):
+            if overlapping and not all(_continues_address(text, b) for b in breaks):
                 continue
             out.append(g)
     return out
@@ -1066,15 +1067,29 @@ def _wrapped_emails(text: str, view: MatchView, plain: list[Finding]) -> list[Fi
 
 # How far from a line break its neighbours are looked for: indentation and invisible characters.
 BREAK_CONTEXT_CHARS = 32
+_BLANK = " \t" + "".join(INVISIBLE)
 
 
-def _break_at_punctuation(text: str, at: int) -> bool:
-    """Whether the line break at ``text[at]`` has an at sign, a dot or a dash beside it (the nearest
-    character on each side that is not a space, a tab or invisible)."""
-    blank = " \t" + "".join(INVISIBLE)
-    before = text[max(0, at - BREAK_CONTEXT_CHARS) : at].rstrip(blank)[-1:]
-    after = text[at + 1 : at + 1 + BREAK_CONTEXT_CHARS].lstrip(blank)[:1]
-    return bool(before) and bool(after) and (before in "@.-＠．" or after in "@.-＠．")
+def _beside(text: str, at: int) -> tuple[str, str]:
+    """The nearest characters before and after the line break at ``text[at]`` that are not a space, a
+    tab or invisible ("" at an end)."""
+    before = text[max(0, at - BREAK_CONTEXT_CHARS) : at].rstrip(_BLANK)[-1:]
+    after = text[at + 1 : at + 1 + BREAK_CONTEXT_CHARS].lstrip(_BLANK)[:1]
+    return before, after
+
+
+def _ends_sentence(text: str, start: int, at: int) -> bool:
+    """Whether the line break at ``text[at]`` of an address starting at ``start`` follows a dot after
+    its at sign: "user@localhost.\nsee below" is a sentence's end and a new line, as far as the text
+    can tell."""
+    before, _ = _beside(text, at)
+    return before in (".", "．") and ("@" in text[start:at] or "＠" in text[start:at])
+
+
+def _continues_address(text: str, at: int) -> bool:
+    """Whether the line break at ``text[at]`` follows an at sign or precedes an at sign or a dot."""
+    before, after = _beside(text, at)
+    return before in ("@", "＠") or after in ("@", "＠", ".", "．")
 
 
 def _resolve(text: str, found: list[Finding]) -> list[Finding]:
