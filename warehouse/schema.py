@@ -464,7 +464,7 @@ HIDDEN_TEXT = Table(
         _VERSION,
         Column("page", I64, "page number, 1-based"),
         Column("why", S, "render_mode, alpha, tiny, pale (white on its own background) or outside_crop"),
-        Column("text", S, "the invisible text"),
+        Column("text", S, "the invisible text, its personal data as the text's placeholders (⟨EMAIL_1⟩)"),
         Column("found", B, "the run was found in the page's text and removed"),
     ),
 )
@@ -479,7 +479,7 @@ FURNITURE = Table(
         _VERSION,
         Column("page", I64, "page number, 1-based"),
         Column("band", S, "top or bottom"),
-        Column("text", S, "the line as it stood"),
+        Column("text", S, "the line as it stood, its personal data as the text's placeholders (⟨EMAIL_1⟩)"),
     ),
 )
 
@@ -630,6 +630,40 @@ VIEWS: dict[str, View] = {
 }
 
 
+# Which tables hold personal data as the documents hold it (raw) and which are sanitized: every text
+# column of a sanitized table has its personal data replaced by placeholders (quality/pii.py), as far as
+# the redact_kinds setting asks. (table or output, columns, raw or sanitized, why)
+PERSONAL_DATA: tuple[tuple[str, str, str, str], ...] = (
+    ("observations", "`root`, `path`, `rel_path`", "raw", "file names are what they are"),
+    ("documents", "`path`, `member`", "raw", "a file or a zip member can be named after a person"),
+    ("derivations, underivables", "`reason`", "raw", "an exception's message may quote a name"),
+    ("pages", "`text`, `hidden_text`, `font_names`", "raw", "the readers' text, before sanitize"),
+    ("page_fonts", "`font`", "raw", "font names as the PDF names them"),
+    ("repairs", "`text`", "raw", "a page's text after a fallback or a font repair, before sanitize"),
+    ("vocabulary", "`word`", "raw", "words of three or more documents (a surname can be one)"),
+    ("ocr_pages", "`text`", "raw", "what Tesseract read"),
+    ("page_texts", "`text`", "raw", "each page's final text, before sanitize"),
+    ("lineage", "`from`", "raw", "its `path:` nodes are documents.path"),
+    ("texts", "`text`", "sanitized", "placeholders; offsets in redactions"),
+    ("redactions", "all", "sanitized", "kind, page, offsets and placeholder; never the value"),
+    (
+        "hidden_text",
+        "`text`",
+        "sanitized",
+        "the run with the text's placeholders (the raw run is pages.hidden_text)",
+    ),
+    ("furniture", "`text`", "sanitized", "the line with the text's placeholders"),
+    ("chunks", "`text`, `heading_path`", "sanitized", "pieces of texts.text"),
+    (
+        "search index (`search.duckdb`), `assay search`",
+        "every table; path, snippet, headings",
+        "sanitized",
+        "chunks' text, and each path with the personal data of its components as placeholders "
+        "(quality/pii.py redact_path)",
+    ),
+)
+
+
 def markdown() -> str:
     """The tables as markdown, for ``docs/tables.md``."""
     out = [
@@ -653,6 +687,20 @@ def markdown() -> str:
         out += ["| column | meaning |", "|---|---|"]
         out += [f"| `{name}` | {doc} |" for name, doc in view.columns]
         out.append("")
+    out += [
+        "# Personal data",
+        "",
+        "Which tables hold personal data as the documents hold it (raw) and which are sanitized: in a",
+        "sanitized table every personal datum of the kinds `redact_kinds` names is a placeholder",
+        "(`⟨EMAIL_1⟩`, stable within a document). Tables not listed hold no text of the documents (ids,",
+        "counts, modes, reason codes, offsets). Give the sanitized ones to readers of the corpus; the raw",
+        "ones are evidence for the people who run it.",
+        "",
+        "| table or output | columns | data | why |",
+        "|---|---|---|---|",
+    ]
+    out += [f"| {table} | {columns} | {kind} | {why} |" for table, columns, kind, why in PERSONAL_DATA]
+    out.append("")
     return "\n".join(out)
 
 
