@@ -33,6 +33,7 @@ import hashlib
 import ipaddress
 import re
 import secrets
+import string
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from typing import ClassVar, Protocol, TypeVar
 import phonenumbers
 from phonenumbers import Leniency, PhoneNumberFormat, PhoneNumberMatcher
 from stdnum import iban as stdnum_iban
+from stdnum import numdb
 from stdnum.be import nn as be_nn
 from stdnum.de import idnr as de_idnr
 from stdnum.es import dni as es_dni
@@ -733,20 +735,47 @@ class IbanDetector:
     kind: ClassVar[PiiKind] = PiiKind.IBAN
 
     def find(self, text: str) -> Iterator[Finding]:
-        for m in _IBAN_RE.finditer(text):
+        # A candidate can run on into the words after it ("IE06 CGBW ... 55 and then GB13 OFCN ..."): the
+        # next search starts after the reading taken, or one character on when none was, so an IBAN
+        # inside a candidate that is none is still found.
+        position = 0
+        while (m := _IBAN_RE.search(text, position)) is not None:
             candidate = m.group()
-            ends = [len(candidate)] + [
-                i
-                for i in range(len(candidate) - 1, 0, -1)
-                if candidate[i] in _IBAN_SEPARATOR_CHARS and candidate[i - 1] not in _IBAN_SEPARATOR_CHARS
-            ]
-            for end in ends:
-                compact = "".join(c for c in candidate[:end] if c not in _IBAN_SEPARATOR_CHARS).upper()
-                if len(compact) < IBAN_MIN_CHARS:
-                    break
-                if _mod97(compact) and stdnum_iban.is_valid(compact, check_country=False):
-                    yield Finding(self.kind, m.start(), m.start() + end, compact)
-                    break
+            position = m.start() + 1
+            length = IBAN_LENGTHS.get(candidate[:2].upper())
+            if length is None:
+                continue
+            # the one reading of the country's length, ending at the candidate's end or a separator
+            kept = 0
+            end = None
+            for k, c in enumerate(candidate):
+                if c not in _IBAN_SEPARATOR_CHARS:
+                    kept += 1
+                    if kept == length:
+                        end = k + 1
+                        break
+            if end is None or (end < len(candidate) and candidate[end] not in _IBAN_SEPARATOR_CHARS):
+                continue
+            compact = "".join(c for c in candidate[:end] if c not in _IBAN_SEPARATOR_CHARS).upper()
+            if _mod97(compact) and stdnum_iban.is_valid(compact, check_country=False):
+                yield Finding(self.kind, m.start(), m.start() + end, compact)
+                position = m.start() + end
+
+
+def _iban_lengths() -> dict[str, int]:
+    """The length of the IBANs of each country python-stdnum's registry knows (``DE``: 22)."""
+    lengths: dict[str, int] = {}
+    db = numdb.get("iban")
+    for a in string.ascii_uppercase:
+        for b in string.ascii_uppercase:
+            info = db.info(a + b)
+            structure = info[0][1].get("bban") if info else None
+            if structure:
+                lengths[a + b] = 4 + sum(int(n) for n in re.findall(r"(\d+)!?[nac]", structure))
+    return lengths
+
+
+IBAN_LENGTHS = _iban_lengths()
 
 
 # -- IP addresses --

@@ -126,6 +126,11 @@ def test_a_break_between_words_joins_nothing() -> None:
     assert out.text == "⟨EMAIL_1⟩.\nversion 2 follows"
 
 
+def test_an_iban_after_a_candidate_that_is_none_is_found() -> None:
+    out = scrub("IE06 CGBW 5624 0565 6978 55 and then GB82 WEST 1234 5698 7654 32, done")
+    assert out.text == "IE06 CGBW 5624 0565 6978 55 and then ⟨IBAN_1⟩, done"
+
+
 def test_the_same_value_in_any_disguise_is_the_same_placeholder() -> None:
     out = scrub(
         "jane@example.org, ｊａｎｅ＠ｅｘａｍｐｌｅ．ｏｒｇ, "
