@@ -169,6 +169,17 @@ def main() -> int:
         print(f"  {kind.value:12} {sum(results):>3} / {len(results):<3} {share:5.1f} %")
     for kind, form in missed:
         print(f"  missed {kind.value}: {form!r}")
+    if args.baseline:
+        old, book = baseline_scrubber(args.baseline)()
+        print(f"  baseline {args.baseline}:")
+        for kind in per_kind:
+            forms = [f for k, f in PLANTED if k is kind]
+            hits = sum(
+                1
+                for f in forms
+                if old.scrub(f"{BEFORE} {f} {AFTER}", book()).text == f"{BEFORE} ⟨{kind.name}_1⟩ {AFTER}"  # type: ignore[attr-defined]
+            )
+            print(f"  {kind.value:12} {hits:>3} / {len(forms):<3} {100 * hits / len(forms):5.1f} %")
 
     if not (args.corpus / "dev").is_dir():
         print(f"no corpus at {args.corpus}: pass --corpus DIR", file=sys.stderr)
