@@ -54,6 +54,11 @@ class AssaySettings(dg.ConfigurableResource):
     ocr_dpi: int = 300
     # A page over this many seconds of recognition is recorded as error/timeout and the shard goes on.
     ocr_page_timeout_s: float = 120.0
+    # OCR's budget per document: the pages it reads of one document and the seconds (rendering and
+    # recognition summed over its pages); past either, a page is error/over_budget:pages or
+    # over_budget:seconds in ocr_pages, unread. Why these numbers: readers/ocr_stage.py.
+    ocr_max_pages_per_document: int = 200
+    ocr_document_timeout_s: float = 1800.0
     # Tesseract processes at once; 0 means one per core this process may use.
     ocr_workers: int = 0
     # The OCR confidence check warns when the mean word confidence of the pages read whole falls under
