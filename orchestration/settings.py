@@ -27,6 +27,10 @@ class AssaySettings(dg.ConfigurableResource):
     max_file_bytes: int = 4 * GiB
     max_document_bytes: int = 1 * GiB
     max_pages: int = 5000
+    # The characters of text kept per document: past them the text is dropped and the derivation says so
+    # (derived, reason text_capped:<N>); the bound on what later stages hold. Why this number:
+    # readers/shard.py DEFAULT_MAX_TEXT_CHARS.
+    max_text_chars: int = 10_000_000
     # Bounds for the rate checks (quality/rates.py). The Underivable rate is of the final outcome, after OCR:
     # on the shared dev corpus only the blank scanned page stays underivable (1 of 52 PDFs read, 0 of 11
     # images). It is an ERROR past the bound over the corpus: 0.25 leaves room for corpora full of blank
