@@ -38,9 +38,13 @@ from readers.records import DocumentRecord
 # included).
 SENT_TO_OCR = {Mode.REPLACE.value: OcrScope.PAGE, Mode.FIGURES.value: OcrScope.FIGURES}
 # Reasons of an earlier attempt worth another one without a version change: the engine or a language's
-# data was missing and may have been installed since, or the document's OCR budget was spent (it may have
-# been raised since; what the document spent in earlier runs still counts against it).
-RETRIED_REASONS = frozenset({"unavailable", *BUDGET_REASONS})
+# data was missing and may have been installed since (the run plans the OCR stage again for them).
+RETRIED_REASONS = frozenset({"unavailable"})
+# Planned again whenever the stage runs on their shard: pages past their document's OCR budget, which may
+# have been raised since (what the document spent in earlier runs still counts against it, so an unchanged
+# budget reads nothing more). They do not make the run plan the stage by themselves: an unchanged corpus
+# is not read again.
+REPLANNED_REASONS = RETRIED_REASONS | BUDGET_REASONS
 RENDERABLE = OCR_KINDS
 # The language_source of a page read again in the language its first reading was found to be in, or in
 # the one for the script orientation detection found on it.
@@ -108,7 +112,7 @@ def plan_shard(
             before.language == choice.language
             or before.language_source in (OCR_TEXT_LANGUAGE, SCRIPT_LANGUAGE)
         )
-        if before is not None and same_language and before.reason not in RETRIED_REASONS:
+        if before is not None and same_language and before.reason not in REPLANNED_REASONS:
             plan.kept.append(before)
             budgeted[v.sha256] += 1
             continue

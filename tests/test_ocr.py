@@ -317,3 +317,7 @@ def test_a_run_over_a_long_tiff_reads_its_budget_and_goes_on(
     # The TIFF got text from OCR, so the Underivable rate does not count it; its checks all pass.
     checks = {(c.asset, c.name): c.passed for c in report.checks}
     assert checks[("ocr", "underivable_rate")] and checks[("ocr", "ocr_confidence")]
+    # A rerun with nothing changed plans no OCR: the pages over the budget do not bring the stage back.
+    again = Progress()
+    assert run(Home(home), [folder], again).ok and sum(again.ocr_pages.values()) == 0
+    assert query(wh, "select count(*) from ocr_pages where reason = 'over_budget:pages'").rows == [(35,)]
