@@ -111,11 +111,11 @@ SCRIPT_LANGUAGES = {
 # four dev corpus documents with a full truth (phototest, eurotext, 8087_054.3B, linn), words read at 85 or
 # more were wrong 1% of the time (11 of 1,503), words under 85 37% of the time (9 of 24).
 LOW_WORD_CONFIDENCE = 85.0
-# OCR's budget per document. On the dev corpus (ocr_pages of one run, summed per document) the most pages a
-# document sends to OCR is 6 (the figure regions of two PDFs) and the longest OCR of a
-# document 72 s (3 pages, wall time on 2 loaded cores); 200 pages at the measured 0.164 pages/s per core
-# take about 1,220 s, so 200 pages and 1,800 s read a 200-page scanned book whole, while a 2,000-frame TIFF
-# (1,247 s of Tesseract unbounded) stops at its 200th frame. docs/decisions.md has the figures.
+# OCR's budget per document. On the dev corpus (ocr_pages of one run, summed per document) the most pages
+# a document sends to OCR is 6 (the figure regions of two PDFs) and the longest OCR of a document 72 s (3
+# pages, wall time on 2 loaded cores); 200 pages at the measured 0.164 pages/s per core take about 1,220 s,
+# so 200 pages and 1,800 s read a 200-page scanned book whole, while a 2,000-frame TIFF (1,247 s of
+# Tesseract unbounded) stops at its 200th frame. docs/decisions.md has the figures.
 DEFAULT_MAX_PAGES_PER_DOCUMENT = 200
 DEFAULT_DOCUMENT_TIMEOUT_S = 1800.0
 OVER_PAGE_BUDGET = "over_budget:pages"
