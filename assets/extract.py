@@ -73,6 +73,7 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
             version=EXTRACTOR_VERSION,
             reads=reads,
             on_document=lambda doc, outcome, status: progress.document_done(outcome.value, status),
+            max_text_chars=assay.max_text_chars,
         ):
             shard, written = result.shard, result.rows.sorted_derivations()
             # Derivations last: they say which documents a shard holds, so a run killed between two

@@ -56,6 +56,8 @@ def ocr(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.Re
             timeout=assay.ocr_page_timeout_s,
             workers=assay.ocr_workers,
             max_pixels=assay.max_image_pixels,
+            max_pages_per_document=assay.ocr_max_pages_per_document,
+            document_timeout=assay.ocr_document_timeout_s,
         ),
         on_page=lambda r: progress.page_read(r.status),
     )
@@ -83,6 +85,7 @@ def ocr(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.Re
             "pages_read": len(read),
             "read_again_in_their_language": sum(result.read_again for result in results),
             "kept": kept,
+            "over_page_budget": sum(result.refused for result in results),
             "ocr_pages": dict(statuses),
             "page_text_sources": dict(sources),
             "mean_confidence": mean,

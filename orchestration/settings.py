@@ -27,6 +27,10 @@ class AssaySettings(dg.ConfigurableResource):
     max_file_bytes: int = 4 * GiB
     max_document_bytes: int = 1 * GiB
     max_pages: int = 5000
+    # The characters of text kept per document: past them the text is dropped and the derivation says so
+    # (derived, reason text_capped:<N>); the bound on what later stages hold. Why this number:
+    # readers/shard.py DEFAULT_MAX_TEXT_CHARS.
+    max_text_chars: int = 10_000_000
     # Bounds for the rate checks (quality/rates.py). The Underivable rate is of the final outcome, after OCR:
     # on the shared dev corpus only the blank scanned page stays underivable (1 of 52 PDFs read, 0 of 11
     # images). It is an ERROR past the bound over the corpus: 0.25 leaves room for corpora full of blank
@@ -54,6 +58,11 @@ class AssaySettings(dg.ConfigurableResource):
     ocr_dpi: int = 300
     # A page over this many seconds of recognition is recorded as error/timeout and the shard goes on.
     ocr_page_timeout_s: float = 120.0
+    # OCR's budget per document: the pages it reads of one document and the seconds (rendering and
+    # recognition summed over its pages); past either, a page is error/over_budget:pages or
+    # over_budget:seconds in ocr_pages, unread. Why these numbers: readers/ocr_stage.py.
+    ocr_max_pages_per_document: int = 200
+    ocr_document_timeout_s: float = 1800.0
     # Tesseract processes at once; 0 means one per core this process may use.
     ocr_workers: int = 0
     # The OCR confidence check warns when the mean word confidence of the pages read whole falls under

@@ -313,8 +313,92 @@ def parse_html(data: bytes, *, declared_encoding: str | None = None) -> HtmlDocu
         return None
     if not isinstance(root, lxml.html.HtmlElement):
         raise CorruptDocument(f"the page parsed to a {type(root).__name__}, not an HTML element")
+    unnest_voids(root)
     title, title_source = page_title(root)
     return HtmlDocument(root, title, title_source, decoded)
+
+
+#: Elements that never have content (the HTML Standard's void elements, and the obsolete ones browsers still
+#: parse as void). libxml2's HTML parser knows only some of them: it opens ``<embed>``, ``<keygen>``,
+#: ``<source>``, ``<track>``, ``<wbr>``... as containers and nests everything up to the end of their parent
+#: inside them, where a reader dropping ``embed`` drops the text with it.
+VOID_ELEMENTS: Final = frozenset(
+    {
+        "area",
+        "base",
+        "basefont",
+        "bgsound",
+        "br",
+        "col",
+        "command",
+        "embed",
+        "frame",
+        "hr",
+        "image",
+        "img",
+        "input",
+        "isindex",
+        "keygen",
+        "link",
+        "menuitem",
+        "meta",
+        "nextid",
+        "param",
+        "source",
+        "spacer",
+        "track",
+        "wbr",
+    }
+)
+
+
+def unnest_voids(root: lxml.html.HtmlElement) -> None:
+    """Put back after each void element what libxml2 nested inside it (its text and its children, in
+    order), as a browser builds the tree: the void element is left empty. A ``<col>`` outside a table,
+    which browsers ignore, is taken out and the paragraph libxml2 closed at it goes on."""
+    for void in list(root.iter(*VOID_ELEMENTS)):
+        parent = void.getparent()
+        if void.tag == "col" and parent is not None and not _in_table(void):
+            _rejoin_paragraph(void)
+            continue
+        if parent is None or (void.text is None and len(void) == 0):
+            continue
+        children, tail = list(void), void.tail
+        void.tail, void.text = void.text, None
+        at = parent.index(void)
+        for offset, child in enumerate(children, start=1):
+            parent.insert(at + offset, child)  # the child's tail moves with it
+        last = children[-1] if children else void
+        if tail:
+            last.tail = (last.tail or "") + tail
+
+
+def _in_table(element: lxml.html.HtmlElement) -> bool:
+    return any(a.tag in ("table", "colgroup") for a in element.iterancestors())
+
+
+def _rejoin_paragraph(stray: lxml.html.HtmlElement) -> None:
+    """Take ``stray`` out; its tail and the inline elements after it go back to the end of the paragraph
+    just before it, where the page wrote them."""
+    before = stray.getprevious()
+    if before is not None and before.tag == "p" and not (before.tail or "").strip():
+        _append_text(before, stray.tail)
+        stray.tail = None
+        follower = stray.getnext()
+        while follower is not None and isinstance(follower.tag, str) and follower.tag not in BLOCKS:
+            after = follower.getnext()
+            before.append(follower)  # its tail moves with it
+            follower = after
+    stray.drop_tree()  # keeps its tail, if still there
+
+
+def _append_text(element: lxml.html.HtmlElement, text: str | None) -> None:
+    if not text:
+        return
+    if len(element):
+        element[-1].tail = (element[-1].tail or "") + text
+    else:
+        element.text = (element.text or "") + text
 
 
 def check_size(data: bytes, limits: ReadLimits) -> None:

@@ -28,6 +28,8 @@ from readers.tools import TESSERACT_INSTALL
 DEFAULT_DPI = 300
 # A page over this many seconds of recognition is recorded as over its budget (the shard goes on).
 DEFAULT_TIMEOUT_S = 120.0
+# Orientation detection takes a second or two on a page; never more than this (nor than the page's budget).
+OSD_TIMEOUT_S = 30.0
 # OSD needs some text to decide; its confidence under this keeps the page as it is.
 MIN_OSD_CONFIDENCE = 2.0
 # OSD's script is used only at this confidence or more. On the dev corpus it named Hebrew at 53 and
@@ -103,7 +105,7 @@ class Orientation:
 UNKNOWN_ORIENTATION = Orientation(0, None)
 
 
-def detect_orientation(image: Image.Image, timeout: float = 30.0) -> Orientation:
+def detect_orientation(image: Image.Image, timeout: float = OSD_TIMEOUT_S) -> Orientation:
     """The rotation that makes the text upright (0 when OSD cannot tell) and the script, when sure."""
     try:
         osd = pytesseract.image_to_osd(image, config="--psm 0", timeout=timeout)
@@ -136,7 +138,7 @@ def recognise(
     version = installed_version()
     if not version:
         raise OcrUnavailable(f"Tesseract is not installed: {TESSERACT_INSTALL}")
-    orientation = detect_orientation(image) if rotate else UNKNOWN_ORIENTATION
+    orientation = detect_orientation(image, min(OSD_TIMEOUT_S, timeout)) if rotate else UNKNOWN_ORIENTATION
     rotation = orientation.rotation
     if rotation:
         image = image.rotate(-rotation, expand=True)  # PIL rotates counter-clockwise

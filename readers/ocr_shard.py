@@ -17,14 +17,19 @@ from quality.verdicts import Mode
 from readers.inventory import fs_path
 from readers.model import OCR_KINDS, ContentKind
 from readers.ocr_stage import (
+    BUDGET_REASONS,
+    DEFAULT_MAX_PAGES_PER_DOCUMENT,
     DEFAULT_OPTIONS,
+    OVER_PAGE_BUDGET,
     SCRIPT_LANGUAGES,
     TESSERACT_LANGUAGES,
+    DocumentClock,
     LanguageChoice,
     OcrOptions,
     OcrTask,
     ocr_language,
     ocr_tasks,
+    unread_record,
 )
 from readers.records import DocumentRecord
 
@@ -33,8 +38,13 @@ from readers.records import DocumentRecord
 # included).
 SENT_TO_OCR = {Mode.REPLACE.value: OcrScope.PAGE, Mode.FIGURES.value: OcrScope.FIGURES}
 # Reasons of an earlier attempt worth another one without a version change: the engine or a language's
-# data was missing and may have been installed since.
+# data was missing and may have been installed since (the run plans the OCR stage again for them).
 RETRIED_REASONS = frozenset({"unavailable"})
+# Planned again whenever the stage runs on their shard: pages past their document's OCR budget, which may
+# have been raised since (what the document spent in earlier runs still counts against it, so an unchanged
+# budget reads nothing more). They do not make the run plan the stage by themselves: an unchanged corpus
+# is not read again.
+REPLANNED_REASONS = RETRIED_REASONS | BUDGET_REASONS
 RENDERABLE = OCR_KINDS
 # The language_source of a page read again in the language its first reading was found to be in, or in
 # the one for the script orientation detection found on it.
@@ -66,10 +76,20 @@ class ShardPlan:
     shard: str
     tasks: list[OcrTask] = field(default_factory=list)
     kept: list[OcrPageRecord] = field(default_factory=list)
+    refused: list[OcrPageRecord] = field(default_factory=list)  # past their document's page budget
 
 
-def plan_shard(inp: ShardInput, *, default_language: str, installed: Iterable[str]) -> ShardPlan:
-    """The pages of the shard to read, and the earlier rows still valid (same page, scope and language)."""
+def plan_shard(
+    inp: ShardInput,
+    *,
+    default_language: str,
+    installed: Iterable[str],
+    version: str = "",
+    max_pages_per_document: int = DEFAULT_MAX_PAGES_PER_DOCUMENT,
+) -> ShardPlan:
+    """The pages of the shard to read, the earlier rows still valid (same page, scope and language), and
+    the pages past their document's OCR page budget, refused (``over_budget:pages``) in page order: the
+    first ``max_pages_per_document`` pages a document sends to OCR are read (or kept), the rest are not."""
     installed = frozenset(installed)
     documents = {d.sha256: d for d in inp.documents}
     languages: dict[str, Counter[str]] = {}
@@ -78,6 +98,7 @@ def plan_shard(inp: ShardInput, *, default_language: str, installed: Iterable[st
             languages.setdefault(v.sha256, Counter())[v.language] += 1
     earlier = {(r.sha256, r.page, r.scope): r for r in inp.existing}
     plan = ShardPlan(inp.shard)
+    budgeted: Counter[str] = Counter()  # pages of each document read or kept so far
     for v in sorted(inp.verdicts, key=lambda v: (v.sha256, v.page)):
         scope = SENT_TO_OCR.get(v.mode)
         doc = documents.get(v.sha256)
@@ -91,12 +112,16 @@ def plan_shard(inp: ShardInput, *, default_language: str, installed: Iterable[st
             before.language == choice.language
             or before.language_source in (OCR_TEXT_LANGUAGE, SCRIPT_LANGUAGE)
         )
-        if before is not None and same_language and before.reason not in RETRIED_REASONS:
+        if before is not None and same_language and before.reason not in REPLANNED_REASONS:
             plan.kept.append(before)
+            budgeted[v.sha256] += 1
             continue
-        plan.tasks.append(
-            OcrTask(v.sha256, inp.shard, fs_path(doc.path), ContentKind(doc.kind), v.page, scope, choice)
-        )
+        task = OcrTask(v.sha256, inp.shard, fs_path(doc.path), ContentKind(doc.kind), v.page, scope, choice)
+        if budgeted[v.sha256] >= max_pages_per_document:
+            plan.refused.append(unread_record(task, version, OVER_PAGE_BUDGET))
+            continue
+        budgeted[v.sha256] += 1
+        plan.tasks.append(task)
     return plan
 
 
@@ -166,6 +191,7 @@ class ShardOcr:
     texts: list[PageTextRecord]
     read: list[OcrPageRecord]  # the rows read in this run
     kept: int
+    refused: int  # pages past their document's OCR page budget, recorded unread
     read_again: int  # pages read again in the language their first reading revealed
 
 
@@ -183,12 +209,29 @@ def ocr_shards(
     keep every core busy), read again in their own language the scans that need it, then choose every
     judged page's final text. ``read=False`` plans and chooses without running Tesseract."""
     installed = frozenset(installed)
-    plans = [plan_shard(inp, default_language=default_language, installed=installed) for inp in inputs]
+    plans = [
+        plan_shard(
+            inp,
+            default_language=default_language,
+            installed=installed,
+            version=version,
+            max_pages_per_document=options.max_pages_per_document,
+        )
+        for inp in inputs
+    ]
     tasks = [t for p in plans for t in p.tasks] if read else []
-    records = ocr_tasks(tasks, version, options, on_page=on_page)
-    retries = language_retries(tasks, records, installed)
+    # What each document spent in earlier runs counts against its time budget: a rerun does not read
+    # another budget's worth of a document that ran out.
+    spent: Counter[str] = Counter()
+    for plan in plans:
+        for r in plan.kept:
+            spent[r.sha256] += r.seconds
+    clock = DocumentClock(options.document_timeout, dict(spent))
+    records = ocr_tasks(tasks, version, options, on_page=on_page, clock=clock)
+    # A second reading in another language is a reading too: only within what the document has left.
+    retries = [t for t in language_retries(tasks, records, installed) if clock.left(t.sha256) > 0]
     if retries:
-        records = keep_better(records, ocr_tasks(retries, version, options))
+        records = keep_better(records, ocr_tasks(retries, version, options, clock=clock))
     by_shard: dict[str, list[OcrPageRecord]] = {}
     for record in records:
         by_shard.setdefault(record.shard, []).append(record)
@@ -196,9 +239,20 @@ def ocr_shards(
     out: list[ShardOcr] = []
     for inp, plan in zip(inputs, plans, strict=True):
         new = by_shard.get(inp.shard, [])
-        rows = sorted(plan.kept + new, key=lambda r: (r.sha256, r.page, r.scope))
+        refused = plan.refused if read else []
+        rows = sorted(plan.kept + new + refused, key=lambda r: (r.sha256, r.page, r.scope))
         texts = shard_page_texts(inp, version, rows)
-        out.append(ShardOcr(inp.shard, rows, texts, new, len(plan.kept), again[inp.shard]))
+        out.append(
+            ShardOcr(
+                inp.shard,
+                rows,
+                texts,
+                new,
+                kept=len(plan.kept),
+                refused=len(refused),
+                read_again=again[inp.shard],
+            )
+        )
     return out
 
 

@@ -10,6 +10,11 @@ Never an empty text: a page Tesseract read nothing on is ``underivable`` (reason
 tool, version and figures; a page over its time budget is ``error``/``timeout``; a page that cannot be
 rendered is ``error``/``render_failed:<why>``. One page never stops the others.
 
+A document has an OCR budget too: at most so many pages (readers/ocr_shard.py refuses the rest when it
+plans) and so many seconds of rendering and recognition summed over its pages (:class:`DocumentClock`).
+A page past either is recorded ``error`` with reason ``over_budget:pages`` or ``over_budget:seconds`` and
+never sent to Tesseract; a page in flight is given no more than what its document has left.
+
 Pages are rendered in the calling thread (PyMuPDF is not thread-safe) and recognised in a pool of
 threads, each waiting on its own Tesseract process: on a two-core machine one single-threaded Tesseract
 per core reads six times faster than one Tesseract with its default OpenMP threads (DESIGN §9). At most
@@ -106,6 +111,16 @@ SCRIPT_LANGUAGES = {
 # four dev corpus documents with a full truth (phototest, eurotext, 8087_054.3B, linn), words read at 85 or
 # more were wrong 1% of the time (11 of 1,503), words under 85 37% of the time (9 of 24).
 LOW_WORD_CONFIDENCE = 85.0
+# OCR's budget per document. On the dev corpus (ocr_pages of one run, summed per document) the most pages
+# a document sends to OCR is 6 (the figure regions of two PDFs) and the longest OCR of a document 72 s (3
+# pages, wall time on 2 loaded cores); 200 pages at the measured 0.164 pages/s per core take about 1,220 s,
+# so 200 pages and 1,800 s read a 200-page scanned book whole, while a 2,000-frame TIFF (1,247 s of
+# Tesseract unbounded) stops at its 200th frame. docs/decisions.md has the figures.
+DEFAULT_MAX_PAGES_PER_DOCUMENT = 200
+DEFAULT_DOCUMENT_TIMEOUT_S = 1800.0
+OVER_PAGE_BUDGET = "over_budget:pages"
+OVER_TIME_BUDGET = "over_budget:seconds"
+BUDGET_REASONS = frozenset({OVER_PAGE_BUDGET, OVER_TIME_BUDGET})
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,9 +168,29 @@ class OcrOptions:
     timeout: float = DEFAULT_TIMEOUT_S
     workers: int = 0  # 0: one per core
     max_pixels: int = ReadLimits().max_image_pixels
+    max_pages_per_document: int = DEFAULT_MAX_PAGES_PER_DOCUMENT
+    document_timeout: float = DEFAULT_DOCUMENT_TIMEOUT_S
 
 
 DEFAULT_OPTIONS = OcrOptions()
+
+
+class DocumentClock:
+    """The seconds of OCR each document has spent (rendering and recognition, summed over its pages, so
+    pages read side by side count each), against the budget per document. Shared by Tesseract's threads."""
+
+    def __init__(self, budget: float, spent: dict[str, float] | None = None) -> None:
+        self.budget = budget
+        self._spent = dict(spent or {})
+        self._lock = threading.Lock()
+
+    def add(self, sha256: str, seconds: float) -> None:
+        with self._lock:
+            self._spent[sha256] = self._spent.get(sha256, 0.0) + seconds
+
+    def left(self, sha256: str) -> float:
+        with self._lock:
+            return self.budget - self._spent.get(sha256, 0.0)
 
 
 def ocr_tasks(
@@ -164,9 +199,14 @@ def ocr_tasks(
     options: OcrOptions = DEFAULT_OPTIONS,
     *,
     on_page: Callable[[OcrPageRecord], None] | None = None,
+    clock: DocumentClock | None = None,
 ) -> list[OcrPageRecord]:
-    """Read every task; one row per task, in the tasks' order. Never raises for a bad page."""
+    """Read every task; one row per task, in the tasks' order. Never raises for a bad page.
+
+    ``clock`` holds what each document has already spent (an earlier run's pages, a first reading); a
+    task whose document has spent its time budget is recorded ``over_budget:seconds`` unread."""
     dpi, timeout, max_pixels = options.dpi, options.timeout, options.max_pixels
+    clock = clock if clock is not None else DocumentClock(options.document_timeout)
     workers = options.workers or usable_cores()
     slots = threading.BoundedSemaphore(2 * workers)
     waiting: deque[tuple[OcrTask, float, list[Future[OcrResult]] | OcrPageRecord]] = deque()
@@ -186,17 +226,25 @@ def ocr_tasks(
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tesseract") as pool:
         for task in tasks:
             started = time.perf_counter()
+            if clock.left(task.sha256) <= 0:  # the document's budget is spent: not rendered, not read
+                waiting.append((task, started, unread_record(task, version, OVER_TIME_BUDGET)))
+                emit(ready_only=True)
+                continue
             try:
                 rendered = _render(task, dpi, max_pixels)
             except Exception as exc:  # one page that cannot be rendered is recorded, the others go on
                 waiting.append((task, started, _unread(task, version, dpi, started, _render_reason(exc))))
                 emit(ready_only=True)
                 continue
+            finally:
+                clock.add(task.sha256, time.perf_counter() - started)
             futures: list[Future[OcrResult]] = []
             for image in rendered.images:
                 slots.acquire()
                 future = pool.submit(
-                    recognise,
+                    _recognise_within,
+                    clock,
+                    task.sha256,
                     image,
                     task.language.language,
                     dpi=rendered.dpi,
@@ -213,6 +261,25 @@ def ocr_tasks(
             emit(ready_only=True)
         emit(ready_only=False)
     return out
+
+
+def _recognise_within(
+    clock: DocumentClock, sha256: str, image: Image.Image, language: str, *, timeout: float, **kwargs
+) -> OcrResult:
+    """:func:`recognise` given no more time than its page's budget and its document's, whichever is less;
+    the time it took is the document's."""
+    left = clock.left(sha256)
+    if left <= 0:
+        raise OcrFailed("the document's OCR budget was spent", reason=OVER_TIME_BUDGET)
+    started = time.perf_counter()
+    try:
+        return recognise(image, language, timeout=min(timeout, left), **kwargs)
+    except OcrFailed as exc:
+        if exc.reason == "timeout" and left < timeout:
+            raise OcrFailed(f"the document's OCR budget ran out: {exc}", reason=OVER_TIME_BUDGET) from exc
+        raise
+    finally:
+        clock.add(sha256, time.perf_counter() - started)
 
 
 def _render(task: OcrTask, dpi: int, max_pixels: int) -> _Rendered:
@@ -306,6 +373,11 @@ def _legible_figure(result: OcrResult) -> bool:
 def _render_reason(exc: Exception) -> str:
     reason = getattr(exc, "reason", None)
     return f"render_failed:{reason or type(exc).__name__}"
+
+
+def unread_record(task: OcrTask, version: str, reason: str) -> OcrPageRecord:
+    """A task refused before anything was rendered (its document's OCR budget is spent): ``error``."""
+    return _unread(task, version, 0, time.perf_counter(), reason)
 
 
 def _unread(

@@ -9,13 +9,18 @@ For each document of the shard, in sha256 order:
 
 Statuses ``error``, ``underivable`` and ``skipped`` are retried on a new extractor version; ``unsupported``
 only when the kind's readers change (DESIGN §3).
+
+A document's text is kept to ``max_text_chars`` characters (:func:`cap_pages`): every later stage holds a
+document's text, in several copies, in the stage's process, so this bound is what bounds their memory. A
+derivation cut there stays ``derived`` with reason ``text_capped:<max_text_chars>``; the pages past the
+bound are not stored.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -30,6 +35,14 @@ from readers.records import DerivationRecord, DocumentRecord, PageFontRecord, Pa
 from readers.table import chain_signature
 
 CARRY_STATUSES = frozenset({DocumentStatus.DERIVED.value, DocumentStatus.UNSUPPORTED.value})
+# The characters of text kept per document (the setting max_text_chars). The dev corpus's longest text is
+# 142,534 characters (a 117-page PDF); 10 million is 70 times that, the text of a 5,000-page PDF (max_pages)
+# at 2,000 characters a page. The later stages peak at about 20 bytes per character of a document's text
+# (benchmarks/huge_text.py), so a document at the bound costs them about 200 MB, not gigabytes.
+DEFAULT_MAX_TEXT_CHARS = 10_000_000
+TEXT_CAPPED = "text_capped"
+# A cut text ends at the last whitespace this close to the bound, not inside a word.
+CUT_BACKOFF_CHARS = 1000
 
 
 class Outcome(StrEnum):
@@ -129,12 +142,15 @@ def extract_shard(
     max_document_bytes: int,
     reads: DocumentReads | None = None,
     on_document: Callable[[DocumentRecord, Outcome, str], None] | None = None,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
 ) -> ShardResult:
     """Extract every document of ``shard`` under ``version``; see the module docstring. Without ``reads``
     the documents are read in this process, one after another."""
     work = ShardWork(shard, list(documents), existing, prior)
     reads = reads if reads is not None else InProcessReads(limits, max_document_bytes)
-    [result] = extract_shards([work], version=version, reads=reads, on_document=on_document)
+    [result] = extract_shards(
+        [work], version=version, reads=reads, on_document=on_document, max_text_chars=max_text_chars
+    )
     return result
 
 
@@ -144,6 +160,7 @@ def extract_shards(
     version: str,
     reads: DocumentReads,
     on_document: Callable[[DocumentRecord, Outcome, str], None] | None = None,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
 ) -> Iterator[ShardResult]:
     """Extract several shards, each shard's result as soon as its last document is done.
 
@@ -189,7 +206,7 @@ def extract_shards(
     requests = [ReadRequest(d.sha256, fs_path(d.path), ContentKind(d.kind), d.size) for d in to_read.values()]
     for finished in reads.read(requests):
         doc = to_read[finished.request.key]
-        add_extraction(outs[doc.shard], doc, version, finished.extraction)
+        add_extraction(outs[doc.shard], doc, version, finished.extraction, max_text_chars=max_text_chars)
         done(doc, Outcome.READ)
         waiting[doc.shard] -= 1
         if not waiting[doc.shard]:
@@ -216,9 +233,42 @@ def _carry(prior: ShardRows, sha256: str, version: str, out: ShardRows) -> None:
     ]
 
 
-def add_extraction(out: ShardRows, doc: DocumentRecord, version: str, ex: Extraction) -> None:
+def cap_pages(pages: Sequence[PageText], bound: int) -> tuple[tuple[PageText, ...], bool]:
+    """The pages whose text fits in ``bound`` characters in all, the page that crosses it cut (at a word
+    boundary near it, its layout blocks dropped: they describe text that is no longer there), and whether
+    anything was cut."""
+    kept: list[PageText] = []
+    room = bound
+    for page in pages:
+        if len(page.text) <= room:
+            kept.append(page)
+            room -= len(page.text)
+            continue
+        if room > 0:
+            kept.append(dataclasses.replace(page, text=_cut(page.text, room), blocks=()))
+        return tuple(kept), True
+    return tuple(pages), False
+
+
+def _cut(text: str, length: int) -> str:
+    head = text[:length]
+    floor = max(0, length - CUT_BACKOFF_CHARS)
+    space = max(head.rfind(" ", floor), head.rfind("\n", floor))
+    return head[:space] if space > 0 else head
+
+
+def add_extraction(
+    out: ShardRows,
+    doc: DocumentRecord,
+    version: str,
+    ex: Extraction,
+    *,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+) -> None:
     result = ex.result
-    pages = result.pages if result is not None else ()
+    pages: Sequence[PageText] = result.pages if result is not None else ()
+    pages, capped = cap_pages(pages, max_text_chars)
+    reason = f"{TEXT_CAPPED}:{max_text_chars}" if capped and ex.reason is None else ex.reason
     # An underivable PDF or image keeps the pages its first reader saw (empty text, real facts: what the
     # verdicts need to send them to OCR).
     facts_pages = pages
@@ -230,7 +280,7 @@ def add_extraction(out: ShardRows, doc: DocumentRecord, version: str, ex: Extrac
         extractor_version=version,
         kind=ex.kind.value,
         status=ex.status.value,
-        reason=ex.reason,
+        reason=reason,
         reader=ex.reader,
         reader_version=ex.reader_version,
         reader_chain=ex.chain,

@@ -7,6 +7,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from orchestration.demo import make_encrypted_pdf, make_image_only_pdf, make_text_pdf
 from readers import table as reader_table
@@ -15,7 +17,7 @@ from readers.dispatch import extract_document
 from readers.errors import NothingProduced
 from readers.model import ContentKind, DocumentStatus, PageText, ReadLimits, ReadResult
 from readers.records import DocumentRecord
-from readers.shard import Outcome, ShardRows, extract_shard
+from readers.shard import CUT_BACKOFF_CHARS, TEXT_CAPPED, Outcome, ShardRows, cap_pages, extract_shard
 from readers.table import READERS, chain_signature, readers_for
 
 LIMITS = ReadLimits()
@@ -199,3 +201,91 @@ def test_carry_over_when_the_readers_did_not_change(tmp_path: Path, monkeypatch)
     assert chain_signature(ContentKind.PDF) != v1.rows.derivations[doc.sha256].reader_chain
     v2 = _shard([dataclasses.replace(doc, extractor_version="v2")], "v2", prior=v1.rows)
     assert v2.outcomes[doc.sha256] is Outcome.READ
+
+
+# --- the bound on a document's text ---------------------------------------------------------------------
+
+
+def _one_line(path: Path, chars: int) -> Path:
+    words = "water meter reading district tariff budget library council "
+    path.write_text((words * (chars // len(words) + 1))[:chars], encoding="ascii")
+    return path
+
+
+def test_a_huge_one_line_text_is_kept_to_the_bound_and_says_so(tmp_path: Path) -> None:
+    path = _one_line(tmp_path / "huge.txt", 3_000_000)
+    doc = _doc(path, ContentKind.TEXT)
+    rows = extract_shard(
+        doc.shard,
+        [doc],
+        version="v1",
+        existing=ShardRows(),
+        prior=None,
+        limits=LIMITS,
+        max_document_bytes=BIG,
+        max_text_chars=100_000,
+    ).rows
+    derivation, (page,) = rows.derivations[doc.sha256], rows.pages[doc.sha256]
+    assert (derivation.status, derivation.reason) == ("derived", f"{TEXT_CAPPED}:100000")
+    assert 100_000 - CUT_BACKOFF_CHARS <= len(page.text) == derivation.chars <= 100_000
+    original = path.read_text(encoding="ascii")
+    assert original.startswith(page.text) and original[len(page.text)] == " "  # cut between two words
+    # Under the bound nothing changes.
+    small = _doc(_one_line(tmp_path / "small.txt", 50_000), ContentKind.TEXT)
+    (row,) = _shard([small], "v1").rows.pages[small.sha256]
+    assert len(row.text) == 50_000 and _shard([small], "v1").rows.derivations[small.sha256].reason is None
+
+
+def test_pages_past_the_bound_are_not_kept_and_the_crossing_page_is_cut() -> None:
+    pages = [PageText(1, "a" * 40), PageText(2, "b" * 40 + " tail"), PageText(3, "c" * 40)]
+    kept, capped = cap_pages(pages, 60)
+    assert capped and [p.page for p in kept] == [1, 2] and kept[1].text == "b" * 20
+    assert cap_pages(pages, 200) == (tuple(pages), False)
+    assert cap_pages(pages, 40) == ((pages[0],), True)
+
+
+@given(
+    texts=st.lists(st.text(alphabet="ab \n", max_size=60), max_size=6),
+    bound=st.integers(min_value=1, max_value=200),
+)
+def test_capped_pages_fit_the_bound_and_are_prefixes_of_the_text(texts: list[str], bound: int) -> None:
+    pages = [PageText(i + 1, t) for i, t in enumerate(texts)]
+    kept, capped = cap_pages(pages, bound)
+    total = sum(len(t) for t in texts)
+    assert capped == (total > bound)
+    assert sum(len(p.text) for p in kept) <= bound
+    joined = "".join(p.text for p in kept)
+    assert "".join(texts).startswith(joined) or any(p.text != texts[p.page - 1] for p in kept[-1:])
+    assert all(p.text == texts[p.page - 1] for p in kept[:-1])
+    assert all(texts[p.page - 1].startswith(p.text) for p in kept)
+
+
+@pytest.mark.slow
+def test_a_run_over_a_huge_one_line_text_keeps_every_stage_to_the_bound(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orchestration.home import Home
+    from orchestration.progress import Progress
+    from orchestration.runner import run
+    from warehouse.catalog import query
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    _one_line(folder / "huge.txt", 4_000_000)
+    (folder / "note.txt").write_text("The reservoir levels rose in March.", encoding="utf-8")
+    monkeypatch.setenv("ASSAY_MAX_TEXT_CHARS", "200000")
+    report = run(Home(home), [folder], Progress())
+    assert report.ok, report.failures
+    wh = Home(home).warehouse
+    by_path = "join documents d using (sha256) where d.path like '%huge.txt'"
+    assert query(wh, f"select status, reason, chars from derivations {by_path}").rows[0][:2] == (
+        "derived",
+        f"{TEXT_CAPPED}:200000",
+    )
+    (pages,) = query(wh, f"select max(length(text)) from pages {by_path}").rows[0]
+    (clean,) = query(wh, f"select length(text) from texts {by_path}").rows[0]
+    (chunked,) = query(wh, f"select sum(length(text) - overlap) from chunks {by_path}").rows[0]
+    assert 199_000 <= pages <= 200_000 and clean <= 200_000 and chunked == clean
+    assert query(
+        wh, "select reason from derivations join documents d using (sha256) where d.path like '%note.txt'"
+    ).rows == [(None,)]

@@ -627,3 +627,77 @@ def test_corpus_pages() -> None:
         "unst__example-with-scripts.html",
     ):
         assert not produced_nothing(chain((CORPUS / "dev" / name).read_bytes())), name
+
+
+# --- void elements ----------------------------------------------------------------------------------------
+
+# Void elements libxml2 parses as containers (or knows as void: they must stay harmless), each followed by
+# text in its paragraph and by a paragraph after it.
+VOIDS = [
+    "embed",
+    "keygen",
+    "param",
+    "source",
+    "track",
+    "wbr",
+    "area",
+    "base",
+    "col",
+    "command",
+    "basefont",
+    "bgsound",
+    "frame",
+    "image",
+    "isindex",
+    "menuitem",
+    "nextid",
+    "spacer",
+    "br",
+    "img",
+    "hr",
+    "input",
+    "meta",
+    "link",
+]
+
+
+def void_page(tag: str) -> str:
+    body = (
+        f"<main><article><h2>Library budget</h2><p>{PROSE} <{tag} src=a.swf name=x> "
+        f"AFTERVOID the words that follow the element, <b>BOLDAFTER</b> too.</p>"
+        f"<p>NEXTPARAGRAPH {MORE}</p></article></main>"
+    )
+    return page(body, "<title>Budget news</title>")
+
+
+@pytest.mark.parametrize("reader", CHAIN, ids=lambda r: r.name)
+@pytest.mark.parametrize("tag", VOIDS)
+def test_a_void_element_does_not_swallow_the_text_after_it(tag: str, reader: HtmlReader) -> None:
+    text = fold(reader.read_bytes(void_page(tag).encode(), limits=LIMITS).text)
+    assert "AFTERVOID the words that follow the element" in text
+    assert "BOLDAFTER" in text and "NEXTPARAGRAPH" in text
+    assert text.index(PROSE[-20:]) < text.index("AFTERVOID") < text.index("NEXTPARAGRAPH")
+
+
+@pytest.mark.parametrize("tag", VOIDS)
+def test_a_void_element_is_left_empty_in_the_tree(tag: str) -> None:
+    document = parse_html(f"<p>one <{tag}>two <i>three</i> four<{tag}>five</p>six".encode())
+    assert document is not None
+    for void in document.root.iter(tag):
+        assert void.text is None and len(void) == 0
+    assert fold(document.root.text_content()) == "one two three fourfivesix"
+
+
+@pytest.mark.parametrize("tag", ["embed", "keygen", "source", "wbr"])
+def test_an_html_e_mail_body_keeps_the_text_after_a_void_element(tmp_path: Path, tag: str) -> None:
+    from email.message import EmailMessage
+
+    from readers.email_eml import EmlReader
+
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "a@example.org", "b@example.org", "Budget"
+    msg.set_content(void_page(tag), subtype="html")
+    path = tmp_path / "m.eml"
+    path.write_bytes(msg.as_bytes())
+    text = fold(EmlReader().read(path, LIMITS).text)
+    assert "AFTERVOID the words that follow the element" in text and "NEXTPARAGRAPH" in text

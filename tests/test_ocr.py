@@ -18,8 +18,19 @@ from quality.records import PageVerdictRecord
 from quality.sources import OcrScope, choose_page_texts
 from readers.model import ContentKind
 from readers.ocr import OcrUnavailable, installed_languages, recognise, render_page
-from readers.ocr_shard import keep_better, language_retries
-from readers.ocr_stage import LanguageChoice, OcrOptions, OcrTask, ocr_tasks
+from readers.ocr_shard import ShardInput, keep_better, language_retries, ocr_shards
+from readers.ocr_stage import (
+    DEFAULT_DOCUMENT_TIMEOUT_S,
+    DEFAULT_MAX_PAGES_PER_DOCUMENT,
+    OVER_PAGE_BUDGET,
+    OVER_TIME_BUDGET,
+    DocumentClock,
+    LanguageChoice,
+    OcrOptions,
+    OcrTask,
+    ocr_tasks,
+)
+from readers.records import DocumentRecord
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None, reason="Tesseract is not installed")
@@ -190,3 +201,123 @@ def test_a_page_read_as_nonsense_is_illegible_and_never_used(tmp_path: Path) -> 
         )
         (read,) = ocr_tasks([chinese], "v")
         assert read.status == "derived" and CHINESE[:12] in read.text.replace(" ", "")
+
+
+# --- the OCR budget per document -----------------------------------------------------------------------
+
+
+def _frames_tiff(path: Path, frames: int) -> Path:
+    """A multi-frame TIFF (a fax or a scanner's batch), each frame a short line of large print."""
+    from PIL import ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=40)
+    images = []
+    for i in range(frames):
+        image = Image.new("L", (900, 160), 255)
+        ImageDraw.Draw(image).text((30, 50), f"Frame {i + 1} water meter reading", fill=0, font=font)
+        images.append(image)
+    images[0].save(path, save_all=True, append_images=images[1:], dpi=(300, 300))
+    return path
+
+
+def _tiff_input(path: Path, frames: int, existing=()) -> ShardInput:
+    import hashlib
+
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    doc = DocumentRecord(sha, sha[:2], "tiff", "bytes", path.stat().st_size, None, None, str(path), "v")
+    verdicts = [
+        PageVerdictRecord(sha, sha[:2], "v", page, "REPLACE", [], "raw_scan", None, None, None, "ocr", "5")
+        for page in range(1, frames + 1)
+    ]
+    return ShardInput(sha[:2], [doc], verdicts, [], [], [], list(existing))
+
+
+@pytest.mark.slow
+def test_pages_past_a_documents_page_budget_are_recorded_unread(tmp_path: Path) -> None:
+    inp = _tiff_input(_frames_tiff(tmp_path / "batch.tif", 40), 40)
+    options = OcrOptions(max_pages_per_document=5, workers=2)
+    (first,) = ocr_shards(
+        [inp], "v", default_language="eng", installed=installed_languages(), options=options
+    )
+    assert len(first.ocr) == 40 and [r.page for r in first.read] == [1, 2, 3, 4, 5] and first.refused == 35
+    assert all(r.status == "derived" and "water meter" in r.text for r in first.read)
+    refused = [r for r in first.ocr if r.page > 5]
+    assert {(r.status, r.reason, r.text, r.chars) for r in refused} == {("error", OVER_PAGE_BUDGET, None, 0)}
+    sources = [(t.page, t.source, t.reason) for t in first.texts]
+    assert sources[:5] == [(p, "ocr", None) for p in range(1, 6)]
+    assert set(sources[5:]) == {(p, "none", f"ocr_error:{OVER_PAGE_BUDGET}") for p in range(6, 41)}
+    # A rerun keeps the five readings and reads nothing; a larger budget reads on from where it stopped.
+    again = replace(inp, existing=first.ocr)
+    (same,) = ocr_shards(
+        [again], "v", default_language="eng", installed=installed_languages(), options=options
+    )
+    assert same.read == [] and same.kept == 5 and same.refused == 35
+    wider = replace(options, max_pages_per_document=7)
+    (more,) = ocr_shards([again], "v", default_language="eng", installed=installed_languages(), options=wider)
+    assert [r.page for r in more.read] == [6, 7] and more.kept == 5 and more.refused == 33
+
+
+def test_a_document_whose_time_budget_is_spent_is_not_read_and_the_others_are(tmp_path: Path) -> None:
+    spent = _frames_tiff(tmp_path / "spent.tif", 3)
+    other = make_image_only_pdf(tmp_path / "other.pdf", [TEXT])
+    tasks = [replace(_task(spent, p, kind=ContentKind.TIFF), sha256="ab" * 32) for p in (1, 2, 3)]
+    clock = DocumentClock(60.0, {"ab" * 32: 60.0})
+    rows = ocr_tasks([*tasks, _task(other, 1)], "v", OcrOptions(workers=2), clock=clock)
+    assert [(r.page, r.status, r.reason) for r in rows[:3]] == [
+        (p, "error", OVER_TIME_BUDGET) for p in (1, 2, 3)
+    ]
+    assert all(r.text is None and r.words == 0 for r in rows[:3])
+    assert rows[3].status == "derived" and cer(TEXT, rows[3].text) < 0.05
+
+
+def test_a_tiny_document_time_budget_stops_the_page_in_flight_and_the_rest(tmp_path: Path) -> None:
+    inp = _tiff_input(_frames_tiff(tmp_path / "batch.tif", 6), 6)
+    options = OcrOptions(document_timeout=0.02, workers=2)
+    (out,) = ocr_shards([inp], "v", default_language="eng", installed=installed_languages(), options=options)
+    assert {(r.status, r.reason, r.text) for r in out.ocr} == {("error", OVER_TIME_BUDGET, None)}
+    assert {t.source for t in out.texts} == {"none"}
+    # What the document spent counts on a rerun: nothing is read again.
+    (again,) = ocr_shards(
+        [replace(inp, existing=out.ocr)], "v", default_language="eng", installed=[], options=options
+    )
+    assert all(r.seconds < 1 for r in again.read) and {r.reason for r in again.ocr} == {OVER_TIME_BUDGET}
+
+
+def test_the_budget_defaults_are_the_settings_defaults() -> None:
+    from orchestration.settings import AssaySettings
+
+    settings = AssaySettings()
+    assert settings.ocr_max_pages_per_document == DEFAULT_MAX_PAGES_PER_DOCUMENT
+    assert settings.ocr_document_timeout_s == DEFAULT_DOCUMENT_TIMEOUT_S
+
+
+@pytest.mark.slow
+def test_a_run_over_a_long_tiff_reads_its_budget_and_goes_on(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orchestration.home import Home
+    from orchestration.progress import Progress
+    from orchestration.runner import run
+    from warehouse.catalog import query
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    _frames_tiff(folder / "batch.tif", 40)
+    (folder / "note.txt").write_text(TEXT, encoding="utf-8")
+    monkeypatch.setenv("ASSAY_OCR_MAX_PAGES_PER_DOCUMENT", "5")
+    report = run(Home(home), [folder], Progress())
+    assert report.ok, report.failures
+    wh = Home(home).warehouse
+    rows = query(wh, "select status, reason, count(*) from ocr_pages group by all order by all").rows
+    assert rows == [("derived", None, 5), ("error", OVER_PAGE_BUDGET, 35)]
+    sources = query(wh, "select source, count(*) from page_texts group by all order by all").rows
+    assert ("ocr", 5) in sources and ("none", 35) in sources
+    statuses = query(wh, "select d.path, v.status from derivations v join documents d using (sha256)").rows
+    assert {(Path(p).name, s) for p, s in statuses} == {("batch.tif", "underivable"), ("note.txt", "derived")}
+    # The TIFF got text from OCR, so the Underivable rate does not count it; its checks all pass.
+    checks = {(c.asset, c.name): c.passed for c in report.checks}
+    assert checks[("ocr", "underivable_rate")] and checks[("ocr", "ocr_confidence")]
+    # A rerun with nothing changed plans no OCR: the pages over the budget do not bring the stage back.
+    again = Progress()
+    assert run(Home(home), [folder], again).ok and sum(again.ocr_pages.values()) == 0
+    assert query(wh, "select count(*) from ocr_pages where reason = 'over_budget:pages'").rows == [(35,)]

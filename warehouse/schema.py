@@ -341,7 +341,9 @@ OCR_PAGES = Table(
             "status",
             S,
             "derived, underivable (OCR read nothing, or only what it could not read: illegible, "
-            "no_data:<script>), or error (timeout, engine_error, unavailable, render_failed)",
+            "no_data:<script>), or error (timeout, engine_error, unavailable, render_failed, or "
+            "over_budget:pages / over_budget:seconds: never sent to Tesseract, its document had spent its "
+            "OCR budget of ocr_max_pages_per_document pages or ocr_document_timeout_s seconds)",
         ),
         Column("reason", S, "why the status is not derived; null when derived"),
         Column("engine", S, "tesseract"),
@@ -395,8 +397,8 @@ PAGE_TEXTS = Table(
         Column(
             "reason",
             S,
-            "why there is no text (source none): blank, ocr_underivable:no_text, ocr_error:<reason>, "
-            "ocr_not_run; null otherwise",
+            "why there is no text (source none): blank, ocr_underivable:no_text, ocr_error:<reason> "
+            "(ocr_error:over_budget:pages past its document's OCR budget), ocr_not_run; null otherwise",
         ),
         Column("tool", S, "the reader, repair or OCR engine the text came from"),
         Column("tool_version", S, "its version"),
