@@ -32,8 +32,9 @@ from warehouse.catalog import query
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 #: The whole corpus is written in about 1.4 s on a 2-core machine (the bomb and the huge image, 0.5 s
-#: each, deflate 128 MiB and 200 MB of zeros); three times that is still "quick to write".
-WRITE_SECONDS_MAX = 5.0
+#: each, deflate 128 MiB and 200 MB of zeros); 16 s was seen on a machine loaded five times over. The
+#: bound only catches a generator gone pathological (writing the bomb's bytes for real, say).
+WRITE_SECONDS_MAX = 60.0
 #: On disk: about 1.2 MB, most of it the 10,000 page objects; the growing file is sparse.
 DISK_BYTES_MAX = 4 << 20
 #: A hostile file the readers refuse must be refused quickly, not after doing the damage: the slowest
