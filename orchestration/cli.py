@@ -15,7 +15,9 @@ read-only) is one line saying what to do and exit code 3, with the traceback onl
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import io
 import json
 import os
 import sys
@@ -182,21 +184,31 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
         )
         paths = [home.demo_corpus]
     paths = [p.absolute() for p in paths]
-    with LiveProgress(console) as progress:
-        report = run(
-            home,
-            paths,
-            progress,
-            shards_per_run=args.shards_per_run or SHARDS_PER_RUN,
-            on_stage=progress.stage,
-        )
+    # What Dagster writes to stderr during the runs (on a full disk: a line per log call it could not
+    # store) is held back; it is shown after the run unless the run ended in a fault, then with --verbose.
+    held = io.StringIO()
+    try:
+        with LiveProgress(console) as progress, contextlib.redirect_stderr(held):
+            report = run(
+                home,
+                paths,
+                progress,
+                shards_per_run=args.shards_per_run or SHARDS_PER_RUN,
+                on_stage=progress.stage,
+            )
+    except BaseException as exc:
+        if args.verbose or not isinstance(exc, Exception) or fault_of(exc) is None:
+            sys.stderr.write(held.getvalue())
+        raise
     # A stage that failed because the disk filled up (or the home became unwritable) is a fault of the
     # machine, not of the corpus: its one line and exit code 3, not the summary of a half-written run.
     faults = [f for f in (fault_in_message(failure.message) for failure in report.failures) if f]
+    if faults and not args.verbose:
+        raise faults[0]
+    sys.stderr.write(held.getvalue())
     if faults:
-        if args.verbose:
-            for failure in report.failures:
-                console.print(f"{failure.stage} failed (run {failure.run_id}): {shown(failure.message)}")
+        for failure in report.failures:
+            console.print(f"{failure.stage} failed (run {failure.run_id}): {shown(failure.message)}")
         raise faults[0]
     print_summary(console, home, report, progress)
     return Exit.OK if report.ok else Exit.FAILED
@@ -256,7 +268,9 @@ def _cmd_sql(args: argparse.Namespace, console: Console) -> int:
         writer.writerow([shown_cell(c) for c in result.columns])
         writer.writerows([[shown_cell(v) if isinstance(v, str) else v for v in row] for row in result.rows])
     else:
-        table = Table(*(Text(visible(c)) for c in result.columns), show_lines=False)
+        table = Table(show_lines=False)
+        for column in result.columns:
+            table.add_column(Text(visible(column)))
         for row in result.rows:
             table.add_row(*(_cell(v) for v in row))
         console.print(table)

@@ -78,7 +78,7 @@ _DISK_ERRORS = frozenset(
     }
 )
 # A path in an error's text: 'quoted' or "quoted", absolute.
-_QUOTED_PATH = re.compile(r"""['"](/[^'"\n]+)['"]""")
+_QUOTED_PATH = re.compile(r"""['"](/[^'"\\\n]+)\\?['"]""")
 
 
 def fault(code: int, path: str | os.PathLike[str] | None = None) -> EnvironmentFault:
@@ -106,7 +106,8 @@ def fault_of(exc: BaseException) -> EnvironmentFault | None:
         if isinstance(link, OSError) and link.errno in _FAULTS:
             return fault(link.errno, link.filename)
         if _speaks_of_the_disk(link):
-            found = fault_in_message(str(link))
+            # SQLAlchemy appends the statement and its parameters, which may quote anything: not read.
+            found = fault_in_message(str(link).split("\n[SQL:", 1)[0])
             if found is not None:
                 return found
     return None
