@@ -58,12 +58,16 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
     read = progress.outcomes.get("read", 0)
     kept = progress.outcomes.get("kept", 0)
     carried = progress.outcomes.get("carried", 0)
+    statuses = _walk_statuses(home, report.roots)
+    unread = sum(n for status, n in statuses.items() if status != "ok")
+    unchanged = max(progress.walked - progress.hashed - unread, 0)
     console.print(
-        f"Walked {progress.walked} paths, hashed {progress.hashed} "
-        f"({progress.walked - progress.hashed} unchanged since the last walk)."
+        f"Walked {progress.walked} paths, hashed {progress.hashed} ({unchanged} unchanged since the last walk"
+        + (f", {unread} that could not be read" if unread else "")
+        + ")."
     )
     if read == 0 and carried == 0:
-        console.print(_nothing_read(home, report, progress))
+        console.print(_nothing_read(report, progress, statuses))
     else:
         console.print(
             f"Read [bold]{read}[/] files in {len(report.touched_shards)} shards"
@@ -198,7 +202,7 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
     console.print(f"  {assay} ui{home_flag}   # the asset graph, runs and checks in Dagster", soft_wrap=True)
 
 
-def _nothing_read(home: Home, report: RunReport, progress: Progress) -> str:
+def _nothing_read(report: RunReport, progress: Progress, statuses: dict[str, int]) -> str:
     """Why a run read no file: the roots hold none, none of theirs could be read, or nothing changed."""
     roots = ", ".join(shown(r) for r in report.roots) or "the roots"
     if progress.walked == 0:
@@ -207,7 +211,6 @@ def _nothing_read(home: Home, report: RunReport, progress: Progress) -> str:
             "Pass a folder with documents in it "
             "(PDF, Office, HTML, e-mail, text, images): `assay run PATH`."
         )
-    statuses = _walk_statuses(home, report.roots)
     if statuses and not statuses.get("ok"):
         counts = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
         return (

@@ -121,3 +121,28 @@ def test_check_shows_each_page_mode_reasons_and_provenance(tmp_path: Path, capsy
     assert main(["check", str(files["scanned.pdf"].path)]) == 0
     human = capsys.readouterr().out
     assert "REPLACE" in human and "no_text_layer" in human and "raw_scan" in human
+
+
+@pytest.mark.slow
+def test_an_empty_folder_and_one_of_unreadable_files_are_said_to_be_so(
+    home: Path, tmp_path: Path, capsys
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["run", str(empty)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"{empty} holds no files" in out and "assay run PATH" in out
+    assert "nothing changed" not in out
+
+    # Paths the walk sees but cannot read: a symlink loop, and a link that leads out of its root.
+    stuck = tmp_path / "stuck"
+    stuck.mkdir()
+    (stuck / "loop.pdf").symlink_to(stuck / "loop.pdf")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("a note outside the root")
+    (stuck / "away.txt").symlink_to(outside)
+    assert main(["run", str(stuck)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(0 unchanged since the last walk, 2 that could not be read)" in out
+    assert f"none of the 2 paths under {stuck} could be read" in out, out
+    assert "status <> 'ok'" in out and "nothing changed" not in out
