@@ -137,6 +137,12 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             + (f", {errors} failed (see ocr_pages.reason)" if errors else "")
             + "."
         )
+    unavailable = query(home.warehouse, "select count(*) from ocr_pages where reason = 'unavailable'").rows
+    if unavailable and unavailable[0][0]:
+        console.print(
+            f"[yellow]Tesseract is not installed[/] (or lacks the language): {unavailable[0][0]} pages "
+            "were not read by OCR. `assay doctor` says what to install; the next run reads them."
+        )
     texts = query(
         home.warehouse,
         "select count(*), coalesce(sum(redactions), 0), coalesce(sum(hidden_removed), 0), "
