@@ -33,7 +33,7 @@ from rich.table import Table
 from rich.text import Text
 
 from orchestration.exits import Exit
-from orchestration.faults import fault_in_message, fault_of
+from orchestration.faults import as_seen_on, fault_in_message, fault_of
 from orchestration.printing import highlighted, json_text, shown, visible
 from readers.errors import AssayError
 from readers.versions import EXTRACTOR_VERSION
@@ -197,12 +197,19 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
                 on_stage=progress.stage,
             )
     except BaseException as exc:
-        if args.verbose or not isinstance(exc, Exception) or fault_of(exc) is None:
+        found = fault_of(exc) if isinstance(exc, Exception) else None
+        if args.verbose or found is None:
             sys.stderr.write(held.getvalue())
+        if found is not None:
+            raise as_seen_on(found, home.path) from exc
         raise
     # A stage that failed because the disk filled up (or the home became unwritable) is a fault of the
     # machine, not of the corpus: its one line and exit code 3, not the summary of a half-written run.
-    faults = [f for f in (fault_in_message(failure.message) for failure in report.failures) if f]
+    faults = [
+        as_seen_on(f, home.path)
+        for f in (fault_in_message(failure.message) for failure in report.failures)
+        if f
+    ]
     if faults and not args.verbose:
         raise faults[0]
     sys.stderr.write(held.getvalue())

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -96,6 +97,24 @@ def _file_in_the_way(path: Path) -> Path:
         if candidate.exists() or candidate.is_symlink():
             return candidate if not candidate.is_dir() else path
     return path
+
+
+#: Free bytes under which a disk that reported an I/O error is taken to be full: SQLite reports a write
+#: that found no room in its journal as "disk I/O error". 1 MiB is far above the 4 KiB pages it writes,
+#: and far below the room any run needs, so a disk with less is full for assay's purposes.
+FULL_DISK_FREE_BYTES = 1 << 20
+
+
+def as_seen_on(found: EnvironmentFault, where: Path) -> EnvironmentFault:
+    """``found``, or a disk-full fault when it is an I/O error and the disk under ``where`` has
+    (almost) no room left."""
+    if found.code != errno.EIO:
+        return found
+    try:
+        free = shutil.disk_usage(where).free
+    except OSError:
+        return found
+    return fault(errno.ENOSPC) if free < FULL_DISK_FREE_BYTES else found
 
 
 def fault_of(exc: BaseException) -> EnvironmentFault | None:

@@ -58,7 +58,7 @@ def test_run_then_sql_from_the_shell(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=300,
+        timeout=900,
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Traceback" not in run.stdout + run.stderr
@@ -97,7 +97,7 @@ def test_run_then_sql_from_the_shell(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=300,
+        timeout=900,
     )
     assert again.returncode == 0 and "nothing changed since the last run" in again.stdout
 

@@ -23,7 +23,7 @@ import sqlalchemy as sa
 
 from orchestration.cli import main
 from orchestration.exits import Exit
-from orchestration.faults import EnvironmentFault, fault_in_message, fault_of
+from orchestration.faults import EnvironmentFault, as_seen_on, fault_in_message, fault_of
 from orchestration.home import Home
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
@@ -152,6 +152,16 @@ def test_a_failed_runs_message_names_its_fault(message: str, code: int, where: b
     found = fault_in_message(message)
     assert found is not None and found.code == code
     assert (" at /h/" in str(found)) is where
+
+
+def test_an_io_error_on_a_disk_with_no_room_is_a_full_disk(mount) -> None:
+    """SQLite says "disk I/O error" when its journal finds no room: on a full disk that is a full disk."""
+    io_error = fault_in_message("(sqlite3.OperationalError) disk I/O error")
+    assert io_error is not None and io_error.code == errno.EIO
+    disk = mount("1m")
+    assert as_seen_on(io_error, disk).code == errno.EIO  # room left: the disk's own error
+    _fill(disk)
+    assert as_seen_on(io_error, disk).code == errno.ENOSPC
 
 
 def test_a_failed_runs_message_without_a_fault() -> None:
