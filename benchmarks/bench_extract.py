@@ -26,11 +26,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pymupdf
-
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+
+from readers.offline import keep_offline  # noqa: E402
+
+keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/offline.py)
+import pymupdf  # noqa: E402
 
 from readers.model import ReadLimits  # noqa: E402
 from readers.pdf_pymupdf import PyMuPDFReader  # noqa: E402

@@ -29,6 +29,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 CORPUS = REPO.parent / "shared" / "corpus"
 
+from readers.offline import keep_offline  # noqa: E402
+
+keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/offline.py)
 import pymupdf  # noqa: E402
 import pytesseract  # noqa: E402
 

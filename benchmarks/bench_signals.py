@@ -30,11 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pymupdf
-
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+
+from readers.offline import keep_offline  # noqa: E402
+
+keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/offline.py)
+import pymupdf  # noqa: E402
 
 from benchmarks.bench_extract import born_digital_pdfs, raw_dict  # noqa: E402
 from quality.text_signals import PageSignals, page_signals  # noqa: E402

@@ -53,6 +53,9 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from readers.offline import keep_offline  # noqa: E402
+
+keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/offline.py)
 import psutil  # noqa: E402
 import pymupdf  # noqa: E402
 
@@ -329,6 +332,9 @@ def pymupdf4llm_pass(paths: Sequence[str]) -> Pass:
     """``pymupdf4llm.to_markdown`` on every document, with its defaults. Runs in a child process: importing
     pymupdf4llm switches PyMuPDF's layout model on for the whole process. Its messages are kept out of
     the record's output, and the pages it OCRs are counted from them."""
+    from readers.offline import allow_layout_model
+
+    allow_layout_model()  # pymupdf4llm with its defaults, its layout model included
     import pymupdf4llm
 
     def run() -> int:

@@ -167,8 +167,10 @@ def conditions(settings: AssaySettings) -> dict[str, dg.AutomationCondition]:
 
     due = version_due(cron)
     updated = (
-        dg.AutomationCondition.newly_missing() | dg.AutomationCondition.any_deps_updated()
-    ).since_last_handled().with_label("upstream updated or missing")
+        (dg.AutomationCondition.newly_missing() | dg.AutomationCondition.any_deps_updated())
+        .since_last_handled()
+        .with_label("upstream updated or missing")
+    )
     # Nothing downstream of the walk starts while it runs: it writes the documents and carries shards over.
     walking = dg.AutomationCondition.asset_matches(
         "walk", dg.AutomationCondition.in_progress() | dg.AutomationCondition.will_be_requested()

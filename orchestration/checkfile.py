@@ -10,7 +10,9 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from orchestration.printing import shown, visible
 from quality.judge import DocumentVerdicts
 from quality.records import OcrPageRecord
 from quality.sources import ExtractedPage, PageTextRecord
@@ -90,21 +92,25 @@ class CheckOutcome:
     def print(self, console: Console, *, chars: int) -> None:
         d = self.derivation
         chain = " → ".join(r.name for r in readers_for(self.sniffed.kind)) or "none"
-        console.print(f"[bold]{self.path}[/]  {self.size} bytes  sha256 {self.sha256[:16]}…")
+        # Every value shown goes through shown()/visible(): names, fonts, reasons and texts are the file's.
+        console.print(f"[bold]{shown(self.path)}[/]  {self.size} bytes  sha256 {self.sha256[:16]}…")
         console.print(
             f"kind: [bold]{self.sniffed.kind.value}[/] (decided by {self.sniffed.decided_by.value})"
             f"   readers: {chain}"
         )
         for u in self.extracted.rows.underivables.get(self.sha256, []):
-            console.print(f"  {u.attempt}. {u.tool} {u.reader_version}: [yellow]{u.reason}[/] {u.detail}")
-        status = f"[bold]{d.status}[/]" + (f" ({d.reason})" if d.reason else "")
+            console.print(
+                f"  {u.attempt}. {shown(u.tool)} {shown(u.reader_version)}: [yellow]{shown(u.reason)}[/] "
+                f"{shown(u.detail)}"
+            )
+        status = f"[bold]{shown(d.status)}[/]" + (f" ({shown(d.reason)})" if d.reason else "")
         if d.reader:
-            status += f" by {d.reader} {d.reader_version}" + (
+            status += f" by {shown(d.reader)} {shown(d.reader_version)}" + (
                 ", recovered by fallback" if d.recovered_by_fallback else ""
             )
         console.print(f"status: {status}")
         if d.encoding:
-            console.print(f"encoding: {d.encoding} (by {d.encoding_source})")
+            console.print(f"encoding: {shown(d.encoding)} (by {shown(d.encoding_source)})")
         verdict = {v.page: v for v in self.verdicts.pages}
         final = {t.page: t for t in self.texts}
         read = {(o.page, o.scope): o for o in self.ocr}
@@ -121,7 +127,7 @@ class CheckOutcome:
             body = (t.text or "") if t else p.text
             text = body if len(body) <= chars else body[:chars] + " …"
             source = f"{t.source}" + (f" ({t.reason})" if t.reason else "") if t else "-"
-            table.add_row(
+            cells = (
                 str(p.page),
                 v.mode if v else "-",
                 "\n".join(v.reasons) if v else "",
@@ -129,14 +135,16 @@ class CheckOutcome:
                 signals,
                 text,
             )
+            table.add_row(*(Text(visible(c)) for c in cells))
         console.print(table)
         for r in self.verdicts.repairs:
             console.print(
-                f"page {r.page}: text replaced by {r.method} ({r.tool}), lexicon score {r.score:.2f}"
+                f"page {r.page}: text replaced by {shown(r.method)} ({shown(r.tool)}), "
+                f"lexicon score {r.score:.2f}"
             )
         garbled = [f.font for f in self.verdicts.fonts if f.garbled]
         if garbled:
-            console.print(f"fonts scoring as garbled: {', '.join(garbled)}")
+            console.print(f"fonts scoring as garbled: {shown(', '.join(garbled))}")
         console.print("[dim]nothing was stored: `assay run PATH` records the results[/]")
 
 

@@ -7,29 +7,40 @@
     assay lineage PATH|SHA256   what happened to one document (--format text|json|mermaid)
     assay ui [--daemon]         the Dagster web UI over the same definitions and data (and the daemon)
 
-All state lives under one home directory: --home, else ASSAY_HOME, else ./.assay.
+All state lives under one home directory: --home, else ASSAY_HOME, else ./.assay. The exit codes are in
+orchestration/exits.py; a fault of the machine or the home (a full disk, a home that is a file or
+read-only) is one line saying what to do and exit code 3, with the traceback only under --verbose.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import io
 import json
 import os
 import sys
+import traceback
 import warnings
 from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
+from orchestration.exits import Exit
+from orchestration.faults import as_seen_on, fault_in_message, fault_of
+from orchestration.printing import highlighted, json_text, shown, visible
 from readers.errors import AssayError
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.errors import WarehouseError
+
+if TYPE_CHECKING:
+    from orchestration.home import Home
 
 EXAMPLE_QUERY = "select kind, status, count(*) as documents from derivations group by all order by all"
 
@@ -40,13 +51,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
-        return 2
+        return Exit.USAGE
     console = Console() if sys.stdout.isatty() else Console(width=120)
     try:
         return args.func(args, console)
-    except (AssayError, WarehouseError) as exc:
-        Console(stderr=True, soft_wrap=True).print(f"[bold red]assay:[/] {escape(str(exc))}")
-        return 1
+    except Exception as exc:
+        return _failed(exc, verbose=args.verbose)
     except KeyboardInterrupt:
         Console(stderr=True).print(
             "[yellow]interrupted[/]: rerun the same command to finish; nothing is lost."
@@ -54,56 +64,89 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _failed(exc: Exception, *, verbose: bool) -> int:
+    """One line on stderr for what stopped the command, and its exit code (the traceback if verbose)."""
+    err = Console(stderr=True, soft_wrap=True)
+    if verbose:
+        traceback.print_exception(exc, file=sys.stderr)
+    fault = fault_of(exc)
+    if fault is not None:
+        err.print(f"[bold red]assay:[/] {shown(fault)}")
+        return fault.exit_code
+    if isinstance(exc, AssayError | WarehouseError):
+        err.print(f"[bold red]assay:[/] {shown(exc)}")
+        return Exit.FAILED
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    err.print(
+        f"[bold red]assay: unexpected {shown(type(exc).__name__)}[/]: {shown(first)}"
+        + ("" if verbose else " (rerun with --verbose for the traceback)")
+    )
+    return Exit.FAILED
+
+
+_VERBOSE_HELP = "print the traceback of an error, and each failed run's own message"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="assay", description="Text you can trust, page by page.")
     parser.add_argument("--version", action="version", version=f"assay (extractor {EXTRACTOR_VERSION})")
+    parser.add_argument("--verbose", action="store_true", help=_VERBOSE_HELP)
+    # Also accepted after the command (`assay run --verbose`); SUPPRESS keeps the global one otherwise.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help=_VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command")
+
+    def command(name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        return sub.add_parser(name, parents=[common], **kwargs)
 
     def with_home(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         p.add_argument("--home", help="state directory (default: $ASSAY_HOME or ./.assay)")
         return p
 
-    p = with_home(sub.add_parser("run", help="walk, extract and catalog a folder (default: a demo corpus)"))
+    p = with_home(command("run", help="walk, extract and catalog a folder (default: a demo corpus)"))
     p.add_argument("paths", nargs="*", type=Path, help="files or folders to read")
     p.add_argument("--shards-per-run", type=int, default=None, help="shards per Dagster run (default 32)")
     p.set_defaults(func=_cmd_run)
 
-    p = sub.add_parser("check", help="what assay makes of one file; stores nothing")
+    p = command("check", help="what assay makes of one file; stores nothing")
     p.add_argument("file", type=Path)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--chars", type=int, default=400, help="characters of text to show per page")
     p.add_argument("--no-ocr", action="store_true", help="leave Tesseract out (faster on scans)")
     p.set_defaults(func=_cmd_check)
 
-    p = with_home(sub.add_parser("sql", help="run a query against the catalog"))
+    p = with_home(command("sql", help="run a query against the catalog"))
     p.add_argument("query")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="print CSV")
     fmt.add_argument("--json", action="store_true", help="print one JSON array of row objects")
+    p.add_argument(
+        "--allow-external",
+        action="store_true",
+        help="let the query reach files outside the warehouse (COPY ... TO, read_csv, ATTACH, INSTALL)",
+    )
     p.set_defaults(func=_cmd_sql)
 
-    p = with_home(sub.add_parser("search", help="full-text search (BM25) over the chunks"))
+    p = with_home(command("search", help="full-text search (BM25) over the chunks"))
     p.add_argument("query", help="words to find; the chunks holding them as a phrase come first")
     p.add_argument("--limit", type=int, default=10, help="chunks to show (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON array of hits")
     p.set_defaults(func=_cmd_search)
 
-    p = with_home(
-        sub.add_parser("lineage", help="what happened to one document, from its bytes to its chunks")
-    )
+    p = with_home(command("lineage", help="what happened to one document, from its bytes to its chunks"))
     p.add_argument("target", help="a path assay walked, or a sha256 (or its first hex digits)")
     p.add_argument("--format", choices=("text", "json", "mermaid"), default="text")
     p.add_argument("--all-versions", action="store_true", help="also the older extractor versions")
     p.set_defaults(func=_cmd_lineage)
 
-    p = sub.add_parser("doctor", help="the external tools and libraries assay uses, and what is missing")
+    p = command("doctor", help="the external tools and libraries assay uses, and what is missing")
     p.add_argument("--json", action="store_true", help="print one JSON array")
     p.set_defaults(func=_cmd_doctor)
 
-    p = with_home(sub.add_parser("calibrate", help="score clean pages against garbled variants of them"))
+    p = with_home(command("calibrate", help="score clean pages against garbled variants of them"))
     p.set_defaults(func=_cmd_calibrate)
 
-    p = with_home(sub.add_parser("ui", help="start the Dagster web UI on localhost"))
+    p = with_home(command("ui", help="start the Dagster web UI on localhost"))
     p.add_argument("--port", type=int, default=3000)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument(
@@ -126,6 +169,7 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
     from orchestration.summary import print_summary
 
     home = Home.resolve(args.home)
+    home.prepare()  # a home that is a file, read-only or on a full disk says so before anything runs
     paths: list[Path] = list(args.paths)
     for p in paths:
         if not p.exists():
@@ -136,20 +180,45 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
         files = write_demo_corpus(home.demo_corpus)
         console.print(
             f"No path given: running on a demo corpus of {len(files)} files assay wrote to "
-            f"[bold]{home.demo_corpus}[/] (run `assay run PATH` for your own files)."
+            f"[bold]{shown(home.demo_corpus)}[/] (run `assay run PATH` for your own files)."
         )
         paths = [home.demo_corpus]
     paths = [p.absolute() for p in paths]
-    with LiveProgress(console) as progress:
-        report = run(
-            home,
-            paths,
-            progress,
-            shards_per_run=args.shards_per_run or SHARDS_PER_RUN,
-            on_stage=progress.stage,
-        )
+    # What Dagster writes to stderr during the runs (on a full disk: a line per log call it could not
+    # store) is held back; it is shown after the run unless the run ended in a fault, then with --verbose.
+    held = io.StringIO()
+    try:
+        with LiveProgress(console) as progress, contextlib.redirect_stderr(held):
+            report = run(
+                home,
+                paths,
+                progress,
+                shards_per_run=args.shards_per_run or SHARDS_PER_RUN,
+                on_stage=progress.stage,
+            )
+    except BaseException as exc:
+        found = fault_of(exc) if isinstance(exc, Exception) else None
+        if args.verbose or found is None:
+            sys.stderr.write(held.getvalue())
+        if found is not None:
+            raise as_seen_on(found, home.path) from exc
+        raise
+    # A stage that failed because the disk filled up (or the home became unwritable) is a fault of the
+    # machine, not of the corpus: its one line and exit code 3, not the summary of a half-written run.
+    faults = [
+        as_seen_on(f, home.path)
+        for f in (fault_in_message(failure.message) for failure in report.failures)
+        if f
+    ]
+    if faults and not args.verbose:
+        raise faults[0]
+    sys.stderr.write(held.getvalue())
+    if faults:
+        for failure in report.failures:
+            console.print(f"{failure.stage} failed (run {failure.run_id}): {shown(failure.message)}")
+        raise faults[0]
     print_summary(console, home, report, progress)
-    return 0 if report.ok else 1
+    return Exit.OK if report.ok else Exit.FAILED
 
 
 # -- check ---------------------------------------------------------------------------------------------
@@ -168,7 +237,7 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         path, ocr=not args.no_ocr, ocr_language=settings.ocr_language, budgets=settings.budgets()
     )
     if args.json:
-        print(json.dumps(outcome.as_dict(), ensure_ascii=False, indent=2, default=_json_default))
+        print(json_text(outcome.as_dict(), indent=2, default=_json_default))
         return 0
     outcome.print(console, chars=args.chars)
     return 0
@@ -178,10 +247,9 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_lineage(args: argparse.Namespace, console: Console) -> int:
-    from orchestration.home import Home
     from orchestration.lineage import lineage_for, mermaid, print_lineage, to_json
 
-    found = lineage_for(Home.resolve(args.home).warehouse, args.target, all_versions=args.all_versions)
+    found = lineage_for(_existing_home(args.home).warehouse, args.target, all_versions=args.all_versions)
     if args.format == "json":
         print(to_json(found))
     elif args.format == "mermaid":
@@ -195,19 +263,21 @@ def _cmd_lineage(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_sql(args: argparse.Namespace, console: Console) -> int:
-    from orchestration.home import Home
     from warehouse.catalog import query
 
-    home = Home.resolve(args.home)
-    result = query(home.warehouse, args.query)
+    result = query(_existing_home(args.home).warehouse, args.query, external=args.allow_external)
     if args.json:
-        print(json.dumps(result.records(), ensure_ascii=False, default=_json_default))
+        print(json_text(result.records(), default=_json_default))
     elif args.csv:
+        # To a terminal, the cells' control characters are shown as escapes; to a file or a pipe, exact.
+        shown_cell = visible if sys.stdout.isatty() else (lambda v: v)
         writer = csv.writer(sys.stdout)
-        writer.writerow(result.columns)
-        writer.writerows(result.rows)
+        writer.writerow([shown_cell(c) for c in result.columns])
+        writer.writerows([[shown_cell(v) if isinstance(v, str) else v for v in row] for row in result.rows])
     else:
-        table = Table(*result.columns, show_lines=False)
+        table = Table(show_lines=False)
+        for column in result.columns:
+            table.add_column(Text(visible(column)))
         for row in result.rows:
             table.add_row(*(_cell(v) for v in row))
         console.print(table)
@@ -215,11 +285,20 @@ def _cmd_sql(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
-def _cell(value: Any) -> str:
+def _existing_home(given: str | None) -> Home:
+    """The home a reading command looks at; one that is a file says so."""
+    from orchestration.home import Home
+
+    home = Home.resolve(given)
+    home.require_directory()
+    return home
+
+
+def _cell(value: Any) -> Text:
     if value is None:
-        return "[dim]null[/]"
+        return Text("null", style="dim")
     text = str(value)
-    return text if len(text) <= 200 else text[:199] + "…"
+    return Text(visible(text if len(text) <= 200 else text[:199] + "…"))
 
 
 def _json_default(value: Any) -> Any:
@@ -236,9 +315,6 @@ def _json_default(value: Any) -> Any:
 def _cmd_search(args: argparse.Namespace, console: Console) -> int:
     from dataclasses import asdict
 
-    from rich.text import Text
-
-    from orchestration.home import Home
     from orchestration.settings import settings_from_env
     from warehouse.search import search, tokenize
 
@@ -246,21 +322,21 @@ def _cmd_search(args: argparse.Namespace, console: Console) -> int:
         raise AssayError(f"--limit must be at least 1, got {args.limit}")
     if not tokenize(args.query):
         raise AssayError(f"nothing to search for in {args.query!r}: it has no words")
-    home = Home.resolve(args.home)
+    home = _existing_home(args.home)
     # the paths as the sanitized tables would show them: their personal data as placeholders
     redact_path = settings_from_env().path_redactor()
     hits = search(home.warehouse, args.query, limit=args.limit, redact_path=redact_path)
     if args.json:
-        print(json.dumps([asdict(h) for h in hits], ensure_ascii=False, default=_json_default))
+        print(json_text([asdict(h) for h in hits], default=_json_default))
         return 0
     if not hits:
-        console.print(f"No chunk matches {escape(repr(args.query))}.")
+        console.print(f"No chunk matches {shown(repr(args.query))}.")
         return 0
     for rank, hit in enumerate(hits, 1):
         head = Text()
         head.append(f"{rank:>2}. ", style="bold")
         head.append(f"{hit.score:6.2f}  ", style="cyan")
-        head.append(hit.path, style="bold")
+        head.append(visible(hit.path), style="bold")
         if hit.page is not None:
             head.append(f"  p. {hit.page}", style="green")
             if hit.page_start != hit.page_end:
@@ -268,14 +344,11 @@ def _cmd_search(args: argparse.Namespace, console: Console) -> int:
         else:
             head.append(f"  {_pages(hit.page_start, hit.page_end)}", style="green")
         if hit.heading_path:
-            head.append("  " + " › ".join(hit.heading_path), style="magenta")
+            head.append(visible("  " + " › ".join(hit.heading_path)), style="magenta")
         if hit.trust is not None and hit.trust < 1:
             head.append(f"  trust {hit.trust:.3g}", style="dim")
         console.print(head)
-        body = Text("    " + hit.snippet)
-        for start, end in hit.highlights:
-            body.stylize("bold yellow", 4 + start, 4 + end)
-        console.print(body)
+        console.print(highlighted("    ", hit.snippet, hit.highlights, style="bold yellow"))
     return 0
 
 
@@ -311,11 +384,10 @@ def _cmd_doctor(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_calibrate(args: argparse.Namespace, console: Console) -> int:
-    from orchestration.home import Home
     from orchestration.progress import Progress
     from orchestration.runner import Pipeline, RunReport
 
-    home = Home.resolve(args.home)
+    home = _existing_home(args.home)
     if not home.warehouse.catalog_path.exists():
         raise AssayError(f"nothing to calibrate on in {home.path}: run `assay run PATH` first")
     report = RunReport(roots=[])

@@ -51,6 +51,7 @@ JOBS = {
     for name, (asset, description) in STAGE_JOBS.items()
 }
 
+
 def walk_schedule(settings: AssaySettings) -> dg.ScheduleDefinition:
     """Walks the roots on ``walk_cron`` to pick up new files; the automation then runs only their shards.
     On by default when roots are configured (ASSAY_ROOTS), since a walk without roots has nothing to do."""

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from orchestration.faults import fault, fault_of
 from orchestration.settings import home_from_env
 from readers.errors import ConfigError
 from warehouse import Warehouse
@@ -35,20 +37,50 @@ class Home:
     def demo_corpus(self) -> Path:
         return self.path / "demo-corpus"
 
+    def require_directory(self) -> None:
+        """Raise an :class:`EnvironmentFault` when the home, or a folder above it, is a file (commands
+        that only read the home call this; :meth:`prepare` does it too)."""
+        for candidate in (self.path, *self.path.parents):
+            if candidate.exists():
+                if not candidate.is_dir():
+                    raise fault(errno.ENOTDIR, candidate)
+                return
+
     def prepare(self) -> None:
         """Create the directories and the Dagster instance file, and point the environment at them.
 
         The instance file is the repository's ``dagster.yaml`` (SQLite under the home), or the file
         ``ASSAY_DAGSTER_YAML`` names (the production one, ``deploy/dagster.postgres.yaml``), so that
-        ``assay run`` records its runs where the daemon and the web UI look.
+        ``assay run`` records its runs where the daemon and the web UI look. A home that is a file, on a
+        read-only disk, not writable or on a full disk is an :class:`EnvironmentFault` here, before
+        anything runs: a byte is written to it and removed.
         """
-        self.dagster_home.mkdir(parents=True, exist_ok=True)
-        (self.dagster_home / "storage").mkdir(exist_ok=True)
+        self.require_directory()
         template = Path(os.environ.get("ASSAY_DAGSTER_YAML") or _TEMPLATE)
         if not template.is_file():
             raise ConfigError(f"ASSAY_DAGSTER_YAML names {template}, which is not a file")
-        target = self.dagster_home / "dagster.yaml"
-        if not target.exists() or target.read_bytes() != template.read_bytes():
-            shutil.copyfile(template, target)
+        try:
+            self.dagster_home.mkdir(parents=True, exist_ok=True)
+            (self.dagster_home / "storage").mkdir(exist_ok=True)
+            self._probe_write()
+            target = self.dagster_home / "dagster.yaml"
+            if not target.exists() or target.read_bytes() != template.read_bytes():
+                shutil.copyfile(template, target)
+        except OSError as exc:
+            raise (fault_of(exc) or exc) from exc
         os.environ["DAGSTER_HOME"] = str(self.dagster_home)
         os.environ["ASSAY_HOME"] = str(self.path)
+
+    def _probe_write(self) -> None:
+        """Write one byte under the home and remove it: a directory that exists on a read-only or full
+        disk (or that this user may not write) lets ``mkdir(exist_ok=True)`` pass silently."""
+        probe = self.path / f".write-probe-{os.getpid()}.tmp"
+        try:
+            fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                os.write(fd, b"\0")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        finally:
+            probe.unlink(missing_ok=True)

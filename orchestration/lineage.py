@@ -9,14 +9,15 @@ extractor versions' derivations.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import asdict, dataclass, field
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from orchestration.printing import json_text, shown, visible
 from warehouse import Warehouse
 from warehouse.catalog import catalog_version, query
 from warehouse.errors import WarehouseError
@@ -227,39 +228,48 @@ def mermaid(lineage: Lineage) -> str:
         if name in ids:
             return ids[name]
         ids[name] = f"n{len(ids)}"
-        label = name if len(name) < 60 else name[:28] + "…" + name[-28:]
+        label = visible(name if len(name) < 60 else name[:28] + "…" + name[-28:])
         return f'{ids[name]}["{label.replace(chr(34), chr(39))}"]'
 
     lines = ["flowchart LR"]
     for e in lineage.edges:
         version = f" {e.tool_version}" if e.tool_version else ""
-        lines.append(f"  {node(e.source)} -->|{e.stage}: {e.tool}{version}| {node(e.target)}")
+        label = visible(f"{e.stage}: {e.tool}{version}").replace("|", "/")
+        lines.append(f"  {node(e.source)} -->|{label}| {node(e.target)}")
     return "\n".join(lines)
 
 
 def to_json(lineage: Lineage) -> str:
-    return json.dumps(lineage.as_dict(), ensure_ascii=False, indent=2, default=str)
+    return json_text(lineage.as_dict(), indent=2, default=str)
 
 
 def print_lineage(console: Console, lineage: Lineage) -> None:
+    # Every value shown goes through shown(): names, members, reasons and headings come from documents.
     console.print(
-        f"[bold]{lineage.sha256}[/]  {lineage.kind}, {lineage.size} bytes, "
-        f"extractor {lineage.extractor_version}"
+        f"[bold]{lineage.sha256}[/]  {shown(lineage.kind)}, {lineage.size} bytes, "
+        f"extractor {shown(lineage.extractor_version)}"
     )
     for p in lineage.paths:
-        console.print(f"  seen at {p}")
+        console.print(f"  seen at {shown(p)}")
     if lineage.parent_sha256:
-        where = ", ".join(lineage.parent_paths) or lineage.parent_sha256
-        console.print(f"  member [bold]{lineage.member}[/] of {lineage.parent_sha256[:16]}… ({where})")
+        where = shown(", ".join(lineage.parent_paths) or lineage.parent_sha256)
+        console.print(
+            f"  member [bold]{shown(lineage.member)}[/] of {shown(lineage.parent_sha256[:16])}… ({where})"
+        )
     for c in lineage.children:
-        console.print(f"  contains {c['member']}: {c['kind']}, {c['status']} ({c['sha256'][:16]}…)")
-    status = f"[bold]{lineage.status}[/]" + (f" ({lineage.reason})" if lineage.reason else "")
+        console.print(
+            f"  contains {shown(c['member'])}: {shown(c['kind'])}, {shown(c['status'])} "
+            f"({shown(c['sha256'][:16])}…)"
+        )
+    status = f"[bold]{shown(lineage.status)}[/]" + (f" ({shown(lineage.reason)})" if lineage.reason else "")
     if lineage.reader:
-        status += f" by {lineage.reader} {lineage.reader_version}"
+        status += f" by {shown(lineage.reader)} {shown(lineage.reader_version)}"
         status += ", recovered by fallback" if lineage.recovered_by_fallback else ""
     console.print(f"extract: {status}")
     for a in lineage.attempts:
-        console.print(f"  attempt {a['attempt']}: {a['tool']} {a['tool_version']}: {a['reason']}")
+        console.print(
+            f"  attempt {a['attempt']}: {shown(a['tool'])} {shown(a['tool_version'])}: {shown(a['reason'])}"
+        )
     if lineage.pages:
         table = Table("page", "mode", "reasons", "provenance", "final text from", "trust")
         for p in lineage.pages:
@@ -271,7 +281,8 @@ def print_lineage(console: Console, lineage: Lineage) -> None:
             if p.no_text_reason:
                 source += f" ({p.no_text_reason})"
             trust = f"{p.trust:.2f}" if p.trust is not None else "-"
-            table.add_row(str(p.page), p.mode, ", ".join(p.reasons), p.provenance, source, trust)
+            cells = (str(p.page), p.mode, ", ".join(p.reasons), p.provenance, source, trust)
+            table.add_row(*(Text(visible(c or "")) for c in cells))
         console.print(table)
     if lineage.text_chars is not None:
         taken = ", ".join(f"{n} {k}" for k, n in sorted(lineage.redactions.items())) or "no personal data"
@@ -287,14 +298,14 @@ def print_lineage(console: Console, lineage: Lineage) -> None:
                 if c["page_start"] == c["page_end"]
                 else f"pp. {c['page_start']}–{c['page_end']}"
             )
-            console.print(f"  {c['ordinal']}: {pages}  {' › '.join(c['heading_path'])}")
+            console.print(f"  {c['ordinal']}: {pages}  {shown(' › '.join(c['heading_path']))}")
         if len(lineage.chunks) > 10:
             console.print(f"  … {len(lineage.chunks) - 10} more")
     for o in lineage.older:
         console.print(
-            f"extractor {o['extractor_version']}: {o['status']}"
-            + (f" ({o['reason']})" if o["reason"] else "")
-            + (f" by {o['reader']} {o['reader_version']}" if o["reader"] else "")
+            f"extractor {shown(o['extractor_version'])}: {shown(o['status'])}"
+            + (f" ({shown(o['reason'])})" if o["reason"] else "")
+            + (f" by {shown(o['reader'])} {shown(o['reader_version'])}" if o["reader"] else "")
         )
 
 

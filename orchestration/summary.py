@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from orchestration.home import Home
+from orchestration.printing import shown
 from orchestration.progress import Progress
 from orchestration.runner import RunReport
 from orchestration.settings import DEFAULT_HOME
@@ -51,18 +52,22 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
     console.print()
     for failure in report.failures:
         console.print(
-            f"[bold red]{failure.stage} failed[/]: {failure.message}\n"
-            f"  see the run's logs with `assay ui --home {home.path}` (run {failure.run_id})"
+            f"[bold red]{failure.stage} failed[/]: {shown(failure.message)}\n"
+            f"  see the run's logs with `assay ui --home {shown(home.path)}` (run {failure.run_id})"
         )
     read = progress.outcomes.get("read", 0)
     kept = progress.outcomes.get("kept", 0)
     carried = progress.outcomes.get("carried", 0)
+    statuses = _walk_statuses(home, report.roots)
+    unread = sum(n for status, n in statuses.items() if status != "ok")
+    unchanged = max(progress.walked - progress.hashed - unread, 0)
     console.print(
-        f"Walked {progress.walked} paths, hashed {progress.hashed} "
-        f"({progress.walked - progress.hashed} unchanged since the last walk)."
+        f"Walked {progress.walked} paths, hashed {progress.hashed} ({unchanged} unchanged since the last walk"
+        + (f", {unread} that could not be read" if unread else "")
+        + ")."
     )
     if read == 0 and carried == 0:
-        console.print("Read [bold]0[/] files: nothing changed since the last run.")
+        console.print(_nothing_read(report, progress, statuses))
     else:
         console.print(
             f"Read [bold]{read}[/] files in {len(report.touched_shards)} shards"
@@ -113,11 +118,11 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
     und, err, unsup = totals[4], totals[5], totals[6]
     console.print(table)
     runs = f"{report.runs} Dagster run" + ("s" if report.runs != 1 else "")
-    console.print(f"Catalog: [bold]{home.warehouse.catalog_path}[/] ({runs}, {report.seconds:.1f} s)")
+    console.print(f"Catalog: [bold]{shown(home.warehouse.catalog_path)}[/] ({runs}, {report.seconds:.1f} s)")
     modes = dict(query(home.warehouse, MODES_SQL).rows)
     if modes:
-        shown = ", ".join(f"{m} {modes[m]}" for m in MODE_ORDER if m in modes)
-        console.print(f"Pages by mode: {shown}.")
+        by_mode = ", ".join(f"{m} {modes[m]}" for m in MODE_ORDER if m in modes)
+        console.print(f"Pages by mode: {by_mode}.")
         if modes.get("REPLACE"):
             console.print(
                 f"  {modes['REPLACE']} pages have no trustworthy text layer (REPLACE): they are "
@@ -131,6 +136,12 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             + (f", {underivable} with none (underivable, see ocr_pages.reason)" if underivable else "")
             + (f", {errors} failed (see ocr_pages.reason)" if errors else "")
             + "."
+        )
+    unavailable = query(home.warehouse, "select count(*) from ocr_pages where reason = 'unavailable'").rows
+    if unavailable and unavailable[0][0]:
+        console.print(
+            f"[yellow]Tesseract is not installed[/] (or lacks the language): {unavailable[0][0]} pages "
+            "were not read by OCR. `assay doctor` says what to install; the next run reads them."
         )
     texts = query(
         home.warehouse,
@@ -158,7 +169,7 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
     plots = sorted((home.path / "reports").glob(f"quality-{EXTRACTOR_VERSION}-*.png"))
     if plots:
         console.print(
-            f"Quality report: {len(plots)} plots in [bold]{home.path / 'reports'}[/] (page scores and "
+            f"Quality report: {len(plots)} plots in [bold]{shown(home.path / 'reports')}[/] (page scores and "
             "threshold, modes by kind, rates by extractor version); also on the quality_report asset."
         )
     console.print("Next:")
@@ -195,6 +206,41 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
     if texts and texts[0][0]:
         console.print(f'  {assay} search{home_flag} "a phrase"   # BM25 over the chunks', soft_wrap=True)
     console.print(f"  {assay} ui{home_flag}   # the asset graph, runs and checks in Dagster", soft_wrap=True)
+
+
+def _nothing_read(report: RunReport, progress: Progress, statuses: dict[str, int]) -> str:
+    """Why a run read no file: the roots hold none, none of theirs could be read, or nothing changed."""
+    roots = ", ".join(shown(r) for r in report.roots) or "the roots"
+    if progress.walked == 0:
+        return (
+            f"Read [bold]0[/] files: {roots} {'holds' if len(report.roots) < 2 else 'hold'} no files. "
+            "Pass a folder with documents in it "
+            "(PDF, Office, HTML, e-mail, text, images): `assay run PATH`."
+        )
+    if statuses and not statuses.get("ok"):
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
+        return (
+            f"Read [bold]0[/] files: none of the {sum(statuses.values())} paths under {roots} could be read "
+            f'({counts}). See why with `assay sql "select path, status, reason from observations where '
+            "status <> 'ok'\"`, then fix the files' permissions or links and rerun."
+        )
+    return "Read [bold]0[/] files: nothing changed since the last run."
+
+
+def _walk_statuses(home: Home, roots: list[Path]) -> dict[str, int]:
+    """How the latest walk saw the paths under ``roots``: status → paths (empty when unknown)."""
+    if not roots:
+        return {}
+    marks = ", ".join("?" for _ in roots)
+    try:
+        rows = query(
+            home.warehouse,
+            f"select status, count(*) from observations where root in ({marks}) group by status",
+            [str(r) for r in roots],
+        ).rows
+    except WarehouseError:
+        return {}
+    return {status: n for status, n in rows}
 
 
 def _pct(n: int, d: int) -> str:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+import readers  # noqa: F401  (first: keeps the test process off the network, readers/offline.py)
+
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
 

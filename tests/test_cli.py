@@ -58,7 +58,7 @@ def test_run_then_sql_from_the_shell(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=300,
+        timeout=900,
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Traceback" not in run.stdout + run.stderr
@@ -97,7 +97,7 @@ def test_run_then_sql_from_the_shell(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=300,
+        timeout=900,
     )
     assert again.returncode == 0 and "nothing changed since the last run" in again.stdout
 
@@ -121,3 +121,57 @@ def test_check_shows_each_page_mode_reasons_and_provenance(tmp_path: Path, capsy
     assert main(["check", str(files["scanned.pdf"].path)]) == 0
     human = capsys.readouterr().out
     assert "REPLACE" in human and "no_text_layer" in human and "raw_scan" in human
+
+
+@pytest.mark.slow
+def test_an_empty_folder_and_one_of_unreadable_files_are_said_to_be_so(
+    home: Path, tmp_path: Path, capsys
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["run", str(empty)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"{empty} holds no files" in out and "assay run PATH" in out
+    assert "nothing changed" not in out
+
+    # Paths the walk sees but cannot read: a symlink loop, and a link that leads out of its root.
+    stuck = tmp_path / "stuck"
+    stuck.mkdir()
+    (stuck / "loop.pdf").symlink_to(stuck / "loop.pdf")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("a note outside the root")
+    (stuck / "away.txt").symlink_to(outside)
+    assert main(["run", str(stuck)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(0 unchanged since the last walk, 2 that could not be read)" in out
+    assert f"none of the 2 paths under {stuck} could be read" in out, out
+    assert "status <> 'ok'" in out and "nothing changed" not in out
+
+
+@pytest.mark.slow
+def test_a_run_without_tesseract_says_what_to_install(tmp_path: Path) -> None:
+    """With no Tesseract on PATH the scan is recorded as not read (``unavailable``, read again by the next
+    run), the run finishes, and its summary names the tool and `assay doctor`."""
+    from orchestration.demo import make_scan_image
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    make_scan_image(corpus / "scan.png", "A scanned letter about the harvest festival.")
+    (corpus / "note.txt").write_text("A plain note.\n", encoding="utf-8")
+    bare = tmp_path / "bin"  # a PATH with nothing on it: the venv's scripts are called by their path
+    bare.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "ASSAY_"))}
+    env["PATH"] = str(bare)
+    run = subprocess.run(
+        [str(ASSAY), "run", "--home", str(tmp_path / "home"), str(corpus)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = " ".join(run.stdout.split())
+    assert "Tesseract is not installed" in out and "assay doctor" in out, out
+    assert "Traceback" not in run.stdout + run.stderr
+    doctor = subprocess.run([str(ASSAY), "doctor"], capture_output=True, text=True, env=env, timeout=120)
+    assert doctor.returncode == 0 and "missing" in doctor.stdout and "apt-get install" in doctor.stdout

@@ -223,36 +223,93 @@ def catalog_version(wh: Warehouse) -> str | None:
     if not wh.catalog_path.exists():
         return None
     try:
-        con = duckdb.connect(str(wh.catalog_path), read_only=True)
+        con = connect(wh)
         try:
             row = con.execute("select extractor_version from catalog_info").fetchone()
         finally:
             con.close()
-    except duckdb.Error:
+    except (duckdb.Error, WarehouseError):
         return None
     return row[0] if row else None
 
 
-def connect(wh: Warehouse) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to the catalog."""
+# What a query on the catalog may be, unless external access is asked for: reading. A SELECT (with
+# DESCRIBE, SHOW, SUMMARIZE, FROM ..., VALUES), EXPLAIN, a PRAGMA or CALL of the table functions (the
+# configuration is locked, so neither can change a setting). COPY, EXPORT, ATTACH, INSTALL, LOAD, SET,
+# CREATE ... are refused before they run.
+_READING = frozenset(
+    {
+        duckdb.StatementType.SELECT,
+        duckdb.StatementType.EXPLAIN,
+        duckdb.StatementType.PRAGMA,
+        duckdb.StatementType.CALL,
+    }
+)
+
+
+def connect(wh: Warehouse, *, external: bool = False) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the catalog.
+
+    Unless ``external``, it reaches no file but the warehouse's Parquet partitions, which its views read:
+    DuckDB's external access is off with exactly the tables' directory allowed, extensions are neither
+    installed nor loaded on demand, and the configuration is locked, so no statement can widen it again
+    (``read_text('/etc/passwd')``, ``ATTACH``, ``COPY ... TO`` elsewhere, ``INSTALL`` fail).
+    """
     if not wh.catalog_path.exists():
         raise CatalogMissing(
             f"no catalog at {wh.catalog_path}: run `assay run PATH` first (or pass the --home you used)"
         )
+    config = {} if external else {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
     try:
-        return duckdb.connect(str(wh.catalog_path), read_only=True)
+        con = duckdb.connect(str(wh.catalog_path), read_only=True, config=config)
     except duckdb.Error as exc:
         raise WarehouseError(f"could not open the catalog {wh.catalog_path}: {exc}") from exc
+    if not external:
+        try:
+            # Allowed directories can only be set while external access is on; then it goes off for good.
+            con.execute(f"SET allowed_directories = [{_sql_str(str(wh.data_dir) + os.sep)}]")
+            con.execute("SET enable_external_access = false")
+            con.execute("SET lock_configuration = true")
+        except duckdb.Error as exc:
+            con.close()
+            raise WarehouseError(f"could not open the catalog {wh.catalog_path} read-only: {exc}") from exc
+    return con
 
 
-def query(wh: Warehouse, sql: str, params: list[Any] | None = None) -> QueryResult:
-    """Run one query against the catalog, read-only."""
-    con = connect(wh)
+def query(wh: Warehouse, sql: str, params: list[Any] | None = None, *, external: bool = False) -> QueryResult:
+    """Run one query against the catalog, read-only; unless ``external``, a query that would reach
+    another file than the warehouse's tables, or that is not a reading statement, is refused."""
+    if not external:
+        _require_reading(sql)
+    con = connect(wh, external=external)
     try:
         cur = con.execute(sql, params or [])
         columns = [d[0] for d in cur.description] if cur.description else []
         return QueryResult(columns, cur.fetchall() if columns else [])
+    except duckdb.PermissionException as exc:
+        raise WarehouseError(
+            f"the query reaches outside the warehouse ({_first_line(exc)}): queries read the catalog's "
+            "tables only; pass --allow-external to let one read or write other files"
+        ) from exc
     except duckdb.Error as exc:
         raise WarehouseError(f"query failed: {exc}") from exc
     finally:
         con.close()
+
+
+def _require_reading(sql: str) -> None:
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise WarehouseError(f"query failed: {exc}") from exc
+    for statement in statements:
+        if statement.type not in _READING:
+            kind = statement.type.name.replace("_", " ")
+            raise WarehouseError(
+                f"queries only read the catalog: a {kind} statement is refused "
+                "(pass --allow-external to run it)"
+            )
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -1,0 +1,148 @@
+"""Reading stays on the machine: ``assay run`` opens no socket to another host (readers/offline.py).
+
+The run is traced with ``strace`` (connect, sendto and sendmsg of every process it starts), which sees an
+attempt even where it fails: a DNS query for a telemetry host is a ``sendto`` to the resolver, whether or
+not the resolver answers. Unix sockets and loopback are local and allowed.
+"""
+
+from __future__ import annotations
+
+import email.message
+import ipaddress
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from orchestration.demo import make_scan_image, make_text_pdf
+
+ASSAY = Path(sys.executable).with_name("assay")
+
+# An address in a traced call: IPv4 as strace prints it, and IPv6.
+_IPV4 = re.compile(r'sin_addr=inet_addr\("([^"]+)"\)')
+_IPV6 = re.compile(r'inet_pton\(AF_INET6, "([^"]+)"')
+_CALL = re.compile(r"\b(connect|sendto|sendmsg)\(")
+
+
+def remote_calls(trace: str) -> list[str]:
+    """The traced socket calls that address another host: an AF_INET or AF_INET6 address that is not
+    loopback (an address strace did not print counts as remote)."""
+    found = []
+    for line in trace.splitlines():
+        if not _CALL.search(line) or not re.search(r"AF_INET6?\b", line):
+            continue
+        addresses = _IPV4.findall(line) + _IPV6.findall(line)
+        if not addresses or not all(_loopback(a) for a in addresses):
+            found.append(line)
+    return found
+
+
+def _loopback(address: str) -> bool:
+    ip = ipaddress.ip_address(address)
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_loopback or bool(mapped and mapped.is_loopback)
+
+
+def _strace() -> list[str]:
+    """The tracer's command line, or a skip saying why there is none."""
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed (apt-get install strace; scripts/setup does it as root)")
+    command = [strace, "-f", "-qq", "--seccomp-bpf", "-e", "trace=connect,sendto,sendmsg"]
+    probe = subprocess.run([*command, "-o", os.devnull, "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip(f"strace cannot trace here (ptrace not permitted?): {probe.stderr.strip()[:200]}")
+    return command
+
+
+def _traced(command: list[str], trace: Path, *, env: dict[str, str], timeout: float):
+    return subprocess.run(
+        [*_strace(), "-o", str(trace), *command],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+
+
+def test_remote_calls_tells_local_from_remote() -> None:
+    trace = "\n".join(
+        [
+            '17 connect(8, {sa_family=AF_UNIX, sun_path="/var/run/nscd/socket"}, 110) = -1 ENOENT',
+            '17 connect(9, {sa_family=AF_INET, sin_port=htons(5432), sin_addr=inet_addr("127.0.0.1")}, 16)',
+            '17 connect(9, {sa_family=AF_INET6, sin6_port=htons(80), inet_pton(AF_INET6, "::1", &sin6_addr)}',
+            '18 connect(8, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr("10.255.255.53")}, 16)',
+            '18 sendto(9, "\\36\\302\\1\\0"..., 50, MSG_NOSIGNAL, {sa_family=AF_INET6, sin6_port=htons(53), '
+            'inet_pton(AF_INET6, "2001:db8::1", &sin6_addr)}, 28) = 50',
+            '19 sendto(9, "x", 1, 0, NULL, 0) = 1',
+        ]
+    )
+    remote = remote_calls(trace)
+    assert len(remote) == 2
+    assert "10.255.255.53" in remote[0] and "2001:db8::1" in remote[1]
+
+
+def test_the_tracer_sees_a_query_that_nobody_answers(tmp_path: Path) -> None:
+    """The check can fail: a UDP datagram to a documentation address (never routed) is caught."""
+    trace = tmp_path / "trace"
+    send = "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ntry:\n"
+    send += "    s.sendto(b'x', ('192.0.2.1', 53))\nexcept OSError:\n    pass"
+    _traced([sys.executable, "-c", send], trace, env=dict(os.environ), timeout=60)
+    assert [line for line in remote_calls(trace.read_text()) if "192.0.2.1" in line]
+
+
+def _write_documents(folder: Path) -> list[str]:
+    """A small corpus of the kinds assay reads, generated here; returns the kinds written."""
+    from docx import Document
+
+    folder.mkdir()
+    make_text_pdf(folder / "report.pdf", ["# Results\n\nThe reservoir held water through the summer."])
+    doc = Document()
+    doc.add_heading("Minutes", level=1)
+    doc.add_paragraph("The committee approved the budget for the coming year.")
+    doc.save(str(folder / "minutes.docx"))
+    (folder / "page.html").write_text(
+        "<html><head><title>Notice</title></head><body><main><p>The library opens at nine.</p></main>"
+        "</body></html>",
+        encoding="utf-8",
+    )
+    mail = email.message.EmailMessage()
+    mail["From"], mail["To"], mail["Subject"] = "a@example.org", "b@example.org", "Schedule"
+    mail.set_content("The meeting moves to Thursday afternoon.")
+    (folder / "note.eml").write_bytes(bytes(mail))
+    (folder / "notes.txt").write_text("Plain notes about the quarterly review.\n", encoding="utf-8")
+    kinds = ["pdf", "docx", "html", "eml", "text"]
+    if shutil.which("tesseract"):
+        make_scan_image(folder / "scan.png", "Scanned letter about the harvest festival.")
+        kinds.append("png")
+    return kinds
+
+
+@pytest.mark.slow
+def test_a_run_opens_no_socket_off_the_machine(tmp_path: Path) -> None:
+    """``assay run`` on PDF, DOCX, HTML, e-mail, text (and an image when Tesseract is there) under
+    strace: every process it starts (the Dagster runs, the reader workers of the fork server, Tesseract)
+    is traced for the whole run, which lasts well past the few seconds after import at which ONNX
+    Runtime's telemetry used to start. A fresh HOME shows that nothing is written to the user's cache."""
+    user = tmp_path / "user"
+    user.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "ASSAY_", "XDG_"))}
+    env["HOME"] = str(user)
+    corpus = tmp_path / "corpus"
+    kinds = _write_documents(corpus)
+    trace = tmp_path / "trace"
+    run = _traced(
+        [str(ASSAY), "run", "--home", str(tmp_path / "home"), str(corpus)], trace, env=env, timeout=900
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    for kind in kinds:  # one document of each kind, read (the summary's table: kind, docs, ...)
+        assert re.search(rf"^\s+{kind}\s+1\s", run.stdout, re.M), (kind, run.stdout)
+    assert trace.stat().st_size > 0, "the trace is empty: the tracer saw no socket call at all"
+    remote = remote_calls(trace.read_text(errors="replace"))
+    assert not remote, "sockets to other hosts:\n" + "\n".join(remote[:20])
+    assert not (user / ".cache" / "Microsoft").exists(), "ONNX Runtime wrote its device id"
+    assert not (user / ".dagster").exists(), "Dagster wrote its telemetry id"
