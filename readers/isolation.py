@@ -32,7 +32,9 @@ import contextlib
 import ctypes
 import dataclasses
 import multiprocessing
+import shutil
 import signal
+import tempfile
 import time
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
@@ -96,6 +98,9 @@ class ReadRequest:
     path: Path
     kind: ContentKind
     size: int
+    # The walk's sha256 of the file: with it the readers read a private snapshot verified to hold exactly
+    # the walked bytes (readers/snapshot.py); without it (a file named on the command line) the path itself.
+    sha256: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +128,10 @@ class InProcessReads:
 
     def read(self, requests: Sequence[ReadRequest]) -> Iterator[ReadDone]:
         for r in requests:
-            yield ReadDone(
-                r, extract_document(r.path, r.kind, size=r.size, limits=self.limits, max_bytes=self.max_bytes)
+            extraction = extract_document(
+                r.path, r.kind, size=r.size, limits=self.limits, max_bytes=self.max_bytes, sha256=r.sha256
             )
+            yield ReadDone(r, extraction)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +143,9 @@ class _Job:
     # that run was started with (a release it loaded, a reader a test released), whatever the fork server
     # imported.
     revisions: tuple[tuple[str, int], ...]
+    # Where the worker makes its private snapshots: the pool's own directory, removed when the pool stops,
+    # so the snapshot of a worker killed over its budget does not outlive the run.
+    scratch: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +190,7 @@ class IsolatedReads:
         self._workers: list[_Worker] = []
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(PRELOAD)
+        self._scratch: Path | None = None
 
     def __enter__(self) -> IsolatedReads:
         return self
@@ -200,6 +210,9 @@ class IsolatedReads:
                 _kill(w)
             w.conn.close()
         self._workers.clear()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
     def read(self, requests: Sequence[ReadRequest]) -> Iterator[ReadDone]:
         pending = deque(requests)
@@ -230,7 +243,9 @@ class IsolatedReads:
         from readers.table import readers_for
 
         revisions = tuple((r.name, type(r).revision) for r in readers_for(request.kind))
-        return _Job(request, self.limits, self.max_bytes, revisions)
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="assay-reads-"))
+        return _Job(request, self.limits, self.max_bytes, revisions, self._scratch)
 
     def _start(self) -> _Worker:
         parent, child = self._context.Pipe()
@@ -375,7 +390,14 @@ def _serve(conn: Connection) -> None:
             type(reader).revision = revisions.get(reader.name, type(reader).revision)
         r = job.request
         extraction = extract_document(
-            r.path, r.kind, size=r.size, limits=job.limits, max_bytes=job.max_bytes, on_attempt=conn.send
+            r.path,
+            r.kind,
+            size=r.size,
+            limits=job.limits,
+            max_bytes=job.max_bytes,
+            sha256=r.sha256,
+            scratch=job.scratch,
+            on_attempt=conn.send,
         )
         conn.send(_Finished(extraction))
 
