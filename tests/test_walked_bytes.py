@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import socket
 import stat
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,9 +24,11 @@ from orchestration.runner import run
 from readers.base import read_bounded
 from readers.dispatch import extract_document
 from readers.errors import ChangedSinceWalk, FileUnreadable, FileVanished
+from readers.isolation import SCRATCH_PREFIX, IsolatedReads, ReadBudget, ReadBudgets, ReadRequest
 from readers.model import ContentKind, DocumentStatus, ReadLimits
 from readers.snapshot import STEP, walked_snapshot
 from readers.text import PlainTextReader
+from tests.hostile import write_recursive_forms_pdf
 from warehouse.catalog import query
 
 # A read that could block (a pipe without a writer) must end well within this.
@@ -182,6 +187,38 @@ def test_a_changed_document_is_skipped_with_one_attempt_saying_why(tmp_path: Pat
     [attempt] = ex.attempts
     assert attempt.reader == STEP and attempt.failed and MARKER not in attempt.detail
     assert list(scratch.iterdir()) == []
+
+
+def test_a_worker_stopped_over_its_budget_leaves_no_snapshot(tmp_path: Path) -> None:
+    path = tmp_path / "forms.pdf"
+    write_recursive_forms_pdf(path)
+    data = path.read_bytes()
+    request = ReadRequest("forms", path, ContentKind.PDF, len(data), sha256=_sha(data))
+    with IsolatedReads(ReadLimits(), 1 << 30, ReadBudgets(ReadBudget(1.0, 1 << 32)), workers=1) as pool:
+        [done] = list(pool.read([request]))
+        assert done.extraction.reason == "timeout"
+        scratch = pool._scratch
+        assert scratch is not None and [p for p in scratch.rglob("*") if p.is_file()] == []
+    assert not scratch.exists()
+
+
+def test_a_pool_removes_the_snapshot_directories_of_pools_whose_process_is_gone(tmp_path: Path) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    left = Path(tempfile.gettempdir()) / f"{SCRATCH_PREFIX}{dead.pid}-left"
+    (left / "worker-1").mkdir(parents=True)
+    (left / "worker-1" / "snapshot.pdf").write_bytes(b"%PDF")
+    live = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
+    path = tmp_path / "note.txt"
+    sha, size = _write(path, b"a note\n")
+    try:
+        with IsolatedReads(ReadLimits(), 1 << 30, ReadBudgets(ReadBudget(60, 1 << 32)), workers=1) as pool:
+            [done] = list(pool.read([ReadRequest("n", path, ContentKind.TEXT, size, sha256=sha)]))
+            assert done.extraction.status is DocumentStatus.DERIVED
+        assert not left.exists() and live.exists()
+    finally:
+        shutil.rmtree(left, ignore_errors=True)
+        shutil.rmtree(live, ignore_errors=True)
 
 
 def test_the_attempts_name_the_walked_path_not_the_snapshot(tmp_path: Path) -> None:
