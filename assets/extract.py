@@ -115,9 +115,14 @@ def _rows(wh: Warehouse, version: str, shard: str) -> "ShardRows":
 
 
 def _up_to_date(wh: Warehouse, shard: str, documents: list[DocumentRecord], existing: "ShardRows") -> bool:
-    """Nothing to do: every table has its partition and it holds exactly the shard's documents."""
-    return set(existing.derivations) == {d.sha256 for d in documents} and all(
-        wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in EXTRACT_TABLES
+    """Nothing to do: every table has its partition and it holds exactly the shard's documents, each read
+    for good (not skipped for a problem of its file, which is looked at again)."""
+    from readers.shard import settled
+
+    return (
+        set(existing.derivations) == {d.sha256 for d in documents}
+        and all(settled(d) for d in existing.derivations.values())
+        and all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in EXTRACT_TABLES)
     )
 
 

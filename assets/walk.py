@@ -12,6 +12,7 @@ from orchestration.plans import carry_forward
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings
 from readers.inventory import CachedFile, documents_from, expand_containers, merge_observations, walk_roots
+from readers.model import FILE_PROBLEMS
 from readers.records import DocumentRecord, ObservationRecord
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
@@ -46,7 +47,7 @@ def walk(
     previous = _previous_observations(wh)
     result = walk_roots(
         roots,
-        cache=_cache(previous),
+        cache=_cache(previous, _file_problems(wh)),
         max_file_bytes=assay.max_file_bytes,
         version=EXTRACTOR_VERSION,
         now=datetime.now(UTC),
@@ -108,9 +109,31 @@ def _previous_observations(wh: Warehouse) -> list[ObservationRecord]:
     return [ObservationRecord(**row) for row in wh.rows("observations", source)]
 
 
-def _cache(previous: list[ObservationRecord]) -> dict[str, CachedFile]:
+def _cache(previous: list[ObservationRecord], distrusted: set[str]) -> dict[str, CachedFile]:
+    """What the previous walk learned, by path, except the paths whose document's file was gone,
+    unreadable or changed when it was read: their size and mtime say nothing (a rewrite can keep both),
+    so they are hashed again."""
     return {
         o.path: CachedFile(o.size, o.mtime_ns, o.sha256, o.kind, o.kind_source, o.extractor_version)
         for o in previous
-        if o.status == "ok" and o.sha256 and o.size is not None and o.mtime_ns is not None and o.kind
+        if o.status == "ok"
+        and o.sha256
+        and o.sha256 not in distrusted
+        and o.size is not None
+        and o.mtime_ns is not None
+        and o.kind
+    }
+
+
+def _file_problems(wh: Warehouse) -> set[str]:
+    """The documents the latest extract skipped for a problem of their file (under the current extractor
+    version, else the most recent one on disk, as for the observations)."""
+    versions = wh.versions("derivations")
+    if not versions:
+        return set()
+    version = EXTRACTOR_VERSION if EXTRACTOR_VERSION in versions else versions[-1]
+    return {
+        sha
+        for sha, status, reason in wh.columns("derivations", version, ("sha256", "status", "reason"))
+        if status == "skipped" and reason in FILE_PROBLEMS
     }

@@ -28,17 +28,29 @@ class ExtractPlan:
 
 
 def plan_extract(wh: Warehouse, version: str) -> ExtractPlan:
+    from readers.model import FILE_PROBLEMS
+
     docs = wh.keys_by_shard("documents", version)
-    done = wh.keys_by_shard("derivations", version)
+    done: dict[str, set[str]] = {s: set() for s in wh.shards("derivations", version)}
+    # Documents skipped for a problem of their file (gone, unreadable, changed since the walk): read again
+    # where the walk still finds them (readers/shard.py `settled`).
+    again: dict[str, set[str]] = {}
+    columns = ("shard", "sha256", "status", "reason")
+    for shard, sha, status, reason in wh.columns("derivations", version, columns):
+        done.setdefault(shard, set()).add(sha)
+        if status == "skipped" and reason in FILE_PROBLEMS:
+            again.setdefault(shard, set()).add(sha)
     complete = set(done)
     for table in ("underivables", "pages", "page_fonts"):
         complete &= set(wh.shards(table, version))
     stale = sorted(
         shard
         for shard in set(docs) | set(done)
-        if docs.get(shard, set()) != done.get(shard, set()) or (docs.get(shard) and shard not in complete)
+        if docs.get(shard, set()) != done.get(shard, set())
+        or (docs.get(shard) and shard not in complete)
+        or docs.get(shard, set()) & again.get(shard, set())
     )
-    pending = sum(len(docs.get(s, set()) - done.get(s, set())) for s in stale)
+    pending = sum(len(docs.get(s, set()) - (done.get(s, set()) - again.get(s, set()))) for s in stale)
     return ExtractPlan(stale, pending)
 
 

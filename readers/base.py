@@ -6,7 +6,7 @@ import gc
 import os
 import stat
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar
@@ -65,11 +65,29 @@ def require_readable_file(path: Path, *, allow_empty: bool = False) -> os.stat_r
     return info
 
 
+#: The note a paged reader records for a page it could not read (the page is kept, empty).
+PAGE_FAILED = "page_failed:"
+
+
+def refuse_unreadable_pages(path: Path, page_count: int, notes: Sequence[str], first_failure: str) -> None:
+    """A document none of whose pages could be read (a cycle in the page tree, pages that are not
+    dictionaries) is corrupt: raise, so that it ends ``error`` rather than an empty read (``underivable``).
+    A document with some pages read keeps them, and its failed pages stay noted."""
+    failed = sum(1 for n in notes if n.startswith(PAGE_FAILED))
+    if page_count and failed == page_count:
+        raise CorruptDocument(f"{path.name}: none of its {page_count} pages could be read: {first_failure}")
+
+
 def read_bounded(path: Path, limit: int, *, what: str = "bytes") -> bytes:
     """The whole file, read one byte past ``limit`` instead of trusting ``stat``: a file over the limit is
-    never read whole, and one that grows while it is read is still caught (``LimitExceeded``)."""
+    never read whole, and one that grows while it is read is still caught (``LimitExceeded``). The file is
+    opened without blocking and checked to be a regular file on the opened descriptor, so a pipe swapped
+    in after a check of the path cannot block the read (``FileUnreadable``)."""
+    from readers.snapshot import open_regular
+
+    fd = open_regular(path)
     try:
-        with path.open("rb") as fh:
+        with open(fd, "rb", closefd=True) as fh:
             data = fh.read(limit + 1)
     except OSError as exc:
         raise FileUnreadable(f"cannot read {path}: {exc}") from exc

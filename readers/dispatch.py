@@ -6,26 +6,29 @@ bound is the document's, so the chain ends there. The document is ``derived`` wh
 text, ``recovered_by_fallback`` when that reader was not the first; ``underivable`` when a reader read the
 document and found nothing; ``error`` when every reader failed on the document itself (corrupt,
 encrypted, over a limit); ``unsupported`` when no reader exists for its kind; ``skipped`` when it is too
-large to read. Nothing here raises for a bad document: one document can never fail a shard.
+large to read, or its file is gone, unreadable or no longer the bytes the walk hashed (readers/snapshot.py).
+Nothing here raises for a bad document: one document can never fail a shard.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from readers.base import Reader, produced_nothing
-from readers.errors import LimitExceeded, NothingProduced, ReaderError
-from readers.model import ContentKind, DocumentStatus, ReadLimits, ReadResult
+from readers.errors import FileUnreadable, LimitExceeded, NothingProduced, ReaderError
+from readers.model import FILE_PROBLEMS, ContentKind, DocumentStatus, ReadLimits, ReadResult
+from readers.snapshot import REVISION as SNAPSHOT_REVISION
+from readers.snapshot import STEP, walked_snapshot
 from readers.table import chain_signature, readers_for, unsupported_reason
 
 EMPTY_TEXT = "empty_text"
 # The reader read the document and says its text can only come from OCR (``ReadResult.needs_ocr``: an
 # image): not a document that turned out empty, so the reason tells the two apart.
 NEEDS_OCR = "needs_ocr"
-FILE_UNREADABLE = frozenset({"unreadable", "vanished"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,10 +88,18 @@ def extract_document(
     size: int,
     limits: ReadLimits,
     max_bytes: int,
+    sha256: str | None = None,
+    scratch: Path | None = None,
     on_attempt: Callable[[AttemptStarted | Attempt], None] | None = None,
 ) -> Extraction:
     """Run the kind's reader chain on ``path``; never raises for a bad document. ``on_attempt`` hears of
-    each attempt as it starts and as it ends."""
+    each attempt as it starts and as it ends.
+
+    With ``sha256`` (the walk's hash of the document) the readers read a private snapshot of the file
+    verified to hold exactly those ``size`` bytes (readers/snapshot.py, made under ``scratch``); a file that
+    changed, went or is no longer a regular file since the walk is ``skipped`` with the reason, and nothing
+    of it is read. Without it (a file named on the command line) the readers read ``path`` itself.
+    """
     chain = readers_for(kind)
     signature = chain_signature(kind)
     started = time.perf_counter()
@@ -96,13 +107,41 @@ def extract_document(
         return _outcome(kind, DocumentStatus.UNSUPPORTED, unsupported_reason(kind), signature, started)
     if size > max_bytes:
         return _outcome(kind, DocumentStatus.SKIPPED, "too_large", signature, started)
+    if sha256 is None:
+        return _read_chain(path, path, kind, chain, signature, limits, started, on_attempt)
+    try:
+        with walked_snapshot(path, sha256=sha256, size=size, scratch=scratch) as copy:
+            # The chain itself never raises (each reader's exceptions are its attempt's outcome).
+            return _read_chain(copy, path, kind, chain, signature, limits, started, on_attempt)
+    except FileUnreadable as exc:
+        # No reader ran: the failed verification is the one attempt, so `underivables` says what differed.
+        spent = _ms(started)
+        attempt = Attempt(1, STEP, str(SNAPSHOT_REVISION), "", False, True, exc.reason, str(exc), spent)
+        return Extraction(
+            kind, DocumentStatus.SKIPPED, exc.reason, None, None, signature, None, (attempt,), _ms(started)
+        )
 
+
+def _read_chain(
+    path: Path,
+    shown: Path,
+    kind: ContentKind,
+    chain: Sequence[Reader],
+    signature: str,
+    limits: ReadLimits,
+    started: float,
+    on_attempt: Callable[[AttemptStarted | Attempt], None] | None,
+) -> Extraction:
+    """The readers of ``chain`` on ``path`` in turn (a snapshot of ``shown``, the walked path, whose name
+    the attempts' details give instead)."""
     attempts: list[Attempt] = []
     empty: tuple[Reader, ReadResult] | None = None
     for ordinal, reader in enumerate(chain, start=1):
         if on_attempt is not None:
             on_attempt(AttemptStarted(ordinal, reader.name, reader.version, reader.tool_version))
         attempt, result = _try(reader, ordinal, path, limits)
+        if path != shown and str(path) in attempt.detail:
+            attempt = dataclasses.replace(attempt, detail=attempt.detail.replace(str(path), str(shown)))
         attempts.append(attempt)
         if on_attempt is not None:
             on_attempt(attempt)
@@ -131,7 +170,7 @@ def extract_document(
         reason = attempts[0].reason
         # The file itself could not be opened (gone or unreadable since the walk): skipped, not an error of
         # the document.
-        status = DocumentStatus.SKIPPED if reason in FILE_UNREADABLE else DocumentStatus.ERROR
+        status = DocumentStatus.SKIPPED if reason in FILE_PROBLEMS else DocumentStatus.ERROR
     else:
         status = DocumentStatus.UNDERIVABLE
         reason = next(a.reason for a in attempts if not a.failed)

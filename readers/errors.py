@@ -49,6 +49,19 @@ class FileUnreadable(ReaderError):
     reason = "unreadable"
 
 
+class FileVanished(FileUnreadable):
+    """The file is gone since the walk: the document is ``skipped``."""
+
+    reason = "vanished"
+
+
+class ChangedSinceWalk(FileUnreadable):
+    """The file no longer holds the bytes the walk hashed (another size, another sha256): the document is
+    ``skipped`` and nothing read from it is kept under the walked hash."""
+
+    reason = "changed_since_walk"
+
+
 class LimitExceeded(ReaderError):
     """The document is over a configured bound (pages, bytes, members)."""
 

@@ -21,6 +21,9 @@ How:
   charged to the next document.
 - Workers die with their parent (``PR_SET_PDEATHSIG`` through the fork server): a run that is killed
   leaves no reader behind.
+- Each worker reads a private snapshot of the walked bytes (readers/snapshot.py) made in a directory of
+  its own, removed when the worker is replaced; the pool's directory is removed when the pool stops, and
+  one left by a pool whose process was killed is removed by the next pool.
 
 The memory budget is resident memory sampled every ``POLL_S``, not a hard ceiling: a read that allocates
 faster than that can overshoot by what it allocates in one interval before it is stopped.
@@ -32,7 +35,10 @@ import contextlib
 import ctypes
 import dataclasses
 import multiprocessing
+import os
+import shutil
 import signal
+import tempfile
 import time
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
@@ -63,6 +69,8 @@ RECYCLE_SHARE = 0.5
 # Modules the fork server imports once, so that each worker starts with the readers loaded.
 PRELOAD = ["readers.table", "readers.dispatch"]
 _PR_SET_PDEATHSIG = 1
+# The pool's snapshot directory in the temporary directory: this prefix, the pid of the pool's process.
+SCRATCH_PREFIX = "assay-reads-"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +104,9 @@ class ReadRequest:
     path: Path
     kind: ContentKind
     size: int
+    # The walk's sha256 of the file: with it the readers read a private snapshot verified to hold exactly
+    # the walked bytes (readers/snapshot.py); without it (a file named on the command line) the path itself.
+    sha256: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +134,10 @@ class InProcessReads:
 
     def read(self, requests: Sequence[ReadRequest]) -> Iterator[ReadDone]:
         for r in requests:
-            yield ReadDone(
-                r, extract_document(r.path, r.kind, size=r.size, limits=self.limits, max_bytes=self.max_bytes)
+            extraction = extract_document(
+                r.path, r.kind, size=r.size, limits=self.limits, max_bytes=self.max_bytes, sha256=r.sha256
             )
+            yield ReadDone(r, extraction)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +149,10 @@ class _Job:
     # that run was started with (a release it loaded, a reader a test released), whatever the fork server
     # imported.
     revisions: tuple[tuple[str, int], ...]
+    # Where the worker makes its private snapshots (readers/snapshot.py): a directory of its own in the
+    # pool's, removed when the worker is replaced, so the snapshot of a worker killed over its budget does
+    # not outlive it.
+    scratch: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +170,7 @@ class _Worker:
     running: AttemptStarted | None = None
     attempts: list[Attempt] = field(default_factory=list)
     peak: int = 0
+    scratch: Path | None = None
 
     def assign(self, job: _Job) -> None:
         self.conn.send(job)
@@ -181,6 +198,7 @@ class IsolatedReads:
         self._workers: list[_Worker] = []
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(PRELOAD)
+        self._scratch: Path | None = None
 
     def __enter__(self) -> IsolatedReads:
         return self
@@ -200,6 +218,9 @@ class IsolatedReads:
                 _kill(w)
             w.conn.close()
         self._workers.clear()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
     def read(self, requests: Sequence[ReadRequest]) -> Iterator[ReadDone]:
         pending = deque(requests)
@@ -221,23 +242,27 @@ class IsolatedReads:
         for worker in [w for w in self._workers if w.job is None]:
             if not pending:
                 return
-            worker.assign(self._job(pending.popleft()))
+            worker.assign(self._job(pending.popleft(), worker.scratch))
         while pending and len(self._workers) < self.size:
             worker = self._start()
-            worker.assign(self._job(pending.popleft()))
+            worker.assign(self._job(pending.popleft(), worker.scratch))
 
-    def _job(self, request: ReadRequest) -> _Job:
+    def _job(self, request: ReadRequest, scratch: Path | None) -> _Job:
         from readers.table import readers_for
 
         revisions = tuple((r.name, type(r).revision) for r in readers_for(request.kind))
-        return _Job(request, self.limits, self.max_bytes, revisions)
+        return _Job(request, self.limits, self.max_bytes, revisions, scratch)
 
     def _start(self) -> _Worker:
         parent, child = self._context.Pipe()
         process = self._context.Process(target=_serve, args=(child,), name="assay-reader", daemon=True)
         process.start()
         child.close()
-        worker = _Worker(process, parent, psutil.Process(process.pid))
+        if self._scratch is None:
+            self._scratch = _pool_scratch()
+        scratch = self._scratch / f"worker-{process.pid}"
+        scratch.mkdir(mode=0o700)
+        worker = _Worker(process, parent, psutil.Process(process.pid), scratch=scratch)
         self._workers.append(worker)
         return worker
 
@@ -296,6 +321,8 @@ class IsolatedReads:
         """Stop ``worker``; a new one is started when a document needs it."""
         _kill(worker)
         worker.conn.close()
+        if worker.scratch is not None:
+            shutil.rmtree(worker.scratch, ignore_errors=True)
         self._workers.remove(worker)
         self.replaced += 1
 
@@ -351,6 +378,16 @@ def _failed(request: ReadRequest, worker: _Worker, reason: str, detail: str, ela
     )
 
 
+def _pool_scratch() -> Path:
+    """A new private directory for the pool's snapshots, named after this process; the directories of
+    pools whose process is gone (a run killed with SIGKILL never closes its pool) are removed first."""
+    for old in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
+        pid = old.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not psutil.pid_exists(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
+
+
 def _kill(worker: _Worker) -> None:
     with contextlib.suppress(ProcessLookupError, OSError):
         worker.process.kill()
@@ -375,7 +412,14 @@ def _serve(conn: Connection) -> None:
             type(reader).revision = revisions.get(reader.name, type(reader).revision)
         r = job.request
         extraction = extract_document(
-            r.path, r.kind, size=r.size, limits=job.limits, max_bytes=job.max_bytes, on_attempt=conn.send
+            r.path,
+            r.kind,
+            size=r.size,
+            limits=job.limits,
+            max_bytes=job.max_bytes,
+            sha256=r.sha256,
+            scratch=job.scratch,
+            on_attempt=conn.send,
         )
         conn.send(_Finished(extraction))
 

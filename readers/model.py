@@ -73,6 +73,20 @@ class DocumentStatus(StrEnum):
     SKIPPED = "skipped"
 
 
+class FileProblem(StrEnum):
+    """Why a document is ``skipped`` for its file, not its content, at extract time: gone, unreadable, or
+    no longer the bytes the walk hashed. The next walk hashes such a path again instead of trusting its
+    size and mtime, and the next extract reads the document again (readers/snapshot.py)."""
+
+    UNREADABLE = "unreadable"
+    VANISHED = "vanished"
+    CHANGED_SINCE_WALK = "changed_since_walk"
+
+
+#: The reasons of :class:`FileProblem`, as stored in ``derivations.reason``.
+FILE_PROBLEMS: frozenset[str] = frozenset(p.value for p in FileProblem)
+
+
 class ObservationStatus(StrEnum):
     """What the walk could do with one path."""
 

@@ -24,7 +24,7 @@ from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 from pdfminer.pdfpage import PDFPage
 from pdfplumber.utils.exceptions import PdfminerException
 
-from readers.base import Reader, require_readable_file
+from readers.base import PAGE_FAILED, Reader, refuse_unreadable_pages, require_readable_file
 from readers.bidi import logical_text
 from readers.errors import CorruptDocument, EncryptedDocument, FileUnreadable, LimitExceeded, ReaderError
 from readers.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
@@ -34,7 +34,9 @@ class PdfPlumberReader(Reader):
     """Plain text per page with pdfplumber; facts from the objects pdfminer laid out."""
 
     name = "pdfplumber"
-    revision = 2  # 2: right-to-left lines in reading order (readers/bidi.py)
+    # 2: right-to-left lines in reading order (readers/bidi.py); 3: a PDF none of whose pages could be read
+    # is `corrupt`, not an empty read.
+    revision = 3
     kinds = frozenset({ContentKind.PDF})
 
     @property
@@ -151,13 +153,15 @@ def _read_pages(pdf: pdfplumber.PDF, path: Path, limits: ReadLimits, notes: list
         raise LimitExceeded(f"{path.name}: {len(pages)} pages, over the limit of {limits.max_pages}")
     out: list[PageText] = []
     total = 0
+    first_failure = ""
     for page in pages:
         try:
             text, facts = _read_page(page)
         except MemoryError as exc:
             raise LimitExceeded(f"{path.name}: out of memory on page {page.page_number}") from exc
-        except Exception:
-            notes.append(f"page_failed:{page.page_number}")
+        except Exception as exc:
+            notes.append(f"{PAGE_FAILED}{page.page_number}")
+            first_failure = first_failure or _describe(exc)
             text, facts = "", PageFacts()
         finally:
             page.close()  # drop the page's cached layout: a long document would hold all of them
@@ -165,6 +169,7 @@ def _read_pages(pdf: pdfplumber.PDF, path: Path, limits: ReadLimits, notes: list
         if total > limits.max_text_bytes:
             raise LimitExceeded(f"{path.name}: more than {limits.max_text_bytes} bytes of text")
         out.append(PageText(page=page.page_number, text=text, facts=facts))
+    refuse_unreadable_pages(path, len(pages), notes, first_failure)
     return ReadResult(pages=tuple(out), page_count=len(pages), notes=tuple(notes))
 
 

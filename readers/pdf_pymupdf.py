@@ -48,7 +48,7 @@ from typing import Any
 
 import pymupdf
 
-from readers.base import Reader, collector_paused, require_readable_file
+from readers.base import PAGE_FAILED, Reader, collector_paused, refuse_unreadable_pages, require_readable_file
 from readers.errors import CorruptDocument, EncryptedDocument, FileUnreadable, LimitExceeded, ReaderError
 from readers.model import (
     Block,
@@ -211,8 +211,9 @@ class PyMuPDFReader(Reader):
 
     name = "pymupdf"
     # 2: the page's invisible runs are recorded (pages.hidden_text/hidden_why); a PDF read by 1 is read
-    # again, not carried over, since its rows would say "nothing hidden".
-    revision = 2
+    # again, not carried over, since its rows would say "nothing hidden". 3: a PDF none of whose pages
+    # loads is `corrupt` (an error), not an empty read.
+    revision = 3
     kinds = frozenset({ContentKind.PDF})
 
     @property
@@ -276,6 +277,7 @@ def _open(path: Path, limits: ReadLimits) -> tuple[pymupdf.Document, list[str]]:
 
 def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes: list[str]) -> ReadResult:
     page_count = doc.page_count
+    first_failure = ""
     drafts: list[_Draft] = []
     chars = 0
     for index in range(page_count):
@@ -283,8 +285,9 @@ def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes:
             draft = _first_pass(doc.load_page(index), index + 1)
         except MemoryError as exc:
             raise LimitExceeded(f"{path.name}: out of memory on page {index + 1}") from exc
-        except Exception:
-            notes.append(f"page_failed:{index + 1}")
+        except Exception as exc:
+            notes.append(f"{PAGE_FAILED}{index + 1}")
+            first_failure = first_failure or f"{type(exc).__name__}: {exc}"
             draft = _Draft(index + 1, [], PageFacts())
         chars += sum(
             len(line.text) for item in draft.items if isinstance(item, _Block) for line in item.lines
@@ -292,6 +295,7 @@ def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes:
         if chars > limits.max_text_bytes:  # a character is at least one byte: a cheap lower bound
             raise LimitExceeded(f"{path.name}: more than {limits.max_text_bytes} bytes of text")
         drafts.append(draft)
+    refuse_unreadable_pages(path, page_count, notes, first_failure)
     pages = _render(drafts)
     total = sum(len(page.text.encode("utf-8", "surrogatepass")) for page in pages)
     if total > limits.max_text_bytes:

@@ -2,7 +2,8 @@
 
 For each document of the shard, in sha256 order:
 
-- already extracted under the current extractor version: the rows are kept, the file is not read again;
+- already extracted under the current extractor version: the rows are kept, the file is not read again
+  (unless its file was gone, unreadable or changed since the walk then: :func:`settled`);
 - extracted under an earlier version whose readers for the kind are unchanged (same chain signature) and
   whose outcome does not call for a retry: the rows are carried over, marked ``carried_from``;
 - otherwise the file is read.
@@ -30,7 +31,7 @@ from quality.signals import PageMeasures, measure_document
 from readers.dispatch import Extraction
 from readers.inventory import fs_path
 from readers.isolation import DocumentReads, InProcessReads, ReadRequest
-from readers.model import OCR_KINDS, ContentKind, DocumentStatus, PageText, ReadLimits
+from readers.model import FILE_PROBLEMS, OCR_KINDS, ContentKind, DocumentStatus, PageText, ReadLimits
 from readers.records import DerivationRecord, DocumentRecord, PageFontRecord, PageRecord, UnderivableRecord
 from readers.table import chain_signature
 
@@ -190,7 +191,7 @@ def extract_shards(
             if doc.shard != w.shard:
                 raise ValueError(f"document {doc.sha256} does not belong to shard {w.shard}")
             kind = ContentKind(doc.kind)
-            if doc.sha256 in w.existing.derivations:
+            if settled(w.existing.derivations.get(doc.sha256)):
                 out.add(w.existing, doc.sha256)
                 done(doc, Outcome.KEPT)
             elif w.prior is not None and _can_carry(w.prior.derivations.get(doc.sha256), kind):
@@ -203,7 +204,10 @@ def extract_shards(
             ready.append(w.shard)
     for shard in ready:
         yield result(shard)
-    requests = [ReadRequest(d.sha256, fs_path(d.path), ContentKind(d.kind), d.size) for d in to_read.values()]
+    requests = [
+        ReadRequest(d.sha256, fs_path(d.path), ContentKind(d.kind), d.size, sha256=d.sha256)
+        for d in to_read.values()
+    ]
     for finished in reads.read(requests):
         doc = to_read[finished.request.key]
         add_extraction(outs[doc.shard], doc, version, finished.extraction, max_text_chars=max_text_chars)
@@ -211,6 +215,14 @@ def extract_shards(
         waiting[doc.shard] -= 1
         if not waiting[doc.shard]:
             yield result(doc.shard)
+
+
+def settled(derivation: DerivationRecord | None) -> bool:
+    """The current version has read the document for good: any outcome but a problem of its file at the
+    time (gone, unreadable, changed since the walk), which the next run looks at again."""
+    return derivation is not None and not (
+        derivation.status == DocumentStatus.SKIPPED.value and derivation.reason in FILE_PROBLEMS
+    )
 
 
 def _can_carry(previous: DerivationRecord | None, kind: ContentKind) -> bool:

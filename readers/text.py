@@ -14,7 +14,7 @@ from typing import ClassVar
 
 import charset_normalizer
 
-from readers.base import Reader, read_bounded
+from readers.base import Reader, read_bounded, require_readable_file
 from readers.encoding import decode_text
 from readers.model import ContentKind, PageText, ReadLimits, ReadResult
 
@@ -41,8 +41,10 @@ class PlainTextReader(Reader):
         ``produced_nothing`` judges it, not the reader).
 
         Reads one byte past the limit instead of trusting ``stat``: a file that grows while it is read
-        is still caught, and a file over the limit is never read whole.
+        is still caught, and a file over the limit is never read whole. A path that is not a regular file
+        (a pipe would block the read) is ``unreadable``, checked on the path and again on the opened file.
         """
+        require_readable_file(path, allow_empty=True)
         data = read_bounded(path, limits.max_text_bytes, what="bytes of text")
         decoded = decode_text(data)
         notes = (ENCODING_FALLBACK_NOTE,) if decoded.source == "fallback" else ()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import os
 import random
 from pathlib import Path
 
@@ -212,14 +213,19 @@ def test_over_the_byte_limit(tmp_path: Path) -> None:
     assert info.value.reason == "over_limit"
 
 
-@pytest.mark.parametrize("make", [lambda p: None, lambda p: p.mkdir()], ids=["missing", "directory"])
+@pytest.mark.parametrize(
+    "make", [lambda p: None, lambda p: p.mkdir(), os.mkfifo], ids=["missing", "directory", "fifo"]
+)
 def test_unreadable_file_is_a_reader_error(tmp_path: Path, make) -> None:
     path = tmp_path / "gone.txt"
     make(path)
     with pytest.raises(ReaderError) as info:
-        READER.read(path, LIMITS)
+        READER.read(path, LIMITS)  # a pipe is refused, not waited on
     assert info.value.reason == "unreadable"
-    assert isinstance(info.value.__cause__, OSError)
+    if path.exists():
+        assert "not a regular file" in str(info.value)
+    else:
+        assert isinstance(info.value.__cause__, OSError)
 
 
 # --- the shared corpus --------------------------------------------------------------------------------
