@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from orchestration.exits import Exit
 from readers.errors import AssayError
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.errors import WarehouseError
@@ -46,12 +47,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args, console)
     except (AssayError, WarehouseError) as exc:
         Console(stderr=True, soft_wrap=True).print(f"[bold red]assay:[/] {escape(str(exc))}")
-        return 1
-    except KeyboardInterrupt:
+        return getattr(exc, "exit_code", Exit.FAILED)  # HomeBusy: Exit.BUSY
+    except KeyboardInterrupt as exc:  # orchestration.stopping.Interrupted says which signal
         Console(stderr=True).print(
             "[yellow]interrupted[/]: rerun the same command to finish; nothing is lost."
         )
-        return 130
+        return getattr(exc, "exit_code", Exit.INTERRUPTED)
 
 
 def _parser() -> argparse.ArgumentParser:
