@@ -77,7 +77,7 @@ class Pipeline:
         self.home = home
         self.progress = progress
         self.shards_per_run = shards_per_run
-        self.instance = dg.DagsterInstance.get()
+        self.instance = _instance(home)
         # The ASSAY_* settings of the environment (read budgets, rate bounds, OCR ...), in this home.
         self.settings = settings_from_env({**os.environ, "ASSAY_HOME": str(home.path)})
         self.defs = make_definitions(self.settings, progress)
@@ -254,6 +254,25 @@ def _run(pipeline: Pipeline, roots: list[Path], on_stage) -> RunReport:
 
 
 RERUN = "rerun the same command to finish"
+# The runs of ``assay run`` write their output to the terminal themselves: Dagster's default compute log
+# manager would capture it for the web UI through a `tail -F` and a watcher interpreter per stream and
+# step, which Ctrl-C (sent to the terminal's whole process group) makes print a KeyboardInterrupt
+# traceback each; what those steps print is the progress bar, nothing the UI needs. Runs the daemon or the
+# UI launch keep the instance's compute log manager.
+NO_COMPUTE_LOGS = {
+    "compute_logs": {
+        "module": "dagster._core.storage.noop_compute_log_manager",
+        "class": "NoOpComputeLogManager",
+    }
+}
+
+
+def _instance(home: Home) -> dg.DagsterInstance:
+    """The instance of the home (its ``dagster.yaml``), without compute log capture."""
+    from dagster._core.instance.ref import InstanceRef
+
+    ref = InstanceRef.from_dir(str(home.dagster_home), overrides=NO_COMPUTE_LOGS)
+    return dg.DagsterInstance.from_ref(ref)
 
 
 def _signal_name(signum: int) -> str:

@@ -17,7 +17,12 @@ import pytest
 from orchestration.exits import Exit
 from orchestration.lock import LOCK_FILE, HomeBusy, home_lock, lock_for_run, recorded_holder
 from orchestration.stopping import Interrupted, StopSignals
+from tests.corpus_rows import ASSAY, AssayRun, start_run
+from warehouse import Warehouse
+from warehouse.catalog import query
 
+# How often a test looks at a run meanwhile.
+POLL_S = 0.02
 # How long a holder process may take to start and take the lock (an interpreter importing the project).
 START_TIMEOUT_S = 60
 # Holds the lock of argv[1] (shared when argv[2] is "shared") until its stdin closes.
@@ -89,9 +94,12 @@ def test_a_waiting_writer_takes_the_lock_once_it_is_released(tmp_path: Path) -> 
 
 
 def test_a_wait_that_runs_out_is_refused(tmp_path: Path) -> None:
-    with HeldElsewhere(tmp_path), pytest.raises(HomeBusy, match="after waiting 0.3 s"):
-        with home_lock(tmp_path, wait_s=0.3):
-            pytest.fail("the lock was taken twice")
+    with (
+        HeldElsewhere(tmp_path),
+        pytest.raises(HomeBusy, match=r"after waiting 0\.3 s"),
+        home_lock(tmp_path, wait_s=0.3),
+    ):
+        pytest.fail("the lock was taken twice")
 
 
 def test_the_kernel_releases_the_lock_of_a_killed_holder(tmp_path: Path) -> None:
@@ -171,3 +179,115 @@ def test_a_second_signal_ends_the_process_at_once() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == -signal.SIGINT, done.stdout + done.stderr
     assert done.stdout == "stopping\n" and "Traceback" not in done.stderr
+
+
+# -- assay run against assay run -----------------------------------------------------------------------
+
+# A run of a few notes took 60 to 110 s on a 2-core machine busy with other work; two of them one after the
+# other, twice that.
+RUN_TIMEOUT_S = 400
+
+
+def write_notes(root: Path, subject: str, count: int = 3) -> list[Path]:
+    """Plain-text notes whose bytes belong to this root alone."""
+    root.mkdir(parents=True)
+    paths = []
+    for i in range(count):
+        path = root / f"{subject}-{i}.txt"
+        path.write_text(
+            f"Field note {i} on the {subject} pumping station: the {subject} intake ran {i * 3 + 2} hours "
+            f"and the operators logged {i * 11 + 7} megalitres.\n",
+            encoding="utf-8",
+        )
+        paths.append(path)
+    return paths
+
+
+def wait_until_holding(run: AssayRun) -> None:
+    """Until the run has taken its home's lock (it records itself in the lock file once it has)."""
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while (holder := recorded_holder(run.home)) is None or holder.pid != run.process.pid:
+        assert run.process.poll() is None, run.log.read_text()[-4000:]
+        assert time.monotonic() < deadline, "the run did not take the lock in time"
+        time.sleep(POLL_S)
+
+
+def wait_for_output(run: AssayRun, text: str) -> None:
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while text not in run.log.read_text(encoding="utf-8", errors="replace"):
+        assert run.process.poll() is None, run.log.read_text()[-4000:]
+        assert time.monotonic() < deadline, f"the run did not print {text!r} in time"
+        time.sleep(POLL_S)
+
+
+def rows_by_root(home: Path, roots: dict[str, list[Path]]) -> dict[str, dict[str, int]]:
+    """For each root, how many of its files each table has rows for."""
+    warehouse = Warehouse(home / "warehouse")
+    queries = {
+        "observations": "select path from observations",
+        "documents": "select path from documents",
+        "derivations": "select d.path from derivations v join documents d using (sha256)",
+        "texts": "select d.path from texts t join documents d using (sha256)",
+    }
+    counts: dict[str, dict[str, int]] = {}
+    for name, files in roots.items():
+        wanted = {str(p.absolute()) for p in files}
+        counts[name] = {
+            table: len({row[0] for row in query(warehouse, sql).rows} & wanted)
+            for table, sql in queries.items()
+        }
+    return counts
+
+
+@pytest.mark.slow
+def test_two_runs_with_different_roots_on_one_home_wait_for_each_other_and_keep_both(tmp_path: Path) -> None:
+    """The second run waits for the first (ASSAY_LOCK_WAIT_S), then walks its root beside the first's."""
+    home = tmp_path / "home"
+    roots = {
+        "alpha": write_notes(tmp_path / "alpha", "alpha"),
+        "beta": write_notes(tmp_path / "beta", "beta"),
+    }
+    wait = {"ASSAY_LOCK_WAIT_S": str(RUN_TIMEOUT_S)}
+    with start_run(home, tmp_path / "alpha", settings=wait, log=tmp_path / "alpha.log") as first:
+        wait_until_holding(first)
+        os.kill(first.process.pid, signal.SIGSTOP)  # holds the lock while the second one starts
+        try:
+            with start_run(home, tmp_path / "beta", settings=wait, log=tmp_path / "beta.log") as second:
+                wait_for_output(second, "waiting up to")
+                os.kill(first.process.pid, signal.SIGCONT)
+                second_output = second.wait(RUN_TIMEOUT_S)
+                first.wait(RUN_TIMEOUT_S)
+        finally:
+            os.kill(first.process.pid, signal.SIGCONT)
+    assert f"for the run writing here: pid {first.process.pid} (assay run --home {home}" in second_output
+    every = {"observations": 3, "documents": 3, "derivations": 3, "texts": 3}
+    assert rows_by_root(home, roots) == {"alpha": every, "beta": every}
+
+
+@pytest.mark.slow
+def test_a_second_run_is_refused_naming_the_holder_and_a_killed_holder_frees_the_home(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    roots = {
+        "alpha": write_notes(tmp_path / "alpha", "alpha"),
+        "beta": write_notes(tmp_path / "beta", "beta"),
+    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ASSAY_", "DAGSTER_"))}
+    with start_run(home, tmp_path / "alpha", log=tmp_path / "alpha.log") as first:
+        wait_until_holding(first)
+        os.kill(first.process.pid, signal.SIGSTOP)  # holds the lock for as long as the test needs
+        refused = subprocess.run(
+            [str(ASSAY), "run", "--home", str(home), str(tmp_path / "beta")],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=RUN_TIMEOUT_S,
+        )
+        first.kill()  # SIGKILL, stopped as it is: the kernel releases its lock
+    assert refused.returncode == Exit.BUSY, refused.stdout + refused.stderr
+    message = " ".join((refused.stdout + refused.stderr).split())
+    assert f"another assay run is writing {home}: pid {first.process.pid} (assay run --home {home}" in message
+    assert "Traceback" not in message
+    with start_run(home, tmp_path / "beta", log=tmp_path / "beta.log") as third:
+        third.wait(RUN_TIMEOUT_S)
+    every = {"observations": 3, "documents": 3, "derivations": 3, "texts": 3}
+    assert rows_by_root(home, roots)["beta"] == every
