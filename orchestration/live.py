@@ -49,7 +49,7 @@ class LiveProgress(Progress):
     def waiting(self, message: str) -> None:
         if not self._waiting:
             self._waiting = True
-            self._bar.console.print(message)
+            self._bar.console.print(message, soft_wrap=True, markup=False, highlight=False)
 
     def _finish(self) -> None:
         if self._task is not None:
