@@ -57,11 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args, console)
     except Exception as exc:
         return _failed(exc, verbose=args.verbose)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # orchestration.stopping.Interrupted says which signal
         Console(stderr=True).print(
             "[yellow]interrupted[/]: rerun the same command to finish; nothing is lost."
         )
-        return 130
+        return getattr(exc, "exit_code", Exit.INTERRUPTED)
 
 
 def _failed(exc: Exception, *, verbose: bool) -> int:
@@ -75,7 +75,7 @@ def _failed(exc: Exception, *, verbose: bool) -> int:
         return fault.exit_code
     if isinstance(exc, AssayError | WarehouseError):
         err.print(f"[bold red]assay:[/] {shown(exc)}")
-        return Exit.FAILED
+        return getattr(exc, "exit_code", Exit.FAILED)  # HomeBusy: Exit.BUSY
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     err.print(
         f"[bold red]assay: unexpected {shown(type(exc).__name__)}[/]: {shown(first)}"

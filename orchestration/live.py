@@ -26,6 +26,7 @@ class LiveProgress(Progress):
         )
         self._task: Any = None
         self._stage = ""
+        self._waiting = False
 
     def __enter__(self) -> LiveProgress:
         self._bar.__enter__()
@@ -44,6 +45,11 @@ class LiveProgress(Progress):
         if name in ("catalog", "sanitize", "chunk") or (name in ("extract", "ocr") and not total):
             return  # quick or nothing to do; the summary says what happened
         self._task = self._bar.add_task(name, total=total, note="")
+
+    def waiting(self, message: str) -> None:
+        if not self._waiting:
+            self._waiting = True
+            self._bar.console.print(message, soft_wrap=True, markup=False, highlight=False)
 
     def _finish(self) -> None:
         if self._task is not None:

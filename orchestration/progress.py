@@ -33,3 +33,6 @@ class Progress:
     def document_done(self, outcome: str, status: str) -> None:
         self.outcomes[outcome] += 1
         self.statuses[status] += 1
+
+    def waiting(self, message: str) -> None:
+        """The run waits for another run's lock on the home (said once per wait)."""

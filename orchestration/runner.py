@@ -4,12 +4,19 @@ walk → the stale shards (documents that the current extractor version has not 
 documents changed) → extract, in runs of contiguous shard ranges (the backfill policy's batch size) →
 catalog. Every run is a real Dagster run recorded in the instance under the assay home, so ``assay ui``
 shows them.
+
+The whole holds the home's lock (orchestration/lock.py), so no other writer runs meanwhile, and stops on
+SIGINT or SIGTERM between two steps (orchestration/stopping.py): the step running is interrupted, its
+Dagster run recorded as canceled, no later stage runs, and :class:`Interrupted` is raised.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,10 +26,12 @@ from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PART
 from assets.sanitize import SANITIZE_TABLES
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
+from orchestration.lock import Holder, home_lock
 from orchestration.partitions import SHARDS_PER_RUN, shard_ranges
 from orchestration.plans import plan_after, plan_extract, plan_ocr, plan_verdicts
 from orchestration.progress import Progress
 from orchestration.settings import settings_from_env
+from orchestration.stopping import Interrupted, StopSignals
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 
@@ -68,10 +77,31 @@ class Pipeline:
         self.home = home
         self.progress = progress
         self.shards_per_run = shards_per_run
-        self.instance = dg.DagsterInstance.get()
+        self.instance = _instance(home)
         # The ASSAY_* settings of the environment (read budgets, rate bounds, OCR ...), in this home.
         self.settings = settings_from_env({**os.environ, "ASSAY_HOME": str(home.path)})
         self.defs = make_definitions(self.settings, progress)
+        self._stop: StopSignals | None = None
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the home's lock and take SIGINT and SIGTERM as a request to stop, for the block (once: a
+        nested block is part of the outer one)."""
+        if self._stop is not None:
+            yield
+            return
+        with StopSignals() as stop:
+            self._stop = stop
+            try:
+                with home_lock(self.home.path, wait_s=self.settings.lock_wait_s, on_wait=self._waiting):
+                    yield
+            finally:
+                self._stop = None
+
+    def _waiting(self, holder: Holder, left: float) -> None:
+        if self._stop is not None:
+            self._stop.check()
+        self.progress.waiting(f"waiting up to {left:.0f} s for the run writing here: {holder.describe()}")
 
     def walk(self, roots: list[Path], report: RunReport) -> bool:
         config = {"ops": {"walk": {"config": {"roots": [str(r) for r in roots]}}}, **QUIET_LOGS}
@@ -104,8 +134,8 @@ class Pipeline:
 
     def calibrate(self, report: RunReport) -> dict[str, object]:
         """Run the calibration asset; returns its materialization metadata (plain values)."""
-        job = self.defs.resolve_job_def("assay_calibration")
-        result = job.execute_in_process(instance=self.instance, raise_on_error=False, run_config=QUIET_LOGS)
+        with self.writing():
+            result = self._launch("assay_calibration", run_config=QUIET_LOGS)
         self._record(result, report, "calibration")
         metadata: dict[str, object] = {}
         for event in result.get_asset_materialization_events():
@@ -120,9 +150,23 @@ class Pipeline:
         return self._execute("assay_report", report, "report", run_config=QUIET_LOGS)
 
     def _execute(self, job_name: str, report: RunReport, stage: str, **kwargs) -> bool:
+        return self._record(self._launch(job_name, **kwargs), report, stage)
+
+    def _launch(self, job_name: str, **kwargs) -> dg.ExecuteInProcessResult:
+        """One Dagster run, unless a stop was asked for; a run a signal interrupted is recorded as canceled
+        (its checks then show as skipped, not failed) and the stop raised."""
+        stop = self._stop
+        if stop is not None:
+            stop.check()
         job = self.defs.resolve_job_def(job_name)
         result = job.execute_in_process(instance=self.instance, raise_on_error=False, **kwargs)
-        return self._record(result, report, stage)
+        signum = stop.signum if stop is not None else None
+        if signum is not None:
+            run = self.instance.get_run_by_id(result.run_id)
+            if not result.success and run is not None:
+                self.instance.report_run_canceled(run, f"stopped by {_signal_name(signum)}; {RERUN}")
+            raise Interrupted(signum)
+        return result
 
     def _record(self, result: dg.ExecuteInProcessResult, report: RunReport, stage: str) -> bool:
         report.runs += 1
@@ -147,9 +191,15 @@ def run(
     home: Home, roots: list[Path], progress: Progress, *, shards_per_run: int = SHARDS_PER_RUN, on_stage=None
 ) -> RunReport:
     """Walk ``roots``, extract the touched shards, rebuild the catalog."""
-    started = time.perf_counter()
-    report = RunReport(roots=roots)
     pipeline = Pipeline(home, progress, shards_per_run)
+    with pipeline.writing():
+        return _run(pipeline, roots, on_stage)
+
+
+def _run(pipeline: Pipeline, roots: list[Path], on_stage) -> RunReport:
+    started = time.perf_counter()
+    home = pipeline.home
+    report = RunReport(roots=roots)
     removed = home.warehouse.remove_stale_temporaries()
     if removed and on_stage:
         on_stage("cleanup", removed)
@@ -201,6 +251,32 @@ def run(
             pipeline.quality_report(report)
     report.seconds = time.perf_counter() - started
     return report
+
+
+RERUN = "rerun the same command to finish"
+# The runs of ``assay run`` write their output to the terminal themselves: Dagster's default compute log
+# manager would capture it for the web UI through a `tail -F` and a watcher interpreter per stream and
+# step, which Ctrl-C (sent to the terminal's whole process group) makes print a KeyboardInterrupt
+# traceback each; what those steps print is the progress bar, nothing the UI needs. Runs the daemon or the
+# UI launch keep the instance's compute log manager.
+NO_COMPUTE_LOGS = {
+    "compute_logs": {
+        "module": "dagster._core.storage.noop_compute_log_manager",
+        "class": "NoOpComputeLogManager",
+    }
+}
+
+
+def _instance(home: Home) -> dg.DagsterInstance:
+    """The instance of the home (its ``dagster.yaml``), without compute log capture."""
+    from dagster._core.instance.ref import InstanceRef
+
+    ref = InstanceRef.from_dir(str(home.dagster_home), overrides=NO_COMPUTE_LOGS)
+    return dg.DagsterInstance.from_ref(ref)
+
+
+def _signal_name(signum: int) -> str:
+    return signal.Signals(signum).name
 
 
 def _catalog_current(wh: Warehouse) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
@@ -103,6 +105,12 @@ class AssaySettings(dg.ConfigurableResource):
     # Seconds between two evaluations of the automation sensor (Dagster's default for such sensors).
     automation_interval_seconds: int = 30
 
+    # Seconds a writer waits for another run's lock on the home (orchestration/lock.py) before it gives up
+    # with exit code 4 naming the holder. 0, refuse at once: a person learns at once that the home is in
+    # use, and a script decides itself whether to queue (it sets the seconds it may wait). Runs the Dagster
+    # daemon launches wait as long, and fail with the same message.
+    lock_wait_s: float = 0.0
+
     # Personal data: the kinds replaced by placeholders (quality/pii.py PiiKind: email, phone, card, iban,
     # ip, national_id, vat), empty for none; the region national phone numbers are read in ("GB"), empty
     # to accept only numbers written in international form (+44 ...), which never mistakes a reference
@@ -116,6 +124,26 @@ class AssaySettings(dg.ConfigurableResource):
     # Chunks: a target size and an overlap in characters (about 4 characters a token in English).
     chunk_target_chars: int = 1500
     chunk_overlap_chars: int = 200
+
+    @contextlib.contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator[AssaySettings]:
+        """Set up for a Dagster run: a run Dagster launched itself (the daemon, the web UI) takes the home's
+        lock for its duration, shared when it holds only shard stages (orchestration/lock.py); inside
+        ``assay run``, which holds it already, this is a no-op."""
+        from orchestration.lock import lock_for_run
+
+        run = context.run
+        if run is None:  # a resource built outside a run
+            yield self
+            return
+        names = (
+            frozenset(k.to_user_string() for k in run.asset_selection)
+            if run.asset_selection
+            else frozenset({run.job_name.removeprefix("assay_")})
+        )
+        command = f"Dagster run {run.run_id} of {run.job_name}"
+        with lock_for_run(self.home_path, names, command=command, wait_s=self.lock_wait_s):
+            yield self
 
     @property
     def home_path(self) -> Path:

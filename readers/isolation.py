@@ -206,6 +206,9 @@ class IsolatedReads:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        if kind is not None:  # the reads are abandoned (an interrupt, a failure): stop the workers at once
+            for w in self._workers:
+                _kill(w)
         self.close()
 
     def close(self) -> None:

@@ -165,13 +165,21 @@ class AssayRun:
         self.process.wait()
 
 
-def start_run(home: Path, root: Path, *, hash_seed: str = "0") -> AssayRun:
-    """``assay run --home HOME ROOT``, the console script, with its own hash seed; its output goes to a log
-    beside the home."""
+def start_run(
+    home: Path,
+    root: Path,
+    *,
+    hash_seed: str = "0",
+    settings: dict[str, str] | None = None,
+    log: Path | None = None,
+) -> AssayRun:
+    """``assay run --home HOME ROOT``, the console script, with its own hash seed and ``settings`` (ASSAY_*
+    variables); its output goes to ``log``, by default a log beside the home."""
     env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_HOME", "DAGSTER_HOME")}
     env["PYTHONHASHSEED"] = hash_seed
+    env.update(settings or {})
     home.parent.mkdir(parents=True, exist_ok=True)
-    log = home.with_name(f"{home.name}.log")
+    log = log if log is not None else home.with_name(f"{home.name}.log")
     with log.open("wb") as out:
         process = subprocess.Popen(
             [str(ASSAY), "run", "--home", str(home), str(root)],
