@@ -414,11 +414,12 @@ def test_hostile_containers_end_with_a_reason_and_every_other_document_is_read(
     folder.mkdir()
     (folder / "deep.eml").write_bytes(nested_email(200))
     (folder / "bomb.zip").write_bytes(stored_zip_bomb(inner=5, members=20))
-    (folder / "note.txt").write_text("A plain note about the water meters.\n")
+    (folder / "meters.txt").write_text("A plain note about the water meters.\n")
     (folder / "minutes.docx").write_bytes(docx_bytes(WORDS))
     (folder / "mail.eml").write_bytes(mail_with_attachment("agenda.txt", b"Agenda: the reservoir budget."))
     make_text_pdf(folder / "plain.pdf", ["An ordinary report on reservoir levels."])
-    pdf_with_files(folder / "report.pdf", {"note.txt": NOTE.encode(), "appendix.docx": docx_bytes(WORDS)})
+    appendix = docx_bytes("The appendix lists the pumps.")
+    pdf_with_files(folder / "report.pdf", {"note.txt": NOTE.encode(), "appendix.docx": appendix})
 
     report = run(Home(home), [folder], Progress())
     assert report.ok, report.failures
@@ -434,6 +435,7 @@ def test_hostile_containers_end_with_a_reason_and_every_other_document_is_read(
     }
     # Every ordinary document is read by its reader, members too.
     for name in (
+        "meters.txt",
         "note.txt",
         "minutes.docx",
         "mail.eml",
@@ -457,7 +459,7 @@ def test_hostile_containers_end_with_a_reason_and_every_other_document_is_read(
         "note.txt": "derived",
         "appendix.docx": "derived",
     }
-    assert rows["appendix.docx"]["reader"] == "docx" and rows["note.txt"]["reader"] == "text"
+    assert rows["appendix.docx"]["reader"] == "python-docx" and rows["note.txt"]["reader"] == "text"
     (note_sha,) = [c["sha256"] for c in pdf.children if c["member"] == "note.txt"]
     note = lineage_for(wh, note_sha)
     assert note.parent_sha256 == pdf.sha256 and note.member == "note.txt"
