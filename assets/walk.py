@@ -12,8 +12,9 @@ from orchestration.plans import carry_forward
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings
 from readers.inventory import CachedFile, documents_from, expand_containers, merge_observations, walk_roots
+from readers.isolation import IsolatedReads
 from readers.model import FILE_PROBLEMS
-from readers.records import DocumentRecord, ObservationRecord
+from readers.records import DocumentRecord, ExpansionRecord, ObservationRecord
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 from warehouse.store import to_pylist
@@ -63,11 +64,21 @@ def walk(
     for d in before:
         if d.parent_sha256 is not None and Path(d.path).is_file():
             known.setdefault(d.parent_sha256, []).append(d)
-    expansion = expand_containers(
-        files, known=known, store=wh.put_blob, limits=assay.limits(), version=EXTRACTOR_VERSION
-    )
+    # Each container is opened in a reader worker under the read budgets of its kind (readers/
+    # expansion.py): whatever one does, it ends as a row of expansions, and the walk goes on.
+    with IsolatedReads(assay.limits(), assay.max_document_bytes, assay.budgets(), assay.read_workers) as pool:
+        expansion = expand_containers(
+            files,
+            known=known,
+            blobs=wh,
+            limits=assay.limits(),
+            version=EXTRACTOR_VERSION,
+            previous=_previous_expansions(wh),
+            jobs=pool,
+        )
     documents = sorted([*files, *expansion.children], key=lambda d: d.sha256)
     # Documents first, observations last: a walk that dies between the two writes is redone whole.
+    wh.write("expansions", EXTRACTOR_VERSION, expansion.records)
     wh.write_sharded("documents", EXTRACTOR_VERSION, documents, previous=before)
     # A new extractor version: the shards it would read exactly as the last one did are carried over
     # whole, so only the others are left stale for extract (and everything after it) to run on.
@@ -86,7 +97,7 @@ def walk(
             "hashed": result.hashed,
             "documents": len(documents),
             "members": len(expansion.children),
-            "containers_not_opened": expansion.failed,
+            "containers_not_opened": expansion.failed,  # the reasons: the expansions table
             "statuses": dict(statuses),
             "kinds": dict(kinds),
             "roots": [str(r) for r in roots],
@@ -95,6 +106,14 @@ def walk(
         },
         check_results=[changed_shards_check_result("walk", "documents", documents, before)],
     )
+
+
+def _previous_expansions(wh: Warehouse) -> dict[str, ExpansionRecord]:
+    """What the last walk of this extractor version made of each container (none under another one: a
+    new version may open containers differently)."""
+    if not wh.has_partition("expansions", EXTRACTOR_VERSION):
+        return {}
+    return {r["sha256"]: ExpansionRecord(**r) for r in wh.rows("expansions", EXTRACTOR_VERSION)}
 
 
 def _previous_observations(wh: Warehouse) -> list[ObservationRecord]:

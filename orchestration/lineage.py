@@ -60,6 +60,8 @@ class Lineage:
     member: str | None
     parent_paths: list[str]
     children: list[dict[str, str]]
+    # What the walk made of a container's members (the expansions row): status, reason, detail, members.
+    expansion: dict[str, str] | None
     status: str | None
     reason: str | None
     reader: str | None
@@ -124,6 +126,9 @@ def lineage_of(wh: Warehouse, sha: str, *, all_versions: bool = False) -> Lineag
         "select d.member, d.sha256, d.kind, v.status from documents d left join derivations v using (sha256) "
         "where d.parent_sha256 = ? order by d.member",
         one,
+    ).records()
+    expansion = query(
+        wh, "select status, reason, detail, members from expansions where sha256 = ?", one
     ).records()
     derivation = query(
         wh,
@@ -203,6 +208,7 @@ def lineage_of(wh: Warehouse, sha: str, *, all_versions: bool = False) -> Lineag
         member=d["member"],
         parent_paths=parent_paths,
         children=[{k: str(val) for k, val in c.items()} for c in children],
+        expansion={k: str(val) for k, val in expansion[0].items() if val is not None} if expansion else None,
         status=v.get("status"),
         reason=v.get("reason"),
         reader=v.get("reader"),
@@ -260,6 +266,12 @@ def print_lineage(console: Console, lineage: Lineage) -> None:
         console.print(
             f"  contains {shown(c['member'])}: {shown(c['kind'])}, {shown(c['status'])} "
             f"({shown(c['sha256'][:16])}…)"
+        )
+    if lineage.expansion is not None and lineage.expansion.get("status") != "expanded":
+        e = lineage.expansion
+        console.print(
+            f"  members: [bold]{shown(e['status'])}[/] ({shown(e.get('reason') or '')}): "
+            f"{shown(e.get('detail') or '')}"
         )
     status = f"[bold]{shown(lineage.status)}[/]" + (f" ({shown(lineage.reason)})" if lineage.reason else "")
     if lineage.reader:

@@ -80,6 +80,9 @@ class AssaySettings(dg.ConfigurableResource):
     max_container_bytes: int = 1 * GiB
     max_compression_ratio: float = 100.0
     max_nesting: int = 3
+    # A container's whole tree (nested containers included): readers/model.py ReadLimits says why.
+    max_tree_bytes: int = 1 * GiB
+    max_tree_members: int = 10_000
     # Each document is read in a worker process under a wall-time and a memory budget (readers/
     # isolation.py); over one, the worker is killed and replaced and the document is error/timeout or
     # error/memory. The defaults leave room for the largest documents assay accepts: a 5,000-page
@@ -160,6 +163,8 @@ class AssaySettings(dg.ConfigurableResource):
             max_container_bytes=self.max_container_bytes,
             max_compression_ratio=self.max_compression_ratio,
             max_nesting=self.max_nesting,
+            max_tree_bytes=self.max_tree_bytes,
+            max_tree_members=self.max_tree_members,
         )
 
     def budgets(self):

@@ -5,11 +5,13 @@
   container is opened by the walk in its turn, to ``ReadLimits.max_nesting``, which is the walk's to
   count.
 - zip: the file members (not directories), each read through :class:`readers.safezip.SafeZip`.
+- PDF: its embedded files and the files of its file attachment annotations (readers/pdf_members.py); the
+  PDF's own text is still read by the PDF readers.
 
 Every member's bytes are bounded by ``max_member_bytes``, the members of one container together by
 ``max_container_bytes``, their number by ``max_members``; a container over a bound, damaged or encrypted
 raises the project's error (``LimitExceeded``, ``CorruptDocument``, ``EncryptedDocument``) and yields no
-members: the walk records why.
+members: the walk records why (readers/expansion.py, which also bounds a container's whole tree).
 
 Member names are unique within their parent. A zip member is named by its path in the archive exactly as
 stored, also when the path is unsafe (absolute, ``..``, a drive letter): the name is data that says
@@ -19,13 +21,16 @@ sha256). Two zip entries with the same path are one member, the later one, as fo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from readers.email_common import MailAttachment, MemberBudget, MemberNames
 from readers.model import ContentKind, ReadLimits
 from readers.safezip import SafeZip
+
+#: Kinds whose members become documents of their own.
+CONTAINER_KINDS = frozenset({ContentKind.EML, ContentKind.MSG, ContentKind.ZIP, ContentKind.PDF})
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +44,12 @@ class ContainerMember:
 def members_of(path: Path, kind: ContentKind, limits: ReadLimits) -> list[ContainerMember]:
     """The members of the container at ``path`` in the order it holds them; ``[]`` for a kind that is not
     a container (module docstring)."""
+    return list(iter_members(path, kind, limits))
+
+
+def iter_members(path: Path, kind: ContentKind, limits: ReadLimits) -> Iterator[ContainerMember]:
+    """:func:`members_of` one member at a time, each inflated only when the previous one has been taken,
+    so that the caller holds one member's bytes at once and can stop at a bound of its own."""
     if kind is ContentKind.ZIP:
         return _zip_members(path, limits)
     if kind is ContentKind.EML:
@@ -49,22 +60,25 @@ def members_of(path: Path, kind: ContentKind, limits: ReadLimits) -> list[Contai
         from readers.email_msg import attachments as msg_attachments
 
         return _named(msg_attachments(path, limits), limits)
-    return []
+    if kind is ContentKind.PDF:
+        from readers.pdf_members import pdf_attachments
+
+        return _named(pdf_attachments(path, limits), limits)
+    return iter(())
 
 
-def _zip_members(path: Path, limits: ReadLimits) -> list[ContainerMember]:
+def _zip_members(path: Path, limits: ReadLimits) -> Iterator[ContainerMember]:
     """Each file member inflated within the bounds; SafeZip counts the container's total as it goes."""
     with SafeZip(path, limits) as archive:
-        return [ContainerMember(m.name, archive.read(m.name)) for m in archive.files()]
+        for m in list(archive.files()):
+            yield ContainerMember(m.name, archive.read(m.name))
 
 
-def _named(attachments: Iterable[MailAttachment], limits: ReadLimits) -> list[ContainerMember]:
+def _named(attachments: Iterable[MailAttachment], limits: ReadLimits) -> Iterator[ContainerMember]:
     """Attachments with unique names, within the container bounds."""
     names = MemberNames()
     budget = MemberBudget(limits)
-    members: list[ContainerMember] = []
     for attachment in attachments:
         name = names.claim(attachment.filename, attachment.content_type)
         budget.admit(name, len(attachment.data))
-        members.append(ContainerMember(name, attachment.data))
-    return members
+        yield ContainerMember(name, attachment.data)

@@ -204,7 +204,7 @@ def attachments(path: Path, limits: ReadLimits | None = None) -> Iterator[MailAt
     with open_msg(path) as opened:
         mime = _signed_mime(opened)
         if mime is not None:
-            yield from _mime_attachments(mime)
+            yield from _mime_attachments(mime, limits or ReadLimits())
             return
         for attachment in opened.message.attachments():
             found = _attachment(opened, attachment, bound)
@@ -506,12 +506,20 @@ def _mime_body(data: bytes, limits: ReadLimits) -> BodyText:
     return _body_text(chosen.part, parsed, limits) if chosen is not None else BodyText("")
 
 
-def _mime_attachments(data: bytes) -> Iterator[MailAttachment]:
+def _mime_attachments(data: bytes, limits: ReadLimits) -> Iterator[MailAttachment]:
     """The attachments of the signed MIME message, as the .eml reader lists them."""
-    from readers.email_eml import _anatomy, _attachment_bytes, _filename, _refuse_encrypted, parse_eml_bytes
+    from readers.email_eml import (
+        _anatomy,
+        _attachment_bytes,
+        _filename,
+        _refuse_encrypted,
+        parse_eml_bytes,
+        refuse_deep_messages,
+    )
 
     parsed = parse_eml_bytes(data)
     _refuse_encrypted(parsed.message)
+    refuse_deep_messages(parsed.message, limits)
     for leaf in _anatomy(parsed.message).attachments:
         part = leaf.part
         yield MailAttachment(_filename(part), part.get_content_type(), _attachment_bytes(part, parsed))

@@ -21,11 +21,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from readers.errors import ReaderError
 from readers.model import ContentKind, KindSource, ObservationStatus, ReadLimits
-from readers.records import DocumentRecord, ObservationRecord
+from readers.records import DocumentRecord, ExpansionRecord, ObservationRecord
 from readers.sniff import HEAD_BYTES, sniff
+
+if TYPE_CHECKING:
+    from readers.expansion import BlobStore, Expansion
+    from readers.isolation import JobRunner
 
 BLOCK = 1 << 20
 
@@ -132,78 +136,32 @@ def documents_from(observations: Sequence[ObservationRecord], version: str) -> l
     ]
 
 
-# Kinds whose members become documents of their own (readers/containers.py says how they are opened).
-CONTAINER_KINDS = frozenset({ContentKind.EML, ContentKind.MSG, ContentKind.ZIP})
-
-
-@dataclass(frozen=True, slots=True)
-class Expansion:
-    """The child documents of the walked containers, and the containers that could not be opened."""
-
-    children: list[DocumentRecord]
-    failed: dict[str, str]  # container sha256 -> why its members could not be listed
-
-
 def expand_containers(
     documents: Sequence[DocumentRecord],
     *,
     known: Mapping[str, Sequence[DocumentRecord]],
-    store: Callable[[str, bytes], Path],
+    blobs: BlobStore,
     limits: ReadLimits,
     version: str,
+    previous: Mapping[str, ExpansionRecord] | None = None,
+    jobs: JobRunner | None = None,
 ) -> Expansion:
-    """Turn the members of containers (e-mail attachments, archive members) into documents that point at
-    their parent, to the configured depth of nesting.
+    """Turn the members of containers (e-mail attachments, archive members, a PDF's embedded files) into
+    documents that point at their parent, to the configured depth of nesting, each container opened in
+    isolation and every container's whole tree within bounds (readers/expansion.py says how).
 
-    A member's bytes are stored by ``store`` under their sha256 and the child's ``path`` is where they
+    A member's bytes are stored in ``blobs`` under their sha256 and the child's ``path`` is where they
     were stored, so that every reader reads a child like any file. ``known`` holds the children an
-    earlier walk found for a container (by its sha256): identical bytes have identical members, so a
-    container is opened only once. Bytes already known as a document (a file that is also attached
-    somewhere) stay one document: the first one. A container that cannot be opened gets no children
-    here; its own reader records why when it is extracted.
+    earlier walk found for a container (by its sha256) and ``previous`` that walk's expansion rows:
+    identical bytes have identical members, so a container is opened only once. Bytes already known as a
+    document (a file that is also attached somewhere) stay one document: the first one. A container that
+    cannot be opened gets no children and an ``error`` row saying why.
     """
-    from readers.containers import members_of
+    from readers.expansion import expand_trees
 
-    seen = {d.sha256 for d in documents}
-    children: list[DocumentRecord] = []
-    failed: dict[str, str] = {}
-    queue: list[tuple[DocumentRecord, int]] = [
-        (d, 1) for d in documents if ContentKind(d.kind) in CONTAINER_KINDS
-    ]
-    while queue:
-        parent, depth = queue.pop(0)
-        found = known.get(parent.sha256)
-        if found is None:
-            found = []
-            try:
-                members = members_of(fs_path(parent.path), ContentKind(parent.kind), limits)
-            except ReaderError as exc:
-                failed[parent.sha256] = exc.reason
-                members = []
-            for m in members:
-                sha = hashlib.sha256(m.data).hexdigest()
-                sniffed = sniff(m.data[:HEAD_BYTES], m.member.rsplit("/", 1)[-1])
-                found.append(
-                    DocumentRecord(
-                        sha256=sha,
-                        shard=sha[:2],
-                        kind=sniffed.kind.value,
-                        kind_source=sniffed.decided_by.value,
-                        size=len(m.data),
-                        parent_sha256=parent.sha256,
-                        member=m.member,
-                        path=str(store(sha, m.data)),
-                        extractor_version=version,
-                    )
-                )
-        for child in found:
-            if child.sha256 in seen:
-                continue
-            seen.add(child.sha256)
-            children.append(child)
-            if ContentKind(child.kind) in CONTAINER_KINDS and depth < limits.max_nesting:
-                queue.append((child, depth + 1))
-    return Expansion(sorted(children, key=lambda d: d.sha256), failed)
+    return expand_trees(
+        documents, known=known, blobs=blobs, limits=limits, version=version, previous=previous, jobs=jobs
+    )
 
 
 def _iter_paths(root: Path, problems: list[ObservationRecord], version: str, now: datetime) -> Iterator[Path]:

@@ -24,6 +24,10 @@ How:
 - Each worker reads a private snapshot of the walked bytes (readers/snapshot.py) made in a directory of
   its own, removed when the worker is replaced; the pool's directory is removed when the pool stops, and
   one left by a pool whose process was killed is removed by the next pool.
+- Other work on a document's bytes that a hostile file can wedge or blow up (opening a container and
+  inflating its members: readers/expansion.py) runs in the same workers under the same budgets, as an
+  :class:`IsolatedJob` handed to :meth:`IsolatedReads.run`; a job that is stopped gets the outcome its
+  ``stopped`` method makes of the reason.
 
 The memory budget is resident memory sampled every ``POLL_S``, not a hard ceiling: a read that allocates
 faster than that can overshoot by what it allocates in one interval before it is stopped.
@@ -46,7 +50,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from types import TracebackType
-from typing import Protocol
+from typing import Any, Protocol
 
 import psutil
 
@@ -67,7 +71,7 @@ POLL_S = 0.02
 # fourteenth of the default budget, so in practice a worker is replaced only after a read that swelled it.
 RECYCLE_SHARE = 0.5
 # Modules the fork server imports once, so that each worker starts with the readers loaded.
-PRELOAD = ["readers.table", "readers.dispatch"]
+PRELOAD = ["readers.table", "readers.dispatch", "readers.expansion"]
 _PR_SET_PDEATHSIG = 1
 # The pool's snapshot directory in the temporary directory: this prefix, the pid of the pool's process.
 SCRATCH_PREFIX = "assay-reads-"
@@ -127,6 +131,52 @@ class DocumentReads(Protocol):
         ...
 
 
+class IsolatedJob(Protocol):
+    """Work on one document other than its read, run in a reader worker under the budgets of ``kind``.
+    It must be picklable; ``run`` executes in the worker and returns the outcome (it should turn its own
+    failures into one), ``stopped`` in this process when the worker was stopped (``reason`` is
+    ``timeout``, ``memory`` or ``worker_died``)."""
+
+    @property
+    def kind(self) -> ContentKind: ...
+
+    @property
+    def activity(self) -> str:
+        """What the job does, for the messages of a stopped job (``"expansion"``)."""
+        ...
+
+    def run(self) -> Any: ...
+
+    def stopped(self, reason: str, detail: str) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class JobDone:
+    job: IsolatedJob
+    outcome: Any
+    peak_rss_bytes: int = 0
+
+
+class JobRunner(Protocol):
+    """Runs jobs; the caller may append to ``jobs`` while it takes the results."""
+
+    def run(self, jobs: deque[IsolatedJob]) -> Iterator[JobDone]: ...
+
+
+class InProcessJobs:
+    """Jobs run one after the other in this process, without budgets (tests, one-off tools)."""
+
+    def run(self, jobs: deque[IsolatedJob]) -> Iterator[JobDone]:
+        while jobs:
+            job = jobs.popleft()
+            yield JobDone(job, job.run())
+
+
+@dataclass(frozen=True, slots=True)
+class _Ran:
+    outcome: Any
+
+
 @dataclass(frozen=True, slots=True)
 class InProcessReads:
     limits: ReadLimits
@@ -165,16 +215,17 @@ class _Worker:
     process: multiprocessing.process.BaseProcess
     conn: Connection
     ps: psutil.Process
-    job: ReadRequest | None = None
+    job: ReadRequest | IsolatedJob | None = None
     started: float = 0.0
     running: AttemptStarted | None = None
     attempts: list[Attempt] = field(default_factory=list)
     peak: int = 0
     scratch: Path | None = None
 
-    def assign(self, job: _Job) -> None:
+    def assign(self, job: _Job | IsolatedJob) -> None:
         self.conn.send(job)
-        self.job, self.started, self.running, self.attempts = job.request, time.monotonic(), None, []
+        self.job = job.request if isinstance(job, _Job) else job
+        self.started, self.running, self.attempts = time.monotonic(), None, []
         self.peak = 0
 
     def rss(self) -> int:
@@ -226,7 +277,13 @@ class IsolatedReads:
             self._scratch = None
 
     def read(self, requests: Sequence[ReadRequest]) -> Iterator[ReadDone]:
-        pending = deque(requests)
+        yield from self._drive(deque(requests))
+
+    def run(self, jobs: deque[IsolatedJob]) -> Iterator[JobDone]:
+        """Every job run once, in the order they finish; ``jobs`` may grow while the results are taken."""
+        yield from self._drive(jobs)
+
+    def _drive(self, pending: deque[Any]) -> Iterator[Any]:
         while pending or any(w.job is not None for w in self._workers):
             self._hand_out(pending)
             busy = [w for w in self._workers if w.job is not None]
@@ -241,7 +298,7 @@ class IsolatedReads:
                 if done is not None:
                     yield done
 
-    def _hand_out(self, pending: deque[ReadRequest]) -> None:
+    def _hand_out(self, pending: deque[Any]) -> None:
         for worker in [w for w in self._workers if w.job is None]:
             if not pending:
                 return
@@ -250,7 +307,9 @@ class IsolatedReads:
             worker = self._start()
             worker.assign(self._job(pending.popleft(), worker.scratch))
 
-    def _job(self, request: ReadRequest, scratch: Path | None) -> _Job:
+    def _job(self, request: ReadRequest | IsolatedJob, scratch: Path | None) -> _Job | IsolatedJob:
+        if not isinstance(request, ReadRequest):
+            return request
         from readers.table import readers_for
 
         revisions = tuple((r.name, type(r).revision) for r in readers_for(request.kind))
@@ -269,7 +328,7 @@ class IsolatedReads:
         self._workers.append(worker)
         return worker
 
-    def _receive(self, worker: _Worker) -> ReadDone | None:
+    def _receive(self, worker: _Worker) -> ReadDone | JobDone | None:
         try:
             message = worker.conn.recv()
         except (EOFError, OSError):
@@ -278,47 +337,59 @@ class IsolatedReads:
             worker.running = message
         elif isinstance(message, Attempt):
             worker.attempts.append(message)
-        elif isinstance(message, _Finished):
+        elif isinstance(message, _Finished | _Ran):
             resting = worker.rss()
-            done = ReadDone(_request(worker), message.extraction, worker.peak)
+            item = _request(worker)
+            if isinstance(message, _Ran) and not isinstance(item, ReadRequest):
+                done: ReadDone | JobDone = JobDone(item, message.outcome, worker.peak)
+            elif isinstance(message, _Finished) and isinstance(item, ReadRequest):
+                done = ReadDone(item, message.extraction, worker.peak)
+            else:
+                raise RuntimeError("a reader worker replied to another kind of work than it was given")
             worker.job = None
             if resting > RECYCLE_SHARE * self.budgets.smallest_memory:
                 self._replace(worker)
             return done
         return None
 
-    def _police(self, worker: _Worker, now: float) -> ReadDone | None:
+    def _police(self, worker: _Worker, now: float) -> ReadDone | JobDone | None:
         request = _request(worker)
         budget = self.budgets.for_kind(request.kind)
         elapsed = now - worker.started
+        activity = "read" if isinstance(request, ReadRequest) else request.activity
         if elapsed > budget.seconds:
-            detail = f"the read ran over its budget of {budget.seconds:g} s for {request.kind.value}"
+            detail = f"the {activity} ran over its budget of {budget.seconds:g} s for {request.kind.value}"
             return self._over_budget(worker, TIMEOUT, detail, elapsed)
         rss = worker.rss()
         if rss > budget.memory_bytes:
             detail = (
-                f"the reader's memory reached {rss >> 20} MB, over its budget of "
+                f"the {activity}'s memory reached {rss >> 20} MB, over its budget of "
                 f"{budget.memory_bytes >> 20} MB for {request.kind.value}"
             )
             return self._over_budget(worker, MEMORY, detail, elapsed)
         return None
 
-    def _over_budget(self, worker: _Worker, reason: str, detail: str, elapsed: float) -> ReadDone:
-        request = _request(worker)
-        detail += "; the worker was stopped and replaced"
-        extraction = _failed(request, worker, reason, detail, elapsed)
-        self._replace(worker)
-        return ReadDone(request, extraction, worker.peak)
+    def _over_budget(self, worker: _Worker, reason: str, detail: str, elapsed: float) -> ReadDone | JobDone:
+        return self._stopped(worker, reason, detail + "; the worker was stopped and replaced", elapsed)
 
-    def _died(self, worker: _Worker) -> ReadDone:
-        request = _request(worker)
+    def _died(self, worker: _Worker) -> ReadDone | JobDone:
         worker.process.join(timeout=5)
         code = worker.process.exitcode
         how = f"signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit code {code}"
         detail = f"the reader's process died ({how}); the worker was replaced"
-        extraction = _failed(request, worker, WORKER_DIED, detail, time.monotonic() - worker.started)
+        return self._stopped(worker, WORKER_DIED, detail, time.monotonic() - worker.started)
+
+    def _stopped(self, worker: _Worker, reason: str, detail: str, elapsed: float) -> ReadDone | JobDone:
+        """The outcome of the work ``worker`` was stopped in (or died in), and the worker replaced."""
+        request = _request(worker)
+        if isinstance(request, ReadRequest):
+            done: ReadDone | JobDone = ReadDone(
+                request, _failed(request, worker, reason, detail, elapsed), worker.peak
+            )
+        else:
+            done = JobDone(request, request.stopped(reason, detail), worker.peak)
         self._replace(worker)
-        return ReadDone(request, extraction, worker.peak)
+        return done
 
     def _replace(self, worker: _Worker) -> None:
         """Stop ``worker``; a new one is started when a document needs it."""
@@ -330,7 +401,7 @@ class IsolatedReads:
         self.replaced += 1
 
 
-def _request(worker: _Worker) -> ReadRequest:
+def _request(worker: _Worker) -> ReadRequest | IsolatedJob:
     if worker.job is None:
         raise RuntimeError("a reader worker replied while it had no document")
     return worker.job
@@ -410,6 +481,9 @@ def _serve(conn: Connection) -> None:
             return
         if job is None:
             return
+        if not isinstance(job, _Job):
+            conn.send(_Ran(job.run()))
+            continue
         revisions = dict(job.revisions)
         for reader in readers_for(job.request.kind):
             type(reader).revision = revisions.get(reader.name, type(reader).revision)

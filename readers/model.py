@@ -87,6 +87,14 @@ class FileProblem(StrEnum):
 FILE_PROBLEMS: frozenset[str] = frozenset(p.value for p in FileProblem)
 
 
+class ExpansionStatus(StrEnum):
+    """What the walk could do with a container's members (readers/expansion.py)."""
+
+    EXPANDED = "expanded"  # the members were listed (there may be none); those not already documents are
+    ERROR = "error"  # no members: the container could not be opened, or it or its tree is over a bound
+    NOT_OPENED = "not_opened"  # a container max_nesting deep: its members are not looked at
+
+
 class ObservationStatus(StrEnum):
     """What the walk could do with one path."""
 
@@ -247,3 +255,8 @@ class ReadLimits:
     max_members: int = 10_000
     # Containers inside containers (a zip in an e-mail in a zip) are opened to this depth.
     max_nesting: int = 3
+    # A container's whole tree (its members, theirs, to max_nesting) inflates to at most this many bytes
+    # and this many members (readers/expansion.py); the dev corpus's largest tree is 2 members and 11.5 KB
+    # (benchmarks/container_trees.py): the bound is what one container may hold, docs/decisions.md.
+    max_tree_bytes: int = 1024 * 1024 * 1024
+    max_tree_members: int = 10_000

@@ -275,6 +275,12 @@ def _open(path: Path, limits: ReadLimits) -> tuple[pymupdf.Document, list[str]]:
     return doc, notes
 
 
+def open_pdf(path: Path, limits: ReadLimits) -> pymupdf.Document:
+    """``path`` opened as the PDF reader opens it (the same errors, the same page bound); the caller
+    closes it."""
+    return _open(path, limits)[0]
+
+
 def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes: list[str]) -> ReadResult:
     page_count = doc.page_count
     first_failure = ""

@@ -46,6 +46,22 @@ class DocumentRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class ExpansionRecord:
+    """What the walk made of one container document's members (readers/expansion.py)."""
+
+    sha256: str
+    shard: str
+    kind: str
+    status: str  # readers.model.ExpansionStatus
+    reason: str | None
+    detail: str | None
+    members: int
+    member_bytes: int
+    bounds: str
+    extractor_version: str
+
+
+@dataclass(frozen=True, slots=True)
 class DerivationRecord:
     """The outcome of extracting one document under one extractor version."""
 

@@ -12,6 +12,7 @@ Every failure is one of the project's errors: ``CorruptDocument`` (truncated, no
 
 from __future__ import annotations
 
+import lzma
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from xml.etree.ElementTree import Element
 import defusedxml.ElementTree
 from defusedxml import DefusedXmlException
 
+from readers.base import require_readable_file
 from readers.errors import CorruptDocument, EncryptedDocument, FileUnreadable, LimitExceeded
 from readers.model import ReadLimits
 
@@ -49,6 +51,8 @@ class SafeZip:
     def __init__(self, source: Path | IO[bytes], limits: ReadLimits) -> None:
         self.limits = limits
         self.inflated = 0  # bytes inflated so far across members: the container's budget
+        if isinstance(source, Path):
+            require_readable_file(source, allow_empty=True)  # a pipe or a device would block or never end
         try:
             self._zip = zipfile.ZipFile(source)
         except FileNotFoundError as exc:
@@ -103,7 +107,15 @@ class SafeZip:
                     out += block
                     self.inflated += len(block)
                     self._check(name, len(out), info.compress_size, limit)
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError) as exc:
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            lzma.LZMAError,
+            EOFError,
+            OSError,
+            ValueError,
+            NotImplementedError,
+        ) as exc:
             raise CorruptDocument(f"member {name!r} cannot be inflated: {exc}") from exc
         return bytes(out)
 

@@ -52,7 +52,7 @@ def _documents(folder: Path, tmp_path: Path, limits: ReadLimits):
     walked = walk_roots([folder], cache={}, max_file_bytes=1 << 30, version="v", now=_now())
     files = documents_from(walked.observations, "v")
     wh = Warehouse(tmp_path / "wh")
-    return files, expand_containers(files, known={}, store=wh.put_blob, limits=limits, version="v")
+    return files, expand_containers(files, known={}, blobs=wh, limits=limits, version="v")
 
 
 def _now():

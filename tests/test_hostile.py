@@ -137,9 +137,10 @@ def test_nested_archives_are_opened_to_the_configured_depth_only(walked: Walked,
     outer = walked.documents[walked.observations["nested.zip"].sha256]
     limits = ReadLimits()
     expansion = expand_containers(
-        [outer], known={}, store=Warehouse(tmp_path / "wh").put_blob, limits=limits, version="v"
+        [outer], known={}, blobs=Warehouse(tmp_path / "wh"), limits=limits, version="v"
     )
     assert not expansion.failed
+    statuses = {r.sha256: (r.status, r.reason) for r in expansion.records}
     chain = [outer]
     children = {d.parent_sha256: d for d in expansion.children}
     while chain[-1].sha256 in children:
@@ -148,6 +149,8 @@ def test_nested_archives_are_opened_to_the_configured_depth_only(walked: Walked,
     # two levels below it and the text at the bottom are not documents.
     assert [d.member for d in chain[1:]] == ["level2.zip", "level3.zip", "level4.zip"]
     assert len(expansion.children) == limits.max_nesting and {d.kind for d in chain} == {"zip"}
+    assert statuses[chain[-1].sha256] == ("not_opened", "max_nesting")
+    assert {statuses[d.sha256] for d in chain[:-1]} == {("expanded", None)}
     assert limits.max_nesting + 1 < hostile.NESTED_LEVELS
 
 

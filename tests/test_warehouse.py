@@ -23,6 +23,7 @@ from quality.sources import PageTextRecord
 from readers.records import (
     DerivationRecord,
     DocumentRecord,
+    ExpansionRecord,
     ObservationRecord,
     PageFontRecord,
     PageRecord,
@@ -36,6 +37,7 @@ from warehouse.schema import TABLES, markdown
 RECORDS = {
     "observations": ObservationRecord,
     "documents": DocumentRecord,
+    "expansions": ExpansionRecord,
     "derivations": DerivationRecord,
     "underivables": UnderivableRecord,
     "pages": PageRecord,

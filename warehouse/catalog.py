@@ -54,6 +54,10 @@ UNION ALL
 SELECT d.sha256, d.extractor_version, 'doc:' || d.parent_sha256, 'doc:' || d.sha256,
        'walk', 'member:' || d.member, '' FROM all_documents d WHERE d.parent_sha256 IS NOT NULL
 UNION ALL
+SELECT e.sha256, e.extractor_version, 'doc:' || e.sha256,
+       'members:' || e.status || coalesce(':' || e.reason, ''), 'walk', 'expand', ''
+  FROM all_expansions e WHERE e.status <> 'expanded'
+UNION ALL
 SELECT v.sha256, v.extractor_version, 'doc:' || v.sha256, 'derivation:' || v.status,
        'extract', coalesce(v.reader, 'none'), coalesce(v.reader_version, '') FROM all_derivations v
 UNION ALL

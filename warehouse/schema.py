@@ -102,6 +102,37 @@ DOCUMENTS = Table(
     ),
 )
 
+EXPANSIONS = Table(
+    "expansions",
+    "container document (e-mail, zip, PDF) and what the latest walk made of its members",
+    sharded=False,
+    columns=(
+        _SHA,
+        _SHARD,
+        Column("kind", S, "content kind of the container: eml, msg, zip or pdf"),
+        Column(
+            "status",
+            S,
+            "expanded (its members are listed; those not already documents are its children in documents), "
+            "error (no children: see reason) or not_opened (max_nesting deep: its members are not looked at)",
+        ),
+        Column(
+            "reason",
+            S,
+            "why there are no children: over_limit (the container or its whole tree is over a bound), "
+            "corrupt, encrypted, unreadable, timeout, memory, worker_died, expansion_crashed:<exception>, "
+            "max_nesting; null when expanded",
+        ),
+        Column("detail", S, "the bound, the error or the budget, for people; null when expanded"),
+        Column("members", I64, "members listed (0 unless expanded)"),
+        Column("member_bytes", I64, "bytes of the members listed, inflated (0 unless expanded)"),
+        Column(
+            "bounds", S, "the bounds the outcome was reached under; a later walk under others opens it again"
+        ),
+        _VERSION,
+    ),
+)
+
 DERIVATIONS = Table(
     "derivations",
     "document and extractor version",
@@ -531,6 +562,7 @@ TABLES: dict[str, Table] = {
     for t in (
         OBSERVATIONS,
         DOCUMENTS,
+        EXPANSIONS,
         DERIVATIONS,
         UNDERIVABLES,
         PAGES,
@@ -574,7 +606,8 @@ VIEWS: dict[str, View] = {
                 ),
                 (
                     "to",
-                    "node the edge reaches: `doc:`, `derivation:<status>`, `ocr:`, `text:`, `chunk:<id>`...",
+                    "node the edge reaches: `doc:`, `members:<status>:<reason>` (a container without "
+                    "children), `derivation:<status>`, `ocr:`, `text:`, `chunk:<id>`...",
                 ),
                 ("stage", "walk, extract, verdicts, ocr, sanitize or chunk"),
                 ("tool", "the reader, engine or stage that made the edge"),
