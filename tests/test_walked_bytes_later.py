@@ -136,12 +136,7 @@ def test_ocr_renders_every_page_from_one_snapshot_and_refuses_a_swapped_file(tmp
         _task(kept, walked, 1),
         _task(kept, walked, 9),  # no such page: a render failure of its own, the snapshot is still removed
     ]
-    seen: list[Path] = []
-
-    def watch(_record) -> None:
-        seen.extend(scratch.iterdir())
-
-    rows = ocr_tasks(tasks, "v", scratch=scratch, on_page=watch)
+    rows = ocr_tasks(tasks, "v", scratch=scratch)
     assert [(r.page, r.status, r.reason, r.text) for r in rows[:2]] == [
         (1, "error", "changed_since_walk", None),
         (2, "error", "changed_since_walk", None),
@@ -150,8 +145,8 @@ def test_ocr_renders_every_page_from_one_snapshot_and_refuses_a_swapped_file(tmp
     assert cer(WALKED_TEXT.upper(), rows[2].text) < 0.05 and cer(WALKED_TEXT, rows[3].text) < 0.05
     assert rows[4].status == "error" and rows[4].reason.startswith("render_failed:")
     assert not any(MARKER in (r.text or "") for r in rows)
-    # One snapshot directory at a time, the kept document's only, and none left once the stage ends.
-    assert len(set(seen)) == 1 and list(scratch.iterdir()) == []
+    # The kept document's snapshot is gone once the stage ends, though its last page failed.
+    assert list(scratch.iterdir()) == []
 
 
 def test_ocr_of_a_shard_whose_file_changed_falls_back_as_for_any_ocr_error(tmp_path: Path) -> None:
