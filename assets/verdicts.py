@@ -73,6 +73,7 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
                 assay.limits(),
                 vocabulary=words,
                 verdicts_version=current,
+                size=doc.size,
             )
             out["page_verdicts"] += result.pages
             out["font_verdicts"] += result.fonts

@@ -145,14 +145,18 @@ def _cache(previous: list[ObservationRecord], distrusted: set[str]) -> dict[str,
 
 
 def _file_problems(wh: Warehouse) -> set[str]:
-    """The documents the latest extract skipped for a problem of their file (under the current extractor
-    version, else the most recent one on disk, as for the observations)."""
-    versions = wh.versions("derivations")
-    if not versions:
-        return set()
-    version = EXTRACTOR_VERSION if EXTRACTOR_VERSION in versions else versions[-1]
-    return {
-        sha
-        for sha, status, reason in wh.columns("derivations", version, ("sha256", "status", "reason"))
-        if status == "skipped" and reason in FILE_PROBLEMS
-    }
+    """The documents the latest extract skipped for a problem of their file, or whose pages OCR could not
+    render for one (under the current extractor version, else the most recent one on disk, as for the
+    observations)."""
+    found: set[str] = set()
+    for table, failed in (("derivations", "skipped"), ("ocr_pages", "error")):
+        versions = wh.versions(table)
+        if not versions:
+            continue
+        version = EXTRACTOR_VERSION if EXTRACTOR_VERSION in versions else versions[-1]
+        found |= {
+            sha
+            for sha, status, reason in wh.columns(table, version, ("sha256", "status", "reason"))
+            if status == failed and reason in FILE_PROBLEMS
+        }
+    return found

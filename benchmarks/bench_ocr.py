@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import hashlib
 import os
 import sys
 import tempfile
@@ -78,7 +79,14 @@ def baseline(pages: list[tuple[Path, int]], dpi: int) -> float:
 def assay_path(pages: list[tuple[Path, int]], dpi: int, workers: int) -> float:
     tasks = [
         OcrTask(
-            "bench", "00", path, ContentKind.PDF, page, OcrScope.PAGE, LanguageChoice("eng", "configured")
+            hashlib.sha256(path.read_bytes()).hexdigest(),
+            "00",
+            path,
+            path.stat().st_size,
+            ContentKind.PDF,
+            page,
+            OcrScope.PAGE,
+            LanguageChoice("eng", "configured"),
         )
         for path, page in pages
     ]

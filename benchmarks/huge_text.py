@@ -143,7 +143,9 @@ def stage_peaks(path: Path) -> list[StagePeak]:
         ).rows
     pages = rows.pages[sha]
     with polled("verdicts", peaks):
-        verdicts = judge_document_rows("text", path, sha, shard, version, pages, rows.fonts[sha], limits)
+        verdicts = judge_document_rows(
+            "text", path, sha, shard, version, pages, rows.fonts[sha], limits, size=doc.size
+        )
     with polled("page texts (ocr stage)", peaks):
         inp = ShardInput(
             shard,

@@ -300,6 +300,7 @@ def assay_text_layer(documents: Sequence[DocumentRecord]) -> TextLayerPass:
             rows.pages[doc.sha256],
             rows.fonts[doc.sha256],
             limits,
+            size=doc.size,
         )
         judged = time.perf_counter()
         for index, seconds in enumerate((read - started, measured - read, judged - measured)):

@@ -209,6 +209,7 @@ def check_file(
             pages,
             extracted.rows.fonts.get(sha, []),
             limits,
+            size=doc.size,
         )
         if pages
         else DocumentVerdicts()

@@ -18,6 +18,7 @@ from quality.text_signals import lexicon_evidence, page_signals
 from quality.verdicts import BAD_RUNE_MAX, LEXICON_MIN, MIN_LANGUAGE_SIMILARITY, VERDICTS_VERSION
 from readers.model import OCR_KINDS, ContentKind, PageText, ReadLimits
 from readers.records import PageFontRecord, PageRecord
+from readers.snapshot import WalkedFile
 
 # A repaired text must read at least this well (length-weighted lexicon hit rate) to be accepted: above
 # the garbage threshold by a clear band, since a repair that only half reads is worse than OCR.
@@ -145,8 +146,34 @@ def judge_document_rows(
     limits: ReadLimits,
     vocabulary: Mapping[str, frozenset[str]] | None = None,
     verdicts_version: str = VERDICTS_VERSION,
+    *,
+    size: int,
 ) -> DocumentVerdicts:
-    """Judge one document's pages (quality/judge.py with its real parts)."""
+    """Judge one document's pages (quality/judge.py with its real parts).
+
+    The second opinion and the ink measure read the file at ``path`` only as the bytes the walk hashed
+    (``sha256``, ``size``): a private snapshot made on their first need (readers/snapshot.py) and removed
+    when the document is judged. A file changed, gone or unreadable since the walk gives no second opinion
+    and no ink measure, as any failure of theirs: the text layer's reading stands.
+    """
+    with WalkedFile(path, sha256=sha256, size=size) as walked:
+        return _judge(
+            kind, walked, sha256, shard, version, pages, fonts, limits, vocabulary, verdicts_version
+        )
+
+
+def _judge(
+    kind: str,
+    walked: WalkedFile,
+    sha256: str,
+    shard: str,
+    version: str,
+    pages: Sequence[PageRecord],
+    fonts: Sequence[PageFontRecord],
+    limits: ReadLimits,
+    vocabulary: Mapping[str, frozenset[str]] | None,
+    verdicts_version: str,
+) -> DocumentVerdicts:
     languages = Counter(p.language for p in pages if p.language and p.lexicon_judged)
     document_language = languages.most_common(1)[0][0] if languages else None
     second = ink = None
@@ -157,10 +184,10 @@ def judge_document_rows(
         from readers.table import PDFPLUMBER
 
         def second(numbers: list[int]) -> dict[int, str]:
-            return PDFPLUMBER.read_pages(path, numbers, limits)
+            return PDFPLUMBER.read_pages(walked.path(), numbers, limits)
 
         def ink(numbers: list[int]) -> dict[int, float]:
-            return measure_unreported_ink(path, numbers)
+            return measure_unreported_ink(walked.path(), numbers)
 
         fallback_tool = (PDFPLUMBER.name, PDFPLUMBER.version)
     return judge_one(

@@ -15,7 +15,7 @@ from quality.records import OcrPageRecord, PageVerdictRecord, RepairRecord
 from quality.sources import ExtractedPage, OcrScope, PageTextRecord, choose_page_texts
 from quality.verdicts import Mode
 from readers.inventory import fs_path
-from readers.model import OCR_KINDS, ContentKind
+from readers.model import FILE_PROBLEMS, OCR_KINDS, ContentKind
 from readers.ocr_stage import (
     BUDGET_REASONS,
     DEFAULT_MAX_PAGES_PER_DOCUMENT,
@@ -39,7 +39,9 @@ from readers.records import DocumentRecord
 SENT_TO_OCR = {Mode.REPLACE.value: OcrScope.PAGE, Mode.FIGURES.value: OcrScope.FIGURES}
 # Reasons of an earlier attempt worth another one without a version change: the engine or a language's
 # data was missing and may have been installed since (the run plans the OCR stage again for them).
-RETRIED_REASONS = frozenset({"unavailable"})
+# A page whose document's file was gone, unreadable or not the walked bytes when it was to be rendered is
+# read again once the walk has hashed its path again (assets/walk.py) and still finds those bytes.
+RETRIED_REASONS = frozenset({"unavailable"}) | FILE_PROBLEMS
 # Planned again whenever the stage runs on their shard: pages past their document's OCR budget, which may
 # have been raised since (what the document spent in earlier runs still counts against it, so an unchanged
 # budget reads nothing more). They do not make the run plan the stage by themselves: an unchanged corpus
@@ -116,7 +118,9 @@ def plan_shard(
             plan.kept.append(before)
             budgeted[v.sha256] += 1
             continue
-        task = OcrTask(v.sha256, inp.shard, fs_path(doc.path), ContentKind(doc.kind), v.page, scope, choice)
+        task = OcrTask(
+            v.sha256, inp.shard, fs_path(doc.path), doc.size, ContentKind(doc.kind), v.page, scope, choice
+        )
         if budgeted[v.sha256] >= max_pages_per_document:
             plan.refused.append(unread_record(task, version, OVER_PAGE_BUDGET))
             continue

@@ -48,6 +48,7 @@ from readers.ocr import (
     installed_version,
     recognise,
 )
+from readers.snapshot import WalkedFile
 
 # wordfreq language codes to Tesseract's. The set-up installs the first seven; the others are used when
 # their data is installed (apt-get install tesseract-ocr-<code>), and otherwise recorded as missing.
@@ -144,11 +145,13 @@ def ocr_language(
 
 @dataclass(frozen=True, slots=True)
 class OcrTask:
-    """One page (or one FIGURES page's figure regions) of one document to read."""
+    """One page (or one FIGURES page's figure regions) of one document to read: ``path`` is the walked
+    path, read only as the ``size`` bytes whose hash is ``sha256`` (readers/snapshot.py)."""
 
     sha256: str
     shard: str
     path: Path
+    size: int
     kind: ContentKind
     page: int
     scope: OcrScope
@@ -200,11 +203,18 @@ def ocr_tasks(
     *,
     on_page: Callable[[OcrPageRecord], None] | None = None,
     clock: DocumentClock | None = None,
+    scratch: Path | None = None,
 ) -> list[OcrPageRecord]:
     """Read every task; one row per task, in the tasks' order. Never raises for a bad page.
 
     ``clock`` holds what each document has already spent (an earlier run's pages, a first reading); a
-    task whose document has spent its time budget is recorded ``over_budget:seconds`` unread."""
+    task whose document has spent its time budget is recorded ``over_budget:seconds`` unread.
+
+    Pages are rendered from a snapshot of their document's walked bytes (:class:`WalkedFile`, under
+    ``scratch``, the system's temporary directory by default), made when its first page is rendered and
+    removed when the next document's is, or when the stage ends, however it ends. Tesseract only ever sees
+    the rendered images. A document whose file is no longer those bytes has each of its pages recorded
+    ``error`` with the file's reason (``changed_since_walk``, ``vanished``, ``unreadable``), unread."""
     dpi, timeout, max_pixels = options.dpi, options.timeout, options.max_pixels
     clock = clock if clock is not None else DocumentClock(options.document_timeout)
     workers = options.workers or usable_cores()
@@ -223,42 +233,55 @@ def ocr_tasks(
                 on_page(record)
             out.append(record)
 
+    walked: WalkedFile | None = None  # the document whose pages are being rendered
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tesseract") as pool:
-        for task in tasks:
-            started = time.perf_counter()
-            if clock.left(task.sha256) <= 0:  # the document's budget is spent: not rendered, not read
-                waiting.append((task, started, unread_record(task, version, OVER_TIME_BUDGET)))
+        try:
+            for task in tasks:
+                started = time.perf_counter()
+                if clock.left(task.sha256) <= 0:  # the document's budget is spent: not rendered, not read
+                    waiting.append((task, started, unread_record(task, version, OVER_TIME_BUDGET)))
+                    emit(ready_only=True)
+                    continue
+                if walked is None or (walked.original, walked.sha256) != (task.path, task.sha256):
+                    if walked is not None:
+                        walked.close()
+                    walked = WalkedFile(task.path, sha256=task.sha256, size=task.size, scratch=scratch)
+                try:
+                    source = walked.path()
+                    rendered = _render(task, source, dpi, max_pixels)
+                except Exception as exc:  # one page that cannot be rendered is recorded, the others go on
+                    # A file that is not the walked bytes any more: its own reason, nothing of it read.
+                    refused = walked.refused
+                    reason = refused.reason if refused is exc else _render_reason(exc)
+                    waiting.append((task, started, _unread(task, version, dpi, started, reason)))
+                    emit(ready_only=True)
+                    continue
+                finally:
+                    clock.add(task.sha256, time.perf_counter() - started)
+                futures: list[Future[OcrResult]] = []
+                for image in rendered.images:
+                    slots.acquire()
+                    future = pool.submit(
+                        _recognise_within,
+                        clock,
+                        task.sha256,
+                        image,
+                        task.language.language,
+                        dpi=rendered.dpi,
+                        rotate=rendered.rotate,
+                        timeout=timeout,
+                    )
+                    future.add_done_callback(lambda _f: slots.release())
+                    futures.append(future)
+                if futures:
+                    waiting.append((task, started, futures))
+                else:  # a FIGURES page whose regions are all too small to read
+                    record = _unread(task, version, rendered.dpi, started, "no_regions", status="underivable")
+                    waiting.append((task, started, record))
                 emit(ready_only=True)
-                continue
-            try:
-                rendered = _render(task, dpi, max_pixels)
-            except Exception as exc:  # one page that cannot be rendered is recorded, the others go on
-                waiting.append((task, started, _unread(task, version, dpi, started, _render_reason(exc))))
-                emit(ready_only=True)
-                continue
-            finally:
-                clock.add(task.sha256, time.perf_counter() - started)
-            futures: list[Future[OcrResult]] = []
-            for image in rendered.images:
-                slots.acquire()
-                future = pool.submit(
-                    _recognise_within,
-                    clock,
-                    task.sha256,
-                    image,
-                    task.language.language,
-                    dpi=rendered.dpi,
-                    rotate=rendered.rotate,
-                    timeout=timeout,
-                )
-                future.add_done_callback(lambda _f: slots.release())
-                futures.append(future)
-            if futures:
-                waiting.append((task, started, futures))
-            else:  # a FIGURES page whose regions are all too small to read
-                record = _unread(task, version, rendered.dpi, started, "no_regions", status="underivable")
-                waiting.append((task, started, record))
-            emit(ready_only=True)
+        finally:
+            if walked is not None:
+                walked.close()
         emit(ready_only=False)
     return out
 
@@ -282,20 +305,21 @@ def _recognise_within(
         clock.add(sha256, time.perf_counter() - started)
 
 
-def _render(task: OcrTask, dpi: int, max_pixels: int) -> _Rendered:
+def _render(task: OcrTask, source: Path, dpi: int, max_pixels: int) -> _Rendered:
+    """The images of ``task`` to recognise, rendered from ``source`` (its document's verified snapshot)."""
     if task.kind in IMAGE_KINDS:
         from readers.image import load_frame
 
-        frame = load_frame(task.path, task.page, max_pixels=max_pixels)
+        frame = load_frame(source, task.page, max_pixels=max_pixels)
         return _Rendered((frame.image,), frame.dpi, rotate=True)
     if task.scope == OcrScope.FIGURES:
         from readers.figures import render_figures
 
         # Figure labels run every way (axis titles, rotated callouts): no page orientation to detect.
-        return _Rendered(tuple(f.image for f in render_figures(task.path, task.page, dpi)), dpi, rotate=False)
+        return _Rendered(tuple(f.image for f in render_figures(source, task.page, dpi)), dpi, rotate=False)
     from readers.ocr import render_page
 
-    return _Rendered((render_page(task.path, task.page, dpi),), dpi, rotate=True)
+    return _Rendered((render_page(source, task.page, dpi),), dpi, rotate=True)
 
 
 def _collect(task: OcrTask, version: str, started: float, futures: list[Future[OcrResult]]) -> OcrPageRecord:

@@ -31,7 +31,7 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from io import FileIO
 from pathlib import Path
 
@@ -65,6 +65,56 @@ def walked_snapshot(path: Path, *, sha256: str, size: int, scratch: Path | None 
         yield copy
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+class WalkedFile:
+    """The walked bytes of one document for a stage after extract, verified once and kept until closed.
+
+    The verdicts stage (the second opinion, the ink measure) and OCR (every page it renders) open a
+    document's file again, perhaps many times. They ask :meth:`path` each time: the first call makes the
+    :func:`walked_snapshot` and later ones return the same copy, so the document is verified and copied
+    once per stage, whatever number of pages is read from it. A refusal is kept too: every later call
+    raises the same error without touching the file again, so all pages of the document end alike.
+    Closing (or leaving the ``with`` block) removes the copy.
+    """
+
+    def __init__(self, path: Path, *, sha256: str, size: int, scratch: Path | None = None) -> None:
+        self.original = path
+        self.sha256 = sha256
+        self.size = size
+        self._scratch = scratch
+        self._stack = ExitStack()
+        self._copy: Path | None = None
+        self._refused: FileUnreadable | None = None
+
+    def path(self) -> Path:
+        """The private copy of the walked bytes; raises :class:`FileUnreadable` (or a subclass)."""
+        if self._refused is not None:
+            raise self._refused
+        if self._copy is None:
+            try:
+                self._copy = self._stack.enter_context(
+                    walked_snapshot(self.original, sha256=self.sha256, size=self.size, scratch=self._scratch)
+                )
+            except FileUnreadable as exc:
+                self._refused = exc
+                raise
+        return self._copy
+
+    @property
+    def refused(self) -> FileUnreadable | None:
+        """Why the file is not the walked bytes, once :meth:`path` found it so."""
+        return self._refused
+
+    def close(self) -> None:
+        self._copy = None
+        self._stack.close()
+
+    def __enter__(self) -> WalkedFile:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
 
 def copy_verified(path: Path, copy: Path, *, sha256: str, size: int) -> None:

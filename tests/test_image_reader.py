@@ -367,12 +367,16 @@ def test_the_verdicts_send_an_image_page_to_ocr(tmp_path: Path) -> None:
     frames = [page_image((600, 800)), page_image((600, 800))]
     path = write(tmp_path / "scan.tif", frames[0], save_all=True, append_images=frames[1:])
     sha, rows = _page_rows(path, ContentKind.TIFF)
-    verdicts = judge_document_rows("tiff", path, sha, sha[:2], "test", rows, [], LIMITS)
+    verdicts = judge_document_rows(
+        "tiff", path, sha, sha[:2], "test", rows, [], LIMITS, size=path.stat().st_size
+    )
     assert [(v.page, v.mode) for v in verdicts.pages] == [(1, Mode.REPLACE.value), (2, Mode.REPLACE.value)]
     assert all("image_cover" in v.reasons for v in verdicts.pages)
     assert {v.provenance for v in verdicts.pages} == {"raw_scan"}
     # The same rows of a kind OCR cannot render are left alone: nothing to read, not a page to replace.
-    text_kind = judge_document_rows("text", path, sha, sha[:2], "test", rows, [], LIMITS)
+    text_kind = judge_document_rows(
+        "text", path, sha, sha[:2], "test", rows, [], LIMITS, size=path.stat().st_size
+    )
     assert {v.mode for v in text_kind.pages} == {Mode.BLANK.value}
 
 

@@ -4,6 +4,7 @@ Runs the real Tesseract that ./scripts/setup installs; skipped only where it is 
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -91,7 +92,10 @@ def test_pdf_pages_render_at_the_asked_resolution(tmp_path: Path) -> None:
 def _task(
     path: Path, page: int, scope: OcrScope = OcrScope.PAGE, kind: ContentKind = ContentKind.PDF
 ) -> OcrTask:
-    return OcrTask("cd" * 32, "cd", path, kind, page, scope, LanguageChoice("eng", "configured"))
+    """A task on the file at ``path`` as walked now (a missing file: as if walked before it went)."""
+    data = path.read_bytes() if path.exists() else b""
+    sha = hashlib.sha256(data).hexdigest()
+    return OcrTask(sha, sha[:2], path, len(data), kind, page, scope, LanguageChoice("eng", "configured"))
 
 
 def test_the_stage_reads_every_task_in_order_on_all_cores(tmp_path: Path) -> None:
@@ -108,7 +112,7 @@ def test_the_stage_reads_every_task_in_order_on_all_cores(tmp_path: Path) -> Non
     assert cer(TEXT.upper(), rows[0].text) < 0.05 and cer(TEXT, rows[1].text) < 0.05
     assert rows[0].engine_version and rows[0].confidence > 80 and rows[0].words >= 20
     assert rows[0].language == "eng" and rows[0].language_source == "configured" and rows[0].regions == 1
-    assert rows[2].reason.startswith("render_failed:") and rows[2].text is None
+    assert rows[2].reason == "vanished" and rows[2].text is None
 
 
 def test_a_page_over_its_time_budget_is_recorded_and_the_rest_go_on(tmp_path: Path) -> None:

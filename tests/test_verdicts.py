@@ -150,9 +150,10 @@ def test_a_document_whose_judging_fails_keeps_its_text_and_says_why(tmp_path) ->
         [],
         ReadLimits(),
         vocabulary={"en": frozenset({"x"})},
+        size=0,
     )
     assert [v.page for v in out.pages] == [1] and out.pages[0].mode == "REPLACE"
     broken = judge_document_rows(
-        "pdf", tmp_path / "gone.pdf", page.sha256, "ab", "v", [page], [None], ReadLimits()
+        "pdf", tmp_path / "gone.pdf", page.sha256, "ab", "v", [page], [None], ReadLimits(), size=0
     )
     assert broken.pages[0].reasons[0].startswith("verdict_failed:") and broken.pages[0].mode == "TEXT"
