@@ -145,6 +145,11 @@ CARRIED_TABLES = (
     "chunks",
     "derivations",
 )
+# The tables the sanitize rules write, and the chunks cut from them: carried only when the earlier version
+# sanitized with the rules of today (`texts.sanitize_version`); otherwise the shard's sanitize and chunk
+# stages run again on the carried page texts, so that a change of the rules (what personal data they
+# redact, in hidden text and furniture too) reaches every shard without reading or OCRing it again.
+SANITIZED_TABLES = frozenset({"texts", "redactions", "hidden_text", "furniture", "chunks"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +172,7 @@ def carry_forward(wh: Warehouse, version: str) -> CarryReport:
     Copying a shard's partitions costs a few milliseconds; reading its documents again, judging their pages
     and OCRing its scans costs seconds to minutes, for the same rows.
     """
+    from quality.sanitize import SANITIZE_VERSION
     from readers.model import ContentKind
     from readers.shard import CARRY_STATUSES
     from readers.table import chain_signature
@@ -187,7 +193,11 @@ def carry_forward(wh: Warehouse, version: str) -> CarryReport:
             r["status"] in CARRY_STATUSES and r["reader_chain"] == chain_signature(ContentKind(r["kind"]))
             for r in before.values()
         ):
+            rules = wh.read("texts", source, shard, columns=("sanitize_version",)).column(0).to_pylist()
+            same_rules = all(r == SANITIZE_VERSION for r in rules)
             for table in CARRIED_TABLES:
+                if table in SANITIZED_TABLES and not same_rules:
+                    continue
                 if wh.has_partition(table, source, shard):
                     wh.carry_partition(table, source, version, shard)
             carried[shard] = source

@@ -63,7 +63,7 @@ class HtmlMainReader(HtmlReader):
     """trafilatura's main content of the page, as markdown; nothing when it finds none."""
 
     name: ClassVar[str] = "trafilatura"
-    revision: ClassVar[int] = 1
+    revision: ClassVar[int] = 2
 
     @property
     def tool_version(self) -> str:

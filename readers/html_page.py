@@ -18,7 +18,7 @@ class HtmlPageReader(HtmlReader):
     """The body of the page, cleaned (:data:`readers.html_common.PAGE_DROP`), as markdown."""
 
     name: ClassVar[str] = "html-page"
-    revision: ClassVar[int] = 1
+    revision: ClassVar[int] = 2
 
     def content(self, document: HtmlDocument, limits: ReadLimits) -> Content:
         tree = clean(document.root, PAGE_DROP)

@@ -146,7 +146,7 @@ class HtmlRegionReader(HtmlReader):
     """The widest marked region of the page, as markdown; nothing when the page marks none."""
 
     name: ClassVar[str] = "html-region"
-    revision: ClassVar[int] = 1
+    revision: ClassVar[int] = 2
 
     def content(self, document: HtmlDocument, limits: ReadLimits) -> Content:
         tree = clean(document.root, REGION_DROP)

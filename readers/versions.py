@@ -2,4 +2,4 @@
 would write. It is every extract-stage asset's ``code_version``, a column of every row and a path level of
 every Parquet file (DESIGN §2)."""
 
-EXTRACTOR_VERSION = "2026.11.2"
+EXTRACTOR_VERSION = "2026.12.1"

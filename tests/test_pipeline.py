@@ -182,3 +182,26 @@ def test_extractor_version_bump_carries_unchanged_readers_over(home: Path, demo,
     assert any(shard not in retried for _, shard in derived)  # the corpus has shards of both sorts
     versions = query(wh, "select extractor_version, count(*) from all_derivations group by 1 order by 1").rows
     assert versions == [(EXTRACTOR_VERSION, len(files)), (bumped, len(files))]
+
+
+@pytest.mark.slow
+def test_new_sanitize_rules_reach_carried_shards_without_reading_them_again(
+    home: Path, demo, monkeypatch
+) -> None:
+    """A release that changes what sanitize writes (its personal-data rules, say) and no reader: the
+    shards the walk carries to the new version get their texts, hidden text, furniture and chunks made
+    again by today's rules from the carried page texts; no document is read again for it."""
+    import quality.sanitize
+
+    folder, _ = demo
+    _run(home, folder)
+    wh = Home(home).warehouse
+    before = query(wh, "select count(*) from texts").rows
+    release_extractor_version(monkeypatch, EXTRACTOR_VERSION + ".rules")
+    monkeypatch.setattr(quality.sanitize, "SANITIZE_VERSION", "rules-of-today")
+    progress, _ = _run(home, folder)
+    retried = query(wh, "select count(*) from derivations where carried_from is null").rows[0][0]
+    assert progress.outcomes["read"] == retried  # only the error and underivable documents
+    assert query(wh, "select count(*) from texts").rows == before
+    assert query(wh, "select distinct sanitize_version from texts").rows == [("rules-of-today",)]
+    assert query(wh, "select count(*) from chunks").rows[0][0] > 0
