@@ -139,11 +139,15 @@ class AssaySettings(dg.ConfigurableResource):
         if run is None:  # a resource built outside a run
             yield self
             return
-        names = (
-            frozenset(k.to_user_string() for k in run.asset_selection)
-            if run.asset_selection
-            else frozenset({run.job_name.removeprefix("assay_")})
-        )
+        # The stages the run holds: its asset selection, else the steps it executes (an asset job's steps
+        # are its assets: a job on another executor builds this resource in each step's own process), else
+        # the job's name.
+        if run.asset_selection:
+            names = frozenset(k.to_user_string() for k in run.asset_selection)
+        elif run.step_keys_to_execute:
+            names = frozenset(run.step_keys_to_execute)
+        else:
+            names = frozenset({run.job_name.removeprefix("assay_")})
         command = f"Dagster run {run.run_id} of {run.job_name}"
         with lock_for_run(self.home_path, names, command=command, wait_s=self.lock_wait_s):
             yield self
