@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import struct
 import tempfile
-import time
 import zlib
 from pathlib import Path
 
@@ -292,14 +291,12 @@ def test_a_header_over_the_pixel_limit_is_refused_without_decoding(
 ) -> None:
     path = tmp_path / name
     path.write_bytes(data)
-    started = time.perf_counter()
     with pytest.raises(LimitExceeded) as over:
         READER.read(path, ReadLimits(max_image_pixels=limit))
     with pytest.raises(LimitExceeded):
         load_frame(path, 1, max_pixels=limit)
     # Decoding would have found the data missing (corrupt, not over_limit) after allocating the pixels.
     assert over.value.reason == "over_limit"
-    assert time.perf_counter() - started < 1.0
     kind = ContentKind.PNG if name.endswith(".png") else ContentKind.BMP
     ex = _extract(path, kind, ReadLimits(max_image_pixels=limit))
     assert (ex.status, ex.reason) == (DocumentStatus.ERROR, "over_limit")

@@ -10,9 +10,7 @@ constant shift (a→b: "Vojw dpotvnqujpo Sbuft" for "Unit consumption Rates"). T
 from __future__ import annotations
 
 import random
-import statistics
 import string
-import time
 import unicodedata
 
 import pytest
@@ -344,16 +342,3 @@ def test_profile_score_prefers_the_clean_text() -> None:
     assert profile_score("", "en") == 0.0
     with pytest.raises(LookupError):
         profile_score(text, "xx")
-
-
-def test_best_language_is_fast_on_a_page() -> None:
-    page = (SAMPLES["en"] + " " + SAMPLES["fr"] + " " + SAMPLES["de"] + " " + SAMPLES["es"])[:3000]
-    best_language(page)  # profiles built
-    costs = []
-    for _ in range(30):
-        start = time.perf_counter()
-        best_language(page)
-        costs.append(time.perf_counter() - start)
-    median_ms = statistics.median(costs) * 1000
-    print(f"\nbest_language on 3,000 characters: {median_ms:.2f} ms")
-    assert median_ms < 5.0
