@@ -11,7 +11,8 @@ from assets.contract_checks import changed_shards_check_result, contract_check_s
 from orchestration.plans import carry_forward
 from orchestration.progress import Progress
 from orchestration.settings import AssaySettings
-from readers.inventory import CachedFile, documents_from, expand_containers, merge_observations, walk_roots
+from readers.expansion import expand_containers
+from readers.inventory import CachedFile, documents_from, merge_observations, walk_roots
 from readers.isolation import IsolatedReads
 from readers.model import FILE_PROBLEMS
 from readers.records import DocumentRecord, ExpansionRecord, ObservationRecord

@@ -23,7 +23,8 @@ sys.path.insert(0, str(REPO))
 from orchestration.settings import AssaySettings  # noqa: E402
 from readers.email_eml import _depths, parse_eml  # noqa: E402
 from readers.errors import ReaderError  # noqa: E402
-from readers.inventory import documents_from, expand_containers, walk_roots  # noqa: E402
+from readers.expansion import expand_containers  # noqa: E402
+from readers.inventory import documents_from, walk_roots  # noqa: E402
 from readers.model import ContentKind  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 

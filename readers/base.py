@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from readers.errors import CorruptDocument, FileUnreadable, LimitExceeded
 from readers.model import ContentKind, ReadLimits, ReadResult
+from readers.snapshot import open_regular
 
 
 class Reader(ABC):
@@ -83,8 +84,6 @@ def read_bounded(path: Path, limit: int, *, what: str = "bytes") -> bytes:
     never read whole, and one that grows while it is read is still caught (``LimitExceeded``). The file is
     opened without blocking and checked to be a regular file on the opened descriptor, so a pipe swapped
     in after a check of the path cannot block the read (``FileUnreadable``)."""
-    from readers.snapshot import open_regular
-
     fd = open_regular(path)
     try:
         with open(fd, "rb", closefd=True) as fh:

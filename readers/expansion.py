@@ -1,7 +1,7 @@
 """Containers opened in isolation and within bounds: their members become child documents.
 
 The walk hands every container document (an e-mail, a zip, a PDF with embedded files: readers/
-containers.py) to :func:`expand_trees`. Each container is the root of a **tree**: its members, the
+containers.py) to :func:`expand_containers`. Each container is the root of a **tree**: its members, the
 members of the containers among them, and so on to ``max_nesting``.
 
 - **Isolated.** Opening a container and inflating its members is an :class:`ExpandJob`, run in a reader
@@ -50,11 +50,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Protocol
 
-import psutil
-
 from readers.containers import CONTAINER_KINDS, iter_members
 from readers.errors import LimitExceeded, ReaderError
-from readers.isolation import MEMORY, TIMEOUT, WORKER_DIED, InProcessJobs, IsolatedJob, JobRunner
+from readers.inventory import fs_path
+from readers.isolation import (
+    MEMORY,
+    TIMEOUT,
+    WORKER_DIED,
+    InProcessJobs,
+    IsolatedJob,
+    JobRunner,
+    remove_orphans,
+)
 from readers.model import ContentKind, ExpansionStatus, ReadLimits
 from readers.records import DocumentRecord, ExpansionRecord
 from readers.sniff import HEAD_BYTES, sniff
@@ -178,7 +185,7 @@ def bounds_of(limits: ReadLimits) -> str:
     )
 
 
-def expand_trees(
+def expand_containers(
     documents: Sequence[DocumentRecord],
     *,
     known: Mapping[str, Sequence[DocumentRecord]],
@@ -188,17 +195,24 @@ def expand_trees(
     previous: Mapping[str, ExpansionRecord] | None = None,
     jobs: JobRunner | None = None,
 ) -> Expansion:
-    """Expand the containers among ``documents`` (the files on disk) into child documents (module
-    docstring). ``known`` holds the children an earlier walk found for a container (by its sha256) and
-    ``previous`` that walk's expansion rows; ``jobs`` runs the jobs (readers.isolation.IsolatedReads in the
-    pipeline; in this process without one)."""
-    from readers.inventory import fs_path
+    """Turn the members of containers among ``documents`` (the files on disk: e-mail attachments, archive
+    members, a PDF's embedded files) into documents that point at their parent, to the configured depth
+    of nesting, each container opened in isolation and every container's whole tree within bounds (the
+    module docstring says how).
 
+    A member's bytes are stored in ``blobs`` under their sha256 and the child's ``path`` is where they
+    were stored, so that every reader reads a child like any file. ``known`` holds the children an
+    earlier walk found for a container (by its sha256) and ``previous`` that walk's expansion rows:
+    identical bytes have identical members, so a container is opened only once. Bytes already known as a
+    document (a file that is also attached somewhere) stay one document: the first one. A container that
+    cannot be opened gets no children and an ``error`` row saying why. ``jobs`` runs the jobs
+    (readers.isolation.IsolatedReads in the pipeline; in this process without one).
+    """
     runner: JobRunner = jobs if jobs is not None else InProcessJobs()
     files = {d.sha256 for d in documents}
     bounds = bounds_of(limits)
     staging_root = Path(blobs.blobs_dir) / STAGING
-    _remove_stale_staging(staging_root)
+    remove_orphans(staging_root)  # the staging folders of walks no longer running
     walk_staging = staging_root / f"{os.getpid()}-{uuid.uuid4().hex}"
     roots = sorted((d for d in documents if ContentKind(d.kind) in CONTAINER_KINDS), key=lambda d: d.sha256)
     trees = [
@@ -215,7 +229,7 @@ def expand_trees(
         nonlocal active
         while waiting and active < width:
             tree = waiting.popleft()
-            if _advance(tree, context, pending, fs_path):
+            if _advance(tree, context, pending):
                 active += 1
 
     try:
@@ -226,7 +240,7 @@ def expand_trees(
                 continue
             tree = trees[job.tree]
             tree.settle(job.sha256, tree.depth_of.pop(job.sha256), done.outcome, context)
-            if not _advance(tree, context, pending, fs_path):
+            if not _advance(tree, context, pending):
                 active -= 1
                 start()
     finally:
@@ -315,7 +329,7 @@ class _Tree:
             shutil.rmtree(self.staging, ignore_errors=True)
 
 
-def _advance(tree: _Tree, context: _Context, pending: deque[IsolatedJob], fs_path) -> bool:
+def _advance(tree: _Tree, context: _Context, pending: deque[IsolatedJob]) -> bool:
     """Queue the tree's next job and say so, or settle what earlier walks answer; ``False`` once the tree
     is complete (then finished)."""
     if not tree.started:
@@ -333,7 +347,7 @@ def _advance(tree: _Tree, context: _Context, pending: deque[IsolatedJob], fs_pat
             ExpandJob(
                 tree=tree.index,
                 sha256=node.sha256,
-                path=_source(tree, node, fs_path),
+                path=_source(tree, node),
                 kind=ContentKind(node.kind),
                 limits=context.limits,
                 staging=tree.staging,
@@ -347,7 +361,7 @@ def _advance(tree: _Tree, context: _Context, pending: deque[IsolatedJob], fs_pat
     return False
 
 
-def _source(tree: _Tree, node: DocumentRecord, fs_path) -> Path:
+def _source(tree: _Tree, node: DocumentRecord) -> Path:
     """Where a container's bytes are now: the file for the root, else the store, else (a member of this
     tree not yet moved there) the tree's staging folder."""
     if node is tree.root:
@@ -493,17 +507,3 @@ def _stage(folder: Path, sha: str, data: bytes) -> None:
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
-
-
-def _remove_stale_staging(root: Path) -> None:
-    """Remove the staging folders of walks that are no longer running on this machine."""
-    if not root.is_dir():
-        return
-    for folder in root.iterdir():
-        pid = folder.name.split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    return pid == os.getpid() or psutil.pid_exists(pid)

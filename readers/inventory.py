@@ -21,15 +21,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from readers.model import ContentKind, KindSource, ObservationStatus, ReadLimits
-from readers.records import DocumentRecord, ExpansionRecord, ObservationRecord
+from readers.model import ContentKind, KindSource, ObservationStatus
+from readers.records import DocumentRecord, ObservationRecord
 from readers.sniff import HEAD_BYTES, sniff
-
-if TYPE_CHECKING:
-    from readers.expansion import BlobStore, Expansion
-    from readers.isolation import JobRunner
 
 BLOCK = 1 << 20
 
@@ -134,34 +129,6 @@ def documents_from(observations: Sequence[ObservationRecord], version: str) -> l
         )
         for sha, o in sorted(first.items())
     ]
-
-
-def expand_containers(
-    documents: Sequence[DocumentRecord],
-    *,
-    known: Mapping[str, Sequence[DocumentRecord]],
-    blobs: BlobStore,
-    limits: ReadLimits,
-    version: str,
-    previous: Mapping[str, ExpansionRecord] | None = None,
-    jobs: JobRunner | None = None,
-) -> Expansion:
-    """Turn the members of containers (e-mail attachments, archive members, a PDF's embedded files) into
-    documents that point at their parent, to the configured depth of nesting, each container opened in
-    isolation and every container's whole tree within bounds (readers/expansion.py says how).
-
-    A member's bytes are stored in ``blobs`` under their sha256 and the child's ``path`` is where they
-    were stored, so that every reader reads a child like any file. ``known`` holds the children an
-    earlier walk found for a container (by its sha256) and ``previous`` that walk's expansion rows:
-    identical bytes have identical members, so a container is opened only once. Bytes already known as a
-    document (a file that is also attached somewhere) stay one document: the first one. A container that
-    cannot be opened gets no children and an ``error`` row saying why.
-    """
-    from readers.expansion import expand_trees
-
-    return expand_trees(
-        documents, known=known, blobs=blobs, limits=limits, version=version, previous=previous, jobs=jobs
-    )
 
 
 def _iter_paths(root: Path, problems: list[ObservationRecord], version: str, now: datetime) -> Iterator[Path]:

@@ -452,13 +452,21 @@ def _failed(request: ReadRequest, worker: _Worker, reason: str, detail: str, ela
     )
 
 
-def _pool_scratch() -> Path:
-    """A new private directory for the pool's snapshots, named after this process; the directories of
-    pools whose process is gone (a run killed with SIGKILL never closes its pool) are removed first."""
-    for old in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
-        pid = old.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
+def remove_orphans(parent: Path, prefix: str = "") -> None:
+    """Remove the directories ``<prefix><pid>-…`` under ``parent`` whose process is gone: what a run
+    killed with SIGKILL left (it never closed its pool, nor finished its walk)."""
+    if not parent.is_dir():
+        return
+    for old in parent.glob(f"{prefix}*-*"):
+        pid = old.name.removeprefix(prefix).split("-", 1)[0]
         if pid.isdigit() and not psutil.pid_exists(int(pid)):
             shutil.rmtree(old, ignore_errors=True)
+
+
+def _pool_scratch() -> Path:
+    """A new private directory for the pool's snapshots, named after this process; the directories of
+    pools whose process is gone are removed first."""
+    remove_orphans(Path(tempfile.gettempdir()), SCRATCH_PREFIX)
     return Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
 
 

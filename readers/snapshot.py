@@ -178,28 +178,28 @@ def _translated(path: Path, exc: OSError) -> FileUnreadable:
 def _copy(source: int, target: int, limit: int, path: Path) -> tuple[str, int]:
     """Copy at most ``limit`` bytes from ``source`` to ``target`` (closed here); their sha256 and count."""
     digest = hashlib.sha256()
-    buffer = bytearray(BLOCK)
-    view = memoryview(buffer)
+    view = memoryview(bytearray(BLOCK))
     copied = 0
-    with open(target, "wb", buffering=0, closefd=True) as out:
+    with FileIO(source, "rb", closefd=False) as src, open(target, "wb", closefd=True) as out:
         while copied < limit:
             try:
-                n = os.readv(source, [view[: min(BLOCK, limit - copied)]])
+                n = src.readinto(view[: min(BLOCK, limit - copied)])
             except OSError as exc:
                 raise FileUnreadable(f"{path.name}: cannot be read: {exc.strerror or exc}") from exc
-            if n == 0:
+            if not n:
                 break
-            chunk = view[:n]
-            digest.update(chunk)
+            digest.update(view[:n])
             try:
-                _write_all(out, chunk)
+                out.write(view[:n])  # a buffered file writes all of it
             except OSError as exc:
-                raise FileUnreadable(f"{path.name}: the private copy could not be written: {exc}") from exc
+                raise _uncopied(path, exc) from exc
             copied += n
+        try:
+            out.flush()
+        except OSError as exc:
+            raise _uncopied(path, exc) from exc
     return digest.hexdigest(), copied
 
 
-def _write_all(out: FileIO, chunk: memoryview) -> None:
-    while chunk:
-        written = out.write(chunk)
-        chunk = chunk[written:]
+def _uncopied(path: Path, exc: OSError) -> FileUnreadable:
+    return FileUnreadable(f"{path.name}: the private copy could not be written: {exc}")

@@ -14,7 +14,8 @@ from orchestration.demo import make_text_pdf
 from orchestration.home import Home
 from orchestration.progress import Progress
 from orchestration.runner import run
-from readers.inventory import documents_from, expand_containers, walk_roots
+from readers.expansion import expand_containers
+from readers.inventory import documents_from, walk_roots
 from readers.model import ReadLimits
 from warehouse import Warehouse
 from warehouse.catalog import query

@@ -26,8 +26,8 @@ from orchestration.runner import run
 from readers.containers import members_of
 from readers.email_eml import EmlReader
 from readers.errors import LimitExceeded
-from readers.expansion import Expansion
-from readers.inventory import documents_from, expand_containers, walk_roots
+from readers.expansion import Expansion, expand_containers
+from readers.inventory import documents_from, walk_roots
 from readers.isolation import IsolatedReads, ReadBudget, ReadBudgets
 from readers.model import ContentKind, ReadLimits
 from readers.records import DocumentRecord

@@ -22,7 +22,8 @@ from orchestration.home import Home
 from orchestration.progress import Progress
 from orchestration.runner import run
 from readers.dispatch import extract_document
-from readers.inventory import WalkResult, display_path, expand_containers, walk_roots
+from readers.expansion import expand_containers
+from readers.inventory import WalkResult, display_path, walk_roots
 from readers.model import ContentKind, ReadLimits
 from readers.records import DocumentRecord, ObservationRecord
 from tests import hostile
