@@ -321,8 +321,9 @@ def write_recursive_forms_pdf(path: Path, depth: int = FORM_DEPTH) -> None:
     doc.close()
 
 
-def _pdf_bytes(objects: list[bytes]) -> bytes:
-    """A PDF of ``objects`` (object 1 the catalog), numbered from 1, with an exact cross-reference table."""
+def pdf_bytes(objects: list[bytes], *, prev_is_self: bool = False) -> bytes:
+    """A PDF of ``objects`` (object 1 the catalog), numbered from 1, with an exact cross-reference table;
+    with ``prev_is_self`` the trailer's /Prev points at that same table (a loop of updates)."""
     out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for number, body in enumerate(objects, start=1):
@@ -331,7 +332,8 @@ def _pdf_bytes(objects: list[bytes]) -> bytes:
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    prev = b" /Prev %d" % xref if prev_is_self else b""
+    out += b"trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, prev, xref)
     return bytes(out)
 
 
@@ -345,7 +347,7 @@ def write_many_pages_pdf(path: Path) -> None:
         b"<< /Type /Pages /MediaBox [0 0 200 200] /Count %d /Kids [%s] >>" % (MANY_PAGES, kids),
         *[b"<< /Type /Page /Parent 2 0 R >>"] * MANY_PAGES,
     ]
-    path.write_bytes(_pdf_bytes(objects))
+    path.write_bytes(pdf_bytes(objects))
 
 
 def write_huge_image_pdf(path: Path) -> None:

@@ -28,7 +28,7 @@ from readers.isolation import SCRATCH_PREFIX, IsolatedReads, ReadBudget, ReadBud
 from readers.model import ContentKind, DocumentStatus, ReadLimits
 from readers.snapshot import STEP, walked_snapshot
 from readers.text import PlainTextReader
-from tests.hostile import write_recursive_forms_pdf
+from tests.hostile import pdf_bytes, write_recursive_forms_pdf
 from warehouse.catalog import query
 
 # A read that could block (a pipe without a writer) must end well within this.
@@ -255,20 +255,7 @@ def _page_tree_loop_pdf(path: Path) -> None:
         b"<< /Type /Page /Parent 3 0 R /MediaBox [0 0 200 200] /Contents 5 0 R >>",
         b"<< /Length 38 >>\nstream\nBT /F1 12 Tf 20 100 Td (water) Tj ET\nendstream",
     ]
-    out = bytearray(b"%PDF-1.7\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Prev %d >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-        xref,
-    )
-    path.write_bytes(bytes(out))
+    path.write_bytes(pdf_bytes(objects, prev_is_self=True))
 
 
 def test_a_pdf_every_reader_failed_on_is_an_error(tmp_path: Path) -> None:
