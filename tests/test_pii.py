@@ -541,13 +541,31 @@ def test_property_arbitrary_text(text: str) -> None:
     assert all(c in it for c in rest)
 
 
-# Time for a 50,000-character adversarial page, in CPU seconds of this process (so that a loaded machine
-# does not fail it). The linear patterns scan such a page in 0.01-0.1 s. The phone matcher parses every
-# digit run when a region is set, about 0.5 s per scan of digit soup here, and it scans twice when the
-# first scan redacted something; a backtracking pattern would take minutes.
+# An adversarial page of 50,000 characters, and how its scrubbing may grow with its length. A page and its
+# first quarter are scrubbed, in CPU seconds of this process (the best of two): linear patterns take four
+# times as long on the page (at most 5.6 times, over 40 generated pages), a quadratic one sixteen times, a
+# backtracking one more (minutes, on such a page). Below LINEAR_FLOOR_S for the whole page the growth is
+# noise, and nothing slow happened anyway: the linear patterns scan such a page in 0.01-1 s.
 ADVERSARIAL_CHARS = 50_000
-ADVERSARIAL_CPU_S = 1.0
-ADVERSARIAL_CPU_S_WITH_REGION = 3.0
+LINEAR_GROWTH_MAX = 10.0
+LINEAR_FLOOR_S = 0.5
+
+
+def _cpu(scrubber: Scrubber, text: str) -> float:
+    costs = []
+    for _ in range(2):
+        start = time.process_time()
+        scrubber.scrub(text, PlaceholderBook())
+        costs.append(time.process_time() - start)
+    return min(costs)
+
+
+def assert_scrubs_in_linear_time(scrubber: Scrubber, text: str) -> None:
+    whole = _cpu(scrubber, text)
+    if whole < LINEAR_FLOOR_S:
+        return
+    quarter = _cpu(scrubber, text[: len(text) // 4])
+    assert whole < LINEAR_GROWTH_MAX * quarter, f"{whole:.2f} s for the page, {quarter:.2f} s for a quarter"
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -563,13 +581,8 @@ def test_property_no_catastrophic_backtracking(motifs: list[str], seed: int) -> 
         chunks.append(chunk)
         size += len(chunk)
     text = "".join(chunks)[:ADVERSARIAL_CHARS]
-    for scrubber, bound in (
-        (Scrubber(), ADVERSARIAL_CPU_S),
-        (Scrubber(phone_region="US"), ADVERSARIAL_CPU_S_WITH_REGION),
-    ):
-        start = time.process_time()
-        scrubber.scrub(text, PlaceholderBook())
-        assert time.process_time() - start < bound
+    for scrubber in (Scrubber(), Scrubber(phone_region="US")):
+        assert_scrubs_in_linear_time(scrubber, text)
 
 
 @pytest.mark.parametrize(
@@ -587,6 +600,4 @@ def test_property_no_catastrophic_backtracking(motifs: list[str], seed: int) -> 
     ids=["dots", "ats", "long-local", "groups", "colons", "iban-heads", "pluses", "zeros"],
 )
 def test_long_runs_stay_linear(text: str) -> None:
-    start = time.process_time()
-    Scrubber().scrub(text, PlaceholderBook())
-    assert time.process_time() - start < ADVERSARIAL_CPU_S
+    assert_scrubs_in_linear_time(Scrubber(), text)
