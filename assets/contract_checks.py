@@ -33,7 +33,7 @@ def contract_check_specs(asset: str, tables: Sequence[str]) -> list[dg.AssetChec
             dg.AssetCheckSpec(
                 contract_check_name(table),
                 asset=asset,
-                description=f"The {table} rows this run wrote keep their contract (Great Expectations): "
+                description=f"The {table} rows this run wrote keep their contract: "
                 f"key ({', '.join(contract.key)}) present and unique"
                 + (f"; {', '.join(domains)} within their ranges and sets" if domains else "")
                 + ". Fails (ERROR) on any violation.",
@@ -49,8 +49,7 @@ def contract_check_result(
     that could not be evaluated fails the check with the reason, not the stage."""
     name = contract_check_name(table)
     if len(rows) == 0:
-        # Nothing written: no rows can break the contract, and a run that changed nothing (an unchanged
-        # walk) does not pay Great Expectations' few seconds of import.
+        # Nothing written: no rows can break the contract (an unchanged walk).
         return dg.AssetCheckResult(
             asset_key=asset,
             check_name=name,

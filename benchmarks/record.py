@@ -851,7 +851,7 @@ def dagster_overhead(state: State, section: Section) -> None:
         return time.perf_counter() - started
 
     ways = {"dagster": as_dagster_run, "function": as_function}
-    for way in ways.values():  # warm-up, untimed: imports, Great Expectations, the instance's tables
+    for way in ways.values():  # warm-up, untimed: imports, the instance's tables
         way(one)
     times: dict[tuple[str, int], list[float]] = {(w, len(k)): [] for w in ways for k in (one, batch)}
     for index in range(state.plan.overhead_repeat):

@@ -1,4 +1,4 @@
-"""The table contracts as data, checked with Great Expectations 1.x suites.
+"""The table contracts as data, checked with Arrow compute on the rows a stage wrote.
 
 Each stage's table promises the same few things whatever the corpus: its key columns are present and
 unique together, its ratios lie in [0, 1] (confidences in [0, 100]), and its modes, statuses, sources and
@@ -6,42 +6,38 @@ kinds are values of the project's enumerations. The schema (``warehouse/schema.p
 their types; these contracts fix what the values may be. They are data (:data:`CONTRACTS`) so that a new
 column is one line here, and a test keeps them in step with the schema.
 
-The suites run through an ephemeral GX context (nothing written to disk, no project directory) on the
-rows of the shards a run wrote. The first validation in a process costs about 3 s (2.8 s of CPU, measured
-on the 2-core CI machine), nearly all of it importing Great Expectations; so GX is imported then, not when
-the definitions load, and the context and suites are built once per process and reused. A validation of a
-shard of ~100 rows then costs 50-70 ms of CPU.
+Each contract is a list of expectations named and meant as Great Expectations' are
+(``expect_column_values_to_not_be_null``, ``..._to_be_unique``, ``expect_compound_columns_to_be_unique``,
+``..._to_be_between``, ``..._to_be_in_set``), evaluated by pyarrow's compute functions on the rows of the
+shards a run wrote. GX itself ran them until importing it (5.6-6.4 s per process) became most of a small
+run's time; the same checks in Arrow take about a millisecond per shard and import nothing
+(docs/decisions.md, "Contracts are data").
 """
 
 from __future__ import annotations
 
-import logging
 import math
-import threading
 import time
-import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from quality.sources import OcrScope, Source
 from quality.verdicts import Mode, Provenance
 from readers.model import ContentKind, DocumentStatus, KindSource
 
-if TYPE_CHECKING:
-    import pandas as pd
-    import pyarrow as pa
-
 # Offending values kept per failed expectation: enough to recognise the fault in the check's metadata,
-# few enough that a shard full of bad rows does not bloat the event log. GX is asked for the first
-# EXAMPLES_SCANNED offending values (its BASIC result format: the SUMMARY format, which counts distinct
-# values itself, doubles the cost of a validation) and the distinct ones among them are kept.
+# few enough that a shard full of bad rows does not bloat the event log: the distinct values among the
+# first EXAMPLES_SCANNED offending rows, in row order (GX's BASIC result format did the same).
 EXAMPLES_KEPT = 5
 EXAMPLES_SCANNED = 20
 
 
 class ContractError(Exception):
-    """A contract could not be evaluated: Great Expectations failed, or the table has no contract."""
+    """A contract could not be evaluated: the table has no contract, or its rows are not a table."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,9 +89,10 @@ class TableContract:
 class ExpectationOutcome:
     """One expectation's verdict on the rows.
 
-    ``expectation`` is GX's type name (``expect_column_values_to_be_in_set``...); ``examples`` are a few
-    distinct offending values (None for a null, a column-to-value mapping for a composite key);
-    ``error`` is GX's message when the expectation could not be evaluated (a missing column)."""
+    ``expectation`` is the expectation's name, as Great Expectations names it
+    (``expect_column_values_to_be_in_set``...); ``examples`` are a few distinct offending values (None
+    for a null, a column-to-value mapping for a composite key); ``error`` says why the expectation could
+    not be evaluated (a missing column)."""
 
     expectation: str
     columns: tuple[str, ...]
@@ -234,160 +231,132 @@ def contract_for(table: str) -> TableContract:
 
 
 def validate(table: str, rows: pa.Table | Sequence[Any]) -> ContractResult:
-    """Check ``rows`` (an Arrow table, or row dataclasses) against ``table``'s suite.
+    """Check ``rows`` (an Arrow table, or row dataclasses) against ``table``'s contract.
 
-    Only the columns the contract reads are handed to GX. A column the rows lack fails the expectations
-    on it (with GX's message in ``error``); an error of GX itself raises :class:`ContractError`."""
+    Only the columns the contract reads are looked at. A column the rows lack fails the expectations on
+    it (the reason in ``error``); rows that cannot be made into a table raise :class:`ContractError`."""
     contract = contract_for(table)
-    frame = _frame(contract, rows)
+    data = _arrow(contract, rows)
     started = time.perf_counter()
-    outcomes = _engine().run(contract, frame)
-    return ContractResult(table, len(frame), outcomes, round(time.perf_counter() - started, 4))
+    outcomes = tuple(
+        _evaluate(expectation, columns, data, check)
+        for expectation, columns, check in _expectations(contract)
+    )
+    return ContractResult(table, data.num_rows, outcomes, round(time.perf_counter() - started, 4))
 
 
-def _frame(contract: TableContract, rows: pa.Table | Sequence[Any]) -> pd.DataFrame:
-    import pandas as pd
-    import pyarrow as pa
-
+def _arrow(contract: TableContract, rows: pa.Table | Sequence[Any]) -> pa.Table:
+    """The contract's columns of ``rows`` as an Arrow table (those the rows have)."""
     if isinstance(rows, pa.Table):
-        present = [c for c in contract.columns if c in rows.column_names]
-        return rows.select(present).to_pandas()
+        return rows.select([c for c in contract.columns if c in rows.column_names])
     columns = [c for c in contract.columns if all(hasattr(r, c) for r in rows)]
-    return pd.DataFrame({c: [getattr(r, c) for r in rows] for c in columns}, columns=columns)
+    try:
+        return pa.table({c: [getattr(r, c) for r in rows] for c in columns})
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise ContractError(f"{contract.table}: the rows are not a table: {exc}") from exc
 
 
-# -- Great Expectations ---------------------------------------------------------------------------------
+# -- the expectations, in Arrow compute -------------------------------------------------------------------
+#
+# Each expectation keeps Great Expectations' name and meaning (docs/decisions.md: the contracts once ran
+# as GX suites), so a check's metadata reads the same: the rows that break it are counted, nulls (and NaN,
+# a missing float) count only against ``not_null``, and a row of a duplicated value or key counts each
+# time it occurs. Each check returns the mask of the offending rows.
 
-_ENGINE: _Engine | None = None
-_ENGINE_LOCK = threading.Lock()
-
-
-def _engine() -> _Engine:
-    global _ENGINE
-    with _ENGINE_LOCK:
-        if _ENGINE is None:
-            _ENGINE = _Engine(CONTRACTS)
-        return _ENGINE
+_Check = Callable[[pa.Table, tuple[str, ...]], pa.Array]
 
 
-class _Engine:
-    """One ephemeral GX context with a pandas data source, a dataframe asset, a whole-dataframe batch
-    definition and a suite per contract; built once, used under a lock (GX contexts are not made for
-    concurrent use)."""
-
-    def __init__(self, contracts: Mapping[str, TableContract]) -> None:
-        # GX logs its configuration steps (some of its modules set their loggers to INFO themselves), warns
-        # of its own deprecated imports and draws a progress bar per validation: noise in a stage's log.
-        logging.getLogger("great_expectations").setLevel(logging.ERROR)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                import great_expectations as gx
-                from great_expectations.data_context.types.base import ProgressBarsConfig
-                from great_expectations.exceptions import GreatExpectationsError
-        except ImportError as exc:
-            raise ContractError(f"Great Expectations is not importable: {exc}") from exc
-        for name in list(logging.Logger.manager.loggerDict):
-            if name.startswith("great_expectations."):
-                logging.getLogger(name).setLevel(logging.ERROR)
-        self._lock = threading.Lock()
-        try:
-            context = gx.get_context(mode="ephemeral")
-            context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
-            source = context.data_sources.add_pandas("assay")
-            self._batches = {}
-            self._suites = {}
-            for table, contract in contracts.items():
-                asset = source.add_dataframe_asset(name=table)
-                self._batches[table] = asset.add_batch_definition_whole_dataframe(f"{table}_rows")
-                suite = context.suites.add(gx.ExpectationSuite(name=f"{table}_contract"))
-                for expectation in _expectations(contract):
-                    suite.add_expectation(expectation)
-                self._suites[table] = suite
-        except (GreatExpectationsError, ValueError, TypeError) as exc:  # pydantic errors are ValueErrors
-            raise ContractError(f"could not build the contract suites: {exc}") from exc
-
-    def run(self, contract: TableContract, frame: pd.DataFrame) -> tuple[ExpectationOutcome, ...]:
-        from great_expectations.exceptions import GreatExpectationsError
-
-        result_format = {"result_format": "BASIC", "partial_unexpected_count": EXAMPLES_SCANNED}
-        with self._lock:
-            try:
-                batch = self._batches[contract.table].get_batch(batch_parameters={"dataframe": frame})
-                validation = batch.validate(self._suites[contract.table], result_format=result_format)
-            except (GreatExpectationsError, ValueError, TypeError, KeyError) as exc:
-                raise ContractError(f"{contract.table}: the contract could not be checked: {exc}") from exc
-        return tuple(_outcome(r) for r in validation.results)
+def _missing(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    return pc.is_null(column, nan_is_null=True)
 
 
-def _expectations(contract: TableContract) -> list[Any]:
-    import great_expectations.expectations as gxe
+def _not_null(data: pa.Table, columns: tuple[str, ...]) -> pa.ChunkedArray:
+    return _missing(data[columns[0]])
 
-    out: list[Any] = [
-        gxe.ExpectColumnValuesToNotBeNull(column=c) for c in (*contract.key, *contract.required)
+
+def _duplicated(data: pa.Table, columns: tuple[str, ...]) -> pa.ChunkedArray:
+    """Rows whose value (one column) or key (several: rows with every key column missing are left out,
+    as GX does) occurs more than once among the rows where it is present."""
+    present = [pc.invert(_missing(data[c])) for c in columns]
+    keep = present[0]
+    for mask in present[1:]:
+        keep = pc.or_(keep, mask)
+    indexed = data.select(list(columns)).append_column(_ROW, pa.array(range(data.num_rows), pa.int64()))
+    indexed = indexed.filter(keep)
+    counts = indexed.group_by(list(columns), use_threads=False).aggregate([(_ROW, "count")])
+    repeated = counts.filter(pc.greater(counts[f"{_ROW}_count"], 1)).drop_columns([f"{_ROW}_count"])
+    rows = indexed.join(repeated, keys=list(columns), join_type="inner", use_threads=False)[_ROW]
+    return pc.is_in(pa.array(range(data.num_rows), pa.int64()), value_set=rows.combine_chunks())
+
+
+def _between(low: float, high: float | None) -> _Check:
+    def check(data: pa.Table, columns: tuple[str, ...]) -> pa.ChunkedArray:
+        column = data[columns[0]]
+        outside = pc.less(column, low)
+        if high is not None:
+            outside = pc.or_kleene(outside, pc.greater(column, high))
+        return pc.and_kleene(pc.fill_null(outside, False), pc.invert(_missing(column)))
+
+    return check
+
+
+def _in_set(values: tuple[str, ...]) -> _Check:
+    def check(data: pa.Table, columns: tuple[str, ...]) -> pa.ChunkedArray:
+        column = data[columns[0]]
+        allowed = pc.is_in(column.cast(pa.string()), value_set=pa.array(values, pa.string()))
+        return pc.and_(pc.invert(allowed), pc.invert(_missing(column)))
+
+    return check
+
+
+_ROW = "__row"
+
+
+def _expectations(contract: TableContract) -> list[tuple[str, tuple[str, ...], _Check]]:
+    out: list[tuple[str, tuple[str, ...], _Check]] = [
+        ("expect_column_values_to_not_be_null", (c,), _not_null) for c in (*contract.key, *contract.required)
     ]
     if len(contract.key) == 1:
-        out.append(gxe.ExpectColumnValuesToBeUnique(column=contract.key[0]))
+        out.append(("expect_column_values_to_be_unique", contract.key, _duplicated))
     else:
-        out.append(gxe.ExpectCompoundColumnsToBeUnique(column_list=list(contract.key)))
-    out += [gxe.ExpectColumnValuesToBeUnique(column=c) for c in contract.unique]
+        out.append(("expect_compound_columns_to_be_unique", contract.key, _duplicated))
+    out += [("expect_column_values_to_be_unique", (c,), _duplicated) for c in contract.unique]
     out += [
-        gxe.ExpectColumnValuesToBeBetween(column=b.column, min_value=b.low, max_value=b.high)
-        for b in contract.bounded
+        ("expect_column_values_to_be_between", (b.column,), _between(b.low, b.high)) for b in contract.bounded
     ]
     out += [
-        gxe.ExpectColumnValuesToBeInSet(column=e.column, value_set=list(e.values))
-        for e in contract.enumerated
+        ("expect_column_values_to_be_in_set", (e.column,), _in_set(e.values)) for e in contract.enumerated
     ]
     return out
 
 
-def _outcome(result: Any) -> ExpectationOutcome:
-    config = result.expectation_config
-    kwargs = config.kwargs
-    columns = tuple(kwargs.get("column_list") or [kwargs["column"]])
-    detail = result.result or {}
+def _evaluate(
+    expectation: str, columns: tuple[str, ...], data: pa.Table, check: _Check
+) -> ExpectationOutcome:
+    absent = [c for c in columns if c not in data.column_names]
+    if absent:
+        error = f"column {', '.join(repr(c) for c in absent)} is not among the rows' columns"
+        return ExpectationOutcome(expectation, columns, False, 0, error=error)
+    if data.num_rows == 0:
+        return ExpectationOutcome(expectation, columns, True, 0)
+    try:
+        mask = check(data, columns)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+        return ExpectationOutcome(expectation, columns, False, 0, error=f"could not be evaluated: {exc}")
+    offending = data.select(list(columns)).filter(mask)
     distinct: dict[str, Any] = {}
-    for value in detail.get("partial_unexpected_list") or []:
-        example = _example(columns, value)
+    for row in offending.slice(0, EXAMPLES_SCANNED).to_pylist():
+        example = _plain(row[columns[0]]) if len(columns) == 1 else {c: _plain(row[c]) for c in columns}
         distinct.setdefault(repr(example), example)
     examples = tuple(distinct.values())[:EXAMPLES_KEPT]
-    return ExpectationOutcome(
-        expectation=config.type,
-        columns=columns,
-        success=bool(result.success),
-        unexpected_count=int(detail.get("unexpected_count") or 0),
-        examples=examples,
-        error=_error(result.exception_info),
-    )
-
-
-def _example(columns: tuple[str, ...], value: Any) -> Any:
-    if isinstance(value, Mapping):  # a composite key: GX reports the row's key columns
-        return {str(c): _plain(v) for c, v in value.items()}
-    if len(columns) > 1 and isinstance(value, (tuple, list)):
-        return {c: _plain(v) for c, v in zip(columns, value, strict=False)}
-    return _plain(value)
+    count = offending.num_rows
+    return ExpectationOutcome(expectation, columns, count == 0, count, examples)
 
 
 def _plain(value: Any) -> Any:
-    """A value GX reports, as plain Python: numpy scalars unwrapped, NaN (a null in pandas) as None."""
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        try:
-            value = value.item()
-        except (TypeError, ValueError):
-            return str(value)
-    if (isinstance(value, float) and math.isnan(value)) or type(value).__name__ in ("NAType", "NaTType"):
-        return None  # pandas' missing values
+    """An offending value as plain JSON-able Python: NaN (a missing float) as None, others as text."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return str(value)
-
-
-def _error(info: Any) -> str | None:
-    """GX's exception info: either one record or one per metric that failed, each with a message."""
-    if not isinstance(info, Mapping):
-        return None
-    records = [info] if "raised_exception" in info else [v for v in info.values() if isinstance(v, Mapping)]
-    messages = dict.fromkeys(str(r.get("exception_message")) for r in records if r.get("raised_exception"))
-    return "; ".join(messages) or None

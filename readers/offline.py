@@ -13,7 +13,6 @@ Some libraries it uses report on themselves unless told not to, and one does it 
   ONNX Runtime quiet should anything load it anyway.
 - Dagster's usage statistics: ``telemetry: enabled: false`` in ``dagster.yaml`` (and in the production
   instance file), and ``DAGSTER_DISABLE_TELEMETRY`` for instances that have no file.
-- Great Expectations' usage statistics: ``GX_ANALYTICS_ENABLED=false``.
 
 Importing the ``readers`` package calls :func:`keep_offline`, so every entry point that reads a document
 (``assay run`` and its Dagster runs, the reader workers the fork server starts, ``assay check``, the
@@ -33,7 +32,6 @@ import sys
 ENVIRONMENT: dict[str, str] = {
     "ORT_DISABLE_TELEMETRY": "1",
     "DAGSTER_DISABLE_TELEMETRY": "1",
-    "GX_ANALYTICS_ENABLED": "false",
     # PyMuPDF would otherwise print an advertisement for the layout package it can no longer import.
     "PYMUPDF_SUGGEST_LAYOUT_ANALYZER": "0",
 }

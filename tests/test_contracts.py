@@ -1,6 +1,6 @@
-"""The table contracts (Great Expectations suites) on rows built here, inside real Dagster runs, and the
-rate checks around them: the blocking Underivable rate and the fallback rate's movement between extractor
-versions."""
+"""The table contracts (expectations checked with Arrow compute) on rows built here, inside real Dagster
+runs, and the rate checks around them: the blocking Underivable rate and the fallback rate's movement
+between extractor versions."""
 
 from __future__ import annotations
 
@@ -174,6 +174,27 @@ def test_an_arrow_table_missing_a_contract_column_fails_with_the_reason() -> Non
     assert missing.columns == ("chars",) and "chars" in (missing.error or "")
 
 
+def test_nan_is_a_missing_value_and_a_wrongly_typed_column_fails_with_the_reason() -> None:
+    rows = pa.table(
+        {
+            "sha256": [_sha(1), _sha(2)],
+            "extractor_version": ["v1", "v1"],
+            "page": [1, 1],
+            "shard": ["01", "02"],
+            "mode": ["TEXT", "TEXT"],
+            "source": ["extracted", "extracted"],
+            "trust": [float("nan"), 0.5],  # a missing ratio: allowed, not out of range
+            "ocr_confidence": ["high", None],  # text where a number belongs
+        }
+    )
+    result = validate("page_texts", rows)
+    (typed,) = result.failed
+    assert typed.columns == ("ocr_confidence",) and "could not be evaluated" in (typed.error or "")
+    rows = rows.set_column(1, "extractor_version", pa.array([None, "v1"], pa.string()))
+    null = _failed(validate("page_texts", rows), "expect_column_values_to_not_be_null", "extractor_version")
+    assert (null.unexpected_count, null.examples) == (1, (None,))
+
+
 def test_a_table_without_a_contract_is_a_contract_error() -> None:
     with pytest.raises(ContractError, match="no contract"):
         validate("page_fonts", [])
@@ -191,7 +212,7 @@ def test_a_table_without_a_contract_is_a_contract_error() -> None:
     )
 )
 def test_unexpected_counts_are_what_a_plain_recount_finds(rows: list[tuple[int, int, float | None]]) -> None:
-    """Whatever the rows, GX counts the rows whose key occurs more than once and the trusts outside
+    """Whatever the rows, the contract counts the rows whose key occurs more than once and the trusts outside
     [0, 1], as a recount in Python does."""
     records = [_page_text(i, page, trust=trust) for i, page, trust in rows]
     result = validate("page_texts", records)
