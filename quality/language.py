@@ -21,18 +21,22 @@ commands is judged on its Russian; the languages of every script holding at leas
 Speed: a script prefilter (the Unicode scripts that hold the text's letters) narrows the candidates
 (Latin: 28 profiles, Cyrillic: 4, Greek: 1, ...); each candidate set's profiles are one dense matrix
 built on first use and cached, so a page costs one pass to count trigrams and one matrix product.
-Building a profile takes ~35-80 ms (counting the trigrams of 20k words), so the first Latin page pays
-about 1.5 s and the first Cyrillic one 0.3 s, once per process; after that a 3,000-character page costs
-~1-1.5 ms.
+Building a profile takes ~35-80 ms (counting the trigrams of 20k words), so the profiles are built once
+and shipped (:data:`PROFILES_FILE`); the first page of a process pays ~40 ms to read them, and a
+3,000-character page then costs ~1-1.5 ms.
 """
 
 from __future__ import annotations
 
 import functools
+import gzip
+import importlib.metadata
+import json
 import math
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import regex
@@ -219,10 +223,17 @@ def _features(text: str) -> tuple[Counter[str], dict[str, Counter[str]]]:
 
 @functools.lru_cache(maxsize=64)
 def _profile(language: str) -> dict[str, float]:
-    """The unit-length top-:data:`PROFILE_SIZE` feature profile of ``language`` (frequency-weighted).
+    """The unit-length top-:data:`PROFILE_SIZE` feature profile of ``language``: the stored one
+    (:data:`PROFILES_FILE`) when it was built from the word lists and rules of today, else built."""
+    stored = _stored_profiles().get(language)
+    return dict(stored) if stored is not None else build_profile(language)
+
+
+def build_profile(language: str) -> dict[str, float]:
+    """``language``'s profile from wordfreq's list (frequency-weighted features, the top kept).
 
     wordfreq's words are already in its normal form (case-folded, NFC/NFKC, abjad marks removed), so
-    only the unspaced-script split of :func:`_prepare` is applied to them.
+    only the unspaced-script split of :func:`_prepare` is applied to them. Costs 35-80 ms a language.
     """
     weights: dict[str, float] = {}
     seen = 0
@@ -242,6 +253,55 @@ def _profile(language: str) -> dict[str, float]:
     top = sorted(weights.items(), key=lambda item: (-item[1], item[0]))[:PROFILE_SIZE]
     norm = math.sqrt(sum(w * w for _, w in top)) or 1.0
     return {key: w / norm for key, w in top}
+
+
+#: Every language's profile, built once by ``python -m quality.language`` and shipped in the package:
+#: building the 28 Latin-script profiles costs a process 1.5-3 s, which every ``assay check`` and every
+#: run paid on its first page; reading the file costs about 40 ms. The file names what it was built from
+#: (:func:`profiles_key`); when that differs (another wordfreq, another rule), profiles are built as
+#: before, and ``tests/test_lexicon_language.py`` fails until the file is written again.
+PROFILES_FILE = Path(__file__).with_name("language_profiles.json.gz")
+
+#: Bump when :func:`build_profile` or :func:`_add_features` changes what a profile holds.
+PROFILE_RULES_REVISION = 1
+
+
+def profiles_key() -> dict[str, object]:
+    """What a stored profile depends on: the word lists' release and the rules that count features."""
+    return {
+        "wordfreq": importlib.metadata.version("wordfreq"),
+        "profile_size": PROFILE_SIZE,
+        "lexicon_size": LEXICON_SIZE,
+        "min_run_letters": MIN_RUN_LETTERS,
+        "rules": PROFILE_RULES_REVISION,
+    }
+
+
+@functools.cache
+def _stored_profiles() -> dict[str, tuple[tuple[str, float], ...]]:
+    try:
+        with gzip.open(PROFILES_FILE, "rt", encoding="utf-8") as f:
+            stored = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    if stored.get("key") != profiles_key():
+        return {}
+    return {
+        language: tuple((k, float(w)) for k, w in pairs) for language, pairs in stored["profiles"].items()
+    }
+
+
+def write_profiles(path: Path = PROFILES_FILE) -> int:
+    """Build every language's profile and store them at ``path``; returns the number of languages."""
+    profiles = {
+        language: [[key, weight] for key, weight in build_profile(language).items()]
+        for language in sorted(wordfreq.available_languages())
+    }
+    payload = json.dumps({"key": profiles_key(), "profiles": profiles}, ensure_ascii=False, sort_keys=True)
+    # No name or time in the gzip header: the same lists write the same bytes.
+    with path.open("wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as f:
+        f.write(payload.encode("utf-8"))
+    return len(profiles)
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,3 +412,7 @@ def profile_score(text: str, language: str) -> float:
         return 0.0
     ranked = _similarities(counts, (language,))
     return ranked[0][0] if ranked else 0.0
+
+
+if __name__ == "__main__":
+    print(f"wrote {write_profiles()} language profiles to {PROFILES_FILE}")

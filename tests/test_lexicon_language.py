@@ -342,3 +342,24 @@ def test_profile_score_prefers_the_clean_text() -> None:
     assert profile_score("", "en") == 0.0
     with pytest.raises(LookupError):
         profile_score(text, "xx")
+
+
+def test_the_shipped_profiles_are_the_ones_the_word_lists_build(tmp_path) -> None:
+    """The stored profiles were built from today's word lists and rules (else ``python -m
+    quality.language`` writes them again), and hold exactly what building gives; writing is repeatable."""
+    import gzip
+    import json
+
+    import wordfreq
+
+    from quality import language
+
+    with gzip.open(language.PROFILES_FILE, "rt", encoding="utf-8") as f:
+        stored = json.load(f)
+    assert stored["key"] == language.profiles_key(), "stale profiles: run python -m quality.language"
+    assert sorted(stored["profiles"]) == sorted(wordfreq.available_languages())
+    for name in sorted(stored["profiles"]):
+        assert language._profile(name) == language.build_profile(name), name
+    again = tmp_path / "profiles.json.gz"
+    language.write_profiles(again)
+    assert again.read_bytes() == language.PROFILES_FILE.read_bytes()
