@@ -5,7 +5,7 @@ import base64
 
 import dagster as dg
 
-from orchestration.settings import AssaySettings
+from assets.resources import AssaySettings
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
 

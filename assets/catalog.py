@@ -11,7 +11,7 @@ from assets.rate_checks import (
     rate_check_results,
     rate_check_specs,
 )
-from orchestration.settings import AssaySettings
+from assets.resources import AssaySettings
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.catalog import build_catalog
 

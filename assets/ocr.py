@@ -7,10 +7,10 @@ from collections import Counter
 import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
+from assets.partitions import backfill_policy, shards
+from assets.progress import Progress
 from assets.rate_checks import UNDERIVABLE, rate_check_results, rate_check_specs
-from orchestration.partitions import backfill_policy, shards
-from orchestration.progress import Progress
-from orchestration.settings import AssaySettings
+from assets.resources import AssaySettings
 from readers.records import DerivationRecord, DocumentRecord
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 import dagster as dg
 
-from orchestration.settings import AssaySettings
+from assets.resources import AssaySettings
 from quality.rates import Bound, KindRates, judge_fallback, judge_underivable, rates_by_kind
 from readers.records import DerivationRecord
 from warehouse import Warehouse

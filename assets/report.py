@@ -11,7 +11,7 @@ from typing import Any
 import dagster as dg
 
 from assets.rate_checks import corpus_outcome
-from orchestration.settings import AssaySettings
+from assets.resources import AssaySettings
 from quality.rates import KindRates, rates_by_kind
 from quality.report_plots import (
     KindModes,

@@ -6,8 +6,8 @@ from collections import Counter
 import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
-from orchestration.partitions import backfill_policy, shards
-from orchestration.settings import AssaySettings
+from assets.partitions import backfill_policy, shards
+from assets.resources import AssaySettings
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
 

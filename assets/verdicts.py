@@ -5,9 +5,9 @@ font_verdicts and repairs."""
 import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
-from orchestration.partitions import backfill_policy, shards
-from orchestration.progress import Progress
-from orchestration.settings import AssaySettings
+from assets.partitions import backfill_policy, shards
+from assets.progress import Progress
+from assets.resources import AssaySettings
 from readers.inventory import fs_path
 from readers.records import DocumentRecord, PageFontRecord, PageRecord
 from readers.versions import EXTRACTOR_VERSION

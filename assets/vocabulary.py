@@ -3,7 +3,7 @@ that the verdicts do not condemn a corpus's domain language as garbage."""
 
 import dagster as dg
 
-from orchestration.settings import AssaySettings
+from assets.resources import AssaySettings
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
 

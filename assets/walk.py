@@ -8,9 +8,9 @@ from pathlib import Path
 import dagster as dg
 
 from assets.contract_checks import changed_shards_check_result, contract_check_specs
-from orchestration.plans import carry_forward
-from orchestration.progress import Progress
-from orchestration.settings import AssaySettings
+from assets.plans import carry_forward
+from assets.progress import Progress
+from assets.resources import AssaySettings
 from readers.expansion import expand_containers
 from readers.inventory import CachedFile, documents_from, merge_observations, walk_roots
 from readers.isolation import IsolatedReads

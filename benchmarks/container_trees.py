@@ -4,7 +4,7 @@
 
 Every file under FOLDER is walked as the walk does and every container among them (e-mails, zips, PDFs)
 expanded as the walk expands them (readers/expansion.py, in this process, with the default bounds of
-``orchestration/settings.py``). Prints each container that has members, its tree's members and inflated
+``assets/settings.py``). Prints each container that has members, its tree's members and inflated
 bytes, the largest tree, and the deepest MIME tree of the e-mails: the figures ``max_tree_bytes``,
 ``max_tree_members`` and ``readers.email_eml.MAX_MIME_DEPTH`` are calibrated on.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from orchestration.settings import AssaySettings  # noqa: E402
+from assets.resources import AssaySettings  # noqa: E402
 from readers.email_eml import _depths, parse_eml  # noqa: E402
 from readers.errors import ReaderError  # noqa: E402
 from readers.expansion import expand_containers  # noqa: E402

@@ -13,8 +13,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 CORPUS = REPO.parent / "shared" / "corpus"
 
+from assets.progress import Progress  # noqa: E402
 from orchestration.home import Home  # noqa: E402
-from orchestration.progress import Progress  # noqa: E402
 from orchestration.runner import run  # noqa: E402
 
 

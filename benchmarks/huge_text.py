@@ -113,7 +113,7 @@ def polled(stage: str, out: list[StagePeak]) -> Iterator[None]:
 
 def stage_peaks(path: Path) -> list[StagePeak]:
     """Each stage's work on the one document of ``path``, as its asset does it, with its peak memory."""
-    from orchestration.settings import AssaySettings
+    from assets.resources import AssaySettings
     from quality.chunking import PageSpan, chunk_document
     from quality.sanitize import sanitize_document
     from quality.sources import ExtractedPage

@@ -4,7 +4,7 @@
 
 Every file under FOLDER is sniffed as the walk does and read as the extract stage reads it: in a worker
 process of ``readers.isolation.IsolatedReads`` (one at a time, so two reads do not share the machine),
-with the default budgets of ``orchestration/settings.py``, a fresh worker for each document. Prints, per
+with the default budgets of ``assets/settings.py``, a fresh worker for each document. Prints, per
 kind, the slowest read and the largest resident memory the worker reached, and how many times over those
 the default budgets are: the figures ``read_timeout_s`` and ``read_memory_mb`` are calibrated on.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from orchestration.settings import AssaySettings  # noqa: E402
+from assets.resources import AssaySettings  # noqa: E402
 from readers.isolation import IsolatedReads, ReadRequest  # noqa: E402
 from readers.model import ContentKind  # noqa: E402
 from readers.sniff import HEAD_BYTES, sniff  # noqa: E402

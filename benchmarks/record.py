@@ -270,7 +270,7 @@ def assay_text_layer(documents: Sequence[DocumentRecord]) -> TextLayerPass:
     verdicts (``quality.stage.judge_document_rows``: the judge, pdfplumber's second opinion on the pages it
     flags, font repair). The corpus vocabulary is left out: it is harvested from the whole corpus between
     the two stages."""
-    from orchestration.settings import AssaySettings
+    from assets.resources import AssaySettings
     from quality.stage import judge_document_rows
     from readers.dispatch import extract_document
     from readers.model import ContentKind
@@ -800,7 +800,7 @@ def runs_between(instance, started_at: float, ended_at: float) -> list[RunShape]
     """The Dagster runs created in a window, with the number of shards each covered (0: unpartitioned)."""
     from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
-    from orchestration.partitions import SHARD_KEYS
+    from assets.partitions import SHARD_KEYS
 
     shapes = []
     for record in instance.get_run_records():
@@ -818,9 +818,9 @@ def dagster_overhead(state: State, section: Section) -> None:
     import dagster as dg
 
     from assets.extract import extract
+    from assets.partitions import SHARDS_PER_RUN, covering_shards
+    from assets.progress import Progress
     from orchestration.home import Home
-    from orchestration.partitions import SHARDS_PER_RUN, covering_shards
-    from orchestration.progress import Progress
     from orchestration.runner import Pipeline, RunReport
 
     first = state.first

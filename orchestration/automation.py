@@ -8,7 +8,7 @@ The conditions:
 
 - **walk**: the code's extractor version changed since the walk last ran, and the backfill window
   (``version_backfill_cron``) has opened since. The walk carries the shards the new version would read
-  identically over to it (orchestration/plans.py ``carry_forward``). The ``assay_walk`` schedule
+  identically over to it (assets/plans.py ``carry_forward``). The ``assay_walk`` schedule
   (``walk_cron``) walks the roots for new files.
 - **extract, verdicts, ocr, sanitize, chunk** (per shard): something upstream was updated (or the shard is
   missing, or the version changed and the window opened), *and* the warehouse says the shard is stale for
@@ -31,8 +31,8 @@ from collections.abc import Callable
 
 import dagster as dg
 
-from orchestration.partitions import covering_shards
-from orchestration.settings import AssaySettings, settings_from_env
+from assets.partitions import covering_shards
+from assets.resources import AssaySettings, settings_from_env
 from readers import versions
 
 # Evaluating the sensor in the code server is a beta parameter in Dagster 1.13, which assay pins: the
@@ -52,36 +52,36 @@ def _rule(stage: str):
 
 @_rule("extract")
 def _extract(wh, version: str) -> set[str]:
-    from orchestration.plans import plan_extract
+    from assets.plans import plan_extract
 
     return set(plan_extract(wh, version).shards)
 
 
 @_rule("verdicts")
 def _verdicts(wh, version: str) -> set[str]:
-    from orchestration.plans import plan_verdicts
+    from assets.plans import plan_verdicts
 
     return set(plan_verdicts(wh, version))
 
 
 @_rule("ocr")
 def _ocr(wh, version: str) -> set[str]:
-    from orchestration.plans import plan_ocr
+    from assets.plans import plan_ocr
 
     return set(plan_ocr(wh, version).shards)
 
 
 @_rule("sanitize")
 def _sanitize(wh, version: str) -> set[str]:
+    from assets.plans import plan_after
     from assets.sanitize import SANITIZE_TABLES
-    from orchestration.plans import plan_after
 
     return set(plan_after(wh, version, "page_texts", SANITIZE_TABLES))
 
 
 @_rule("chunk")
 def _chunk(wh, version: str) -> set[str]:
-    from orchestration.plans import plan_after
+    from assets.plans import plan_after
 
     return set(plan_after(wh, version, "texts", ("chunks",)))
 
@@ -131,7 +131,7 @@ class StaleInWarehouse(dg.AutomationCondition):
         stale = STALE_RULES[self.stage](self._settings().warehouse(), versions.EXTRACTOR_VERSION)
         if isinstance(stale, bool):
             return dg.AutomationResult(context, candidates if stale else context.get_empty_subset())
-        # Requested as whole blocks of shards, one run each (orchestration/partitions.py covering_shards).
+        # Requested as whole blocks of shards, one run each (assets/partitions.py covering_shards).
         return dg.AutomationResult(
             context, candidates.compute_intersection_with_partition_keys(covering_shards(stale))
         )

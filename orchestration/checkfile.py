@@ -149,7 +149,7 @@ class CheckOutcome:
 
 
 def _settings_budgets() -> ReadBudgets:
-    from orchestration.settings import settings_from_env
+    from assets.settings import settings_from_env
 
     return settings_from_env().budgets()
 

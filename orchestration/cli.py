@@ -32,6 +32,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from assets.lock import HomeBusy
 from orchestration.exits import Exit
 from orchestration.faults import as_seen_on, fault_in_message, fault_of
 from orchestration.printing import highlighted, json_text, shown, visible
@@ -75,7 +76,7 @@ def _failed(exc: Exception, *, verbose: bool) -> int:
         return fault.exit_code
     if isinstance(exc, AssayError | WarehouseError):
         err.print(f"[bold red]assay:[/] {shown(exc)}")
-        return getattr(exc, "exit_code", Exit.FAILED)  # HomeBusy: Exit.BUSY
+        return Exit.BUSY if isinstance(exc, HomeBusy) else Exit.FAILED
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     err.print(
         f"[bold red]assay: unexpected {shown(type(exc).__name__)}[/]: {shown(first)}"
@@ -162,9 +163,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_run(args: argparse.Namespace, console: Console) -> int:
+    from assets.partitions import SHARDS_PER_RUN
     from orchestration.home import Home
     from orchestration.live import LiveProgress
-    from orchestration.partitions import SHARDS_PER_RUN
     from orchestration.runner import run
     from orchestration.summary import print_summary
 
@@ -230,7 +231,7 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     path: Path = args.file
     if not path.is_file():
         raise AssayError(f"{path} is not a file")
-    from orchestration.settings import settings_from_env
+    from assets.settings import settings_from_env
 
     settings = settings_from_env()
     outcome = check_file(
@@ -315,7 +316,7 @@ def _json_default(value: Any) -> Any:
 def _cmd_search(args: argparse.Namespace, console: Console) -> int:
     from dataclasses import asdict
 
-    from orchestration.settings import settings_from_env
+    from assets.settings import settings_from_env
     from warehouse.search import search, tokenize
 
     if args.limit < 1:
@@ -384,7 +385,7 @@ def _cmd_doctor(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_calibrate(args: argparse.Namespace, console: Console) -> int:
-    from orchestration.progress import Progress
+    from assets.progress import Progress
     from orchestration.runner import Pipeline, RunReport
 
     home = _existing_home(args.home)

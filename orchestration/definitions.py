@@ -13,14 +13,14 @@ from assets.catalog import catalog
 from assets.chunk import chunk
 from assets.extract import extract
 from assets.ocr import ocr
+from assets.progress import Progress
 from assets.report import quality_report
+from assets.resources import AssaySettings, settings_from_env
 from assets.sanitize import sanitize
 from assets.verdicts import verdicts
 from assets.vocabulary import vocabulary
 from assets.walk import walk
 from orchestration.automation import automation_sensor, with_conditions
-from orchestration.progress import Progress
-from orchestration.settings import AssaySettings, settings_from_env
 
 ALL_ASSETS = [walk, extract, vocabulary, verdicts, ocr, sanitize, chunk, catalog, calibration, quality_report]
 

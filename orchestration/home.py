@@ -8,8 +8,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from assets.settings import home_from_env
 from orchestration.faults import fault, fault_of
-from orchestration.settings import home_from_env
 from readers.errors import ConfigError
 from warehouse import Warehouse
 

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichProgress
 
-from orchestration.progress import Progress
+from assets.progress import Progress
 
 
 class LiveProgress(Progress):

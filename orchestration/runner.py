@@ -5,7 +5,7 @@ documents changed) → extract, in runs of contiguous shard ranges (the backfill
 catalog. Every run is a real Dagster run recorded in the instance under the assay home, so ``assay ui``
 shows them.
 
-The whole holds the home's lock (orchestration/lock.py), so no other writer runs meanwhile, and stops on
+The whole holds the home's lock (assets/lock.py), so no other writer runs meanwhile, and stops on
 SIGINT or SIGTERM between two steps (orchestration/stopping.py): the step running is interrupted, its
 Dagster run recorded as canceled, no later stage runs, and :class:`Interrupted` is raised.
 """
@@ -23,14 +23,14 @@ from pathlib import Path
 import dagster as dg
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
+from assets.lock import Holder, home_lock
+from assets.partitions import SHARDS_PER_RUN, shard_ranges
+from assets.plans import plan_after, plan_extract, plan_ocr, plan_verdicts
+from assets.progress import Progress
+from assets.resources import settings_from_env
 from assets.sanitize import SANITIZE_TABLES
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
-from orchestration.lock import Holder, home_lock
-from orchestration.partitions import SHARDS_PER_RUN, shard_ranges
-from orchestration.plans import plan_after, plan_extract, plan_ocr, plan_verdicts
-from orchestration.progress import Progress
-from orchestration.settings import settings_from_env
 from orchestration.stopping import Interrupted, StopSignals
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse

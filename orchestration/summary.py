@@ -11,11 +11,11 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from assets.progress import Progress
+from assets.settings import DEFAULT_HOME
 from orchestration.home import Home
 from orchestration.printing import shown
-from orchestration.progress import Progress
 from orchestration.runner import RunReport
-from orchestration.settings import DEFAULT_HOME
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.catalog import query
 from warehouse.errors import WarehouseError

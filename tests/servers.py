@@ -344,8 +344,8 @@ DASK_EXECUTOR = dask_executor.configured(
 def _dask_job(name: str, assets: list[str]) -> dg.JobDefinition:
     """The project's Definitions (settings from the ASSAY_* environment) plus one asset job whose steps run
     on the Dask cluster, tagged so the run queue lets one run of it go at a time."""
+    from assets.resources import settings_from_env
     from orchestration.definitions import make_definitions
-    from orchestration.settings import settings_from_env
 
     job = dg.define_asset_job(
         name,

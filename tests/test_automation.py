@@ -12,12 +12,12 @@ import docx
 import pytest
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
+from assets.partitions import covering_shards, shard_ranges
+from assets.progress import Progress
+from assets.resources import AssaySettings
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
-from orchestration.partitions import covering_shards, shard_ranges
-from orchestration.progress import Progress
 from orchestration.runner import QUIET_LOGS, run
-from orchestration.settings import AssaySettings
 from readers.docx import DocxReader
 from readers.versions import EXTRACTOR_VERSION
 from tests.conftest import release_extractor_version

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from assets.progress import Progress
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
-from orchestration.progress import Progress
 from orchestration.runner import run
 from readers.expansion import expand_containers
 from readers.inventory import documents_from, walk_roots

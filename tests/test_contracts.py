@@ -20,12 +20,12 @@ from hypothesis import strategies as st
 from assets.catalog import catalog
 from assets.contract_checks import changed_shards_check_result, contract_check_result
 from assets.ocr import ocr
+from assets.progress import Progress
 from assets.rate_checks import FALLBACK_MOVEMENT, UNDERIVABLE, fallback_movement_result
+from assets.resources import AssaySettings, settings_from_env
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
-from orchestration.progress import Progress
 from orchestration.runner import run
-from orchestration.settings import AssaySettings, settings_from_env
 from quality.contracts import CONTRACTS, ContractError, validate
 from quality.records import PageVerdictRecord
 from quality.sources import PageTextRecord

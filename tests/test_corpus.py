@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from assets.progress import Progress
 from orchestration.home import Home
-from orchestration.progress import Progress
 from orchestration.runner import run
 from quality.cer import cer
 from readers.ocr import installed_languages

@@ -23,11 +23,11 @@ import dagster as dg
 import pytest
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
+from assets.partitions import SHARD_KEYS
+from assets.resources import AssaySettings
 from orchestration.definitions import make_definitions
 from orchestration.demo import make_image_only_pdf, make_text_pdf
 from orchestration.home import Home
-from orchestration.partitions import SHARD_KEYS
-from orchestration.settings import AssaySettings
 from readers.versions import EXTRACTOR_VERSION
 from tests.servers import (
     DASK_JOB_TAG,

@@ -19,9 +19,9 @@ import psutil
 import pymupdf
 import pytest
 
+from assets.progress import Progress
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
-from orchestration.progress import Progress
 from orchestration.runner import run
 from readers.containers import members_of
 from readers.email_eml import EmlReader

@@ -264,8 +264,8 @@ def test_capped_pages_fit_the_bound_and_are_prefixes_of_the_text(texts: list[str
 def test_a_run_over_a_huge_one_line_text_keeps_every_stage_to_the_bound(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from assets.progress import Progress
     from orchestration.home import Home
-    from orchestration.progress import Progress
     from orchestration.runner import run
     from warehouse.catalog import query
 

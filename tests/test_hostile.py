@@ -17,9 +17,9 @@ import docx
 import pymupdf
 import pytest
 
+from assets.progress import Progress
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
-from orchestration.progress import Progress
 from orchestration.runner import run
 from readers.dispatch import extract_document
 from readers.expansion import expand_containers

@@ -14,8 +14,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from assets.settings import settings_from_env
 from orchestration.demo import make_text_pdf
-from orchestration.settings import settings_from_env
 from readers.errors import ConfigError
 from readers.isolation import IsolatedReads, ReadBudget, ReadBudgets, ReadDone, ReadRequest
 from readers.model import ContentKind, DocumentStatus, ReadLimits

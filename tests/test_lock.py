@@ -1,4 +1,4 @@
-"""One writer per home (orchestration/lock.py): a second writer is refused naming the holder, or waits for
+"""One writer per home (assets/lock.py): a second writer is refused naming the holder, or waits for
 it; shard-stage runs share the lock; a killed holder never leaves it behind; SIGINT and SIGTERM become a
 stop request (orchestration/stopping.py)."""
 
@@ -14,8 +14,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from assets.lock import LOCK_FILE, HomeBusy, home_lock, lock_for_run, recorded_holder
+from orchestration.cli import _failed
 from orchestration.exits import Exit
-from orchestration.lock import LOCK_FILE, HomeBusy, home_lock, lock_for_run, recorded_holder
 from orchestration.stopping import Interrupted, StopSignals
 from tests.corpus_rows import ASSAY, AssayRun, start_run
 from warehouse import Warehouse
@@ -27,7 +28,7 @@ POLL_S = 0.02
 START_TIMEOUT_S = 60
 # Holds the lock of argv[1] (shared when argv[2] is "shared") until its stdin closes.
 HOLDER = (
-    "import sys\nfrom pathlib import Path\nfrom orchestration.lock import home_lock\n"
+    "import sys\nfrom pathlib import Path\nfrom assets.lock import home_lock\n"
     "with home_lock(Path(sys.argv[1]), shared=sys.argv[2] == 'shared', command='holder of the test'):\n"
     "    print('held', flush=True)\n"
     "    sys.stdin.read()\n"
@@ -68,7 +69,7 @@ def test_a_second_writer_is_refused_with_the_holder_named(tmp_path: Path) -> Non
     with HeldElsewhere(tmp_path) as holder:
         with pytest.raises(HomeBusy) as refused, home_lock(tmp_path):
             pytest.fail("the lock was taken twice")
-        assert refused.value.exit_code == Exit.BUSY
+        assert _failed(refused.value, verbose=False) == Exit.BUSY  # what `assay` exits with
         message = str(refused.value)
         assert f"pid {holder.process.pid} (holder of the test) since " in message
         assert "ASSAY_LOCK_WAIT_S" in message
@@ -131,9 +132,9 @@ def test_taking_the_lock_again_inside_a_run_is_a_no_op(tmp_path: Path) -> None:
 def test_a_run_dagster_launches_takes_the_lock_through_the_assay_resource(tmp_path: Path) -> None:
     """What a run the daemon or the web UI launches does: the ``assay`` resource takes the home's lock
     when the run sets it up, so it fails naming the holder instead of writing beside it."""
+    from assets.progress import Progress
+    from assets.resources import AssaySettings
     from assets.vocabulary import vocabulary
-    from orchestration.progress import Progress
-    from orchestration.settings import AssaySettings
 
     settings = AssaySettings(home=str(tmp_path))
     with HeldElsewhere(tmp_path) as holder:

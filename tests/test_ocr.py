@@ -288,7 +288,7 @@ def test_a_tiny_document_time_budget_stops_the_page_in_flight_and_the_rest(tmp_p
 
 
 def test_the_budget_defaults_are_the_settings_defaults() -> None:
-    from orchestration.settings import AssaySettings
+    from assets.resources import AssaySettings
 
     settings = AssaySettings()
     assert settings.ocr_max_pages_per_document == DEFAULT_MAX_PAGES_PER_DOCUMENT
@@ -299,8 +299,8 @@ def test_the_budget_defaults_are_the_settings_defaults() -> None:
 def test_a_run_over_a_long_tiff_reads_its_budget_and_goes_on(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from assets.progress import Progress
     from orchestration.home import Home
-    from orchestration.progress import Progress
     from orchestration.runner import run
     from warehouse.catalog import query
 

@@ -14,9 +14,9 @@ import duckdb
 import pymupdf
 import pytest
 
+from assets.progress import Progress
 from orchestration.cli import main
 from orchestration.home import Home
-from orchestration.progress import Progress
 from orchestration.runner import run
 from quality.pii_view import INVISIBLE
 from tests.test_sanitize_text import BODY

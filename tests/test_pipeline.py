@@ -7,10 +7,10 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from assets.progress import Progress
 from orchestration.definitions import defs
 from orchestration.demo import write_demo_corpus
 from orchestration.home import Home
-from orchestration.progress import Progress
 from orchestration.runner import run
 from readers.versions import EXTRACTOR_VERSION
 from tests.conftest import release_extractor_version

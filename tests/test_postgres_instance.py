@@ -23,9 +23,9 @@ from dagster._core.storage.tags import (
     PARTITION_NAME_TAG,
 )
 
+from assets.partitions import SHARD_KEYS, SHARDS_PER_RUN, covering_shards
+from assets.progress import Progress
 from orchestration.home import Home
-from orchestration.partitions import SHARD_KEYS, SHARDS_PER_RUN, covering_shards
-from orchestration.progress import Progress
 from orchestration.runner import run
 from readers.versions import EXTRACTOR_VERSION
 from tests.servers import (

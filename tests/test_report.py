@@ -14,11 +14,11 @@ import pymupdf
 import pytest
 from docx import Document
 
+from assets.progress import Progress
+from assets.resources import AssaySettings
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
-from orchestration.progress import Progress
 from orchestration.runner import run
-from orchestration.settings import AssaySettings
 from quality.plots import FIGURE_DPI
 from quality.rates import rates_by_kind
 from quality.report_plots import (

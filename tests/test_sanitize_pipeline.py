@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from assets.progress import Progress
 from orchestration.home import Home
-from orchestration.progress import Progress
 from orchestration.runner import run
 from tests.test_sanitize_text import BODY, HEADER, _hidden_page, _report
 from warehouse.catalog import query

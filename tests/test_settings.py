@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestration.partitions import SHARD_KEYS, shard_ranges
-from orchestration.settings import AssaySettings, settings_from_env
+from assets.partitions import SHARD_KEYS, shard_ranges
+from assets.resources import AssaySettings, settings_from_env
 from readers.errors import ConfigError
 
 

@@ -29,9 +29,9 @@ import pymupdf
 import pytest
 from PIL import Image
 
+from assets.progress import Progress
 from orchestration.definitions import defs
 from orchestration.home import Home
-from orchestration.progress import Progress
 from orchestration.runner import RunReport, run
 from tests.conftest import REPO
 

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assets.progress import Progress
 from orchestration.home import Home
-from orchestration.progress import Progress
 from orchestration.runner import run
 from readers.base import read_bounded
 from readers.dispatch import extract_document

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from assets.progress import Progress
 from orchestration.demo import make_image_only_pdf, make_text_pdf
 from orchestration.home import Home
-from orchestration.progress import Progress
 from orchestration.runner import run
 from quality.cer import cer
 from quality.records import PageVerdictRecord

@@ -1,13 +1,16 @@
-"""Settings every stage shares, as one Dagster resource; the defaults are the embedded set-up."""
+"""The settings every stage shares, as a plain pydantic model; the defaults are the embedded set-up.
+
+Plain Python (no Dagster): ``assay check`` reads them without importing Dagster. The Dagster resource
+the stages are given (``assets/resources.py`` AssaySettings) is this model with the run's lock added.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
-import dagster as dg
+import pydantic
 
 from readers.errors import ConfigError
 from readers.model import ReadLimits
@@ -21,11 +24,11 @@ def home_from_env() -> str:
     return os.environ.get("ASSAY_HOME", DEFAULT_HOME)
 
 
-class AssaySettings(dg.ConfigurableResource):
+class Settings(pydantic.BaseModel):
     """Where state lives and the bounds the stages respect."""
 
     home: str = DEFAULT_HOME
-    roots: list[str] = []  # noqa: RUF012 (pydantic copies field defaults)
+    roots: list[str] = []
     max_file_bytes: int = 4 * GiB
     max_document_bytes: int = 1 * GiB
     max_pages: int = 5000
@@ -45,7 +48,7 @@ class AssaySettings(dg.ConfigurableResource):
     # Kinds whose chain falls back by design: an HTML page without a marked main region (<main>,
     # <article>...) is read by trafilatura, the second reader: 7 of the 12 dev corpus pages. A rate past
     # 0.75 means the region reader stopped finding regions it used to.
-    fallback_rate_max_by_kind: dict[str, float] = {"html": 0.75}  # noqa: RUF012 (pydantic copies defaults)
+    fallback_rate_max_by_kind: dict[str, float] = {"html": 0.75}
     # The fallback-rate movement check warns when a kind's fallback rate over the corpus moves by more than
     # this (absolute, either way) from the previous extractor version's. Unchanged readers are carried over
     # and keep their rate exactly, so any move comes from a reader or verdict rule that changed. Half the
@@ -94,8 +97,8 @@ class AssaySettings(dg.ConfigurableResource):
     read_timeout_s: float = 600.0
     read_memory_mb: int = 4096
     # Kinds with budgets of their own, e.g. {"pdf": 120} (env: ASSAY_READ_TIMEOUT_S_BY_KIND="pdf=120").
-    read_timeout_s_by_kind: dict[str, float] = {}  # noqa: RUF012 (pydantic copies field defaults)
-    read_memory_mb_by_kind: dict[str, int] = {}  # noqa: RUF012 (pydantic copies field defaults)
+    read_timeout_s_by_kind: dict[str, float] = {}
+    read_memory_mb_by_kind: dict[str, int] = {}
     # Reader processes at once; 0 means one per core this process may use.
     read_workers: int = 0
 
@@ -108,7 +111,7 @@ class AssaySettings(dg.ConfigurableResource):
     # Seconds between two evaluations of the automation sensor (Dagster's default for such sensors).
     automation_interval_seconds: int = 30
 
-    # Seconds a writer waits for another run's lock on the home (orchestration/lock.py) before it gives up
+    # Seconds a writer waits for another run's lock on the home (assets/lock.py) before it gives up
     # with exit code 4 naming the holder. 0, refuse at once: a person learns at once that the home is in
     # use, and a script decides itself whether to queue (it sets the seconds it may wait). Runs the Dagster
     # daemon launches wait as long, and fail with the same message.
@@ -118,7 +121,7 @@ class AssaySettings(dg.ConfigurableResource):
     # ip, national_id, vat), empty for none; the region national phone numbers are read in ("GB"), empty
     # to accept only numbers written in international form (+44 ...), which never mistakes a reference
     # number for a phone number.
-    redact_kinds: list[str] = ["email", "phone", "card", "iban", "ip", "national_id"]  # noqa: RUF012
+    redact_kinds: list[str] = ["email", "phone", "card", "iban", "ip", "national_id"]
     phone_region: str = ""
     # IP addresses in private, loopback, link-local, shared and documentation ranges redacted too (with
     # "ip" in redact_kinds). On: the text cannot tell a leaked internal address from a manual's example;
@@ -127,30 +130,6 @@ class AssaySettings(dg.ConfigurableResource):
     # Chunks: a target size and an overlap in characters (about 4 characters a token in English).
     chunk_target_chars: int = 1500
     chunk_overlap_chars: int = 200
-
-    @contextlib.contextmanager
-    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator[AssaySettings]:
-        """Set up for a Dagster run: a run Dagster launched itself (the daemon, the web UI) takes the home's
-        lock for its duration, shared when it holds only shard stages (orchestration/lock.py); inside
-        ``assay run``, which holds it already, this is a no-op."""
-        from orchestration.lock import lock_for_run
-
-        run = context.run
-        if run is None:  # a resource built outside a run
-            yield self
-            return
-        # The stages the run holds: its asset selection, else the steps it executes (an asset job's steps
-        # are its assets: a job on another executor builds this resource in each step's own process), else
-        # the job's name.
-        if run.asset_selection:
-            names = frozenset(k.to_user_string() for k in run.asset_selection)
-        elif run.step_keys_to_execute:
-            names = frozenset(run.step_keys_to_execute)
-        else:
-            names = frozenset({run.job_name.removeprefix("assay_")})
-        command = f"Dagster run {run.run_id} of {run.job_name}"
-        with lock_for_run(self.home_path, names, command=command, wait_s=self.lock_wait_s):
-            yield self
 
     @property
     def home_path(self) -> Path:
@@ -215,12 +194,16 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 
 
-def settings_from_env(environ: dict[str, str] | None = None) -> AssaySettings:
+S = TypeVar("S", bound=Settings)
+
+
+def settings_from_env(environ: dict[str, str] | None = None, cls: type[S] = Settings) -> S:
     """Settings from ``ASSAY_<FIELD>`` variables (``ASSAY_HOME``, ``ASSAY_ROOTS`` separated by ``:``,
-    ``ASSAY_UNDERIVABLE_RATE_MAX`` ...), defaults for the rest; a bad value says which variable."""
+    ``ASSAY_UNDERIVABLE_RATE_MAX`` ...), defaults for the rest; a bad value says which variable. ``cls``:
+    the model to build (the Dagster resource, ``assets.resources.settings_from_env``)."""
     env = os.environ if environ is None else environ
     values: dict[str, object] = {"home": str(Path(env.get("ASSAY_HOME", DEFAULT_HOME)).absolute())}
-    for name, field in AssaySettings.model_fields.items():
+    for name, field in cls.model_fields.items():
         raw = env.get(f"ASSAY_{name.upper()}")
         if raw is None or name == "home":
             continue
@@ -252,4 +235,4 @@ def settings_from_env(environ: dict[str, str] | None = None) -> AssaySettings:
             raise ConfigError(
                 f"ASSAY_{name.upper()}={raw!r} is not a valid {field.annotation.__name__}"
             ) from exc
-    return AssaySettings(**values)
+    return cls(**values)

@@ -37,7 +37,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from orchestration.exits import Exit
 from readers.errors import AssayError
 
 LOCK_FILE = ".lock"
@@ -65,9 +64,7 @@ class Holder:
 
 
 class HomeBusy(AssayError):
-    """Another run holds the home's lock; ``assay`` exits with ``Exit.BUSY``."""
-
-    exit_code = Exit.BUSY
+    """Another run holds the home's lock; ``assay`` exits with ``Exit.BUSY`` (orchestration/exits.py)."""
 
     def __init__(self, home: Path, holder: Holder, waited_s: float) -> None:
         waited = f" after waiting {waited_s:g} s" if waited_s > 0 else ""
