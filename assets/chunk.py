@@ -7,6 +7,8 @@ import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
 from assets.partitions import backfill_policy, shards
+from assets.plans import plan_after
+from assets.progress import Progress
 from assets.resources import AssaySettings
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
@@ -24,13 +26,20 @@ from warehouse.store import to_pylist
     "never inside a table row, each with its heading path, pages, language, sources and trust (the "
     "minimum over its pages).",
 )
-def chunk(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.MaterializeResult:
+def chunk(
+    context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]
+) -> dg.MaterializeResult:
     from quality.chunking import PageSpan, chunk_document
     from quality.records import ChunkRecord
 
     wh = assay.warehouse()
     totals: Counter[str] = Counter()
-    for shard in context.partition_keys:
+    # Only the shards whose clean texts are newer than their chunks (assets/plans.py).
+    within = set(context.partition_keys)
+    stale = [s for s in plan_after(wh, EXTRACTOR_VERSION, "texts", ("chunks",)) if s in within]
+    if stale:
+        progress.stage("chunk")
+    for shard in stale:
         verdicts = wh.read("page_verdicts", EXTRACTOR_VERSION, shard, ["sha256", "page", "language"])
         languages = {(r["sha256"], r["page"]): r["language"] for r in to_pylist(verdicts)}
         # Only pages with a text are in texts.pages, so their trust is all that is looked up: no text read.
@@ -83,8 +92,6 @@ def chunk(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.Materia
         totals["chunks"] += len(out)
     context.log.info(f"chunk: {dict(totals)}")
     return dg.MaterializeResult(
-        metadata={"shards": len(context.partition_keys), **dict(totals)},
-        check_results=contract_check_results(
-            "chunk", ("chunks",), wh, EXTRACTOR_VERSION, context.partition_keys
-        ),
+        metadata={"shards": len(stale), **dict(totals)},
+        check_results=contract_check_results("chunk", ("chunks",), wh, EXTRACTOR_VERSION, stale),
     )

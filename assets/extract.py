@@ -8,6 +8,7 @@ import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
 from assets.partitions import backfill_policy, shards
+from assets.plans import plan_extract
 from assets.progress import Progress
 from assets.rate_checks import FALLBACK, rate_check_results, rate_check_specs
 from assets.resources import AssaySettings
@@ -66,6 +67,8 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
     # Every document is read in a worker process under its kind's budget (the documents of all the run's
     # shards side by side); the workers start when the first document needs reading and stop with the run.
     # A shard's rows are written as soon as its last document is done.
+    if work:
+        progress.stage("extract", plan_extract(wh, EXTRACTOR_VERSION, within=context.partition_keys).pending)
     reads = IsolatedReads(assay.limits(), assay.max_document_bytes, assay.budgets(), assay.read_workers)
     with reads:
         for result in extract_shards(

@@ -8,6 +8,7 @@ import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
 from assets.partitions import backfill_policy, shards
+from assets.plans import plan_ocr
 from assets.progress import Progress
 from assets.rate_checks import UNDERIVABLE, rate_check_results, rate_check_specs
 from assets.resources import AssaySettings
@@ -46,8 +47,12 @@ def ocr(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.Re
     from readers.ocr_stage import OcrOptions
 
     wh = assay.warehouse()
+    # Only the shards with pages to read or final texts to record (assets/plans.py).
+    plan = plan_ocr(wh, EXTRACTOR_VERSION, within=set(context.partition_keys))
+    if plan.shards:
+        progress.stage("ocr", plan.pages)
     results = ocr_shards(
-        [_shard_input(wh, shard) for shard in context.partition_keys],
+        [_shard_input(wh, shard) for shard in plan.shards],
         EXTRACTOR_VERSION,
         default_language=assay.ocr_language,
         installed=installed_languages(),
@@ -82,6 +87,7 @@ def ocr(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.Re
     context.log.info(f"OCR: {len(read)} read, {kept} kept; {dict(statuses)}")
     yield dg.MaterializeResult(
         metadata={
+            "shards": len(plan.shards),
             "pages_read": len(read),
             "read_again_in_their_language": sum(result.read_again for result in results),
             "kept": kept,
@@ -111,9 +117,7 @@ def ocr(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.Re
             "lowest": sorted(r.confidence for r in whole)[:5],
         },
     )
-    yield from contract_check_results(
-        "ocr", ("ocr_pages", "page_texts"), wh, EXTRACTOR_VERSION, context.partition_keys
-    )
+    yield from contract_check_results("ocr", ("ocr_pages", "page_texts"), wh, EXTRACTOR_VERSION, plan.shards)
 
 
 def _shard_input(wh: Warehouse, shard: str):

@@ -20,6 +20,11 @@ shards = dg.StaticPartitionsDefinition(SHARD_KEYS)
 SHARDS_PER_RUN = 32
 backfill_policy = dg.BackfillPolicy.multi_run(max_partitions_per_run=SHARDS_PER_RUN)
 
+#: The run tags that make one run cover a range of shard keys, as Dagster's backfills tag their ranged
+#: runs (documented with backfill policies; Dagster exports no name for them).
+RANGE_START_TAG = "dagster/asset_partition_range_start"
+RANGE_END_TAG = "dagster/asset_partition_range_end"
+
 
 def shard_ranges(touched: list[str], per_run: int = SHARDS_PER_RUN) -> list[tuple[str, str]]:
     """Cover the touched shards with contiguous key ranges of at most ``per_run`` shards each.

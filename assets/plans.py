@@ -12,7 +12,7 @@ new ones, are left to extract.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from warehouse import Warehouse
@@ -27,7 +27,8 @@ class ExtractPlan:
     pending: int
 
 
-def plan_extract(wh: Warehouse, version: str) -> ExtractPlan:
+def plan_extract(wh: Warehouse, version: str, within: Collection[str] | None = None) -> ExtractPlan:
+    """``within``: only these shards (a run's range)."""
     from readers.model import FILE_PROBLEMS
 
     docs = wh.keys_by_shard("documents", version)
@@ -46,9 +47,12 @@ def plan_extract(wh: Warehouse, version: str) -> ExtractPlan:
     stale = sorted(
         shard
         for shard in set(docs) | set(done)
-        if docs.get(shard, set()) != done.get(shard, set())
-        or (docs.get(shard) and shard not in complete)
-        or docs.get(shard, set()) & again.get(shard, set())
+        if (within is None or shard in within)
+        and (
+            docs.get(shard, set()) != done.get(shard, set())
+            or (docs.get(shard) and shard not in complete)
+            or docs.get(shard, set()) & again.get(shard, set())
+        )
     )
     pending = sum(len(docs.get(s, set()) - (done.get(s, set()) - again.get(s, set()))) for s in stale)
     return ExtractPlan(stale, pending)
@@ -82,9 +86,10 @@ class OcrPlan:
     pages: int
 
 
-def plan_ocr(wh: Warehouse, version: str) -> OcrPlan:
+def plan_ocr(wh: Warehouse, version: str, within: Collection[str] | None = None) -> OcrPlan:
     """Shards whose pages sent to OCR (REPLACE pages, image frames, FIGURES pages' figures) differ from
-    the pages OCR has rows for, or whose verdicts were written after their final page texts."""
+    the pages OCR has rows for, or whose verdicts were written after their final page texts; ``within``:
+    only these shards (a run's range)."""
     from readers.model import ContentKind
     from readers.ocr import installed_version
     from readers.ocr_shard import RENDERABLE, RETRIED_REASONS, SENT_TO_OCR
@@ -111,7 +116,8 @@ def plan_ocr(wh: Warehouse, version: str) -> OcrPlan:
     stale = sorted(
         s
         for s in set(wanted) | set(done) | set(judged)
-        if wanted.get(s, set()) != done.get(s, set()) or s in retry or final.get(s, -1) < judged.get(s, -1)
+        if (within is None or s in within)
+        and (wanted.get(s, set()) != done.get(s, set()) or s in retry or final.get(s, -1) < judged.get(s, -1))
     )
     pages = sum(len(wanted.get(s, set()) - done.get(s, set())) for s in stale)
     return OcrPlan(stale, pages)

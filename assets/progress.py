@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -19,6 +20,20 @@ class Progress:
     ocr_pages: Counter[str] = field(default_factory=Counter)
     outcomes: Counter[str] = field(default_factory=Counter)
     statuses: Counter[str] = field(default_factory=Counter)
+    #: Told once of each stage, as it begins its work, with its total when known: what tests hook into
+    #: between two stages.
+    listeners: list[Callable[[str, int | None], None]] = field(default_factory=list)
+    begun: set[str] = field(default_factory=set)
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        """A stage begins its work, before it reads anything: ``total`` documents or pages to read when it
+        knows them. A stage that works over several ranges of shards says so once per range; the
+        listeners hear of its first."""
+        if name in self.begun:
+            return
+        self.begun.add(name)
+        for listener in self.listeners:
+            listener(name, total)
 
     def file_seen(self, hashed: bool) -> None:
         self.walked += 1

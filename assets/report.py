@@ -44,7 +44,9 @@ class Plot:
 
 @dg.asset(
     group_name="report",
-    deps=["catalog"],
+    # Drawn from the stages' tables, beside the catalog rather than after it: a blocking catalog check
+    # that fails does not keep the plots that help see why from being drawn.
+    deps=["extract", "verdicts", "ocr"],
     code_version=EXTRACTOR_VERSION,
     kinds={"python", "png"},
     description="Plots of the corpus's quality, as PNG files under `<home>/reports/` and in this asset's "

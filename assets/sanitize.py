@@ -7,6 +7,8 @@ import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
 from assets.partitions import backfill_policy, shards
+from assets.plans import plan_after
+from assets.progress import Progress
 from assets.resources import AssaySettings
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
@@ -26,7 +28,9 @@ SANITIZE_TABLES = ("texts", "redactions", "hidden_text", "furniture")
     "running headers and footers (furniture) or personal data (redactions: kind, page and offsets, never "
     "the value).",
 )
-def sanitize(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.MaterializeResult:
+def sanitize(
+    context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]
+) -> dg.MaterializeResult:
     from quality.records import PageVerdictRecord
     from quality.sanitize import PageHidden, sanitize_document
     from quality.sources import PageTextRecord
@@ -35,7 +39,12 @@ def sanitize(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.Mate
     wh = assay.warehouse()
     scrubber = assay.scrubber()
     totals: Counter[str] = Counter()
-    for shard in context.partition_keys:
+    # Only the shards whose final page texts are newer than their clean texts (assets/plans.py).
+    within = set(context.partition_keys)
+    stale = [s for s in plan_after(wh, EXTRACTOR_VERSION, "page_texts", SANITIZE_TABLES) if s in within]
+    if stale:
+        progress.stage("sanitize")
+    for shard in stale:
         kinds = {r["sha256"]: r["kind"] for r in wh.rows("documents", EXTRACTOR_VERSION, shard)}
         pages: dict[str, list[PageTextRecord]] = {}
         for row in wh.rows("page_texts", EXTRACTOR_VERSION, shard):
@@ -74,8 +83,6 @@ def sanitize(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.Mate
             totals[table] += len(rows)
     context.log.info(f"sanitize: {dict(totals)}")
     return dg.MaterializeResult(
-        metadata={"shards": len(context.partition_keys), **dict(totals)},
-        check_results=contract_check_results(
-            "sanitize", ("texts",), wh, EXTRACTOR_VERSION, context.partition_keys
-        ),
+        metadata={"shards": len(stale), **dict(totals)},
+        check_results=contract_check_results("sanitize", ("texts",), wh, EXTRACTOR_VERSION, stale),
     )

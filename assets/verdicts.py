@@ -6,6 +6,7 @@ import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
 from assets.partitions import backfill_policy, shards
+from assets.plans import plan_verdicts
 from assets.progress import Progress
 from assets.resources import AssaySettings
 from readers.inventory import fs_path
@@ -44,7 +45,11 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
     current = verdicts_version_for(words)
     modes: dict[str, int] = {}
     judged = kept = 0
-    for shard in context.partition_keys:
+    # Only the shards whose verdicts are stale (assets/plans.py): the others are not read at all.
+    stale = [s for s in plan_verdicts(wh, EXTRACTOR_VERSION) if s in set(context.partition_keys)]
+    if stale:
+        progress.stage("verdicts")
+    for shard in stale:
         documents = {r["sha256"]: DocumentRecord(**r) for r in wh.rows("documents", EXTRACTOR_VERSION, shard)}
         pages = _grouped(wh, "pages", shard, PageRecord)
         fonts = _grouped(wh, "page_fonts", shard, PageFontRecord)
@@ -90,10 +95,8 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
             modes[v.mode] = modes.get(v.mode, 0) + 1
     context.log.info(f"judged {judged} documents, kept {kept}; modes {modes}")
     return dg.MaterializeResult(
-        metadata={"judged": judged, "kept": kept, "modes": modes},
-        check_results=contract_check_results(
-            "verdicts", ("page_verdicts",), wh, EXTRACTOR_VERSION, context.partition_keys
-        ),
+        metadata={"shards": len(stale), "judged": judged, "kept": kept, "modes": modes},
+        check_results=contract_check_results("verdicts", ("page_verdicts",), wh, EXTRACTOR_VERSION, stale),
     )
 
 

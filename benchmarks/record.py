@@ -798,9 +798,8 @@ class RunShape:
 
 def runs_between(instance, started_at: float, ended_at: float) -> list[RunShape]:
     """The Dagster runs created in a window, with the number of shards each covered (0: unpartitioned)."""
-    from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
-    from assets.partitions import SHARD_KEYS
+    from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS
 
     shapes = []
     for record in instance.get_run_records():
@@ -808,7 +807,7 @@ def runs_between(instance, started_at: float, ended_at: float) -> list[RunShape]
         if not started_at <= created <= ended_at:
             continue
         tags = record.dagster_run.tags
-        start, end = tags.get(ASSET_PARTITION_RANGE_START_TAG), tags.get(ASSET_PARTITION_RANGE_END_TAG)
+        start, end = tags.get(RANGE_START_TAG), tags.get(RANGE_END_TAG)
         shards = SHARD_KEYS.index(end) - SHARD_KEYS.index(start) + 1 if start and end else 0
         shapes.append(RunShape(record.dagster_run.job_name, shards))
     return shapes

@@ -187,7 +187,8 @@ def check_file(
         EXTRACTOR_VERSION,
     )
     limits = ReadLimits()
-    with IsolatedReads(limits, CHECK_MAX_BYTES, budgets or _settings_budgets(), workers=1) as reads:
+    budgets = budgets or _settings_budgets()
+    with IsolatedReads(limits, CHECK_MAX_BYTES, budgets, workers=1, kinds=[sniffed.kind]) as reads:
         extracted = extract_shard(
             doc.shard,
             [doc],

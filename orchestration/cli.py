@@ -195,7 +195,6 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
                 paths,
                 progress,
                 shards_per_run=args.shards_per_run or SHARDS_PER_RUN,
-                on_stage=progress.stage,
             )
     except BaseException as exc:
         found = fault_of(exc) if isinstance(exc, Exception) else None

@@ -50,6 +50,21 @@ JOBS = {
     name: dg.define_asset_job(name, selection=dg.AssetSelection.assets(asset), description=description)
     for name, (asset, description) in STAGE_JOBS.items()
 }
+# The runs of `assay run`: the shard stages of a range of shards in one run (a subset of them where
+# fewer have work), and the corpus-wide assets in one. Stage names, in the asset graph's order.
+SHARD_STAGES = ("extract", "vocabulary", "verdicts", "ocr", "sanitize", "chunk")
+JUDGED_STAGES = SHARD_STAGES[2:]
+JOBS["assay_shards"] = dg.define_asset_job(
+    "assay_shards",
+    selection=dg.AssetSelection.assets(*SHARD_STAGES),
+    description="Take a range of shards through every stage: extract, the corpus vocabulary, verdicts, "
+    "OCR, sanitize and chunk; each stage works only where its planner finds the shard stale.",
+)
+JOBS["assay_corpus"] = dg.define_asset_job(
+    "assay_corpus",
+    selection=dg.AssetSelection.assets(catalog, quality_report),
+    description="Rebuild the DuckDB catalog, judge the corpus-wide rates and draw the quality report.",
+)
 
 
 def walk_schedule(settings: AssaySettings) -> dg.ScheduleDefinition:

@@ -15,6 +15,41 @@ from warehouse import Warehouse
 
 _TEMPLATE = Path(__file__).resolve().parents[1] / "dagster.yaml"
 
+#: The instance file of the runs ``assay run`` executes itself: the home's ``dagster.yaml`` with Dagster's
+#: compute log capture switched off. Dagster's default capture tails each step's output through a
+#: ``tail -F`` and a watcher interpreter per stream, which Ctrl-C (sent to the terminal's whole process
+#: group) makes print a KeyboardInterrupt traceback each, for output (the progress bar) the web UI does
+#: not need. Runs the daemon or the UI launch read ``dagster.yaml`` and keep the capture.
+RUN_INSTANCE_YAML = "assay-run.yaml"
+_NO_COMPUTE_LOGS = """
+# Written by assay from dagster.yaml: the instance of `assay run`'s own runs, without compute log capture.
+compute_logs:
+  module: dagster._core.storage.noop_compute_log_manager
+  class: NoOpComputeLogManager
+"""
+
+
+def _without_compute_logs(template: Path) -> bytes:
+    lines = template.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept: list[str] = []
+    skipping = False
+    for line in lines:  # the template's own compute_logs section, if any, gives way to the override
+        if line.startswith("compute_logs:"):
+            skipping = True
+            continue
+        if skipping and (line.startswith((" ", "\t")) or not line.strip()):
+            continue
+        skipping = False
+        kept.append(line)
+    return ("".join(kept).rstrip("\n") + "\n" + _NO_COMPUTE_LOGS).encode("utf-8")
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    if not path.exists() or path.read_bytes() != data:
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_bytes(data)
+        temporary.replace(path)
+
 
 @dataclass(frozen=True, slots=True)
 class Home:
@@ -66,6 +101,7 @@ class Home:
             target = self.dagster_home / "dagster.yaml"
             if not target.exists() or target.read_bytes() != template.read_bytes():
                 shutil.copyfile(template, target)
+            _write_if_changed(self.dagster_home / RUN_INSTANCE_YAML, _without_compute_logs(template))
         except OSError as exc:
             raise (fault_of(exc) or exc) from exc
         os.environ["DAGSTER_HOME"] = str(self.dagster_home)

@@ -10,8 +10,14 @@ from rich.progress import Progress as RichProgress
 
 from assets.progress import Progress
 
+# Stages that get no bar: quick, or with nothing to count; the summary says what they did.
+UNBARRED = frozenset({"catalog", "sanitize", "chunk", "vocabulary"})
+
 
 class LiveProgress(Progress):
+    """One bar per stage that reads (walk, extract, verdicts, ocr). A stage that works over several ranges
+    of shards adds each range's total to its bar; a bar ends showing what its stage did."""
+
     def __init__(self, console: Console) -> None:
         super().__init__()
         self._bar = RichProgress(
@@ -24,8 +30,7 @@ class LiveProgress(Progress):
             console=console,
             transient=False,
         )
-        self._task: Any = None
-        self._stage = ""
+        self._tasks: dict[str, Any] = {}
         self._waiting = False
 
     def __enter__(self) -> LiveProgress:
@@ -33,48 +38,47 @@ class LiveProgress(Progress):
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._finish()
+        for task in self._tasks.values():
+            completed = self._bar.tasks[task].completed
+            self._bar.update(task, total=completed, completed=completed, note="")
         self._bar.__exit__(*exc)
 
-    def stage(self, name: str, total: int | None) -> None:
-        self._finish()
-        self._stage = name
+    def stage(self, name: str, total: int | None = None) -> None:
+        super().stage(name, total)
         if name == "cleanup":
             self._bar.console.print(f"removed {total} temporary files left by an interrupted run")
             return
-        if name in ("catalog", "sanitize", "chunk") or (name in ("extract", "ocr") and not total):
-            return  # quick or nothing to do; the summary says what happened
-        self._task = self._bar.add_task(name, total=total, note="")
+        if name in UNBARRED or (name in ("extract", "ocr") and not total):
+            return
+        task = self._tasks.get(name)
+        if task is None:
+            self._tasks[name] = self._bar.add_task(name, total=total, note="")
+        elif total:
+            self._bar.update(task, total=(self._bar.tasks[task].total or 0) + total)
 
     def waiting(self, message: str) -> None:
         if not self._waiting:
             self._waiting = True
             self._bar.console.print(message, soft_wrap=True, markup=False, highlight=False)
 
-    def _finish(self) -> None:
-        if self._task is not None:
-            task = self._bar.tasks[self._task]
-            self._bar.update(self._task, total=task.completed, completed=task.completed)
-            self._task = None
+    def _advance(self, stage: str, **fields: Any) -> None:
+        task = self._tasks.get(stage)
+        if task is not None:
+            self._bar.update(task, **fields)
 
     def file_seen(self, hashed: bool) -> None:
         super().file_seen(hashed)
-        if self._task is not None and self._stage == "walk":
-            self._bar.update(self._task, completed=self.walked, note=f"{self.hashed} hashed")
+        self._advance("walk", completed=self.walked, note=f"{self.hashed} hashed")
 
     def document_judged(self) -> None:
         super().document_judged()
-        if self._task is not None and self._stage == "verdicts":
-            self._bar.advance(self._task)
+        self._advance("verdicts", advance=1)
 
     def page_read(self, status: str) -> None:
         super().page_read(status)
-        if self._task is not None and self._stage == "ocr":
-            self._bar.advance(self._task)
-            self._bar.update(self._task, note=status)
+        self._advance("ocr", advance=1)
 
     def document_done(self, outcome: str, status: str) -> None:
         super().document_done(outcome, status)
-        if self._task is not None and self._stage == "extract" and outcome != "kept":
-            self._bar.advance(self._task)
-            self._bar.update(self._task, note=status)
+        if outcome != "kept":
+            self._advance("extract", advance=1)

@@ -16,21 +16,20 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import dagster as dg
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from assets.lock import Holder, home_lock
-from assets.partitions import SHARDS_PER_RUN, shard_ranges
+from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARDS_PER_RUN, shard_ranges
 from assets.plans import plan_after, plan_extract, plan_ocr, plan_verdicts
 from assets.progress import Progress
 from assets.resources import settings_from_env
 from assets.sanitize import SANITIZE_TABLES
-from orchestration.definitions import make_definitions
-from orchestration.home import Home
+from orchestration.definitions import JUDGED_STAGES, SHARD_STAGES, make_definitions
+from orchestration.home import RUN_INSTANCE_YAML, Home
 from orchestration.stopping import Interrupted, StopSignals
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
@@ -107,27 +106,25 @@ class Pipeline:
         config = {"ops": {"walk": {"config": {"roots": [str(r) for r in roots]}}}, **QUIET_LOGS}
         return self._execute("assay_walk", report, "walk", run_config=config)
 
-    def extract(self, shards: list[str], report: RunReport) -> bool:
-        return self._over_shards("assay_extract", "extract", shards, report)
-
-    def ocr(self, shards: list[str], report: RunReport) -> bool:
-        return self._over_shards("assay_ocr", "ocr", shards, report)
-
-    def sanitize(self, shards: list[str], report: RunReport) -> bool:
-        return self._over_shards("assay_sanitize", "sanitize", shards, report)
-
-    def chunk(self, shards: list[str], report: RunReport) -> bool:
-        return self._over_shards("assay_chunk", "chunk", shards, report)
-
-    def verdicts(self, shards: list[str], report: RunReport) -> bool:
-        return self._over_shards("assay_verdicts", "verdicts", shards, report)
-
-    def _over_shards(self, job: str, stage: str, shards: list[str], report: RunReport) -> bool:
+    def shard_stages(self, stages: Sequence[str], shards: list[str], report: RunReport) -> bool:
+        """Run ``stages`` (of the ``assay_shards`` job, in the asset graph's order) over ``shards``: one
+        Dagster run per range of at most ``shards_per_run`` contiguous shard keys holding them."""
+        selection = [dg.AssetKey(stage) for stage in stages]
         ok = True
         for start, end in shard_ranges(shards, self.shards_per_run):
-            tags = {ASSET_PARTITION_RANGE_START_TAG: start, ASSET_PARTITION_RANGE_END_TAG: end}
-            ok &= self._execute(job, report, f"{stage} {start}..{end}", run_config=QUIET_LOGS, tags=tags)
+            tags = {RANGE_START_TAG: start, RANGE_END_TAG: end}
+            ok &= self._execute(
+                "assay_shards",
+                report,
+                f"{'+'.join(stages)} {start}..{end}",
+                run_config=QUIET_LOGS,
+                tags=tags,
+                asset_selection=selection,
+            )
         return ok
+
+    def extract(self, shards: list[str], report: RunReport) -> bool:
+        return self.shard_stages(("extract",), shards, report)
 
     def vocabulary(self, report: RunReport) -> bool:
         return self._execute("assay_vocabulary", report, "vocabulary", run_config=QUIET_LOGS)
@@ -143,11 +140,10 @@ class Pipeline:
                 metadata[key] = value.value
         return metadata
 
-    def catalog(self, report: RunReport) -> bool:
-        return self._execute("assay_catalog", report, "catalog", run_config=QUIET_LOGS)
-
-    def quality_report(self, report: RunReport) -> bool:
-        return self._execute("assay_report", report, "report", run_config=QUIET_LOGS)
+    def corpus(self, report: RunReport) -> bool:
+        """The catalog and its corpus-wide checks, and the quality report's plots, in one run (the plots
+        are drawn even when a catalog check failed: they help see why)."""
+        return self._execute("assay_corpus", report, "catalog", run_config=QUIET_LOGS)
 
     def _execute(self, job_name: str, report: RunReport, stage: str, **kwargs) -> bool:
         return self._record(self._launch(job_name, **kwargs), report, stage)
@@ -188,91 +184,96 @@ class Pipeline:
 
 
 def run(
-    home: Home, roots: list[Path], progress: Progress, *, shards_per_run: int = SHARDS_PER_RUN, on_stage=None
+    home: Home,
+    roots: list[Path],
+    progress: Progress,
+    *,
+    shards_per_run: int = SHARDS_PER_RUN,
+    on_stage: Callable[[str, int | None], None] | None = None,
 ) -> RunReport:
-    """Walk ``roots``, extract the touched shards, rebuild the catalog."""
+    """Walk ``roots``, take the touched shards through the stages, rebuild the catalog. ``on_stage`` is
+    told each stage as it begins its work (before it reads anything), with its total when known."""
+    if on_stage is not None:
+        progress.listeners.append(on_stage)
     pipeline = Pipeline(home, progress, shards_per_run)
     with pipeline.writing():
-        return _run(pipeline, roots, on_stage)
+        return _run(pipeline, roots)
 
 
-def _run(pipeline: Pipeline, roots: list[Path], on_stage) -> RunReport:
+def _run(pipeline: Pipeline, roots: list[Path]) -> RunReport:
+    """walk; then every shard stage that has work, over the shards that have it, in as few runs as the
+    ranges allow; then the catalog and the report when anything changed."""
     started = time.perf_counter()
-    home = pipeline.home
+    home, progress = pipeline.home, pipeline.progress
+    wh = home.warehouse
     report = RunReport(roots=roots)
-    removed = home.warehouse.remove_stale_temporaries()
-    if removed and on_stage:
-        on_stage("cleanup", removed)
-    if on_stage:
-        on_stage("walk", None)
+    removed = wh.remove_stale_temporaries()
+    if removed:
+        progress.stage("cleanup", removed)
+    progress.stage("walk", None)
     if pipeline.walk(roots, report):
-        plan = plan_extract(home.warehouse, EXTRACTOR_VERSION)
-        report.touched_shards = plan.shards
-        if on_stage:
-            on_stage("extract", plan.pending)
-        if report.touched_shards:
-            pipeline.extract(report.touched_shards, report)
-        if report.touched_shards or not home.warehouse.has_partition("vocabulary", EXTRACTOR_VERSION):
-            pipeline.vocabulary(report)
-        judge = plan_verdicts(home.warehouse, EXTRACTOR_VERSION)
-        if judge:
-            if on_stage:
-                on_stage("verdicts", None)
-            pipeline.verdicts(judge, report)
-        to_read = plan_ocr(home.warehouse, EXTRACTOR_VERSION)
-        if to_read.shards:
-            if on_stage:
-                on_stage("ocr", to_read.pages)
-            pipeline.ocr(to_read.shards, report)
-        clean = plan_after(home.warehouse, EXTRACTOR_VERSION, "page_texts", SANITIZE_TABLES)
-        if clean:
-            if on_stage:
-                on_stage("sanitize", None)
-            pipeline.sanitize(clean, report)
-        cut = plan_after(home.warehouse, EXTRACTOR_VERSION, "texts", ("chunks",))
-        if cut:
-            if on_stage:
-                on_stage("chunk", None)
-            pipeline.chunk(cut, report)
-        if (
-            report.touched_shards
-            or judge
-            or to_read.shards
-            or clean
-            or cut
-            or not _catalog_current(home.warehouse)
-        ):
-            if on_stage:
-                on_stage("catalog", None)
-            pipeline.catalog(report)
-            # Drawn even when a catalog check failed: the plots help see why.
-            if on_stage:
-                on_stage("report", None)
-            pipeline.quality_report(report)
+        extract = plan_extract(wh, EXTRACTOR_VERSION).shards
+        report.touched_shards = list(extract)
+        if _shard_runs(pipeline, report, extract) or not _catalog_current(wh):
+            pipeline.corpus(report)
     report.seconds = time.perf_counter() - started
     return report
 
 
+def _shard_runs(pipeline: Pipeline, report: RunReport, extract: list[str]) -> bool:
+    """Run the shard stages where they have work; returns whether any ran. A failed run is in the report;
+    the stages after it still run where they can (what a failed range did not write is planned again by
+    the next ``assay run``).
+
+    With all the shards to read in one range, one run takes them through every stage, the corpus
+    vocabulary between extract and the verdicts. Over several ranges, extract runs over all of them
+    first, so that the verdicts judge with the whole corpus's vocabulary; then one run per range judges,
+    OCRs, sanitizes and chunks. Each stage does only what its planner finds stale in the run's range
+    (assets/plans.py). A new vocabulary makes every verdict made with the old one stale: those shards
+    are judged again by one more pass.
+    """
+    wh = pipeline.home.warehouse
+    vocabulary = bool(extract) or not wh.has_partition("vocabulary", EXTRACTOR_VERSION)
+    ran = False
+    if extract:
+        together = sorted({*extract, *_later_work(wh)})
+        if len(shard_ranges(together, pipeline.shards_per_run)) == 1:
+            stages: Sequence[str] = SHARD_STAGES
+        else:
+            stages, together = ("extract",), extract
+        pipeline.shard_stages(stages, together, report)
+        ran, vocabulary = True, "vocabulary" not in stages
+    if vocabulary:
+        pipeline.vocabulary(report)
+        ran = True
+    for todo in (_later_work, _stale_verdicts):
+        shards = todo(wh)
+        if shards:
+            pipeline.shard_stages(JUDGED_STAGES, shards, report)
+            ran = True
+    return ran
+
+
+def _stale_verdicts(wh: Warehouse) -> list[str]:
+    return plan_verdicts(wh, EXTRACTOR_VERSION)
+
+
+def _later_work(wh: Warehouse) -> list[str]:
+    """The shards on which a stage after extract has work (assets/plans.py)."""
+    version = EXTRACTOR_VERSION
+    todo = set(plan_verdicts(wh, version)) | set(plan_ocr(wh, version).shards)
+    todo |= set(plan_after(wh, version, "page_texts", SANITIZE_TABLES))
+    todo |= set(plan_after(wh, version, "texts", ("chunks",)))
+    return sorted(todo)
+
+
 RERUN = "rerun the same command to finish"
-# The runs of ``assay run`` write their output to the terminal themselves: Dagster's default compute log
-# manager would capture it for the web UI through a `tail -F` and a watcher interpreter per stream and
-# step, which Ctrl-C (sent to the terminal's whole process group) makes print a KeyboardInterrupt
-# traceback each; what those steps print is the progress bar, nothing the UI needs. Runs the daemon or the
-# UI launch keep the instance's compute log manager.
-NO_COMPUTE_LOGS = {
-    "compute_logs": {
-        "module": "dagster._core.storage.noop_compute_log_manager",
-        "class": "NoOpComputeLogManager",
-    }
-}
 
 
 def _instance(home: Home) -> dg.DagsterInstance:
-    """The instance of the home (its ``dagster.yaml``), without compute log capture."""
-    from dagster._core.instance.ref import InstanceRef
-
-    ref = InstanceRef.from_dir(str(home.dagster_home), overrides=NO_COMPUTE_LOGS)
-    return dg.DagsterInstance.from_ref(ref)
+    """The home's instance as ``assay run``'s own runs use it: without compute log capture
+    (orchestration/home.py ``RUN_INSTANCE_YAML`` says why)."""
+    return dg.DagsterInstance.from_config(str(home.dagster_home), config_filename=RUN_INSTANCE_YAML)
 
 
 def _signal_name(signum: int) -> str:

@@ -181,15 +181,17 @@ def _judge(
     pdf = kind == ContentKind.PDF.value
     if pdf:
         from readers.pdf_facts import measure_unreported_ink
-        from readers.table import PDFPLUMBER
+        from readers.table import reader
+
+        plumber = reader("pdfplumber")
 
         def second(numbers: list[int]) -> dict[int, str]:
-            return PDFPLUMBER.read_pages(walked.path(), numbers, limits)
+            return plumber.read_pages(walked.path(), numbers, limits)
 
         def ink(numbers: list[int]) -> dict[int, float]:
             return measure_unreported_ink(walked.path(), numbers)
 
-        fallback_tool = (PDFPLUMBER.name, PDFPLUMBER.version)
+        fallback_tool = (plumber.name, plumber.version)
     return judge_one(
         sha256,
         shard,

@@ -20,6 +20,7 @@ from readers.encoding import decode_text
 from readers.errors import LimitExceeded, NothingProduced, ReaderError
 from readers.html_common import read_html_bytes
 from readers.model import ContentKind, ReadLimits
+from readers.table import readers_for
 
 #: The header fields written into an e-mail's text, in this order; absent or empty ones are left out.
 HEADER_FIELDS: tuple[str, ...] = ("From", "To", "Cc", "Date", "Subject")
@@ -170,8 +171,6 @@ def html_chain_version() -> str:
     Part of an e-mail reader's version because an HTML body is read by that chain: when it changes, a
     message whose body is HTML would read differently, so it must not be carried over unread (DESIGN §2).
     """
-    from readers.table import readers_for  # deferred: readers/table.py imports the e-mail readers
-
     return "html=" + ">".join(f"{r.name}@{r.version}" for r in readers_for(ContentKind.HTML))
 
 

@@ -50,6 +50,7 @@ from readers.base import Reader, produced_nothing, read_bounded, require_readabl
 from readers.encoding import Decoded, bom_encoding, canonical, decode_text, utf16_by_nul_share
 from readers.errors import CorruptDocument, LimitExceeded, NothingProduced, ReaderError
 from readers.model import ContentKind, PageText, ReadLimits, ReadResult
+from readers.table import readers_for
 
 # --- encoding ---------------------------------------------------------------------------------------------
 
@@ -1042,7 +1043,4 @@ def read_html_bytes(
 
 
 def _table_chain() -> tuple[Reader, ...]:
-    # Deferred: readers/table.py imports the HTML readers, which import this module.
-    from readers.table import readers_for
-
     return readers_for(ContentKind.HTML)

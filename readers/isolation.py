@@ -45,7 +45,7 @@ import signal
 import tempfile
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -57,6 +57,7 @@ import psutil
 from readers.cores import usable_cores
 from readers.dispatch import Attempt, AttemptStarted, Extraction, extract_document
 from readers.model import ContentKind, DocumentStatus, ReadLimits
+from readers.table import chain_signature, reader_modules, readers_for
 
 TIMEOUT = "timeout"
 MEMORY = "memory"
@@ -70,7 +71,8 @@ POLL_S = 0.02
 # A worker that has read the whole dev corpus rests at about 285 MB (benchmarks/read_budgets.py), a
 # fourteenth of the default budget, so in practice a worker is replaced only after a read that swelled it.
 RECYCLE_SHARE = 0.5
-# Modules the fork server imports once, so that each worker starts with the readers loaded.
+# Modules the fork server imports once, so that each worker starts with the readers loaded (and the
+# readers' own modules: readers/table.py reader_modules).
 PRELOAD = ["readers.table", "readers.dispatch", "readers.expansion"]
 _PR_SET_PDEATHSIG = 1
 # The pool's snapshot directory in the temporary directory: this prefix, the pid of the pool's process.
@@ -240,7 +242,16 @@ class _Worker:
 class IsolatedReads:
     """A pool of killable reader processes; use as a context manager so the workers are stopped."""
 
-    def __init__(self, limits: ReadLimits, max_bytes: int, budgets: ReadBudgets, workers: int = 0) -> None:
+    def __init__(
+        self,
+        limits: ReadLimits,
+        max_bytes: int,
+        budgets: ReadBudgets,
+        workers: int = 0,
+        kinds: Iterable[ContentKind] | None = None,
+    ) -> None:
+        """``kinds``: the kinds the pool will read, whose readers its workers import before their first
+        document (every kind's by default; ``assay check`` names its file's)."""
         self.limits = limits
         self.max_bytes = max_bytes
         self.budgets = budgets
@@ -248,7 +259,7 @@ class IsolatedReads:
         self.replaced = 0
         self._workers: list[_Worker] = []
         self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload(PRELOAD)
+        self._context.set_forkserver_preload([*PRELOAD, *reader_modules(kinds)])
         self._scratch: Path | None = None
 
     def __enter__(self) -> IsolatedReads:
@@ -310,8 +321,6 @@ class IsolatedReads:
     def _job(self, request: ReadRequest | IsolatedJob, scratch: Path | None) -> _Job | IsolatedJob:
         if not isinstance(request, ReadRequest):
             return request
-        from readers.table import readers_for
-
         revisions = tuple((r.name, type(r).revision) for r in readers_for(request.kind))
         return _Job(request, self.limits, self.max_bytes, revisions, scratch)
 
@@ -410,8 +419,6 @@ def _request(worker: _Worker) -> ReadRequest | IsolatedJob:
 def _failed(request: ReadRequest, worker: _Worker, reason: str, detail: str, elapsed: float) -> Extraction:
     """The document's outcome when its read was stopped: the attempts that ended, then the one that was
     running, failed with ``reason``."""
-    from readers.table import chain_signature
-
     attempts = list(worker.attempts)
     running = worker.running
     if running is not None and attempts and attempts[-1].ordinal == running.ordinal:
@@ -480,8 +487,6 @@ def _serve(conn: Connection) -> None:
     """A worker: read the documents it is sent until it is sent ``None`` or its parent goes away."""
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it stops the workers
-    from readers.table import readers_for
-
     while True:
         try:
             job = conn.recv()

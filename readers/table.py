@@ -1,89 +1,85 @@
 """Which readers are tried, in which order, for each content kind: the decision is data.
 
-A new reader is one module plus an entry here. An empty row is deliberate: documents of that kind get an
-``unsupported`` status that names the kind (``no_reader:<kind>``) until a reader exists, and are retried
-when the row changes (their chain signature changes).
+A new reader is one module plus two entries here: where it lives, and the kinds it reads. An empty row is
+deliberate: documents of that kind get an ``unsupported`` status that names the kind
+(``no_reader:<kind>``) until a reader exists, and are retried when the row changes (their chain signature
+changes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import importlib
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 from quality.versions import SIGNALS_VERSION
-from readers.archive import ZipReader
 from readers.base import Reader
-from readers.docx import DocxReader
-from readers.email_eml import EmlReader
-from readers.email_msg import MsgReader
-from readers.html_main import HtmlMainReader
-from readers.html_page import HtmlPageReader
-from readers.html_region import HtmlRegionReader
-from readers.image import ImageReader
+from readers.errors import ConfigError
 from readers.model import ContentKind
-from readers.odf import OdfReader
-from readers.pdf_plumber import PdfPlumberReader
-from readers.pdf_pymupdf import PyMuPDFReader
-from readers.pptx import PptxReader
-from readers.rtf import RtfReader
-from readers.text import PlainTextReader
-from readers.xlsx import XlsxReader
 
-PYMUPDF = PyMuPDFReader()
-PDFPLUMBER = PdfPlumberReader()
-PLAIN_TEXT = PlainTextReader()
-HTML_REGION = HtmlRegionReader()
-HTML_MAIN = HtmlMainReader()
-HTML_PAGE = HtmlPageReader()
-EMAIL = EmlReader()
-OUTLOOK = MsgReader()
-DOCX = DocxReader()
-XLSX = XlsxReader()
-PPTX = PptxReader()
-ODF = OdfReader()
-RTF = RtfReader()
-ZIP = ZipReader()
-IMAGE = ImageReader()
+#: Where each reader lives, by the name it records (``derivations.reader``): ``module:Class``. A reader's
+#: module (and the library under it) is imported when a document of one of its kinds is first read, so a
+#: process that reads PDFs only never imports openpyxl, trafilatura or python-pptx.
+READER_CLASSES: Mapping[str, str] = MappingProxyType(
+    {
+        "pymupdf": "readers.pdf_pymupdf:PyMuPDFReader",
+        "pdfplumber": "readers.pdf_plumber:PdfPlumberReader",
+        "text": "readers.text:PlainTextReader",
+        "html-region": "readers.html_region:HtmlRegionReader",
+        "trafilatura": "readers.html_main:HtmlMainReader",
+        "html-page": "readers.html_page:HtmlPageReader",
+        "email": "readers.email_eml:EmlReader",
+        "msg": "readers.email_msg:MsgReader",
+        "python-docx": "readers.docx:DocxReader",
+        "openpyxl": "readers.xlsx:XlsxReader",
+        "python-pptx": "readers.pptx:PptxReader",
+        "odf": "readers.odf:OdfReader",
+        "rtf": "readers.rtf:RtfReader",
+        "zip": "readers.archive:ZipReader",
+        "pillow": "readers.image:ImageReader",
+    }
+)
 
-READERS: Mapping[ContentKind, tuple[Reader, ...]] = MappingProxyType(
+READERS: Mapping[ContentKind, tuple[str, ...]] = MappingProxyType(
     {
         # PyMuPDF first (fast, markdown, facts); pdfplumber (pdfminer, an independent decoder, ~45x
         # slower) only when PyMuPDF produced nothing or failed.
-        ContentKind.PDF: (PYMUPDF, PDFPLUMBER),
-        ContentKind.TEXT: (PLAIN_TEXT,),
-        ContentKind.CSV: (PLAIN_TEXT,),
-        ContentKind.TSV: (PLAIN_TEXT,),
-        ContentKind.JSON: (PLAIN_TEXT,),
-        ContentKind.XML: (PLAIN_TEXT,),
+        ContentKind.PDF: ("pymupdf", "pdfplumber"),
+        ContentKind.TEXT: ("text",),
+        ContentKind.CSV: ("text",),
+        ContentKind.TSV: ("text",),
+        ContentKind.JSON: ("text",),
+        ContentKind.XML: ("text",),
         # Pillow validates the image and returns its pages empty, flagged needs_ocr: OCR reads them.
-        ContentKind.PNG: (IMAGE,),
-        ContentKind.JPEG: (IMAGE,),
-        ContentKind.TIFF: (IMAGE,),
-        ContentKind.WEBP: (IMAGE,),
-        ContentKind.BMP: (IMAGE,),
-        ContentKind.GIF: (IMAGE,),
+        ContentKind.PNG: ("pillow",),
+        ContentKind.JPEG: ("pillow",),
+        ContentKind.TIFF: ("pillow",),
+        ContentKind.WEBP: ("pillow",),
+        ContentKind.BMP: ("pillow",),
+        ContentKind.GIF: ("pillow",),
         # The page's own marked main region first (exact where authors mark it), then trafilatura's
         # main-content detection, then the whole page without scripts, styles and navigation.
-        ContentKind.HTML: (HTML_REGION, HTML_MAIN, HTML_PAGE),
+        ContentKind.HTML: ("html-region", "trafilatura", "html-page"),
         # Office documents: one reader each; zip containers checked within bounds before a library
         # opens them (readers/office_common.py). OpenDocument and RTF: assay's own readers.
-        ContentKind.DOCX: (DOCX,),
-        ContentKind.XLSX: (XLSX,),
-        ContentKind.PPTX: (PPTX,),
-        ContentKind.ODT: (ODF,),
-        ContentKind.ODS: (ODF,),
-        ContentKind.ODP: (ODF,),
-        ContentKind.RTF: (RTF,),
+        ContentKind.DOCX: ("python-docx",),
+        ContentKind.XLSX: ("openpyxl",),
+        ContentKind.PPTX: ("python-pptx",),
+        ContentKind.ODT: ("odf",),
+        ContentKind.ODS: ("odf",),
+        ContentKind.ODP: ("odf",),
+        ContentKind.RTF: ("rtf",),
         # No reader: recorded as unsupported, naming the kind and what would read it (WOULD_READ).
         ContentKind.MARKDOWN: (),
         ContentKind.DOC: (),
         ContentKind.XLS: (),
         ContentKind.PPT: (),
         # Header lines and the body; attachments are documents of their own (readers/containers.py).
-        ContentKind.EML: (EMAIL,),
-        ContentKind.MSG: (OUTLOOK,),
+        ContentKind.EML: ("email",),
+        ContentKind.MSG: ("msg",),
         # The listing of the members; the members are documents of their own.
-        ContentKind.ZIP: (ZIP,),
+        ContentKind.ZIP: ("zip",),
         ContentKind.AUDIO: (),
         ContentKind.VIDEO: (),
         ContentKind.EMPTY: (),
@@ -112,9 +108,32 @@ def unsupported_reason(kind: ContentKind) -> str:
     return f"no_reader:{kind.value}" + (f"({hint})" if hint else "")
 
 
+@functools.cache
+def _reader(location: str) -> Reader:
+    module, _, cls = location.partition(":")
+    return getattr(importlib.import_module(module), cls)()
+
+
+def reader(name: str) -> Reader:
+    """The reader recorded as ``name`` (one instance per process), its module imported on first use."""
+    try:
+        location = READER_CLASSES[name]
+    except KeyError:
+        known = ", ".join(sorted(READER_CLASSES))
+        raise ConfigError(f"no reader is named {name!r}; the readers are: {known}") from None
+    return _reader(location)
+
+
 def readers_for(kind: ContentKind) -> tuple[Reader, ...]:
     """The ordered readers for ``kind`` (empty for kinds nothing reads yet)."""
-    return READERS.get(kind, ())
+    return tuple(reader(name) for name in READERS.get(kind, ()))
+
+
+def reader_modules(kinds: Iterable[ContentKind] | None = None) -> list[str]:
+    """The modules of the readers of ``kinds`` (of every kind by default): what a reader process imports
+    before its first document (readers/isolation.py)."""
+    names = (n for k in (ContentKind if kinds is None else kinds) for n in READERS.get(k, ()))
+    return sorted({READER_CLASSES[n].partition(":")[0] for n in names})
 
 
 def chain_signature(kind: ContentKind) -> str:

@@ -10,9 +10,8 @@ from pathlib import Path
 import dagster as dg
 import docx
 import pytest
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
-from assets.partitions import covering_shards, shard_ranges
+from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, covering_shards, shard_ranges
 from assets.progress import Progress
 from assets.resources import AssaySettings
 from orchestration.definitions import make_definitions
@@ -76,11 +75,7 @@ class Automation:
             partitions = {p for p in requested[stage] if p is not None}
             batches = shard_ranges(sorted(partitions)) if partitions else [None]
             for batch in batches:
-                tags = (
-                    {ASSET_PARTITION_RANGE_START_TAG: batch[0], ASSET_PARTITION_RANGE_END_TAG: batch[1]}
-                    if batch
-                    else None
-                )
+                tags = {RANGE_START_TAG: batch[0], RANGE_END_TAG: batch[1]} if batch else None
                 result = job.execute_in_process(instance=self.instance, run_config=QUIET_LOGS, tags=tags)
                 assert result.success, f"{stage} {batch} failed"
             self.executed.setdefault(stage, set()).update(partitions)

@@ -21,9 +21,8 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
-from assets.partitions import SHARD_KEYS
+from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS
 from assets.resources import AssaySettings
 from orchestration.definitions import make_definitions
 from orchestration.demo import make_image_only_pdf, make_text_pdf
@@ -172,7 +171,7 @@ def _ranges_apart(shards: list[str]) -> tuple[tuple[str, str], tuple[str, str]]:
 def _judge_in_process(instance: dg.DagsterInstance, home: Path, corpus: Path) -> None:
     """walk, extract, vocabulary and verdicts, in process as `assay run` runs them."""
     defs = make_definitions(AssaySettings(home=str(home)))
-    every = {ASSET_PARTITION_RANGE_START_TAG: SHARD_KEYS[0], ASSET_PARTITION_RANGE_END_TAG: SHARD_KEYS[-1]}
+    every = {RANGE_START_TAG: SHARD_KEYS[0], RANGE_END_TAG: SHARD_KEYS[-1]}
     walk = {"ops": {"walk": {"config": {"roots": [str(corpus)]}}}, **QUIET_LOGS}
     for job, run_config, tags in (
         ("assay_walk", walk, None),
@@ -187,7 +186,7 @@ def _judge_in_process(instance: dg.DagsterInstance, home: Path, corpus: Path) ->
 
 
 def _range_tags(shards: tuple[str, str]) -> dict[str, str]:
-    return {ASSET_PARTITION_RANGE_START_TAG: shards[0], ASSET_PARTITION_RANGE_END_TAG: shards[1]}
+    return {RANGE_START_TAG: shards[0], RANGE_END_TAG: shards[1]}
 
 
 def _execute(factory, shards: tuple[str, str], instance: dg.DagsterInstance) -> DaskRun:

@@ -18,7 +18,7 @@ from readers.errors import NothingProduced
 from readers.model import ContentKind, DocumentStatus, PageText, ReadLimits, ReadResult
 from readers.records import DocumentRecord
 from readers.shard import CUT_BACKOFF_CHARS, TEXT_CAPPED, Outcome, ShardRows, cap_pages, extract_shard
-from readers.table import READERS, chain_signature, readers_for
+from readers.table import READER_CLASSES, READERS, chain_signature, readers_for
 
 LIMITS = ReadLimits()
 BIG = 1 << 30
@@ -30,6 +30,9 @@ def _extract(path: Path, kind: ContentKind):
 
 def test_every_kind_has_a_row_in_the_table() -> None:
     assert set(READERS) == set(ContentKind)
+    # Every reader named is where the table says, under the name it records.
+    assert {n for chain in READERS.values() for n in chain} == set(READER_CLASSES)
+    assert all(reader_table.reader(name).name == name for name in READER_CLASSES)
     assert [r.name for r in readers_for(ContentKind.PDF)] == ["pymupdf", "pdfplumber"]
 
 
@@ -134,8 +137,11 @@ class _Crashing(Reader):
 def test_fallback_is_recorded_and_crashes_fall_through(tmp_path: Path, monkeypatch) -> None:
     txt = tmp_path / "a.txt"
     txt.write_text("rescued words")
-    chain = (_Silent(), _Crashing(), reader_table.PLAIN_TEXT)
-    monkeypatch.setattr(reader_table, "READERS", {**READERS, ContentKind.TEXT: chain})
+    classes = {**READER_CLASSES, "silent": f"{__name__}:_Silent", "crashing": f"{__name__}:_Crashing"}
+    monkeypatch.setattr(reader_table, "READER_CLASSES", classes)
+    monkeypatch.setattr(
+        reader_table, "READERS", {**READERS, ContentKind.TEXT: ("silent", "crashing", "text")}
+    )
     ex = _extract(txt, ContentKind.TEXT)
     assert ex.status is DocumentStatus.DERIVED and ex.reader == "text" and ex.recovered_by_fallback
     assert [(a.reader, a.reason) for a in ex.attempts] == [
@@ -197,7 +203,8 @@ def test_carry_over_when_the_readers_did_not_change(tmp_path: Path, monkeypatch)
     # A reader whose version changed is not trusted to have carried its output: the document is read.
     doc = _doc(a, ContentKind.PDF)
     v1 = _shard([doc], "v1")
-    monkeypatch.setattr(type(reader_table.PYMUPDF), "revision", reader_table.PYMUPDF.revision + 1)
+    pymupdf = reader_table.reader("pymupdf")
+    monkeypatch.setattr(type(pymupdf), "revision", pymupdf.revision + 1)
     assert chain_signature(ContentKind.PDF) != v1.rows.derivations[doc.sha256].reader_chain
     v2 = _shard([dataclasses.replace(doc, extractor_version="v2")], "v2", prior=v1.rows)
     assert v2.outcomes[doc.sha256] is Outcome.READ

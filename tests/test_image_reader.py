@@ -26,7 +26,7 @@ from readers.image import DEFAULT_DPI, ImageFrame, ImageReader, load_frame
 from readers.model import OCR_KINDS, ContentKind, DocumentStatus, ReadLimits
 from readers.records import DocumentRecord, PageRecord
 from readers.shard import ShardRows, extract_shard
-from readers.table import IMAGE, chain_signature, readers_for
+from readers.table import chain_signature, reader, readers_for
 
 READER = ImageReader()
 LIMITS = ReadLimits()
@@ -314,7 +314,7 @@ def test_a_small_limit_refuses_an_ordinary_image(tmp_path: Path) -> None:
 
 def test_the_table_sends_every_image_kind_to_the_image_reader() -> None:
     for kind in IMAGE_KINDS:
-        assert readers_for(kind) == (IMAGE,)
+        assert readers_for(kind) == (reader("pillow"),)
         assert chain_signature(kind).startswith(f"pillow@1+{PIL.__version__}|")
     assert {ContentKind.PDF, *IMAGE_KINDS} == OCR_KINDS
 
@@ -330,7 +330,11 @@ def test_an_image_document_is_underivable_needing_ocr_with_its_pages_kept(
     assert [(a.reader, a.produced, a.failed, a.reason) for a in ex.attempts] == [
         ("pillow", False, False, "needs_ocr")
     ]
-    assert ex.result is None and ex.empty_reader == "pillow" and ex.empty_reader_version == IMAGE.version
+    assert (
+        ex.result is None
+        and ex.empty_reader == "pillow"
+        and ex.empty_reader_version == reader("pillow").version
+    )
     (page,) = ex.empty_result.pages
     assert page.text == "" and page.facts.image_coverage == 1.0 and page.facts.images == 1
 

@@ -42,15 +42,21 @@ def extract_started(home: Path) -> Callable[[], bool]:
 
 
 def ocr_started(home: Path) -> Callable[[], bool]:
-    """Once the home's Dagster instance records an OCR run as started."""
+    """Once the home's Dagster instance records the start of an OCR step."""
 
     def started() -> bool:
         if not (home / "dagster" / "storage").is_dir():
             return False
         instance = dg.DagsterInstance.from_config(str(home / "dagster"))
         try:
-            started = dg.RunsFilter(job_name="assay_ocr", statuses=[dg.DagsterRunStatus.STARTED])
-            return bool(instance.get_runs(started))
+            running = instance.get_run_records(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED]))
+            return any(
+                event.step_key == "ocr"
+                for record in running
+                for event in instance.all_logs(
+                    record.dagster_run.run_id, of_type=dg.DagsterEventType.STEP_START
+                )
+            )
         finally:
             instance.dispose()
 
@@ -83,7 +89,7 @@ def assert_stopped_cleanly(run: AssayRun, output: str, code: Exit) -> None:
         assert runs, "no Dagster run was recorded"
         statuses = {r.job_name: r.status for r in runs}
         assert dg.DagsterRunStatus.FAILURE not in statuses.values(), statuses
-        assert "assay_catalog" not in statuses, statuses  # nothing judges a half-done corpus
+        assert "assay_corpus" not in statuses, statuses  # nothing judges a half-done corpus
         for r in runs:
             records = instance.get_records_for_run(
                 r.run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION

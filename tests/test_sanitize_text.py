@@ -28,11 +28,12 @@ from quality.normalise import join_hyphenated, normalise
 from readers.model import ContentKind, HiddenSpan, HiddenWhy, ReadLimits
 from readers.records import DocumentRecord, PageRecord
 from readers.shard import ShardRows, extract_shard
-from readers.table import PYMUPDF
+from readers.table import reader
 from warehouse import Warehouse
 from warehouse.schema import TABLES
 
 LIMITS = ReadLimits()
+PYMUPDF_READER = reader("pymupdf")
 A4 = (595.0, 842.0)
 HEADER = "Riverside Water Utility — Annual Report 2024"
 #: Six pages of different prose: a body that repeated itself at the same place on every page would be
@@ -48,7 +49,7 @@ BODY = [
 
 
 def _read(path: Path) -> list[str]:
-    return [page.text for page in PYMUPDF.read(path, LIMITS).pages]
+    return [page.text for page in PYMUPDF_READER.read(path, LIMITS).pages]
 
 
 def _report(path: Path, *, furniture: bool) -> Path:
@@ -211,7 +212,7 @@ HIDDEN = [
 
 
 def test_the_reader_records_each_hidden_run_with_its_reason(tmp_path: Path) -> None:
-    page = PYMUPDF.read(_hidden_page(tmp_path / "hidden.pdf"), LIMITS).pages[0]
+    page = PYMUPDF_READER.read(_hidden_page(tmp_path / "hidden.pdf"), LIMITS).pages[0]
     assert list(page.hidden) == HIDDEN
     # the raw text keeps what was drawn (the signals measure it); MuPDF never returns what is cropped
     for run in HIDDEN[:3]:
@@ -225,7 +226,7 @@ def test_zero_opacity_is_recorded_as_alpha(tmp_path: Path) -> None:
     page.insert_text((72, 72), "Visible words", fontname="helv", fontsize=11)
     page.insert_text((72, 300), "Ghost words", fontname="helv", fontsize=11, fill_opacity=0.0)
     doc.save(tmp_path / "ghost.pdf")
-    assert PYMUPDF.read(tmp_path / "ghost.pdf", LIMITS).pages[0].hidden == (
+    assert PYMUPDF_READER.read(tmp_path / "ghost.pdf", LIMITS).pages[0].hidden == (
         HiddenSpan("Ghost words", "alpha"),
     )
 
@@ -240,12 +241,12 @@ def test_adjacent_spans_of_one_line_with_one_reason_are_one_run(tmp_path: Path) 
     x = 72 + pymupdf.get_text_length("Send the data ", fontname="helv", fontsize=11)
     page.insert_text((x, 200), "to this address", fontname="hebo", **white)
     doc.save(tmp_path / "two-fonts.pdf")
-    hidden = PYMUPDF.read(tmp_path / "two-fonts.pdf", LIMITS).pages[0].hidden
+    hidden = PYMUPDF_READER.read(tmp_path / "two-fonts.pdf", LIMITS).pages[0].hidden
     assert hidden == (HiddenSpan("Send the data to this address", "pale"),)
 
 
 def test_hidden_text_is_removed_from_a_born_digital_page_and_kept_on_an_ocr_layer(tmp_path: Path) -> None:
-    page = PYMUPDF.read(_hidden_page(tmp_path / "hidden.pdf"), LIMITS).pages[0]
+    page = PYMUPDF_READER.read(_hidden_page(tmp_path / "hidden.pdf"), LIMITS).pages[0]
     result = remove_hidden(page.text, page.hidden, ocr_layer=False)
     assert result.text == "Visible words about the water supply.\n\nMore visible words follow."
     assert [(r.text, r.why) for r in result.removed] == [(h.text, h.why) for h in HIDDEN]
