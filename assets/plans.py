@@ -91,7 +91,6 @@ def plan_ocr(wh: Warehouse, version: str, within: Collection[str] | None = None)
     the pages OCR has rows for, or whose verdicts were written after their final page texts; ``within``:
     only these shards (a run's range)."""
     from readers.model import ContentKind
-    from readers.ocr import installed_version
     from readers.ocr_shard import RENDERABLE, RETRIED_REASONS, SENT_TO_OCR
 
     renderable = {
@@ -110,8 +109,11 @@ def plan_ocr(wh: Warehouse, version: str, within: Collection[str] | None = None)
         done.setdefault(shard, set()).add((sha, page, scope))
         if reason in RETRIED_REASONS:
             retry.add(shard)
-    if retry and not installed_version():
-        retry = set()  # still nothing to retry with
+    if retry:
+        from readers.ocr import installed_version
+
+        if not installed_version():
+            retry = set()  # still nothing to retry with
     judged, final = wh.written_at("page_verdicts", version), wh.written_at("page_texts", version)
     stale = sorted(
         s
@@ -178,16 +180,19 @@ def carry_forward(wh: Warehouse, version: str) -> CarryReport:
     Copying a shard's partitions costs a few milliseconds; reading its documents again, judging their pages
     and OCRing its scans costs seconds to minutes, for the same rows.
     """
+    documents = wh.keys_by_shard("documents", version)
+    extracted = set(wh.shards("derivations", version))
+    carried: dict[str, str] = {}
+    previous_versions = [v for v in reversed(wh.versions("derivations")) if v != version]
+    candidates = sorted(set(documents) - extracted)
+    if not candidates or not previous_versions:
+        return CarryReport(version, carried)  # nothing new to carry: a rerun pays no import below
     from quality.sanitize import SANITIZE_VERSION
     from readers.model import ContentKind
     from readers.shard import CARRY_STATUSES
     from readers.table import chain_signature
 
-    documents = wh.keys_by_shard("documents", version)
-    extracted = set(wh.shards("derivations", version))
-    carried: dict[str, str] = {}
-    previous_versions = [v for v in reversed(wh.versions("derivations")) if v != version]
-    for shard in sorted(set(documents) - extracted):
+    for shard in candidates:
         source = next((v for v in previous_versions if wh.has_partition("derivations", v, shard)), None)
         if source is None:
             continue

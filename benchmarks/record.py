@@ -16,7 +16,10 @@ and their ratio; only the ratio means anything. The five measurements:
 4. ``assay run`` over 1x, 4x and 16x distinct copies of the corpus's text-layer documents
    (benchmarks/scale_corpus.py): time, and peak memory of the process tree polled every 50 ms;
 5. Dagster's cost: the extract stage over 1 shard and over a backfill batch of shards as a Dagster run
-   against the same asset function called directly, on a home that is up to date.
+   against the same asset function called directly, on a home that is up to date;
+6. the fixed cost of a small run: ``assay run`` on one 1-page PDF into a fresh home against ``assay check``
+   on it, ``assay check`` against ``python -c "import pymupdf"``, and one new file added to an up-to-date
+   home against ``assay check`` on that file, each pair alternated and repeated (medians).
 
 ``--quick`` shrinks every measurement (one repetition, a few pages, scales 1x and 4x, the rerun over the
 1x copy instead of the dev corpus) to smoke-test the script in a few minutes. ``--output`` writes the
@@ -80,6 +83,15 @@ SCALING_TIME_SLACK = 1.25
 # Peak memory flat with the corpus: the stages hold a shard (or a batch of shards) at a time, never the
 # corpus, so the largest scale may use at most this many times the memory of the smallest.
 PEAK_GROWTH_MAX = 1.25
+
+# The fixed cost of a small run (issue-sized: one file). `assay run` into a fresh home against `assay check`
+# on the same file: a run adds the walk, the warehouse, the Dagster runs and the catalog to what check does.
+RUN_OVER_CHECK_MAX = 1.5
+# `assay check` against importing the PDF library it reads with: what check adds is assay's own imports,
+# one reader process and the verdicts.
+CHECK_OVER_IMPORT_MAX = 3.0
+# One new file into an up-to-date home against `assay check` on that file.
+ADD_OVER_CHECK_MAX = 1.5
 
 # --- how the measurements are taken --------------------------------------------------------------------
 # Memory of a subprocess tree is polled this often (RSS summed over the process and its descendants).
@@ -1011,12 +1023,96 @@ def render(record: Record) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+# --- 6. small runs -----------------------------------------------------------------------------------------
+
+
+def _timed_command(command: Sequence[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{shlex.join(command)} exited {done.returncode}: {done.stderr.strip()[-500:]}")
+    return seconds
+
+
+def one_page_pdf(path: Path, words: str) -> Path:
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 72, 540, 720), words, fontsize=11)
+    document.save(path)
+    return path
+
+
+def small_runs(state: State, section: Section) -> None:
+    env = bench_rerun.user_environment()
+    assay = str(bench_rerun.ASSAY)
+    repeat = max(3, state.plan.repeat)
+    text = (
+        "Unit consumption of the treatment plant was measured over the year and reported to the board. " * 12
+    )
+    seconds: dict[str, list[float]] = {"run": [], "check": [], "import": [], "add": [], "check added": []}
+    for i in range(repeat):
+        print(f"  repetition {i + 1} of {repeat}", flush=True)
+        folder, home = state.tmp / f"small-{i}", str(state.tmp / f"small-home-{i}")
+        folder.mkdir()
+        pdf = one_page_pdf(folder / "one-page.pdf", text)
+        pairs = [
+            ("run", [assay, "run", "--home", home, str(folder)]),
+            ("check", [assay, "check", str(pdf)]),
+            ("import", [sys.executable, "-c", "import pymupdf"]),
+        ]
+        for name, command in pairs if i % 2 == 0 else reversed(pairs):
+            seconds[name].append(_timed_command(command, env))
+        # One new file into the folder of that home, which is up to date: the run reads it alone.
+        added = one_page_pdf(state.tmp / f"added-{i}.pdf", f"Added note {i}. " + text)
+        steps = [
+            ("add", [assay, "run", "--home", home, str(folder)]),
+            ("check added", [assay, "check", str(added)]),
+        ]
+        shutil.copy(added, folder / added.name)
+        for name, command in steps if i % 2 == 0 else reversed(steps):
+            seconds[name].append(_timed_command(command, env))
+    median = {name: statistics.median(values) for name, values in seconds.items()}
+    section.about = (
+        f"One 1-page born-digital PDF ({len(text)} characters), each command a new process as a user runs "
+        f"it, {repeat} repetitions alternating the order; medians. `add` runs `assay run` again on the "
+        "first run's folder, up to date but for one new 1-page PDF."
+    )
+    section.columns = ["command", "median s", "all s"]
+    labels = {
+        "run": "`assay run` into a fresh home",
+        "check": "`assay check FILE`",
+        "import": '`python -c "import pymupdf"`',
+        "add": "`assay run` adding one file to an up-to-date home",
+        "check added": "`assay check` on that file",
+    }
+    for name, values in seconds.items():
+        section.rows.append([labels[name], f"{median[name]:.2f}", " ".join(f"{v:.2f}" for v in values)])
+    for name, ours, theirs, bound in (
+        ("`assay run` one page / `assay check` it", "run", "check", RUN_OVER_CHECK_MAX),
+        ("`assay check` / `import pymupdf`", "check", "import", CHECK_OVER_IMPORT_MAX),
+        ("adding one file / `assay check` it", "add", "check added", ADD_OVER_CHECK_MAX),
+    ):
+        ratio = median[ours] / median[theirs]
+        section.figures.append(
+            Figure(
+                name,
+                f"{median[ours]:.2f} s",
+                f"{median[theirs]:.2f} s",
+                ratio,
+                f"<= {bound:g}",
+                ratio <= bound,
+            )
+        )
+
+
 SECTIONS: list[tuple[str, Callable[[State, Section], None]]] = [
     ("1. The text-layer path against the libraries users would pick", text_layer),
     ("2. OCR pages per second per core", ocr_speed),
     ("4. Scaling with the corpus: time and peak memory", scaling),
     ("3. A rerun with nothing changed against the first run", rerun),
     ("5. Dagster's overhead per run and per shard", dagster_overhead),
+    ("6. The fixed cost of a small run", small_runs),
 ]
 
 
@@ -1026,6 +1122,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="folder holding manifest.csv")
     parser.add_argument("--quick", action="store_true", help="shrink every measurement (a smoke check)")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="where to write the record")
+    parser.add_argument(
+        "--only", type=int, nargs="+", metavar="N", help="measure only these sections (by number)"
+    )
     args = parser.parse_args(given)
     if not (args.corpus / "manifest.csv").is_file():
         print(f"no corpus manifest at {args.corpus / 'manifest.csv'}: pass --corpus DIR", file=sys.stderr)
@@ -1043,6 +1142,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="assay-record-") as tmp:
         state = State(args.corpus.absolute(), plan, Path(tmp))
         for title, fn in SECTIONS:
+            if args.only and int(title.split(".")[0]) not in args.only:
+                continue
             record.sections.append(measure(title, fn, state))
     record.sections.sort(key=lambda s: s.title)
     record.seconds = time.perf_counter() - started
