@@ -12,13 +12,14 @@ from assets.rate_checks import (
     rate_check_specs,
 )
 from assets.resources import AssaySettings
+from assets.stages import BY_NAME
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.catalog import build_catalog
 
 
 @dg.asset(
     group_name="warehouse",
-    deps=["extract", "verdicts", "ocr", "sanitize", "chunk"],
+    deps=BY_NAME["catalog"].after,  # assets/stages.py
     code_version=EXTRACTOR_VERSION,
     kinds={"duckdb"},
     check_specs=[

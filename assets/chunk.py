@@ -7,9 +7,9 @@ import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
 from assets.partitions import backfill_policy, shards
-from assets.plans import plan_after
 from assets.progress import Progress
 from assets.resources import AssaySettings
+from assets.stages import BY_NAME
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
 
@@ -19,7 +19,7 @@ from warehouse.store import to_pylist
     partitions_def=shards,
     backfill_policy=backfill_policy,
     code_version=EXTRACTOR_VERSION,
-    deps=["sanitize"],
+    deps=BY_NAME["chunk"].after,  # assets/stages.py
     kinds={"python", "parquet"},
     check_specs=contract_check_specs("chunk", ("chunks",)),
     description="Chunks of each text (chunks): split along the headings to a target size with an overlap, "
@@ -35,8 +35,7 @@ def chunk(
     wh = assay.warehouse()
     totals: Counter[str] = Counter()
     # Only the shards whose clean texts are newer than their chunks (assets/plans.py).
-    within = set(context.partition_keys)
-    stale = [s for s in plan_after(wh, EXTRACTOR_VERSION, "texts", ("chunks",)) if s in within]
+    stale = BY_NAME["chunk"].stale_shards(wh, EXTRACTOR_VERSION, set(context.partition_keys))
     if stale:
         progress.stage("chunk")
     for shard in stale:

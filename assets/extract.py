@@ -12,6 +12,7 @@ from assets.plans import plan_extract
 from assets.progress import Progress
 from assets.rate_checks import FALLBACK, rate_check_results, rate_check_specs
 from assets.resources import AssaySettings
+from assets.stages import BY_NAME
 from readers.records import DerivationRecord, DocumentRecord
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
@@ -27,7 +28,7 @@ EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts")
     partitions_def=shards,
     backfill_policy=backfill_policy,
     code_version=EXTRACTOR_VERSION,
-    deps=["walk"],
+    deps=BY_NAME["extract"].after,  # assets/stages.py
     kinds={"python", "parquet"},
     # The Underivable rate is judged after OCR (on the ocr asset and the catalog), since a scan's text
     # layer is empty by nature; the fallback rate belongs to the readers, here.

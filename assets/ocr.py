@@ -12,6 +12,7 @@ from assets.plans import plan_ocr
 from assets.progress import Progress
 from assets.rate_checks import UNDERIVABLE, rate_check_results, rate_check_specs
 from assets.resources import AssaySettings
+from assets.stages import BY_NAME
 from readers.records import DerivationRecord, DocumentRecord
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
@@ -24,7 +25,7 @@ OCR_CONFIDENCE = "ocr_confidence"
     partitions_def=shards,
     backfill_policy=backfill_policy,
     code_version=EXTRACTOR_VERSION,
-    deps=["verdicts"],
+    deps=BY_NAME["ocr"].after,  # assets/stages.py
     kinds={"python", "parquet"},
     check_specs=[
         *rate_check_specs("ocr", scope="the shards of this run, after OCR", checks=(UNDERIVABLE,)),

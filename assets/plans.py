@@ -1,13 +1,11 @@
 """Which shards each stage must run on: the staleness rules, as plain functions over the warehouse.
 
-``assay run`` asks them after each stage; the automation (orchestration/automation.py) asks them in its
-conditions, so that a scheduled backfill runs exactly the shards a manual run would.
+Each stage's declaration (assets/stages.py) names its rule here. The stages ask them for the shards of
+their run's range, ``assay run`` to plan its runs, and the automation (orchestration/automation.py) in
+its conditions, so that a scheduled backfill runs exactly the shards a manual run would.
 
-A new extractor version does not make every shard stale. :func:`carry_forward` first carries, whole, the
-shards whose documents the new version would read identically (every document's reader chain unchanged,
-and no outcome that a new version retries): their partitions are copied to the new version with
-``extractor_version`` rewritten, in pipeline order, and no stage runs there. Only the other shards, and
-new ones, are left to extract.
+A new extractor version does not make every shard stale: assets/carry.py first carries the shards it
+would read identically, and only the others, and new ones, are left to extract.
 """
 
 from __future__ import annotations
@@ -131,85 +129,3 @@ def plan_after(wh: Warehouse, version: str, source: str, tables: Sequence[str]) 
     written = wh.written_at(source, version)
     outputs = [wh.written_at(t, version) for t in tables]
     return sorted(s for s, at in written.items() if any(out.get(s, -1) < at for out in outputs))
-
-
-# The tables a shard's stages write, in pipeline order: carried in this order, so that each stage's output
-# is newer than its input and the planners above see the carried shard as up to date. `derivations` goes
-# last: its partition is what marks a shard extracted, so a carry killed half-way is redone whole. The walk
-# writes `documents` itself, for every version.
-CARRIED_TABLES = (
-    "underivables",
-    "pages",
-    "page_fonts",
-    "page_verdicts",
-    "font_verdicts",
-    "repairs",
-    "ocr_pages",
-    "page_texts",
-    "texts",
-    "redactions",
-    "hidden_text",
-    "furniture",
-    "chunks",
-    "derivations",
-)
-# The tables the sanitize rules write, and the chunks cut from them: carried only when the earlier version
-# sanitized with the rules of today (`texts.sanitize_version`); otherwise the shard's sanitize and chunk
-# stages run again on the carried page texts, so that a change of the rules (what personal data they
-# redact, in hidden text and furniture too) reaches every shard without reading or OCRing it again.
-SANITIZED_TABLES = frozenset({"texts", "redactions", "hidden_text", "furniture", "chunks"})
-
-
-@dataclass(frozen=True, slots=True)
-class CarryReport:
-    """What :func:`carry_forward` did: the shards carried whole, from which version each."""
-
-    version: str
-    carried: dict[str, str]
-
-    def __len__(self) -> int:
-        return len(self.carried)
-
-
-def carry_forward(wh: Warehouse, version: str) -> CarryReport:
-    """Carry to ``version``, whole, each shard that ``version`` has not extracted and that the most recent
-    earlier version with its partitions extracted exactly as ``version`` would: the same documents, each
-    ``derived`` or ``unsupported`` by a reader chain with the same signature (an ``error``, ``underivable``
-    or ``skipped`` document is retried by a new version, DESIGN §3, so its shard is not carried).
-
-    Copying a shard's partitions costs a few milliseconds; reading its documents again, judging their pages
-    and OCRing its scans costs seconds to minutes, for the same rows.
-    """
-    documents = wh.keys_by_shard("documents", version)
-    extracted = set(wh.shards("derivations", version))
-    carried: dict[str, str] = {}
-    previous_versions = [v for v in reversed(wh.versions("derivations")) if v != version]
-    candidates = sorted(set(documents) - extracted)
-    if not candidates or not previous_versions:
-        return CarryReport(version, carried)  # nothing new to carry: a rerun pays no import below
-    from quality.sanitize import SANITIZE_VERSION
-    from readers.model import ContentKind
-    from readers.shard import CARRY_STATUSES
-    from readers.table import chain_signature
-
-    for shard in candidates:
-        source = next((v for v in previous_versions if wh.has_partition("derivations", v, shard)), None)
-        if source is None:
-            continue
-        columns = ("sha256", "kind", "status", "reader_chain")
-        before = {r["sha256"]: r for r in wh.read("derivations", source, shard, columns=columns).to_pylist()}
-        if set(before) != documents[shard]:
-            continue
-        if all(
-            r["status"] in CARRY_STATUSES and r["reader_chain"] == chain_signature(ContentKind(r["kind"]))
-            for r in before.values()
-        ):
-            rules = wh.read("texts", source, shard, columns=("sanitize_version",)).column(0).to_pylist()
-            same_rules = all(r == SANITIZE_VERSION for r in rules)
-            for table in CARRIED_TABLES:
-                if table in SANITIZED_TABLES and not same_rules:
-                    continue
-                if wh.has_partition(table, source, shard):
-                    wh.carry_partition(table, source, version, shard)
-            carried[shard] = source
-    return CarryReport(version, carried)

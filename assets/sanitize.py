@@ -7,13 +7,13 @@ import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
 from assets.partitions import backfill_policy, shards
-from assets.plans import plan_after
 from assets.progress import Progress
 from assets.resources import AssaySettings
+from assets.stages import BY_NAME
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
 
-SANITIZE_TABLES = ("texts", "redactions", "hidden_text", "furniture")
+SANITIZE_TABLES = BY_NAME["sanitize"].writes
 
 
 @dg.asset(
@@ -21,7 +21,7 @@ SANITIZE_TABLES = ("texts", "redactions", "hidden_text", "furniture")
     partitions_def=shards,
     backfill_policy=backfill_policy,
     code_version=EXTRACTOR_VERSION,
-    deps=["ocr"],
+    deps=BY_NAME["sanitize"].after,  # assets/stages.py
     kinds={"python", "parquet"},
     check_specs=contract_check_specs("sanitize", ("texts",)),
     description="One markdown text per document (texts), normalised, without invisible text (hidden_text), "
@@ -40,8 +40,7 @@ def sanitize(
     scrubber = assay.scrubber()
     totals: Counter[str] = Counter()
     # Only the shards whose final page texts are newer than their clean texts (assets/plans.py).
-    within = set(context.partition_keys)
-    stale = [s for s in plan_after(wh, EXTRACTOR_VERSION, "page_texts", SANITIZE_TABLES) if s in within]
+    stale = BY_NAME["sanitize"].stale_shards(wh, EXTRACTOR_VERSION, set(context.partition_keys))
     if stale:
         progress.stage("sanitize")
     for shard in stale:

@@ -6,16 +6,16 @@ import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
 from assets.partitions import backfill_policy, shards
-from assets.plans import plan_verdicts
 from assets.progress import Progress
 from assets.resources import AssaySettings
+from assets.stages import BY_NAME
 from readers.inventory import fs_path
 from readers.records import DocumentRecord, PageFontRecord, PageRecord
 from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 from warehouse.store import to_pylist
 
-VERDICT_TABLES = ("page_verdicts", "font_verdicts", "repairs")
+VERDICT_TABLES = BY_NAME["verdicts"].writes  # page_verdicts last
 
 
 @dg.asset(
@@ -23,7 +23,7 @@ VERDICT_TABLES = ("page_verdicts", "font_verdicts", "repairs")
     partitions_def=shards,
     backfill_policy=backfill_policy,
     code_version=EXTRACTOR_VERSION,
-    deps=["extract", "vocabulary"],
+    deps=BY_NAME["verdicts"].after,  # assets/stages.py
     kinds={"python", "parquet"},
     check_specs=contract_check_specs("verdicts", ("page_verdicts",)),
     description="One mode per page (TEXT, FIGURES, REPLACE, REPAIRED, LANG, BLANK) with reason codes and a "
@@ -46,7 +46,7 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
     modes: dict[str, int] = {}
     judged = kept = 0
     # Only the shards whose verdicts are stale (assets/plans.py): the others are not read at all.
-    stale = [s for s in plan_verdicts(wh, EXTRACTOR_VERSION) if s in set(context.partition_keys)]
+    stale = BY_NAME["verdicts"].stale_shards(wh, EXTRACTOR_VERSION, set(context.partition_keys))
     if stale:
         progress.stage("verdicts")
     for shard in stale:
@@ -89,7 +89,7 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
         if changed or not all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in VERDICT_TABLES):
             # page_verdicts last: the planner reads it as "this shard is judged", so a run killed between
             # two writes judges the shard again.
-            for t in sorted(VERDICT_TABLES, key=lambda t: t == "page_verdicts"):
+            for t in VERDICT_TABLES:
                 wh.write(t, EXTRACTOR_VERSION, out[t], shard=shard)
         for v in out["page_verdicts"]:
             modes[v.mode] = modes.get(v.mode, 0) + 1

@@ -4,13 +4,14 @@ that the verdicts do not condemn a corpus's domain language as garbage."""
 import dagster as dg
 
 from assets.resources import AssaySettings
+from assets.stages import BY_NAME
 from readers.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
 
 
 @dg.asset(
     group_name="verdicts",
-    deps=["extract"],
+    deps=BY_NAME["vocabulary"].after,  # assets/stages.py
     code_version=EXTRACTOR_VERSION,
     kinds={"python", "parquet"},
     description="Words missing from the lexicon of their language that occur in three or more distinct "

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from assets.carry import carry_forward
 from assets.contract_checks import changed_shards_check_result, contract_check_specs
-from assets.plans import carry_forward
 from assets.progress import Progress
 from assets.resources import AssaySettings
 from readers.expansion import expand_containers

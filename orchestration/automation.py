@@ -8,11 +8,12 @@ The conditions:
 
 - **walk**: the code's extractor version changed since the walk last ran, and the backfill window
   (``version_backfill_cron``) has opened since. The walk carries the shards the new version would read
-  identically over to it (assets/plans.py ``carry_forward``). The ``assay_walk`` schedule
+  identically over to it (assets/carry.py ``carry_forward``). The ``assay_walk`` schedule
   (``walk_cron``) walks the roots for new files.
 - **extract, verdicts, ocr, sanitize, chunk** (per shard): something upstream was updated (or the shard is
   missing, or the version changed and the window opened), *and* the warehouse says the shard is stale for
-  the stage: the same rule ``assay run`` follows (:class:`StaleInWarehouse`). So a new version re-reads only
+  the stage: the rule its declaration names (assets/stages.py), which ``assay run`` follows too
+  (:class:`StaleInWarehouse`). So a new version re-reads only
   the shards whose documents' readers changed, and a walk that found new files only their shards. The
   condition asks for the fixed blocks of 32 shards that hold a stale one (a Dagster run covers one range
   of keys): the other shards of a block are kept as they are, nothing read.
@@ -33,69 +34,25 @@ import dagster as dg
 
 from assets.partitions import covering_shards
 from assets.resources import AssaySettings, settings_from_env
+from assets.stages import ORDER, Stage
 from readers import versions
+from warehouse import Warehouse
 
 # Evaluating the sensor in the code server is a beta parameter in Dagster 1.13, which assay pins: the
 # warning at every load tells a user nothing they can act on.
 warnings.filterwarnings("ignore", message=r".*`use_user_code_server`.*beta", category=dg.BetaWarning)
 
-STALE_RULES: dict[str, Callable[[object, str], set[str] | bool]] = {}
+
+def _stale_rule(stage: Stage) -> Callable[[Warehouse, str], set[str] | bool]:
+    """The declared rule of ``stage`` (assets/stages.py): its stale shards, or whether it is stale."""
+    if stage.partitioned:
+        return lambda wh, version: set(stage.stale_shards(wh, version))
+    return stage.stale  # type: ignore[return-value]
 
 
-def _rule(stage: str):
-    def register(func):
-        STALE_RULES[stage] = func
-        return func
-
-    return register
-
-
-@_rule("extract")
-def _extract(wh, version: str) -> set[str]:
-    from assets.plans import plan_extract
-
-    return set(plan_extract(wh, version).shards)
-
-
-@_rule("verdicts")
-def _verdicts(wh, version: str) -> set[str]:
-    from assets.plans import plan_verdicts
-
-    return set(plan_verdicts(wh, version))
-
-
-@_rule("ocr")
-def _ocr(wh, version: str) -> set[str]:
-    from assets.plans import plan_ocr
-
-    return set(plan_ocr(wh, version).shards)
-
-
-@_rule("sanitize")
-def _sanitize(wh, version: str) -> set[str]:
-    from assets.plans import plan_after
-    from assets.sanitize import SANITIZE_TABLES
-
-    return set(plan_after(wh, version, "page_texts", SANITIZE_TABLES))
-
-
-@_rule("chunk")
-def _chunk(wh, version: str) -> set[str]:
-    from assets.plans import plan_after
-
-    return set(plan_after(wh, version, "texts", ("chunks",)))
-
-
-@_rule("vocabulary")
-def _vocabulary(wh, version: str) -> bool:
-    return not wh.has_partition("vocabulary", version)
-
-
-@_rule("catalog")
-def _catalog(wh, version: str) -> bool:
-    from warehouse.catalog import catalog_version
-
-    return catalog_version(wh) != version
+STALE_RULES: dict[str, Callable[[Warehouse, str], set[str] | bool]] = {
+    stage.name: _stale_rule(stage) for stage in ORDER if stage.stale is not None
+}
 
 
 class StaleInWarehouse(dg.AutomationCondition):
@@ -177,11 +134,13 @@ def conditions(settings: AssaySettings) -> dict[str, dg.AutomationCondition]:
     ).with_label("walk busy")
     quiet = ~_upstream_busy() & ~walking & _not_running()
     found = {"walk": due & _not_running()}
-    for stage in ("extract", "verdicts", "ocr", "sanitize", "chunk"):
-        trigger = (due | updated) if stage == "extract" else updated
-        found[stage] = trigger & StaleInWarehouse(stage, current) & quiet
-    for stage in ("vocabulary", "catalog"):
-        found[stage] = (updated | (due & StaleInWarehouse(stage, current))) & quiet
+    first = next(s.name for s in ORDER if s.partitioned)
+    for stage in (s for s in ORDER if s.stale is not None):
+        if stage.partitioned:
+            trigger = (due | updated) if stage.name == first else updated
+            found[stage.name] = trigger & StaleInWarehouse(stage.name, current) & quiet
+        else:
+            found[stage.name] = (updated | (due & StaleInWarehouse(stage.name, current))) & quiet
     found["quality_report"] = updated & quiet  # redrawn after each catalog build
     return found
 

@@ -17,6 +17,7 @@ from assets.progress import Progress
 from assets.report import quality_report
 from assets.resources import AssaySettings, settings_from_env
 from assets.sanitize import sanitize
+from assets.stages import SHARD_STAGES
 from assets.verdicts import verdicts
 from assets.vocabulary import vocabulary
 from assets.walk import walk
@@ -51,9 +52,7 @@ JOBS = {
     for name, (asset, description) in STAGE_JOBS.items()
 }
 # The runs of `assay run`: the shard stages of a range of shards in one run (a subset of them where
-# fewer have work), and the corpus-wide assets in one. Stage names, in the asset graph's order.
-SHARD_STAGES = ("extract", "vocabulary", "verdicts", "ocr", "sanitize", "chunk")
-JUDGED_STAGES = SHARD_STAGES[2:]
+# fewer have work: assets/stages.py SHARD_STAGES), and the corpus-wide assets in one.
 JOBS["assay_shards"] = dg.define_asset_job(
     "assay_shards",
     selection=dg.AssetSelection.assets(*SHARD_STAGES),

@@ -24,11 +24,11 @@ import dagster as dg
 
 from assets.lock import Holder, home_lock
 from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARDS_PER_RUN, shard_ranges
-from assets.plans import plan_after, plan_extract, plan_ocr, plan_verdicts
+from assets.plans import plan_extract, plan_verdicts
 from assets.progress import Progress
 from assets.resources import settings_from_env
-from assets.sanitize import SANITIZE_TABLES
-from orchestration.definitions import JUDGED_STAGES, SHARD_STAGES, make_definitions
+from assets.stages import JUDGED_STAGES, SHARD_STAGES, later_work
+from orchestration.definitions import make_definitions
 from orchestration.home import RUN_INSTANCE_YAML, Home
 from orchestration.stopping import Interrupted, StopSignals
 from readers.versions import EXTRACTOR_VERSION
@@ -259,12 +259,8 @@ def _stale_verdicts(wh: Warehouse) -> list[str]:
 
 
 def _later_work(wh: Warehouse) -> list[str]:
-    """The shards on which a stage after extract has work (assets/plans.py)."""
-    version = EXTRACTOR_VERSION
-    todo = set(plan_verdicts(wh, version)) | set(plan_ocr(wh, version).shards)
-    todo |= set(plan_after(wh, version, "page_texts", SANITIZE_TABLES))
-    todo |= set(plan_after(wh, version, "texts", ("chunks",)))
-    return sorted(todo)
+    """The shards on which a stage after extract has work (assets/stages.py)."""
+    return later_work(wh, EXTRACTOR_VERSION)
 
 
 RERUN = "rerun the same command to finish"

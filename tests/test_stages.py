@@ -1,0 +1,76 @@
+"""The stage declarations (assets/stages.py): the asset graph is the one they draw, and what is derived from
+them (the order, the stages of an `assay run` range, the carried tables, the stale rules) follows a new
+declaration without another edit."""
+
+from __future__ import annotations
+
+import graphlib
+
+import dagster as dg
+import pytest
+
+from assets import stages
+from assets.stages import BY_NAME, CARRIED_TABLES, ORDER, SHARD_STAGES, Stage
+from orchestration.automation import STALE_RULES
+from orchestration.definitions import defs
+from warehouse.schema import TABLES
+
+
+def test_the_asset_graph_is_the_declared_one() -> None:
+    graph = defs.resolve_asset_graph()
+    for stage in ORDER:
+        parents = {k.to_user_string() for k in graph.get(dg.AssetKey(stage.name)).parent_keys}
+        assert parents == set(stage.after), stage.name
+        assert graph.get(dg.AssetKey(stage.name)).is_partitioned == stage.partitioned, stage.name
+
+
+def test_every_stage_is_after_its_upstreams_and_each_table_has_one_writer() -> None:
+    position = {s.name: i for i, s in enumerate(ORDER)}
+    assert all(position[a] < position[s.name] for s in ORDER for a in s.after)
+    writers = [t for s in ORDER for t in s.writes]
+    assert len(writers) == len(set(writers))
+    assert set(writers) <= set(TABLES)
+    for stage in ORDER:
+        assert set(stage.reads) <= set(TABLES), stage.name
+
+
+def test_the_carried_tables_are_every_shard_stages_writes_with_extracts_done_table_last() -> None:
+    shard_tables = {t for s in ORDER if s.partitioned for t in s.writes}
+    assert set(CARRIED_TABLES) == shard_tables
+    assert CARRIED_TABLES[-1] == BY_NAME["extract"].done == "derivations"
+    assert all(TABLES[t].sharded for t in CARRIED_TABLES)
+    # Within a stage, its done table after its others; the stages in the graph's order.
+    index = {t: i for i, t in enumerate(CARRIED_TABLES)}
+    for stage in ORDER:
+        if stage.partitioned and stage.name != "extract":
+            assert all(index[t] <= index[stage.done] for t in stage.writes), stage.name
+    assert index["page_verdicts"] < index["page_texts"] < index["texts"] < index["chunks"]
+
+
+def test_each_stage_with_a_rule_is_in_the_automation() -> None:
+    assert set(STALE_RULES) == {s.name for s in ORDER if s.stale is not None}
+    assert SHARD_STAGES == ("extract", "vocabulary", "verdicts", "ocr", "sanitize", "chunk")
+
+
+def _toy(after: tuple[str, ...] = ("chunk",)) -> Stage:
+    return Stage(
+        "toy", after=after, reads=("chunks",), writes=("toy_rows",), partitioned=True, stale=lambda *a: []
+    )
+
+
+def test_a_new_declaration_takes_its_place_in_the_order_the_runs_and_the_carry() -> None:
+    declared = (*stages.STAGES[:-1], _toy(), stages.STAGES[-1])  # before the catalog, after chunk
+    order = stages._ordered(declared)
+    assert [s.name for s in order].index("toy") == [s.name for s in order].index("chunk") + 1
+    assert stages._carried(order)[-2:] == ("toy_rows", "derivations")
+    # Declared first, it still comes after the stage it is declared after.
+    names = [s.name for s in stages._ordered((_toy(), *stages.STAGES))]
+    assert names.index("toy") > names.index("chunk")
+
+
+def test_a_stage_after_nothing_declared_or_in_a_cycle_is_refused() -> None:
+    with pytest.raises(ValueError, match="undeclared"):
+        stages._ordered((*stages.STAGES, _toy(after=("nowhere",))))
+    looped = (Stage("a", ("b",), (), (), True), Stage("b", ("a",), (), (), True))
+    with pytest.raises(graphlib.CycleError):
+        stages._ordered(looped)
