@@ -25,7 +25,7 @@ from orchestration.automation import automation_sensor, with_conditions
 
 ALL_ASSETS = [walk, extract, vocabulary, verdicts, ocr, sanitize, chunk, catalog, calibration, quality_report]
 
-# One job per stage, as data: (asset, what the job does). The command line runs them in this order.
+# One job per stage, as data: (asset, what the job does), for the web UI and the tests.
 STAGE_JOBS = {
     "assay_walk": (walk, "Walk the roots (ASSAY_ROOTS, or the roots given in the run config)."),
     "assay_extract": (extract, "Extract a range of shards; backfills run in batches of the backfill policy."),

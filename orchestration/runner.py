@@ -1,9 +1,9 @@
 """Run the pipeline in process over the shards a walk touched: what ``assay run`` does.
 
-walk → the stale shards (documents that the current extractor version has not extracted, or shards whose
-documents changed) → extract, in runs of contiguous shard ranges (the backfill policy's batch size) →
-catalog. Every run is a real Dagster run recorded in the instance under the assay home, so ``assay ui``
-shows them.
+walk (``assay_walk``) → the shards with work, in ranges of at most 32 contiguous keys, through the shard
+stages (``assay_shards``: extract, vocabulary, verdicts, OCR, sanitize, chunk; one run per range, see
+:func:`_shard_runs`) → the catalog and the quality report (``assay_corpus``). Every run is a real Dagster
+run recorded in the instance under the assay home, so ``assay ui`` shows them.
 
 The whole holds the home's lock (assets/lock.py), so no other writer runs meanwhile, and stops on
 SIGINT or SIGTERM between two steps (orchestration/stopping.py): the step running is interrupted, its
