@@ -8,7 +8,6 @@ import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
 from assets.partitions import backfill_policy, shards
-from assets.plans import plan_extract
 from assets.progress import Progress
 from assets.rate_checks import FALLBACK, rate_check_results, rate_check_specs
 from assets.resources import AssaySettings
@@ -18,7 +17,7 @@ from readers.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 
 if TYPE_CHECKING:
-    from readers.shard import ShardRows
+    from readers.shard import ShardRows, ShardWork
 
 EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts")
 
@@ -69,7 +68,7 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
     # shards side by side); the workers start when the first document needs reading and stop with the run.
     # A shard's rows are written as soon as its last document is done.
     if work:
-        progress.stage("extract", plan_extract(wh, EXTRACTOR_VERSION, within=context.partition_keys).pending)
+        progress.stage("extract", sum(_unread(w) for w in work))
     reads = IsolatedReads(assay.limits(), assay.max_document_bytes, assay.budgets(), assay.read_workers)
     with reads:
         for result in extract_shards(
@@ -116,6 +115,15 @@ def _rows(wh: Warehouse, version: str, shard: str) -> "ShardRows":
     from readers.shard import ShardRows
 
     return ShardRows.from_rows(*(wh.rows(t, version, shard) for t in EXTRACT_TABLES))
+
+
+def _unread(work: "ShardWork") -> int:
+    """The documents of a shard to extract that the current version has not read for good (the progress
+    bar's total, as assets/plans.py ``plan_extract`` counts them)."""
+    from readers.shard import settled
+
+    done = {sha for sha, d in work.existing.derivations.items() if settled(d)}
+    return len({d.sha256 for d in work.documents} - done)
 
 
 def _up_to_date(wh: Warehouse, shard: str, documents: list[DocumentRecord], existing: "ShardRows") -> bool:

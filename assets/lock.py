@@ -37,14 +37,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from assets.stages import ORDER
 from readers.errors import AssayError
 
 LOCK_FILE = ".lock"
 # How often a run waiting for the lock tries it again: a quarter of a second is nothing beside a run's
 # minimum of a few seconds, and the polling costs one system call.
 POLL_S = 0.25
-# The stages whose runs each write only their own shards' partitions.
-SHARD_STAGES = frozenset({"extract", "verdicts", "ocr", "sanitize", "chunk"})
+# The stages whose runs each write only their own shards' partitions: the partitioned ones.
+SHARD_STAGES = frozenset(stage.name for stage in ORDER if stage.partitioned)
 # The longest command line a holder records (a run over many paths names them all).
 COMMAND_CHARS = 300
 

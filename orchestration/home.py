@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
+
+import yaml
 
 from assets.settings import home_from_env
 from orchestration.faults import fault, fault_of
@@ -21,30 +22,22 @@ _TEMPLATE = Path(__file__).resolve().parents[1] / "dagster.yaml"
 #: group) makes print a KeyboardInterrupt traceback each, for output (the progress bar) the web UI does
 #: not need. Runs the daemon or the UI launch read ``dagster.yaml`` and keep the capture.
 RUN_INSTANCE_YAML = "assay-run.yaml"
-_NO_COMPUTE_LOGS = """
-# Written by assay from dagster.yaml: the instance of `assay run`'s own runs, without compute log capture.
-compute_logs:
-  module: dagster._core.storage.noop_compute_log_manager
-  class: NoOpComputeLogManager
-"""
+_NO_COMPUTE_LOGS = {
+    "module": "dagster._core.storage.noop_compute_log_manager",
+    "class": "NoOpComputeLogManager",
+}
 
 
-def _without_compute_logs(template: Path) -> bytes:
-    lines = template.read_text(encoding="utf-8").splitlines(keepends=True)
-    kept: list[str] = []
-    skipping = False
-    for line in lines:  # the template's own compute_logs section, if any, gives way to the override
-        if line.startswith("compute_logs:"):
-            skipping = True
-            continue
-        if skipping and (line.startswith((" ", "\t")) or not line.strip()):
-            continue
-        skipping = False
-        kept.append(line)
-    return ("".join(kept).rstrip("\n") + "\n" + _NO_COMPUTE_LOGS).encode("utf-8")
+def _without_compute_logs(template: bytes) -> bytes:
+    """The instance file ``template`` with its compute log manager (if any) replaced by the no-op one."""
+    config = yaml.safe_load(template) or {}
+    config["compute_logs"] = _NO_COMPUTE_LOGS
+    heading = "# Written by assay from dagster.yaml: `assay run`'s own runs, without compute log capture.\n"
+    return (heading + yaml.safe_dump(config, sort_keys=False)).encode("utf-8")
 
 
 def _write_if_changed(path: Path, data: bytes) -> None:
+    """``data`` at ``path``, written to a temporary and renamed into place, unless it is there already."""
     if not path.exists() or path.read_bytes() != data:
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         temporary.write_bytes(data)
@@ -98,10 +91,9 @@ class Home:
             self.dagster_home.mkdir(parents=True, exist_ok=True)
             (self.dagster_home / "storage").mkdir(exist_ok=True)
             self._probe_write()
-            target = self.dagster_home / "dagster.yaml"
-            if not target.exists() or target.read_bytes() != template.read_bytes():
-                shutil.copyfile(template, target)
-            _write_if_changed(self.dagster_home / RUN_INSTANCE_YAML, _without_compute_logs(template))
+            instance = template.read_bytes()
+            _write_if_changed(self.dagster_home / "dagster.yaml", instance)
+            _write_if_changed(self.dagster_home / RUN_INSTANCE_YAML, _without_compute_logs(instance))
         except OSError as exc:
             raise (fault_of(exc) or exc) from exc
         os.environ["DAGSTER_HOME"] = str(self.dagster_home)

@@ -24,15 +24,14 @@ import dagster as dg
 
 from assets.lock import Holder, home_lock
 from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARDS_PER_RUN, shard_ranges
-from assets.plans import plan_extract, plan_verdicts
+from assets.plans import plan_extract
 from assets.progress import Progress
 from assets.resources import settings_from_env
-from assets.stages import JUDGED_STAGES, SHARD_STAGES, later_work
+from assets.stages import BY_NAME, JUDGED_STAGES, SHARD_STAGES, later_work
 from orchestration.definitions import make_definitions
 from orchestration.home import RUN_INSTANCE_YAML, Home
 from orchestration.stopping import Interrupted, StopSignals
 from readers.versions import EXTRACTOR_VERSION
-from warehouse import Warehouse
 
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
@@ -214,7 +213,9 @@ def _run(pipeline: Pipeline, roots: list[Path]) -> RunReport:
     if pipeline.walk(roots, report):
         extract = plan_extract(wh, EXTRACTOR_VERSION).shards
         report.touched_shards = list(extract)
-        if _shard_runs(pipeline, report, extract) or not _catalog_current(wh):
+        # The catalog's views glob the partitions at query time: one built for this version shows every
+        # shard, so it is rebuilt only when a stage ran (or it is missing or of another version).
+        if _shard_runs(pipeline, report, extract) or BY_NAME["catalog"].stale(wh, EXTRACTOR_VERSION):
             pipeline.corpus(report)
     report.seconds = time.perf_counter() - started
     return report
@@ -233,10 +234,10 @@ def _shard_runs(pipeline: Pipeline, report: RunReport, extract: list[str]) -> bo
     are judged again by one more pass.
     """
     wh = pipeline.home.warehouse
-    vocabulary = bool(extract) or not wh.has_partition("vocabulary", EXTRACTOR_VERSION)
+    vocabulary = bool(extract) or BY_NAME["vocabulary"].stale(wh, EXTRACTOR_VERSION)
     ran = False
     if extract:
-        together = sorted({*extract, *_later_work(wh)})
+        together = sorted({*extract, *later_work(wh, EXTRACTOR_VERSION)})
         if len(shard_ranges(together, pipeline.shards_per_run)) == 1:
             stages: Sequence[str] = SHARD_STAGES
         else:
@@ -246,21 +247,12 @@ def _shard_runs(pipeline: Pipeline, report: RunReport, extract: list[str]) -> bo
     if vocabulary:
         pipeline.vocabulary(report)
         ran = True
-    for todo in (_later_work, _stale_verdicts):
-        shards = todo(wh)
+    for todo in (later_work, BY_NAME["verdicts"].stale_shards):
+        shards = todo(wh, EXTRACTOR_VERSION)
         if shards:
             pipeline.shard_stages(JUDGED_STAGES, shards, report)
             ran = True
     return ran
-
-
-def _stale_verdicts(wh: Warehouse) -> list[str]:
-    return plan_verdicts(wh, EXTRACTOR_VERSION)
-
-
-def _later_work(wh: Warehouse) -> list[str]:
-    """The shards on which a stage after extract has work (assets/stages.py)."""
-    return later_work(wh, EXTRACTOR_VERSION)
 
 
 RERUN = "rerun the same command to finish"
@@ -274,14 +266,6 @@ def _instance(home: Home) -> dg.DagsterInstance:
 
 def _signal_name(signum: int) -> str:
     return signal.Signals(signum).name
-
-
-def _catalog_current(wh: Warehouse) -> bool:
-    """The catalog exists and was built for the current extractor version: with no shard touched, its
-    views (which glob the partitions at query time) already show everything."""
-    from warehouse.catalog import catalog_version
-
-    return catalog_version(wh) == EXTRACTOR_VERSION
 
 
 def _failure_message(result: dg.ExecuteInProcessResult) -> str:

@@ -264,6 +264,7 @@ def _arrow(contract: TableContract, rows: pa.Table | Sequence[Any]) -> pa.Table:
 # time it occurs. Each check returns the mask of the offending rows.
 
 _Check = Callable[[pa.Table, tuple[str, ...]], pa.Array]
+_ROW = "__row"
 
 
 def _missing(column: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -281,12 +282,12 @@ def _duplicated(data: pa.Table, columns: tuple[str, ...]) -> pa.ChunkedArray:
     keep = present[0]
     for mask in present[1:]:
         keep = pc.or_(keep, mask)
-    indexed = data.select(list(columns)).append_column(_ROW, pa.array(range(data.num_rows), pa.int64()))
-    indexed = indexed.filter(keep)
+    index = pa.array(range(data.num_rows), pa.int64())
+    indexed = data.select(list(columns)).append_column(_ROW, index).filter(keep)
     counts = indexed.group_by(list(columns), use_threads=False).aggregate([(_ROW, "count")])
     repeated = counts.filter(pc.greater(counts[f"{_ROW}_count"], 1)).drop_columns([f"{_ROW}_count"])
     rows = indexed.join(repeated, keys=list(columns), join_type="inner", use_threads=False)[_ROW]
-    return pc.is_in(pa.array(range(data.num_rows), pa.int64()), value_set=rows.combine_chunks())
+    return pc.is_in(index, value_set=rows.combine_chunks())
 
 
 def _between(low: float, high: float | None) -> _Check:
@@ -307,9 +308,6 @@ def _in_set(values: tuple[str, ...]) -> _Check:
         return pc.and_(pc.invert(allowed), pc.invert(_missing(column)))
 
     return check
-
-
-_ROW = "__row"
 
 
 def _expectations(contract: TableContract) -> list[tuple[str, tuple[str, ...], _Check]]:

@@ -226,7 +226,7 @@ def _profile(language: str) -> dict[str, float]:
     """The unit-length top-:data:`PROFILE_SIZE` feature profile of ``language``: the stored one
     (:data:`PROFILES_FILE`) when it was built from the word lists and rules of today, else built."""
     stored = _stored_profiles().get(language)
-    return dict(stored) if stored is not None else build_profile(language)
+    return stored if stored is not None else build_profile(language)
 
 
 def build_profile(language: str) -> dict[str, float]:
@@ -278,7 +278,7 @@ def profiles_key() -> dict[str, object]:
 
 
 @functools.cache
-def _stored_profiles() -> dict[str, tuple[tuple[str, float], ...]]:
+def _stored_profiles() -> dict[str, dict[str, float]]:
     try:
         with gzip.open(PROFILES_FILE, "rt", encoding="utf-8") as f:
             stored = json.load(f)
@@ -286,9 +286,7 @@ def _stored_profiles() -> dict[str, tuple[tuple[str, float], ...]]:
         return {}
     if stored.get("key") != profiles_key():
         return {}
-    return {
-        language: tuple((k, float(w)) for k, w in pairs) for language, pairs in stored["profiles"].items()
-    }
+    return {language: {k: float(w) for k, w in pairs} for language, pairs in stored["profiles"].items()}
 
 
 def write_profiles(path: Path = PROFILES_FILE) -> int:

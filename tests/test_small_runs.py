@@ -52,10 +52,8 @@ def test_check_imports_no_dagster_and_no_reader_of_another_kind(tmp_path: Path) 
 def _jobs(home: Path, since: int) -> list[str]:
     instance = dg.DagsterInstance.from_config(str(home / "dagster"))
     try:
-        runs = sorted(
-            instance.get_runs(), key=lambda r: instance.get_run_record_by_id(r.run_id).create_timestamp
-        )
-        return [r.job_name for r in runs[since:]]
+        records = instance.get_run_records(order_by="create_timestamp", ascending=True)
+        return [r.dagster_run.job_name for r in records[since:]]
     finally:
         instance.dispose()
 
