@@ -146,13 +146,10 @@ def _ordered(stages: Sequence[Stage]) -> tuple[Stage, ...]:
 
 ORDER: tuple[Stage, ...] = _ordered(STAGES)
 BY_NAME = MappingProxyType({s.name: s for s in ORDER})
+_PARTITIONED = [i for i, s in enumerate(ORDER) if s.partitioned]
 #: The stages ``assay run`` takes a range of shards through in one run: from the first stage of shards to
 #: the last, the corpus vocabulary between (orchestration/definitions.py ``assay_shards``).
-SHARD_STAGES: tuple[str, ...] = tuple(
-    s.name
-    for s in ORDER
-    if s.partitioned or (s.stale is not None and any(BY_NAME[a].partitioned for a in s.after) and s.writes)
-)
+SHARD_STAGES: tuple[str, ...] = tuple(s.name for s in ORDER[_PARTITIONED[0] : _PARTITIONED[-1] + 1])
 #: The stages after the corpus vocabulary: what judges, OCRs, sanitizes and chunks a range.
 JUDGED_STAGES: tuple[str, ...] = SHARD_STAGES[SHARD_STAGES.index("vocabulary") + 1 :]
 

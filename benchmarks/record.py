@@ -1035,15 +1035,9 @@ def _timed_command(command: Sequence[str], env: dict[str, str]) -> float:
     return seconds
 
 
-def one_page_pdf(path: Path, words: str) -> Path:
-    document = pymupdf.open()
-    page = document.new_page()
-    page.insert_textbox(pymupdf.Rect(72, 72, 540, 720), words, fontsize=11)
-    document.save(path)
-    return path
-
-
 def small_runs(state: State, section: Section) -> None:
+    from orchestration.demo import make_text_pdf
+
     env = bench_rerun.user_environment()
     assay = str(bench_rerun.ASSAY)
     repeat = max(3, state.plan.repeat)
@@ -1055,7 +1049,7 @@ def small_runs(state: State, section: Section) -> None:
         print(f"  repetition {i + 1} of {repeat}", flush=True)
         folder, home = state.tmp / f"small-{i}", str(state.tmp / f"small-home-{i}")
         folder.mkdir()
-        pdf = one_page_pdf(folder / "one-page.pdf", text)
+        pdf = make_text_pdf(folder / "one-page.pdf", [text])
         pairs = [
             ("run", [assay, "run", "--home", home, str(folder)]),
             ("check", [assay, "check", str(pdf)]),
@@ -1064,7 +1058,7 @@ def small_runs(state: State, section: Section) -> None:
         for name, command in pairs if i % 2 == 0 else reversed(pairs):
             seconds[name].append(_timed_command(command, env))
         # One new file into the folder of that home, which is up to date: the run reads it alone.
-        added = one_page_pdf(state.tmp / f"added-{i}.pdf", f"Added note {i}. " + text)
+        added = make_text_pdf(state.tmp / f"added-{i}.pdf", [f"Added note {i}. " + text])
         steps = [
             ("add", [assay, "run", "--home", home, str(folder)]),
             ("check added", [assay, "check", str(added)]),
