@@ -6,7 +6,7 @@ import base64
 import dagster as dg
 
 from assets.resources import AssaySettings
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
 
 # At most this many clean pages are garbled and scored (spread evenly over the corpus: every k-th).

@@ -48,10 +48,10 @@ def carry_forward(wh: Warehouse, version: str) -> CarryReport:
     candidates = sorted(set(documents) - extracted)
     if not candidates or not previous_versions:
         return CarryReport(version, carried)  # nothing new to carry: a rerun pays no import below
+    from assets.extract.shard import CARRY_STATUSES
     from quality.sanitize import SANITIZE_VERSION
-    from readers.model import ContentKind
-    from readers.shard import CARRY_STATUSES
-    from readers.table import chain_signature
+    from readers.core.model import ContentKind
+    from readers.core.table import chain_signature
 
     for shard in candidates:
         source = next((v for v in previous_versions if wh.has_partition("derivations", v, shard)), None)

@@ -13,7 +13,7 @@ from assets.rate_checks import (
 )
 from assets.resources import AssaySettings
 from assets.stages import BY_NAME
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.catalog import build_catalog
 
 

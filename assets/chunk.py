@@ -10,7 +10,7 @@ from assets.partitions import backfill_policy, shards
 from assets.progress import Progress
 from assets.resources import AssaySettings
 from assets.stages import BY_NAME
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
 
 

@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from assets.stages import ORDER
-from readers.errors import AssayError
+from readers.core.errors import AssayError
 
 LOCK_FILE = ".lock"
 # How often a run waiting for the lock tries it again: a quarter of a second is nothing beside a run's

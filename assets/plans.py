@@ -27,12 +27,12 @@ class ExtractPlan:
 
 def plan_extract(wh: Warehouse, version: str, within: Collection[str] | None = None) -> ExtractPlan:
     """``within``: only these shards (a run's range)."""
-    from readers.model import FILE_PROBLEMS
+    from readers.core.model import FILE_PROBLEMS
 
     docs = wh.keys_by_shard("documents", version)
     done: dict[str, set[str]] = {s: set() for s in wh.shards("derivations", version)}
     # Documents skipped for a problem of their file (gone, unreadable, changed since the walk): read again
-    # where the walk still finds them (readers/shard.py `settled`).
+    # where the walk still finds them (assets/extract/shard.py `settled`).
     again: dict[str, set[str]] = {}
     columns = ("shard", "sha256", "status", "reason")
     for shard, sha, status, reason in wh.columns("derivations", version, columns):
@@ -59,7 +59,7 @@ def plan_extract(wh: Warehouse, version: str, within: Collection[str] | None = N
 def plan_verdicts(wh: Warehouse, version: str) -> list[str]:
     """Shards whose documents with pages are not all judged under ``version`` with the current rules and
     vocabulary, or that lack a partition."""
-    from quality.stage import verdicts_version_for
+    from quality.verdicts import verdicts_version_for
     from quality.vocabulary import VocabularyWord, by_language
 
     words = by_language(
@@ -88,8 +88,8 @@ def plan_ocr(wh: Warehouse, version: str, within: Collection[str] | None = None)
     """Shards whose pages sent to OCR (REPLACE pages, image frames, FIGURES pages' figures) differ from
     the pages OCR has rows for, or whose verdicts were written after their final page texts; ``within``:
     only these shards (a run's range)."""
-    from readers.model import ContentKind
-    from readers.ocr_shard import RENDERABLE, RETRIED_REASONS, SENT_TO_OCR
+    from assets.ocr.scope import RENDERABLE, RETRIED_REASONS, SENT_TO_OCR
+    from readers.core.model import ContentKind
 
     renderable = {
         sha
@@ -108,7 +108,7 @@ def plan_ocr(wh: Warehouse, version: str, within: Collection[str] | None = None)
         if reason in RETRIED_REASONS:
             retry.add(shard)
     if retry:
-        from readers.ocr import installed_version
+        from readers.images.tesseract import installed_version
 
         if not installed_version():
             retry = set()  # still nothing to retry with

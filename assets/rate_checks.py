@@ -12,7 +12,7 @@ import dagster as dg
 
 from assets.resources import AssaySettings
 from quality.rates import Bound, KindRates, judge_fallback, judge_underivable, rates_by_kind
-from readers.records import DerivationRecord
+from readers.core.records import DerivationRecord
 from warehouse import Warehouse
 from warehouse.catalog import previous_version
 from warehouse.store import to_pylist

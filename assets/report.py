@@ -25,7 +25,7 @@ from quality.report_plots import (
     write_png,
 )
 from quality.verdicts import Mode
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 
 # The rates chart compares the newest this many extractor versions on disk: enough to see a trend, few

@@ -10,7 +10,7 @@ from assets.partitions import backfill_policy, shards
 from assets.progress import Progress
 from assets.resources import AssaySettings
 from assets.stages import BY_NAME
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
 
 SANITIZE_TABLES = BY_NAME["sanitize"].writes
@@ -34,7 +34,7 @@ def sanitize(
     from quality.records import PageVerdictRecord
     from quality.sanitize import PageHidden, sanitize_document
     from quality.sources import PageTextRecord
-    from readers.model import OCR_KINDS, ContentKind
+    from readers.core.model import OCR_KINDS, ContentKind
 
     wh = assay.warehouse()
     scrubber = assay.scrubber()

@@ -12,8 +12,8 @@ from typing import TypeVar
 
 import pydantic
 
-from readers.errors import ConfigError
-from readers.model import ReadLimits
+from readers.core.errors import ConfigError
+from readers.core.model import ReadLimits
 from warehouse import Warehouse
 
 DEFAULT_HOME = ".assay"
@@ -34,7 +34,7 @@ class Settings(pydantic.BaseModel):
     max_pages: int = 5000
     # The characters of text kept per document: past them the text is dropped and the derivation says so
     # (derived, reason text_capped:<N>); the bound on what later stages hold. Why this number:
-    # readers/shard.py DEFAULT_MAX_TEXT_CHARS.
+    # assets/extract/shard.py DEFAULT_MAX_TEXT_CHARS.
     max_text_chars: int = 10_000_000
     # Bounds for the rate checks (quality/rates.py). The Underivable rate is of the final outcome, after OCR:
     # on the shared dev corpus only the blank scanned page stays underivable (1 of 52 PDFs read, 0 of 11
@@ -65,7 +65,7 @@ class Settings(pydantic.BaseModel):
     ocr_page_timeout_s: float = 120.0
     # OCR's budget per document: the pages it reads of one document and the seconds (rendering and
     # recognition summed over its pages); past either, a page is error/over_budget:pages or
-    # over_budget:seconds in ocr_pages, unread. Why these numbers: readers/ocr_stage.py.
+    # over_budget:seconds in ocr_pages, unread. Why these numbers: assets/ocr/work.py.
     ocr_max_pages_per_document: int = 200
     ocr_document_timeout_s: float = 1800.0
     # Tesseract processes at once; 0 means one per core this process may use.
@@ -75,15 +75,16 @@ class Settings(pydantic.BaseModel):
     # wrong language or an unreadable scan falls to the 50s.
     ocr_confidence_min: float = 70.0
     # Pixels an image document may declare before it is refused unread (a decompression bomb); why this
-    # number: readers/model.py ReadLimits.
+    # number: readers/core/model.py ReadLimits.
     max_image_pixels: int = 150_000_000
-    # Containers (zip archives, Office files, e-mail attachments): the bounds of readers/safezip.py, why
-    # these numbers: readers/model.py ReadLimits.
+    # Containers (zip archives, Office files, e-mail attachments): the bounds of readers/archives/safezip.py,
+    # why
+    # these numbers: readers/core/model.py ReadLimits.
     max_member_bytes: int = 64 * 1024 * 1024
     max_container_bytes: int = 1 * GiB
     max_compression_ratio: float = 100.0
     max_nesting: int = 3
-    # A container's whole tree (nested containers included): readers/model.py ReadLimits says why.
+    # A container's whole tree (nested containers included): readers/core/model.py ReadLimits says why.
     max_tree_bytes: int = 1 * GiB
     max_tree_members: int = 10_000
     # Each document is read in a worker process under a wall-time and a memory budget (readers/
@@ -151,9 +152,9 @@ class Settings(pydantic.BaseModel):
         )
 
     def budgets(self):
-        """The per-document read budgets these settings ask for (readers/isolation.py)."""
-        from readers.isolation import ReadBudget, ReadBudgets
-        from readers.model import ContentKind
+        """The per-document read budgets these settings ask for (readers/engine/isolation.py)."""
+        from readers.core.model import ContentKind
+        from readers.engine.isolation import ReadBudget, ReadBudgets
 
         kinds = set(self.read_timeout_s_by_kind) | set(self.read_memory_mb_by_kind)
         unknown = sorted(k for k in kinds if k not in ContentKind.__members__.values())

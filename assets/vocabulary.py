@@ -5,7 +5,7 @@ import dagster as dg
 
 from assets.resources import AssaySettings
 from assets.stages import BY_NAME
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
 
 

@@ -11,12 +11,12 @@ from assets.carry import carry_forward
 from assets.contract_checks import changed_shards_check_result, contract_check_specs
 from assets.progress import Progress
 from assets.resources import AssaySettings
-from readers.expansion import expand_containers
-from readers.inventory import CachedFile, documents_from, merge_observations, walk_roots
-from readers.isolation import IsolatedReads
-from readers.model import FILE_PROBLEMS
-from readers.records import DocumentRecord, ExpansionRecord, ObservationRecord
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.model import FILE_PROBLEMS
+from readers.core.records import DocumentRecord, ExpansionRecord, ObservationRecord
+from readers.core.versions import EXTRACTOR_VERSION
+from readers.engine.isolation import IsolatedReads
+from readers.walk.expansion import expand_containers
+from readers.walk.inventory import CachedFile, documents_from, merge_observations, walk_roots
 from warehouse import Warehouse
 from warehouse.store import to_pylist
 

@@ -9,7 +9,7 @@ Measures, in one run, over the ``pdf-born-digital`` PDFs of the shared corpus (`
 Each repetition runs (a) and (b) back to back, alternating which goes first, so that a noisy shared
 machine slows both alike; the figures are totals over all repetitions, and the best repetition's ratio
 is printed too. Opening the documents is inside both timings (the reader has to open them as well).
-The target (DESIGN §9, readers/pdf_pymupdf.py): (b)/(a) >= 0.5, aiming at 0.7.
+The target (DESIGN §9, readers/pdf/mupdf.py): (b)/(a) >= 0.5, aiming at 0.7.
 
 Run from the repository root::
 
@@ -30,13 +30,13 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from readers.offline import keep_offline  # noqa: E402
+from readers.core.offline import keep_offline  # noqa: E402
 
-keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/offline.py)
+keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/core/offline.py)
 import pymupdf  # noqa: E402
 
-from readers.model import ReadLimits  # noqa: E402
-from readers.pdf_pymupdf import PyMuPDFReader  # noqa: E402
+from readers.core.model import ReadLimits  # noqa: E402
+from readers.pdf.mupdf import PyMuPDFReader  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
 BORN_DIGITAL = "pdf-born-digital"

@@ -7,7 +7,7 @@ generated dense text pages. Two ways, side by side on the same pages:
 
 - baseline: one Tesseract at a time with its default OpenMP threads (what pytesseract does out of the box),
   orientation detection then recognition, page after page;
-- assay: the OCR stage's own path (readers/ocr_stage.py): pages rendered in the calling thread, one
+- assay: the OCR stage's own path (assets/ocr/work.py): pages rendered in the calling thread, one
   single-threaded Tesseract per core.
 
 Prints pages/s, pages/s per core and the ratio; the machine is shared and noisy, so only the ratio
@@ -30,17 +30,17 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 CORPUS = REPO.parent / "shared" / "corpus"
 
-from readers.offline import keep_offline  # noqa: E402
+from readers.core.offline import keep_offline  # noqa: E402
 
-keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/offline.py)
+keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/core/offline.py)
 import pymupdf  # noqa: E402
 import pytesseract  # noqa: E402
 
+from assets.ocr.work import LanguageChoice, OcrOptions, OcrTask, ocr_tasks  # noqa: E402
 from quality.sources import OcrScope  # noqa: E402
-from readers.cores import usable_cores  # noqa: E402
-from readers.model import ContentKind  # noqa: E402
-from readers.ocr import DEFAULT_DPI, render_page  # noqa: E402
-from readers.ocr_stage import LanguageChoice, OcrOptions, OcrTask, ocr_tasks  # noqa: E402
+from readers.core.cores import usable_cores  # noqa: E402
+from readers.core.model import ContentKind  # noqa: E402
+from readers.images.tesseract import DEFAULT_DPI, render_page  # noqa: E402
 
 
 def corpus_pages(corpus: Path = CORPUS) -> list[tuple[Path, int]]:

@@ -5,7 +5,7 @@ Over the ``pdf-born-digital`` PDFs of the shared corpus (``manifest.csv``), in o
 (a) raw PyMuPDF ``page.get_text("dict")`` (default flags) on every page: the baseline the extract stage
     pays anyway;
 (b) :func:`quality.text_signals.page_signals` on every page, given the page's ``get_text()`` text and
-    its blocks converted from ``get_text("dict")`` into :class:`readers.model.Block` (the conversion and
+    its blocks converted from ``get_text("dict")`` into :class:`readers.core.model.Block` (the conversion and
     the PyMuPDF calls are done beforehand and not timed: they are the reader's cost, not the signals').
 
 Language profiles and lexicons are built before timing (a one-off per process, reported separately):
@@ -34,14 +34,14 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from readers.offline import keep_offline  # noqa: E402
+from readers.core.offline import keep_offline  # noqa: E402
 
-keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/offline.py)
+keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/core/offline.py)
 import pymupdf  # noqa: E402
 
 from benchmarks.bench_extract import born_digital_pdfs, raw_dict  # noqa: E402
 from quality.text_signals import PageSignals, page_signals  # noqa: E402
-from readers.model import BBox, Block, Line, PageText, Span  # noqa: E402
+from readers.core.model import BBox, Block, Line, PageText, Span  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
 BORN_DIGITAL = "pdf-born-digital"

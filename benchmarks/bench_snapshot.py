@@ -1,5 +1,5 @@
 """What reading the walked bytes costs: a document read from its verified private snapshot against the
-same document read from its path (readers/snapshot.py).
+same document read from its path (readers/core/snapshot.py).
 
 For every file of the corpus folder (default: the shared corpus's ``dev`` folder) that has readers, in one
 run: the kind's reader chain on the path itself (``extract_document`` without a sha256), the same chain on
@@ -26,11 +26,11 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from readers.dispatch import extract_document  # noqa: E402
-from readers.model import ReadLimits  # noqa: E402
-from readers.snapshot import walked_snapshot  # noqa: E402
-from readers.sniff import HEAD_BYTES, sniff  # noqa: E402
-from readers.table import readers_for  # noqa: E402
+from readers.core.model import ReadLimits  # noqa: E402
+from readers.core.snapshot import walked_snapshot  # noqa: E402
+from readers.core.table import readers_for  # noqa: E402
+from readers.engine.dispatch import extract_document  # noqa: E402
+from readers.walk.sniff import HEAD_BYTES, sniff  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "dev"
 

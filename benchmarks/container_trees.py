@@ -3,10 +3,10 @@
     .venv/bin/python benchmarks/container_trees.py [FOLDER]      (default: ../shared/corpus/dev)
 
 Every file under FOLDER is walked as the walk does and every container among them (e-mails, zips, PDFs)
-expanded as the walk expands them (readers/expansion.py, in this process, with the default bounds of
+expanded as the walk expands them (readers/walk/expansion.py, in this process, with the default bounds of
 ``assets/settings.py``). Prints each container that has members, its tree's members and inflated
 bytes, the largest tree, and the deepest MIME tree of the e-mails: the figures ``max_tree_bytes``,
-``max_tree_members`` and ``readers.email_eml.MAX_MIME_DEPTH`` are calibrated on.
+``max_tree_members`` and ``readers.mail.eml.MAX_MIME_DEPTH`` are calibrated on.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from assets.resources import AssaySettings  # noqa: E402
-from readers.email_eml import _depths, parse_eml  # noqa: E402
-from readers.errors import ReaderError  # noqa: E402
-from readers.expansion import expand_containers  # noqa: E402
-from readers.inventory import documents_from, walk_roots  # noqa: E402
-from readers.model import ContentKind  # noqa: E402
+from readers.core.errors import ReaderError  # noqa: E402
+from readers.core.model import ContentKind  # noqa: E402
+from readers.mail.eml import _depths, parse_eml  # noqa: E402
+from readers.walk.expansion import expand_containers  # noqa: E402
+from readers.walk.inventory import documents_from, walk_roots  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 
 

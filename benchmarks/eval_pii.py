@@ -38,9 +38,9 @@ if str(REPO) not in sys.path:
 
 from quality.normalise import normalise  # noqa: E402
 from quality.pii import PiiKind, PlaceholderBook, Scrubber  # noqa: E402
-from readers.dispatch import extract_document  # noqa: E402
-from readers.model import ReadLimits  # noqa: E402
-from readers.sniff import sniff  # noqa: E402
+from readers.core.model import ReadLimits  # noqa: E402
+from readers.engine.dispatch import extract_document  # noqa: E402
+from readers.walk.sniff import sniff  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
 SNIFF_BYTES = 64 * 1024

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/read_budgets.py [FOLDER]        (default: ../shared/corpus/dev)
 
 Every file under FOLDER is sniffed as the walk does and read as the extract stage reads it: in a worker
-process of ``readers.isolation.IsolatedReads`` (one at a time, so two reads do not share the machine),
+process of ``readers.engine.isolation.IsolatedReads`` (one at a time, so two reads do not share the machine),
 with the default budgets of ``assets/settings.py``, a fresh worker for each document. Prints, per
 kind, the slowest read and the largest resident memory the worker reached, and how many times over those
 the default budgets are: the figures ``read_timeout_s`` and ``read_memory_mb`` are calibrated on.
@@ -21,9 +21,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from assets.resources import AssaySettings  # noqa: E402
-from readers.isolation import IsolatedReads, ReadRequest  # noqa: E402
-from readers.model import ContentKind  # noqa: E402
-from readers.sniff import HEAD_BYTES, sniff  # noqa: E402
+from readers.core.model import ContentKind  # noqa: E402
+from readers.engine.isolation import IsolatedReads, ReadRequest  # noqa: E402
+from readers.walk.sniff import HEAD_BYTES, sniff  # noqa: E402
 
 MB = 1 << 20
 

@@ -56,16 +56,16 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from readers.offline import keep_offline  # noqa: E402
+from readers.core.offline import keep_offline  # noqa: E402
 
-keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/offline.py)
+keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/core/offline.py)
 import psutil  # noqa: E402
 import pymupdf  # noqa: E402
 
 from benchmarks import bench_extract, bench_ocr, bench_rerun  # noqa: E402
 from benchmarks.scale_corpus import ScaledCorpus, add_copies, scaled_corpus  # noqa: E402
-from readers.records import DocumentRecord  # noqa: E402
-from readers.versions import EXTRACTOR_VERSION  # noqa: E402
+from readers.core.records import DocumentRecord  # noqa: E402
+from readers.core.versions import EXTRACTOR_VERSION  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
 DEFAULT_OUTPUT = REPO / "docs" / "benchmarks.md"
@@ -277,16 +277,18 @@ def pdf_documents(paths: Sequence[Path]) -> list[DocumentRecord]:
 
 def assay_text_layer(documents: Sequence[DocumentRecord]) -> TextLayerPass:
     """What the extract and verdicts stages do to a born-digital PDF, in this process, without the
-    warehouse: the kind's reader chain (``readers.dispatch.extract_document``), the page rows with every
+    warehouse: the kind's reader chain (``readers.engine.dispatch.extract_document``), the page rows with
+    every
     signal (the extract stage's own conversion, which calls ``quality.signals.measure_document``) and the
-    verdicts (``quality.stage.judge_document_rows``: the judge, pdfplumber's second opinion on the pages it
+    verdicts (``assets.verdicts.judging.judge_document_rows``: the judge, pdfplumber's second opinion on the
+    pages it
     flags, font repair). The corpus vocabulary is left out: it is harvested from the whole corpus between
     the two stages."""
+    from assets.extract.shard import ShardRows, add_extraction
     from assets.resources import AssaySettings
-    from quality.stage import judge_document_rows
-    from readers.dispatch import extract_document
-    from readers.model import ContentKind
-    from readers.shard import ShardRows, add_extraction
+    from assets.verdicts.judging import judge_document_rows
+    from readers.core.model import ContentKind
+    from readers.engine.dispatch import extract_document
 
     settings = AssaySettings()
     limits = settings.limits()
@@ -345,7 +347,7 @@ def pymupdf4llm_pass(paths: Sequence[str]) -> Pass:
     """``pymupdf4llm.to_markdown`` on every document, with its defaults. Runs in a child process: importing
     pymupdf4llm switches PyMuPDF's layout model on for the whole process. Its messages are kept out of
     the record's output, and the pages it OCRs are counted from them."""
-    from readers.offline import allow_layout_model
+    from readers.core.offline import allow_layout_model
 
     allow_layout_model()  # pymupdf4llm with its defaults, its layout model included
     import pymupdf4llm
@@ -418,8 +420,9 @@ def text_layer(state: State, section: Section) -> None:
         f"pages, {plan.repeat} repetition(s), the order of the four measurements reversed on every other "
         "repetition; the rates are totals over all repetitions. assay's path is what the extract and "
         "verdicts stages do to each PDF, in one process, without the warehouse: "
-        "`readers.dispatch.extract_document` (the PDF reader chain), the page rows with every signal "
-        "(`quality.signals.measure_document`) and `quality.stage.judge_document_rows` (the verdicts, with "
+        "`readers.engine.dispatch.extract_document` (the PDF reader chain), the page rows with every signal "
+        "(`quality.signals.measure_document`) and `assets.verdicts.judging.judge_document_rows` "
+        "(the verdicts, with "
         "pdfplumber's second opinion on the pages they flag, and font repair). pymupdf4llm runs with its "
         "defaults (its layout model, and its own OCR of pages it judges to need it) in a child process "
         "that times itself."
@@ -503,7 +506,7 @@ def ocr_speed(state: State, section: Section) -> None:
         f"The first {n} {source} at {dpi} dpi, {cores} cores, read each way once "
         "(`benchmarks/bench_ocr.py`'s measurement). The baseline is what pytesseract does out of the box: "
         "one Tesseract at a time with its default OpenMP threads, orientation detection then recognition. "
-        "assay's path is the OCR stage's (`readers.ocr_stage.ocr_tasks`): pages rendered in the calling "
+        "assay's path is the OCR stage's (`assets.ocr.work.ocr_tasks`): pages rendered in the calling "
         "thread, one single-threaded Tesseract per core."
     )
     section.columns = ["way", "pages", "seconds", "pages/s", "pages/s per core"]
@@ -828,7 +831,7 @@ def runs_between(instance, started_at: float, ended_at: float) -> list[RunShape]
 def dagster_overhead(state: State, section: Section) -> None:
     import dagster as dg
 
-    from assets.extract import extract
+    from assets.extract.asset import extract
     from assets.partitions import SHARDS_PER_RUN, covering_shards
     from assets.progress import Progress
     from orchestration.home import Home

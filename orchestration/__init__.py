@@ -1,3 +1,3 @@
 """assay: orchestration."""
 
-import readers  # noqa: F401  (first: keeps the process off the network, readers/offline.py)
+import readers  # noqa: F401  (first: keeps the process off the network, readers/core/offline.py)

@@ -35,7 +35,7 @@ import dagster as dg
 from assets.partitions import covering_shards
 from assets.resources import AssaySettings, settings_from_env
 from assets.stages import ORDER, Stage
-from readers import versions
+from readers.core import versions
 from warehouse import Warehouse
 
 # Evaluating the sensor in the code server is a beta parameter in Dagster 1.13, which assay pins: the

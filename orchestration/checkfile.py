@@ -12,20 +12,20 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from assets.extract.shard import ShardResult, ShardRows, extract_shard
+from assets.ocr.shard import ShardInput, ocr_shards
+from assets.verdicts.judging import judge_document_rows
 from orchestration.printing import shown, visible
 from quality.judge import DocumentVerdicts
 from quality.records import OcrPageRecord
 from quality.sources import ExtractedPage, PageTextRecord
-from quality.stage import judge_document_rows
-from readers.isolation import IsolatedReads, ReadBudgets
-from readers.model import ReadLimits
-from readers.ocr import installed_languages
-from readers.ocr_shard import ShardInput, ocr_shards
-from readers.records import DocumentRecord
-from readers.shard import ShardResult, ShardRows, extract_shard
-from readers.sniff import HEAD_BYTES, Sniffed, sniff
-from readers.table import readers_for
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.model import ReadLimits
+from readers.core.records import DocumentRecord
+from readers.core.table import readers_for
+from readers.core.versions import EXTRACTOR_VERSION
+from readers.engine.isolation import IsolatedReads, ReadBudgets
+from readers.images.tesseract import installed_languages
+from readers.walk.sniff import HEAD_BYTES, Sniffed, sniff
 
 CHECK_MAX_BYTES = 1 << 40  # a file named on the command line is read whatever its size
 SIGNAL_COLUMNS = (

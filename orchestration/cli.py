@@ -36,8 +36,8 @@ from assets.lock import HomeBusy
 from orchestration.exits import Exit
 from orchestration.faults import as_seen_on, fault_in_message, fault_of
 from orchestration.printing import highlighted, json_text, shown, visible
-from readers.errors import AssayError
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.errors import AssayError
+from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.errors import WarehouseError
 
 if TYPE_CHECKING:
@@ -362,7 +362,7 @@ def _pages(first: int, last: int) -> str:
 def _cmd_doctor(args: argparse.Namespace, console: Console) -> int:
     from dataclasses import asdict
 
-    from readers.tools import probe_all
+    from readers.core.tools import probe_all
 
     probes = probe_all()
     if args.json:

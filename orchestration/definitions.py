@@ -11,14 +11,14 @@ import dagster as dg
 from assets.calibration import calibration
 from assets.catalog import catalog
 from assets.chunk import chunk
-from assets.extract import extract
-from assets.ocr import ocr
+from assets.extract.asset import extract
+from assets.ocr.asset import ocr
 from assets.progress import Progress
 from assets.report import quality_report
 from assets.resources import AssaySettings, settings_from_env
 from assets.sanitize import sanitize
 from assets.stages import SHARD_STAGES
-from assets.verdicts import verdicts
+from assets.verdicts.asset import verdicts
 from assets.vocabulary import vocabulary
 from assets.walk import walk
 from orchestration.automation import automation_sensor, with_conditions

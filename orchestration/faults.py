@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from orchestration.exits import Exit
-from readers.errors import AssayError
+from readers.core.errors import AssayError
 
 
 class EnvironmentFault(AssayError):

@@ -11,7 +11,7 @@ import yaml
 
 from assets.settings import home_from_env
 from orchestration.faults import fault, fault_of
-from readers.errors import ConfigError
+from readers.core.errors import ConfigError
 from warehouse import Warehouse
 
 _TEMPLATE = Path(__file__).resolve().parents[1] / "dagster.yaml"

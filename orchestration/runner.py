@@ -31,7 +31,7 @@ from assets.stages import BY_NAME, JUDGED_STAGES, SHARD_STAGES, later_work
 from orchestration.definitions import make_definitions
 from orchestration.home import RUN_INSTANCE_YAML, Home
 from orchestration.stopping import Interrupted, StopSignals
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 

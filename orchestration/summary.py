@@ -16,7 +16,7 @@ from assets.settings import DEFAULT_HOME
 from orchestration.home import Home
 from orchestration.printing import shown
 from orchestration.runner import RunReport
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.catalog import query
 from warehouse.errors import WarehouseError
 

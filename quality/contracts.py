@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 
 from quality.sources import OcrScope, Source
 from quality.verdicts import Mode, Provenance
-from readers.model import ContentKind, DocumentStatus, KindSource
+from readers.core.model import ContentKind, DocumentStatus, KindSource
 
 # Offending values kept per failed expectation: enough to recognise the fault in the check's metadata,
 # few enough that a shard full of bad rows does not bloat the event log: the distinct values among the

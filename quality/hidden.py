@@ -1,7 +1,7 @@
 """Invisible text out of a page's text: how instructions are smuggled into documents fed to language models.
 
 The PDF reader records every run of text a reader of the page cannot see (``pages.hidden_text`` and
-``hidden_why``, :class:`readers.model.HiddenSpan`) and leaves it in the raw text the signals measure.
+``hidden_why``, :class:`readers.core.model.HiddenSpan`) and leaves it in the raw text the signals measure.
 Sanitize calls :func:`remove_hidden` on each page's final text to take those runs out and keep them as
 evidence (``hidden_text``).
 
@@ -54,7 +54,7 @@ _LINE_DECOR = " \t#>"  # what may stay of a line whose content was all hidden: i
 
 
 class HiddenLike(Protocol):
-    """A recorded hidden run: :class:`readers.model.HiddenSpan`, or anything with its two fields."""
+    """A recorded hidden run: :class:`readers.core.model.HiddenSpan`, or anything with its two fields."""
 
     @property
     def text(self) -> str: ...

@@ -54,7 +54,7 @@ from stdnum.it import codicefiscale as it_codicefiscale
 from stdnum.nl import bsn as nl_bsn
 
 from quality.pii_view import INVISIBLE, MatchView, match_view
-from readers.errors import ConfigError
+from readers.core.errors import ConfigError
 
 
 class PiiKind(StrEnum):

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from typing import TYPE_CHECKING
 
 from quality.separation import separation
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # 800 x 450 pixels: wide enough for 40 bins to be told apart, small enough for a report page.
 FIGURE_INCHES = (8.0, 4.5)
@@ -26,6 +26,17 @@ BINS = 40
 HEADROOM = 1.35
 CLEAN_COLOUR = "tab:blue"
 GARBLED_COLOUR = "tab:red"
+
+
+def new_figure(inches: tuple[float, float]) -> Figure:
+    """A figure on its own Agg canvas. matplotlib is imported here, on the first drawing, not with the
+    module: it takes about half a second, and every process that loads the Definitions imports this one."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=inches, dpi=FIGURE_DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
 
 
 def _edges(values: Sequence[float]) -> list[float]:
@@ -42,8 +53,9 @@ def score_histogram(
     when positive, and the legend states it with the widest gap and the inversions (quality.separation).
     """
     summary = separation(clean, garbled)
-    fig = Figure(figsize=FIGURE_INCHES, dpi=FIGURE_DPI, layout="constrained")
-    FigureCanvasAgg(fig)
+    from matplotlib.ticker import MaxNLocator
+
+    fig = new_figure(FIGURE_INCHES)
     ax = fig.add_subplot()
     edges = _edges([*clean, *garbled, threshold])
     g_counts, _, _ = ax.hist(

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import regex
 
-from readers.model import BBox, Block
+from readers.core.model import BBox, Block
 
 #: A paragraph of one line cannot be told from a heading, a label or a table row. Two lines keep short
 #: paragraphs of narrow columns (a two-column page's paragraphs are often 2-4 lines).
@@ -73,7 +73,7 @@ GUTTER_EM = 1.5
 #: Share of characters in a monospaced font above which a block is code or a terminal listing.
 MAX_MONOSPACED_SHARE = 0.5
 #: The block's median size over the page's body size must lie in this band. Running heads and author
-#: lines sit at 1.05-1.14 of the body, headings at 1.15 and up (readers/pdf_pymupdf.py calibration);
+#: lines sit at 1.05-1.14 of the body, headings at 1.15 and up (readers/pdf/mupdf.py calibration);
 #: footnotes and small captions at 0.8 and below. Abstracts and captions at 0.9 stay prose.
 BODY_SIZE_BAND = (0.85, 1.15)
 #: Top and bottom share of the page height holding running heads and feet. A 1-inch margin on US Letter

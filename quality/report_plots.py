@@ -21,14 +21,14 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator, PercentFormatter
-
-from quality.plots import BINS, CLEAN_COLOUR, FIGURE_DPI, GARBLED_COLOUR, HEADROOM
+from quality.plots import BINS, CLEAN_COLOUR, GARBLED_COLOUR, HEADROOM, new_figure
 from quality.rates import KindRates
 from quality.verdicts import Mode
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # The histogram is quality/plots.py's 800 x 450 widened by a column for the legend beside the axes, where
 # it can never cover a bar whatever the scores.
@@ -191,6 +191,8 @@ def score_histogram_png(pages: Sequence[ScoredPage], *, unscored: int = 0, title
     """The histogram of the pages' scores, stacked by what the verdict did with each page, the thresholds
     as vertical lines (dashed: the one most pages were held against) and the valley shaded. ``unscored``
     (pages the lexicon abstained on: too little prose, no judging lexicon) is stated in the legend."""
+    from matplotlib.ticker import MaxNLocator
+
     fig, ax = _figure(HISTOGRAM_INCHES)
     if not pages:
         why = (
@@ -243,6 +245,8 @@ def score_histogram_png(pages: Sequence[ScoredPage], *, unscored: int = 0, title
 def modes_by_kind_png(kinds: Sequence[KindModes], *, title: str = "Page modes by content kind") -> bytes:
     """One horizontal bar per kind (the most pages on top), its segments the modes as shares of the kind's
     pages, each wide enough segment labelled with its count; the total is in the kind's label."""
+    from matplotlib.ticker import PercentFormatter
+
     fig, ax = _figure(BARS_INCHES)
     shown = sorted((k for k in kinds if k.pages), key=lambda k: (-k.pages, k.kind))
     if not shown:
@@ -281,8 +285,9 @@ def rates_by_version_png(
     documents a reader was tried on), one row per kind and one bar per version in each row (oldest
     first), each bar labelled with its rate and counts. Kinds no reader was tried on in any version
     (unsupported, skipped) are left out; a version with no such document of a kind draws no bar."""
-    fig = Figure(figsize=BARS_INCHES, dpi=FIGURE_DPI, layout="constrained")
-    FigureCanvasAgg(fig)
+    from matplotlib.ticker import PercentFormatter
+
+    fig = new_figure(BARS_INCHES)
     attempted: dict[str, int] = {}
     for v in versions:
         for kind, r in v.rates.items():
@@ -360,8 +365,7 @@ def _pages(n: int) -> str:
 
 
 def _figure(inches: tuple[float, float]):
-    fig = Figure(figsize=inches, dpi=FIGURE_DPI, layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = new_figure(inches)
     return fig, fig.add_subplot()
 
 

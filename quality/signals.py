@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from quality.lexicon import load_lexicon
 from quality.text_signals import FontEvidence, PageSignals, font_evidence, page_signals
-from readers.base import collector_paused
-from readers.model import Block, PageText
+from readers.core.base import collector_paused
+from readers.core.model import Block, PageText
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,7 +38,7 @@ import regex
 from quality.language import best_language
 from quality.lexicon import JUDGING_LANGUAGES, MAX_SEGMENT_LETTERS, Lexicon, load_lexicon
 from quality.prose import block_text, count_letters, prose_verdict
-from readers.model import BBox, Block, PageText
+from readers.core.model import BBox, Block, PageText
 
 # --- thresholds -------------------------------------------------------------------------------------
 

@@ -24,9 +24,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from quality.vocabulary import fingerprint
+
 # 2: pages that read poorly get a second opinion; 3: with a document prior; 4-5: both texts measured alike,
 # and a fallback that brings unmapped glyphs is not taken
 VERDICTS_VERSION = "5"
+
+
+def verdicts_version_for(vocabulary: Mapping[str, frozenset[str]]) -> str:
+    """The verdict rules' version and the vocabulary they were applied with (the ``verdicts_version`` of
+    every row the verdicts stage writes, and what its planner compares against)."""
+    return f"{VERDICTS_VERSION}+vocab.{fingerprint(vocabulary)}"
+
+
 GARBAGE = frozenset({"bad_runes", "cid_passthrough", "no_language", "lexicon_low", "junk_text"})
 
 
@@ -58,7 +68,7 @@ SANDWICH_INVISIBLE_SHARE = 0.5
 # Glyph-like filled paths: a page with this many and no text is text drawn as outlines
 # (ocrmypdf__vector.pdf: 112; outlined logos on born-digital pages of the corpus: 29 at most).
 OUTLINE_TEXT_MIN_PATHS = 50
-# Unreported ink (largest region of ink nothing reported, share of the page, readers/pdf_facts.py) above
+# Unreported ink (largest region of ink nothing reported, share of the page, readers/pdf/facts.py) above
 # which a text-less page is not blank: clean, scanned and sandwich pages of the corpus 0-0.0006, text
 # drawn as outlines 0.0016-0.0049.
 UNREPORTED_INK_MIN = 0.001

@@ -13,9 +13,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from quality.lexicon import load_lexicon, normalise_word
-from quality.text_signals import judged_tokens
-
 # Distinct documents a missing word must occur in (DESIGN: a garbled token appears in one document only;
 # two would still admit a document and its near-duplicate).
 MIN_DOCUMENTS = 3
@@ -37,6 +34,11 @@ class VocabularyWord:
 
 def harvest(pages: Iterable[PageWords], min_documents: int = MIN_DOCUMENTS) -> list[VocabularyWord]:
     """Words missing from each language's lexicon that occur in at least ``min_documents`` documents."""
+    # Imported here: the lexicons cost about 0.4 s to import, and the run planner reads this module's
+    # fingerprint of the vocabulary without judging a word.
+    from quality.lexicon import load_lexicon, normalise_word
+    from quality.text_signals import judged_tokens
+
     seen: dict[tuple[str, str], set[str]] = defaultdict(set)
     for page in pages:
         lexicon = load_lexicon(page.language)

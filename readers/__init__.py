@@ -2,9 +2,9 @@
 
 Plain Python: nothing here imports Dagster, so every reader can be run and tested on its own
 (``assay check FILE`` does exactly that). Importing the package first keeps the process off the network
-(``readers/offline.py``).
+(``readers/core/offline.py``).
 """
 
-from readers.offline import keep_offline
+from readers.core.offline import keep_offline
 
 keep_offline()

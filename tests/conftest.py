@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import readers  # noqa: F401  (first: keeps the test process off the network, readers/offline.py)
+import readers  # noqa: F401  (first: keeps the test process off the network, readers/core/offline.py)
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
@@ -37,12 +37,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def release_extractor_version(monkeypatch: pytest.MonkeyPatch, version: str) -> None:
     """What a release does to the extractor version: every loaded module of the project that bound the
     current one sees ``version`` for the test's duration (definitions built afterwards carry it)."""
-    import readers.versions
+    import readers.core.versions
 
-    current = readers.versions.EXTRACTOR_VERSION
+    current = readers.core.versions.EXTRACTOR_VERSION
     for module in list(sys.modules.values()):
         if getattr(module, "EXTRACTOR_VERSION", None) == current and (
             module.__name__.split(".")[0] in {"readers", "assets", "orchestration", "quality", "warehouse"}
         ):
             monkeypatch.setattr(module, "EXTRACTOR_VERSION", version)
-    assert version == readers.versions.EXTRACTOR_VERSION
+    assert version == readers.core.versions.EXTRACTOR_VERSION

@@ -82,7 +82,7 @@ def _derived(status: str, reason: str | None) -> Expected:
 # --- sizes ------------------------------------------------------------------------------------------------
 
 MiB = 1 << 20
-#: The bomb's member: twice the member bound (64 MiB, readers/model.py ReadLimits) of blanks, which
+#: The bomb's member: twice the member bound (64 MiB, readers/core/model.py ReadLimits) of blanks, which
 #: deflate about 1000:1 to 130 KB, so the compression-ratio bound (100, past 1 MiB) trips after some
 #: 13 MiB have been inflated, long before the member bound. Written in about 0.5 s.
 BOMB_MEMBER_BYTES = 128 * MiB
@@ -198,7 +198,7 @@ def _write_zip(path: Path, members: list[tuple[str, bytes]], *, stored: frozense
 
 def write_docx_zip_bomb(path: Path) -> None:
     """A Word document whose ``word/document.xml`` inflates to 128 MiB of blanks inside a well-formed
-    document: refused by readers/safezip.py as a zip bomb (ratio) before python-docx inflates it."""
+    document: refused by readers/archives/safezip.py as a zip bomb (ratio) before python-docx inflates it."""
     head = (
         '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
         f'<w:document xmlns:w="{_W_NS}"><w:body><w:p><w:r><w:t>Bomb</w:t></w:r></w:p>'

@@ -17,8 +17,8 @@ from assets.resources import AssaySettings
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
 from orchestration.runner import QUIET_LOGS, run
-from readers.docx import DocxReader
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
+from readers.office.docx import DocxReader
 from tests.conftest import release_extractor_version
 from warehouse.catalog import query
 

@@ -14,9 +14,9 @@ from assets.progress import Progress
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
-from readers.expansion import expand_containers
-from readers.inventory import documents_from, walk_roots
-from readers.model import ReadLimits
+from readers.core.model import ReadLimits
+from readers.walk.expansion import expand_containers
+from readers.walk.inventory import documents_from, walk_roots
 from warehouse import Warehouse
 from warehouse.catalog import query
 

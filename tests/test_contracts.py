@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from assets.catalog import catalog
 from assets.contract_checks import changed_shards_check_result, contract_check_result
-from assets.ocr import ocr
+from assets.ocr.asset import ocr
 from assets.progress import Progress
 from assets.rate_checks import FALLBACK_MOVEMENT, UNDERIVABLE, fallback_movement_result
 from assets.resources import AssaySettings, settings_from_env
@@ -30,8 +30,8 @@ from quality.contracts import CONTRACTS, ContractError, validate
 from quality.records import PageVerdictRecord
 from quality.sources import PageTextRecord
 from quality.verdicts import Mode
-from readers.model import ContentKind, DocumentStatus
-from readers.records import DerivationRecord, DocumentRecord
+from readers.core.model import ContentKind, DocumentStatus
+from readers.core.records import DerivationRecord, DocumentRecord
 from warehouse import Warehouse
 from warehouse.schema import TABLES
 

@@ -10,7 +10,7 @@ from assets.progress import Progress
 from orchestration.home import Home
 from orchestration.runner import run
 from quality.cer import cer
-from readers.ocr import installed_languages
+from readers.images.tesseract import installed_languages
 from tests.conftest import CORPUS, corpus_manifest
 from warehouse.catalog import query
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from assets.extract import EXTRACT_TABLES
-from assets.verdicts import VERDICT_TABLES
-from readers.versions import EXTRACTOR_VERSION
+from assets.extract.asset import EXTRACT_TABLES
+from assets.verdicts.asset import VERDICT_TABLES
+from readers.core.versions import EXTRACTOR_VERSION
 from tests.corpus_rows import differences, home_rows, start_run, write_corpus
 from warehouse import Warehouse
 from warehouse.store import PART_FILE

@@ -27,7 +27,7 @@ from assets.resources import AssaySettings
 from orchestration.definitions import make_definitions
 from orchestration.demo import make_image_only_pdf, make_text_pdf
 from orchestration.home import Home
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 from tests.servers import (
     DASK_JOB_TAG,
     DASK_SCHEDULER_ENV,

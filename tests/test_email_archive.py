@@ -1,7 +1,7 @@
 """E-mail (.eml, .msg) and zip readers, and the members the walk turns into child documents.
 
 Every fixture is built in code (``email.message.EmailMessage``, ``zipfile``, PyMuPDF, and for .msg files
-readers/msg_ole.py's compound file writer with compressed-rtf's compressor); the tests of the corpus's .msg
+readers/mail/ole.py's compound file writer with compressed-rtf's compressor); the tests of the corpus's .msg
 files skip where the shared corpus is absent.
 """
 
@@ -25,22 +25,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from readers import msg_ole
-from readers.archive import ZipReader
-from readers.base import produced_nothing
-from readers.containers import ContainerMember, members_of
-from readers.email_common import (
+from readers.archives.zip import ZipReader
+from readers.core.base import produced_nothing
+from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
+from readers.core.model import ContentKind, KindSource, ReadLimits
+from readers.mail import ole as msg_ole
+from readers.mail.common import (
     HeaderLine,
     MemberNames,
     decode_body,
     header_line,
     mail_text,
 )
-from readers.email_eml import EmlReader, unflow
-from readers.email_msg import MsgReader
-from readers.errors import CorruptDocument, EncryptedDocument, LimitExceeded
-from readers.model import ContentKind, KindSource, ReadLimits
-from readers.msg_ole import (
+from readers.mail.eml import EmlReader, unflow
+from readers.mail.msg import MsgReader
+from readers.mail.ole import (
     PT_BINARY,
     PT_LONG,
     PT_STRING8,
@@ -51,7 +50,8 @@ from readers.msg_ole import (
     substg_name,
     write_compound_file,
 )
-from readers.sniff import HEAD_BYTES, Sniffed, sniff
+from readers.walk.containers import ContainerMember, members_of
+from readers.walk.sniff import HEAD_BYTES, Sniffed, sniff
 from tests.conftest import CORPUS
 
 LIMITS = ReadLimits()

@@ -1,4 +1,4 @@
-"""Containers opened in isolation and within bounds (readers/expansion.py): a hostile container ends with
+"""Containers opened in isolation and within bounds (readers/walk/expansion.py): a hostile container ends with
 a recorded status and reason of its own, its tree is bounded as a whole, and the walk of everything else
 goes on; a PDF's embedded files are members like an e-mail's attachments."""
 
@@ -23,15 +23,15 @@ from assets.progress import Progress
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
-from readers.containers import members_of
-from readers.email_eml import EmlReader
-from readers.errors import LimitExceeded
-from readers.expansion import Expansion, expand_containers
-from readers.inventory import documents_from, walk_roots
-from readers.isolation import IsolatedReads, ReadBudget, ReadBudgets
-from readers.model import ContentKind, ReadLimits
-from readers.records import DocumentRecord
-from readers.safezip import COMPRESSION_CHECK_FLOOR
+from readers.archives.safezip import COMPRESSION_CHECK_FLOOR
+from readers.core.errors import LimitExceeded
+from readers.core.model import ContentKind, ReadLimits
+from readers.core.records import DocumentRecord
+from readers.engine.isolation import IsolatedReads, ReadBudget, ReadBudgets
+from readers.mail.eml import EmlReader
+from readers.walk.containers import members_of
+from readers.walk.expansion import Expansion, expand_containers
+from readers.walk.inventory import documents_from, walk_roots
 from warehouse import Warehouse
 from warehouse.catalog import query
 

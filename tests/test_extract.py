@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from assets.extract.shard import CUT_BACKOFF_CHARS, TEXT_CAPPED, Outcome, ShardRows, cap_pages, extract_shard
 from orchestration.demo import make_encrypted_pdf, make_image_only_pdf, make_text_pdf
-from readers import table as reader_table
-from readers.base import Reader, produced_nothing
-from readers.dispatch import extract_document
-from readers.errors import NothingProduced
-from readers.model import ContentKind, DocumentStatus, PageText, ReadLimits, ReadResult
-from readers.records import DocumentRecord
-from readers.shard import CUT_BACKOFF_CHARS, TEXT_CAPPED, Outcome, ShardRows, cap_pages, extract_shard
-from readers.table import READER_CLASSES, READERS, chain_signature, readers_for
+from readers.core import table as reader_table
+from readers.core.base import Reader, produced_nothing
+from readers.core.errors import NothingProduced
+from readers.core.model import ContentKind, DocumentStatus, PageText, ReadLimits, ReadResult
+from readers.core.records import DocumentRecord
+from readers.core.table import READER_CLASSES, READERS, chain_signature, readers_for
+from readers.engine.dispatch import extract_document
 
 LIMITS = ReadLimits()
 BIG = 1 << 30

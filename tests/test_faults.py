@@ -25,7 +25,7 @@ from orchestration.cli import main
 from orchestration.exits import Exit
 from orchestration.faults import EnvironmentFault, as_seen_on, fault_in_message, fault_of
 from orchestration.home import Home
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 from warehouse.catalog import build_catalog
 

@@ -1,8 +1,9 @@
-"""The figure regions of readers.figures, found and rendered without the text layer, on PDFs generated here.
+"""The figure regions of readers.pdf.figures, found and rendered without the text layer, on PDFs generated
+here.
 
 Every fixture is written with PyMuPDF (images drawn with PIL) into pytest's ``tmp_path``, so each test says
 exactly what the page holds: body text beside and over the figures, so that a render that kept the text
-layer would show it. The corpus measurements that calibrated the constants are in readers/figures.py.
+layer would show it. The corpus measurements that calibrated the constants are in readers/pdf/figures.py.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import pymupdf
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from readers.errors import CorruptDocument, EncryptedDocument, FileUnreadable, ReaderError
-from readers.figures import (
+from readers.core.errors import CorruptDocument, EncryptedDocument, FileUnreadable, ReaderError
+from readers.images.tesseract import recognise
+from readers.pdf.figures import (
     IMAGE_MIN_SIDE,
     MAX_REGIONS,
     REGION_MARGIN,
@@ -27,7 +29,6 @@ from readers.figures import (
     figure_regions,
     render_figures,
 )
-from readers.ocr import recognise
 
 A4 = (595.0, 842.0)
 DPI = 150

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from orchestration.home import Home
-from readers.errors import ConfigError
+from readers.core.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -21,11 +21,11 @@ from assets.progress import Progress
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
-from readers.dispatch import extract_document
-from readers.expansion import expand_containers
-from readers.inventory import WalkResult, display_path, walk_roots
-from readers.model import ContentKind, ReadLimits
-from readers.records import DocumentRecord, ObservationRecord
+from readers.core.model import ContentKind, ReadLimits
+from readers.core.records import DocumentRecord, ObservationRecord
+from readers.engine.dispatch import extract_document
+from readers.walk.expansion import expand_containers
+from readers.walk.inventory import WalkResult, display_path, walk_roots
 from tests import hostile
 from tests.hostile import GROWING_NAME, HOSTILE_FILES, Appender, HostileFile, Table
 from warehouse import Warehouse

@@ -20,10 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from readers.base import produced_nothing
-from readers.dispatch import extract_document
-from readers.errors import CorruptDocument, LimitExceeded, NothingProduced, ReaderError
-from readers.html_common import (
+from readers.core.base import produced_nothing
+from readers.core.errors import CorruptDocument, LimitExceeded, NothingProduced, ReaderError
+from readers.core.model import ContentKind, DocumentStatus, ReadLimits, ReadResult
+from readers.core.table import READERS
+from readers.engine.dispatch import extract_document
+from readers.html.common import (
     CLEAN_MESS_MAX,
     LIE_MESS_MARGIN,
     Content,
@@ -37,11 +39,9 @@ from readers.html_common import (
     whatwg_codec,
     with_title,
 )
-from readers.html_main import HtmlMainReader
-from readers.html_page import HtmlPageReader
-from readers.html_region import HtmlRegionReader
-from readers.model import ContentKind, DocumentStatus, ReadLimits, ReadResult
-from readers.table import READERS
+from readers.html.main import HtmlMainReader
+from readers.html.page import HtmlPageReader
+from readers.html.region import HtmlRegionReader
 
 from .conftest import CORPUS
 
@@ -287,7 +287,7 @@ def test_read_html_bytes_defaults_to_the_table_row() -> None:
 
 
 def test_read_html_bytes_refuses_a_step_that_cannot_read_bytes() -> None:
-    from readers.text import PlainTextReader
+    from readers.text.plain import PlainTextReader
 
     with pytest.raises(TypeError):
         read_html_bytes(b"<p>x</p>", limits=LIMITS, readers=(PlainTextReader(),))
@@ -295,7 +295,7 @@ def test_read_html_bytes_refuses_a_step_that_cannot_read_bytes() -> None:
 
 @pytest.mark.skipif(
     ContentKind.HTML not in READERS or not READERS[ContentKind.HTML],
-    reason="readers/table.py has no HTML row yet",
+    reason="readers/core/table.py has no HTML row yet",
 )
 def test_dispatch_records_recovered_by_fallback(tmp_path: Path) -> None:
     path = tmp_path / "unmarked.html"
@@ -692,7 +692,7 @@ def test_a_void_element_is_left_empty_in_the_tree(tag: str) -> None:
 def test_an_html_e_mail_body_keeps_the_text_after_a_void_element(tmp_path: Path, tag: str) -> None:
     from email.message import EmailMessage
 
-    from readers.email_eml import EmlReader
+    from readers.mail.eml import EmlReader
 
     msg = EmailMessage()
     msg["From"], msg["To"], msg["Subject"] = "a@example.org", "b@example.org", "Budget"

@@ -1,4 +1,5 @@
-"""readers.image: image documents read as pages for OCR, and their frames loaded as grey images for Tesseract.
+"""readers.images.image: image documents read as pages for OCR, and their frames loaded as grey images for
+Tesseract.
 
 Every fixture is drawn here with Pillow; nothing is read from disk but what the tests write.
 """
@@ -18,15 +19,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from quality.stage import judge_document_rows
+from assets.extract.shard import ShardRows, extract_shard
+from assets.verdicts.judging import judge_document_rows
 from quality.verdicts import Mode
-from readers.dispatch import NEEDS_OCR, extract_document
-from readers.errors import CorruptDocument, LimitExceeded
-from readers.image import DEFAULT_DPI, ImageFrame, ImageReader, load_frame
-from readers.model import OCR_KINDS, ContentKind, DocumentStatus, ReadLimits
-from readers.records import DocumentRecord, PageRecord
-from readers.shard import ShardRows, extract_shard
-from readers.table import chain_signature, reader, readers_for
+from readers.core.errors import CorruptDocument, LimitExceeded
+from readers.core.model import OCR_KINDS, ContentKind, DocumentStatus, ReadLimits
+from readers.core.records import DocumentRecord, PageRecord
+from readers.core.table import chain_signature, reader, readers_for
+from readers.engine.dispatch import NEEDS_OCR, extract_document
+from readers.images.image import DEFAULT_DPI, ImageFrame, ImageReader, load_frame
 
 READER = ImageReader()
 LIMITS = ReadLimits()
@@ -347,7 +348,8 @@ def test_a_corrupt_image_is_an_error(tmp_path: Path) -> None:
 
 
 def _page_rows(path: Path, kind: ContentKind) -> tuple[str, list[PageRecord]]:
-    """The page rows the extract stage stores for one document (readers/shard.py, as a run writes them)."""
+    """The page rows the extract stage stores for one document (assets/extract/shard.py, as a run writes
+    them)."""
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
     doc = DocumentRecord(
         sha, sha[:2], kind.value, "bytes", path.stat().st_size, None, None, str(path), "test"

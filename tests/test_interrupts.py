@@ -15,7 +15,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from assets.extract import EXTRACT_TABLES
+from assets.extract.asset import EXTRACT_TABLES
 from orchestration.exits import Exit
 from tests.corpus_rows import AssayRun, differences, home_rows, start_run, write_corpus
 from tests.test_crash_safety import (

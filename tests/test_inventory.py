@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from readers.inventory import CachedFile, display_path, documents_from, merge_observations, walk_roots
-from readers.model import ObservationStatus
+from readers.core.model import ObservationStatus
+from readers.walk.inventory import CachedFile, display_path, documents_from, merge_observations, walk_roots
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 

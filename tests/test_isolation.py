@@ -16,10 +16,10 @@ import pytest
 
 from assets.settings import settings_from_env
 from orchestration.demo import make_text_pdf
-from readers.errors import ConfigError
-from readers.isolation import IsolatedReads, ReadBudget, ReadBudgets, ReadDone, ReadRequest
-from readers.model import ContentKind, DocumentStatus, ReadLimits
-from readers.text import PlainTextReader
+from readers.core.errors import ConfigError
+from readers.core.model import ContentKind, DocumentStatus, ReadLimits
+from readers.engine.isolation import IsolatedReads, ReadBudget, ReadBudgets, ReadDone, ReadRequest
+from readers.text.plain import PlainTextReader
 from tests.hostile import write_recursive_forms_pdf
 
 MB = 1 << 20
@@ -120,8 +120,8 @@ def test_workers_die_with_a_killed_run(tmp_path: Path, forms: Path) -> None:
         import threading, time
         from pathlib import Path
         import psutil
-        from readers.isolation import IsolatedReads, ReadBudget, ReadBudgets, ReadRequest
-        from readers.model import ContentKind, ReadLimits
+        from readers.engine.isolation import IsolatedReads, ReadBudget, ReadBudgets, ReadRequest
+        from readers.core.model import ContentKind, ReadLimits
 
         if __name__ == "__main__":
             path = Path({str(forms)!r})

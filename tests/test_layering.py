@@ -1,72 +1,282 @@
-"""The layering the project's layout promises: pure packages import no Dagster, storage no reader."""
+"""The layering the project's layout promises, checked over the import graph of every file.
+
+The intended direction is the README's architecture diagram, written here as data (``MAY_IMPORT``): each
+layer names the layers it may import. An import between two layers that is not listed fails, and so
+does any circle of imports between files, whether the imports sit at the top of a module or inside a
+function. The last tests build small trees that break each rule and show that the checks see it.
+"""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("orchestration", "assets", "quality", "readers", "warehouse")
+
+#: The reader families: each reads its content kinds with the core's types. Some borrow from another
+#: family (an e-mail's HTML body is read as HTML, a PDF's attachments are members as an e-mail's are).
+FAMILIES = ("text", "archives", "html", "office", "mail", "images", "pdf")
+_FAMILY_BORROWS = {
+    "text": set(),
+    "archives": set(),
+    "images": set(),
+    "html": {"text"},
+    "office": {"archives"},
+    "mail": {"text", "html", "office", "archives"},
+    "pdf": {"mail", "archives"},
+}
+_READERS = {f"readers.{f}" for f in FAMILIES}
+
+#: Each layer and the layers it may import (besides itself). Read top to bottom, the README's diagram.
+MAY_IMPORT: dict[str, set[str]] = {
+    "orchestration": {"assets", "quality", "warehouse", "readers.walk", "readers.engine", "readers.core"}
+    | _READERS,
+    "assets": {"quality", "warehouse", "readers.walk", "readers.engine", "readers.core"} | _READERS,
+    "quality": {"readers.core"},
+    "warehouse": set(),
+    "readers.walk": {"readers.engine", "readers.core"} | _READERS,
+    "readers.engine": {"readers.core"},
+    **{f"readers.{f}": {"readers.core"} | {f"readers.{b}" for b in _FAMILY_BORROWS[f]} for f in FAMILIES},
+    "readers.core": set(),
+}
+
+#: External packages a layer may not import, whatever its place.
+FORBIDDEN = {
+    "quality": {"dagster"},
+    "warehouse": {"dagster"},
+    **{layer: {"dagster"} for layer in MAY_IMPORT if layer.startswith("readers.")},
+}
 
 
-def _modules(package: str) -> dict[str, set[str]]:
-    """Each file of ``package`` and the modules it imports, by their full dotted names."""
-    found: dict[str, set[str]] = {}
-    for path in sorted((REPO / package).rglob("*.py")):
-        names: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names |= {a.name for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names.add(node.module)
-        found[str(path.relative_to(REPO))] = names
+def module_name(root: Path, path: Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path, packages: Iterable[str] = PACKAGES) -> dict[str, set[str]]:
+    """Every module under ``packages`` and the names it imports (top level and inside functions alike),
+    with relative imports resolved."""
+    graph: dict[str, set[str]] = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            name = module_name(root, path)
+            here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+            names: set[str] = set()
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    names |= {a.name for a in node.names}
+                elif isinstance(node, ast.ImportFrom):
+                    base = node.module or ""
+                    if node.level:
+                        anchor = here.split(".")[: len(here.split(".")) - node.level + 1]
+                        base = ".".join([*anchor, base] if base else anchor)
+                    names.add(base)
+                    names |= {f"{base}.{a.name}" for a in node.names}
+            graph[name] = names
+    return graph
+
+
+def internal_edges(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph restricted to the project's own modules: ``from a import b`` names module ``a.b`` when
+    it is one, the package ``a`` otherwise."""
+
+    def resolve(name: str) -> str | None:
+        while name and name not in graph:
+            if "." not in name:
+                return None
+            name = name.rpartition(".")[0]
+        return name or None
+
+    return {m: {t for n in names if (t := resolve(n)) and t != m} for m, names in graph.items()}
+
+
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    if parts[0] == "readers":
+        return "readers.core" if len(parts) == 1 else f"readers.{parts[1]}"
+    return parts[0]
+
+
+def against_the_direction(edges: dict[str, set[str]]) -> list[str]:
+    """Each import from one layer into another that the layer may not import."""
+    found = []
+    for module, targets in sorted(edges.items()):
+        for target in sorted(targets):
+            a, b = layer_of(module), layer_of(target)
+            if a != b and b not in MAY_IMPORT.get(a, set()):
+                found.append(f"{module} -> {target} ({a} may not import {b})")
     return found
 
 
-def _imports(package: str) -> dict[str, set[str]]:
-    """Each file of ``package`` and the top-level packages it imports."""
-    return {f: {n.split(".")[0] for n in names} for f, names in _modules(package).items()}
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            for nxt in successors:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(edges.get(nxt, ())))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
 
 
-@pytest.mark.parametrize("package", ["readers", "quality"])
-def test_pure_packages_import_no_dagster(package: str) -> None:
-    offenders = {f: n for f, n in _imports(package).items() if {"dagster", "assets", "orchestration"} & n}
-    assert not offenders, f"{package}/ must stay plain Python: {offenders}"
+def forbidden_imports(graph: dict[str, set[str]]) -> list[str]:
+    return [
+        f"{module} imports {name}"
+        for module, names in sorted(graph.items())
+        for name in sorted(names)
+        if name.split(".")[0] in FORBIDDEN.get(layer_of(module), set())
+    ]
 
 
-def test_warehouse_imports_no_reader() -> None:
-    offenders = {f: n for f, n in _imports("warehouse").items() if {"readers", "dagster", "assets"} & n}
-    assert not offenders, f"warehouse/ must not know readers or Dagster: {offenders}"
+def _graph() -> dict[str, set[str]]:
+    return import_graph(REPO)
 
 
-def test_assets_import_no_orchestration() -> None:
-    """The assets, their resources and partitions sit under the Definitions and the command line."""
-    offenders = {f: n for f, n in _imports("assets").items() if "orchestration" in n}
-    assert not offenders, f"assets/ must not import orchestration/: {offenders}"
+def test_every_import_runs_in_the_intended_direction() -> None:
+    offenders = against_the_direction(internal_edges(_graph()))
+    assert not offenders, "imports against the layering (README, Architecture):\n" + "\n".join(offenders)
 
 
-@pytest.mark.parametrize(
-    "package", ["orchestration", "assets", "readers", "quality", "warehouse", "tests", "benchmarks"]
-)
+def test_no_files_import_in_a_circle() -> None:
+    found = circles(internal_edges(_graph()))
+    assert not found, f"files that import each other in a circle: {found}"
+
+
+def test_no_layers_import_in_a_circle() -> None:
+    layers: dict[str, set[str]] = {}
+    for module, targets in internal_edges(_graph()).items():
+        layers.setdefault(layer_of(module), set()).update(layer_of(t) for t in targets)
+    assert not circles({a: bs - {a} for a, bs in layers.items()})
+
+
+def test_the_allowed_directions_have_no_circle() -> None:
+    assert not circles(MAY_IMPORT)
+
+
+def test_plain_layers_import_no_dagster() -> None:
+    offenders = forbidden_imports(_graph())
+    assert not offenders, f"readers/, quality/ and warehouse/ stay plain Python: {offenders}"
+
+
+def test_each_stages_work_beside_its_asset_imports_no_dagster() -> None:
+    """In a stage's folder under assets/ only ``asset.py`` is Dagster's: the work over stored rows is plain
+    Python, so that ``assay check`` and the benchmarks run it without loading Dagster."""
+    offenders = {
+        module: sorted(n for n in names if n.split(".")[0] == "dagster")
+        for module, names in _graph().items()
+        if module.startswith("assets.")
+        and module.count(".") == 2
+        and not module.endswith(".asset")
+        and any(n.split(".")[0] == "dagster" for n in names)
+    }
+    assert not offenders, offenders
+
+
+@pytest.mark.parametrize("package", [*PACKAGES, "tests", "benchmarks"])
 def test_only_dagsters_public_api_is_imported(package: str) -> None:
     offenders = {
-        f: sorted(n for n in names if n.startswith("dagster._"))
-        for f, names in _modules(package).items()
+        module: sorted(n for n in names if n.startswith("dagster._"))
+        for module, names in import_graph(REPO, [package]).items()
         if any(n.startswith("dagster._") for n in names)
     }
     assert not offenders, f"private Dagster modules imported: {offenders}"
 
 
 def test_layout_is_as_promised() -> None:
-    for name in (
-        "pyproject.toml",
-        "dagster.yaml",
-        "orchestration",
-        "assets",
-        "readers",
-        "quality",
-        "warehouse",
-        "tests",
-    ):
+    for name in ("pyproject.toml", "dagster.yaml", *PACKAGES, "tests"):
         assert (REPO / name).exists(), name
+    for family in FAMILIES:
+        assert (REPO / "readers" / family / "__init__.py").exists(), family
+
+
+def test_the_readme_draws_the_same_layers() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    architecture = readme.split("## Architecture", 1)[1].split("\n## ", 1)[0]
+    for layer in MAY_IMPORT:
+        assert layer.split(".")[-1] in architecture, layer
+
+
+# The checks themselves, on trees built here that break each rule.
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for directory in {p.parent for p in root.rglob("*.py")}:
+        (directory / "__init__.py").touch()
+    return root
+
+
+def test_the_direction_check_finds_an_import_against_the_layers(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "readers/core/model.py": "X = 1\n",
+            "readers/walk/inventory.py": "from readers.core.model import X\n",
+            # Backwards, and hidden in a function as a local import.
+            "readers/core/base.py": "def f():\n    from readers.walk.inventory import X\n    return X\n",
+            "quality/judge.py": "from ..readers.pdf import facts\n",
+            "readers/pdf/facts.py": "Y = 2\n",
+        },
+    )
+    offenders = against_the_direction(internal_edges(import_graph(root, ["readers", "quality"])))
+    assert any(o.startswith("readers.core.base -> readers.walk.inventory") for o in offenders), offenders
+    assert any(o.startswith("quality.judge -> readers.pdf") for o in offenders), offenders
+    assert not any(o.startswith("readers.walk.inventory") for o in offenders)
+
+
+def test_the_circle_check_finds_a_circle_of_files(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "readers/mail/common.py": "from readers.mail.eml import parse\n",
+            "readers/mail/eml.py": "from readers.mail.msg import read\nparse = 1\n",
+            "readers/mail/msg.py": "def read():\n    from readers.mail.common import X\n",
+            "readers/core/model.py": "",
+        },
+    )
+    found = circles(internal_edges(import_graph(root, ["readers"])))
+    assert found == [["readers.mail.common", "readers.mail.eml", "readers.mail.msg"]]
+
+
+def test_the_plain_layers_check_finds_dagster(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"readers/pdf/mupdf.py": "import dagster\n", "quality/x.py": "import duckdb\n"})
+    found = forbidden_imports(import_graph(root, ["readers", "quality"]))
+    assert found == ["readers.pdf.mupdf imports dagster"]

@@ -13,14 +13,8 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from orchestration.demo import _CHART_LABELS, _CHART_TEXT, make_figure_pdf, make_image_only_pdf, make_text_pdf
-from quality.cer import cer
-from quality.records import PageVerdictRecord
-from quality.sources import OcrScope, choose_page_texts
-from readers.model import ContentKind
-from readers.ocr import OcrUnavailable, installed_languages, recognise, render_page
-from readers.ocr_shard import ShardInput, keep_better, language_retries, ocr_shards
-from readers.ocr_stage import (
+from assets.ocr.shard import ShardInput, keep_better, language_retries, ocr_shards
+from assets.ocr.work import (
     DEFAULT_DOCUMENT_TIMEOUT_S,
     DEFAULT_MAX_PAGES_PER_DOCUMENT,
     OVER_PAGE_BUDGET,
@@ -31,7 +25,13 @@ from readers.ocr_stage import (
     OcrTask,
     ocr_tasks,
 )
-from readers.records import DocumentRecord
+from orchestration.demo import _CHART_LABELS, _CHART_TEXT, make_figure_pdf, make_image_only_pdf, make_text_pdf
+from quality.cer import cer
+from quality.records import PageVerdictRecord
+from quality.sources import OcrScope, choose_page_texts
+from readers.core.model import ContentKind
+from readers.core.records import DocumentRecord
+from readers.images.tesseract import OcrUnavailable, installed_languages, recognise, render_page
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None, reason="Tesseract is not installed")

@@ -22,14 +22,14 @@ from hypothesis import strategies as st
 from pptx import Presentation
 from pptx.util import Inches
 
-from readers.docx import DocxReader
-from readers.errors import CorruptDocument, EncryptedDocument, LimitExceeded
-from readers.model import ReadLimits, ReadResult
-from readers.odf import OdfReader
-from readers.office_common import SheetRow, gfm_table, one_line, sheet_records, split_gfm_row
-from readers.pptx import PptxReader
-from readers.rtf import RtfReader
-from readers.xlsx import XlsxReader, format_value
+from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
+from readers.core.model import ReadLimits, ReadResult
+from readers.office.common import SheetRow, gfm_table, one_line, sheet_records, split_gfm_row
+from readers.office.docx import DocxReader
+from readers.office.odf import OdfReader
+from readers.office.pptx import PptxReader
+from readers.office.rtf import RtfReader
+from readers.office.xlsx import XlsxReader, format_value
 
 LIMITS = ReadLimits()
 #: What a refused bomb or a sheet of repeated empty cells may allocate while it is read: a few MB of
@@ -895,7 +895,7 @@ _CORPUS_FAILURES = {
 @pytest.mark.corpus
 def test_the_corpus_office_files_read_or_fail_with_their_reason() -> None:
     from quality.cer import cer
-    from readers.errors import ReaderError
+    from readers.core.errors import ReaderError
     from tests.conftest import CORPUS, corpus_manifest
 
     rows = [r for r in corpus_manifest() if r["path"].rsplit(".", 1)[-1] in _CORPUS_READERS]

@@ -1,4 +1,4 @@
-"""Reading stays on the machine: ``assay run`` opens no socket to another host (readers/offline.py).
+"""Reading stays on the machine: ``assay run`` opens no socket to another host (readers/core/offline.py).
 
 The run is traced with ``strace`` (connect, sendto and sendmsg of every process it starts), which sees an
 attempt even where it fails: a DNS query for a telemetry host is a ``sendto`` to the resolver, whether or

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from assets.ocr.work import LanguageChoice, ocr_language
 from quality.records import OcrPageRecord, PageVerdictRecord, RepairRecord
 from quality.sources import (
     INFERRED_TEXT_TRUST,
@@ -14,7 +15,6 @@ from quality.sources import (
     choose_page_texts,
     figures_heading,
 )
-from readers.ocr_stage import LanguageChoice, ocr_language
 
 SHA = "ab" * 32
 

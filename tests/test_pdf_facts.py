@@ -1,4 +1,4 @@
-"""The page facts of readers.pdf_facts, through the PyMuPDF reader, on PDFs generated here.
+"""The page facts of readers.pdf.facts, through the PyMuPDF reader, on PDFs generated here.
 
 Each fixture is written with PyMuPDF into pytest's ``tmp_path`` so the test says exactly what the page
 holds. Text drawn as outlines is made the way a vector-only PDF is: a page with text is exported to SVG
@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from readers.model import PageText, ReadLimits
-from readers.pdf_facts import (
+from readers.core.model import PageText, ReadLimits
+from readers.pdf.facts import (
     INVISIBLE_MAX_SIZE,
     Regions,
     measure_unreported_ink,
@@ -27,7 +27,7 @@ from readers.pdf_facts import (
     union_area,
     unreported_ink_share,
 )
-from readers.pdf_pymupdf import PyMuPDFReader
+from readers.pdf.mupdf import PyMuPDFReader
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 LIMITS = ReadLimits()
@@ -37,7 +37,7 @@ PROSE = [
     "Pack my box with five dozen liquor jugs before the night is over.",
     "How vexingly quick daft zebras jump when the wind blows hard.",
 ]
-#: An unreported-ink share above this is "ink that needs OCR"; see INK_JOIN in readers.pdf_facts.
+#: An unreported-ink share above this is "ink that needs OCR"; see INK_JOIN in readers.pdf.facts.
 INK_GATE = 0.001
 
 

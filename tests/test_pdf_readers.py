@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from readers.base import Reader, produced_nothing
-from readers.errors import CorruptDocument, EncryptedDocument, LimitExceeded, ReaderError
-from readers.model import ContentKind, ReadLimits, ReadResult
-from readers.pdf_plumber import PdfPlumberReader
-from readers.pdf_pymupdf import PyMuPDFReader
+from readers.core.base import Reader, produced_nothing
+from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded, ReaderError
+from readers.core.model import ContentKind, ReadLimits, ReadResult
+from readers.pdf.mupdf import PyMuPDFReader
+from readers.pdf.plumber import PdfPlumberReader
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 LIMITS = ReadLimits()

@@ -46,7 +46,7 @@ from quality.pii import (
     parse_id_schemes,
     parse_kinds,
 )
-from readers.errors import ConfigError
+from readers.core.errors import ConfigError
 
 SEED = 20240611
 

@@ -12,7 +12,7 @@ from orchestration.definitions import defs
 from orchestration.demo import write_demo_corpus
 from orchestration.home import Home
 from orchestration.runner import run
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 from tests.conftest import release_extractor_version
 from warehouse.catalog import query
 

@@ -20,7 +20,7 @@ from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS, SHARDS
 from assets.progress import Progress
 from orchestration.home import Home
 from orchestration.runner import run
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 from tests.servers import (
     DEPLOY,
     POSTGRES_INSTANCE_YAML,
@@ -188,9 +188,9 @@ def _bumped_workspace(tmp: Path) -> Path:
     location name as deploy/workspace.yaml, so the automation sees one location whose code changed."""
     module = tmp / "released.py"
     module.write_text(
-        "import readers.versions\n"
-        f"readers.versions.EXTRACTOR_VERSION = {EXTRACTOR_VERSION + BUMP!r}\n"
-        "from readers.text import PlainTextReader\n"
+        "import readers.core.versions\n"
+        f"readers.core.versions.EXTRACTOR_VERSION = {EXTRACTOR_VERSION + BUMP!r}\n"
+        "from readers.text.plain import PlainTextReader\n"
         "PlainTextReader.revision += 1\n"
         "from orchestration.definitions import defs  # noqa: E402,F401\n",
         encoding="utf-8",

@@ -35,7 +35,7 @@ from quality.report_plots import (
     write_png,
 )
 from quality.verdicts import LEXICON_MIN, SANDWICH_LEXICON_MIN, Mode
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from readers.errors import CorruptDocument, EncryptedDocument, LimitExceeded
-from readers.model import ReadLimits
-from readers.safezip import SafeZip, parse_xml
+from readers.archives.safezip import SafeZip, parse_xml
+from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
+from readers.core.model import ReadLimits
 
 
 def _zip(members: dict[str, bytes]) -> bytes:

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assets.extract.shard import ShardRows, extract_shard
 from orchestration.demo import make_text_pdf
 from quality.furniture import (
     FURNITURE_MIN_PAGES,
@@ -25,10 +26,9 @@ from quality.furniture import (
 )
 from quality.hidden import HiddenResult, RemovedHidden, remove_hidden
 from quality.normalise import join_hyphenated, normalise
-from readers.model import ContentKind, HiddenSpan, HiddenWhy, ReadLimits
-from readers.records import DocumentRecord, PageRecord
-from readers.shard import ShardRows, extract_shard
-from readers.table import reader
+from readers.core.model import ContentKind, HiddenSpan, HiddenWhy, ReadLimits
+from readers.core.records import DocumentRecord, PageRecord
+from readers.core.table import reader
 from warehouse import Warehouse
 from warehouse.schema import TABLES
 

@@ -16,7 +16,7 @@ import pytest
 from orchestration.cli import main
 from quality.chunking import PageSpan, chunk_document
 from quality.pii import PathRedactor, PiiKind, Scrubber
-from readers.records import DocumentRecord
+from readers.core.records import DocumentRecord
 from warehouse import Warehouse
 from warehouse.catalog import build_catalog
 from warehouse.search import (

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from assets.partitions import SHARD_KEYS, shard_ranges
 from assets.resources import AssaySettings, settings_from_env
-from readers.errors import ConfigError
+from readers.core.errors import ConfigError
 
 
 def test_settings_from_environment(tmp_path: Path) -> None:

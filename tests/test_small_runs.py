@@ -26,8 +26,8 @@ NOT_IMPORTED_BY_CHECK = (
     "pptx",
     "docx",
     "trafilatura",
-    "readers.xlsx",
-    "readers.html_main",
+    "readers.office.xlsx",
+    "readers.html.main",
 )
 
 

@@ -1,4 +1,4 @@
-"""readers.sniff: the bytes first, the extension second, and ``decided_by`` telling which.
+"""readers.walk.sniff: the bytes first, the extension second, and ``decided_by`` telling which.
 
 Fixtures are generated here: real documents from the libraries that write them (PyMuPDF, python-docx,
 openpyxl, zipfile, wave) where a library exists, minimal headers where the magic number is the point.
@@ -22,9 +22,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from readers.model import ContentKind as K
-from readers.model import KindSource
-from readers.sniff import HEAD_BYTES, Sniffed, sniff
+from readers.core.model import ContentKind as K
+from readers.core.model import KindSource
+from readers.walk.sniff import HEAD_BYTES, Sniffed, sniff
 
 BYTES, EXTENSION, NONE = KindSource.BYTES, KindSource.EXTENSION, KindSource.NONE
 

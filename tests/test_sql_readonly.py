@@ -9,7 +9,7 @@ import pytest
 
 from orchestration.cli import main
 from orchestration.exits import Exit
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 from warehouse.catalog import build_catalog, query
 from warehouse.errors import WarehouseError

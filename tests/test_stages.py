@@ -13,7 +13,7 @@ from assets import stages
 from assets.stages import BY_NAME, CARRIED_TABLES, ORDER, SHARD_STAGES, Stage
 from orchestration.automation import STALE_RULES
 from orchestration.definitions import defs
-from readers.versions import EXTRACTOR_VERSION
+from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 from warehouse.schema import TABLES
 

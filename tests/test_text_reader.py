@@ -1,4 +1,5 @@
-"""readers.encoding and readers.text: decoding by the strongest evidence, and one raw page per file."""
+"""readers.text.encoding and readers.text.plain: decoding by the strongest evidence, and one raw page per
+file."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from readers.base import produced_nothing
-from readers.encoding import UTF16_NUL_SHARE_MIN, decode_text, utf16_by_nul_share
-from readers.errors import LimitExceeded, ReaderError
-from readers.model import ContentKind, ReadLimits
-from readers.text import ENCODING_FALLBACK_NOTE, PlainTextReader
+from readers.core.base import produced_nothing
+from readers.core.errors import LimitExceeded, ReaderError
+from readers.core.model import ContentKind, ReadLimits
+from readers.text.encoding import UTF16_NUL_SHARE_MIN, decode_text, utf16_by_nul_share
+from readers.text.plain import ENCODING_FALLBACK_NOTE, PlainTextReader
 
 READER = PlainTextReader()
 LIMITS = ReadLimits()

@@ -26,7 +26,7 @@ from quality.text_signals import (
     spaced_ratio,
     visible_chars,
 )
-from readers.model import Block, Line, PageText, Span
+from readers.core.model import Block, Line, PageText, Span
 from tests.test_lexicon_language import SAMPLES, WESTERN, garblings, shift_letters, shuffle_letters
 
 PAGE_HEIGHT = 792.0

@@ -7,7 +7,7 @@ import re
 import shutil
 
 from orchestration.cli import main
-from readers.tools import LIBRARIES, OCR_LANGUAGES, probe_all, probe_library, probe_tesseract
+from readers.core.tools import LIBRARIES, OCR_LANGUAGES, probe_all, probe_library, probe_tesseract
 
 
 def test_tesseract_is_probed_without_running_ocr() -> None:

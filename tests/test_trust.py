@@ -15,7 +15,7 @@ from quality.garble import partial_garble
 from quality.lexicon import load_lexicon
 from quality.text_signals import font_evidence
 from quality.verdicts import FONT_GARBLED_MAX, LEXICON_MIN
-from readers.model import Block, Line, Span
+from readers.core.model import Block, Line, Span
 from tests.test_lexicon_language import SAMPLES
 
 LANGUAGES = ("en", "fr", "de", "es", "it", "nl", "pt")
@@ -104,7 +104,7 @@ def test_thirty_percent_garbled_in_one_font_is_caught_by_the_font_score() -> Non
 
 
 def test_right_to_left_lines_come_back_in_reading_order() -> None:
-    from readers.bidi import logical_line, logical_text
+    from readers.pdf.bidi import logical_line, logical_text
 
     # pdfminer writes an Arabic line as it stands on the page: left to right, so each word backwards.
     visual = "٢ بﺎﺒﻟا"

@@ -112,9 +112,9 @@ def test_junk_short_text_unreported_ink_and_unreplaceable_kinds() -> None:
 
 
 def test_a_document_whose_judging_fails_keeps_its_text_and_says_why(tmp_path) -> None:
-    from quality.stage import judge_document_rows
-    from readers.model import ReadLimits
-    from readers.records import PageRecord
+    from assets.verdicts.judging import judge_document_rows
+    from readers.core.model import ReadLimits
+    from readers.core.records import PageRecord
 
     page = PageRecord(
         "ab" * 32,

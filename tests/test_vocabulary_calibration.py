@@ -43,7 +43,7 @@ def test_calibration_separates_clean_pages_from_garbled_variants(tmp_path: Path)
 
 
 def test_the_vocabulary_fingerprint_names_the_verdicts_it_shaped() -> None:
-    from quality.stage import verdicts_version_for
+    from quality.verdicts import verdicts_version_for
     from quality.vocabulary import fingerprint
 
     assert fingerprint({}) == fingerprint({"de": frozenset()}) == "none"

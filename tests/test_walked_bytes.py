@@ -21,13 +21,13 @@ from hypothesis import strategies as st
 from assets.progress import Progress
 from orchestration.home import Home
 from orchestration.runner import run
-from readers.base import read_bounded
-from readers.dispatch import extract_document
-from readers.errors import ChangedSinceWalk, FileUnreadable, FileVanished
-from readers.isolation import SCRATCH_PREFIX, IsolatedReads, ReadBudget, ReadBudgets, ReadRequest
-from readers.model import ContentKind, DocumentStatus, ReadLimits
-from readers.snapshot import STEP, walked_snapshot
-from readers.text import PlainTextReader
+from readers.core.base import read_bounded
+from readers.core.errors import ChangedSinceWalk, FileUnreadable, FileVanished
+from readers.core.model import ContentKind, DocumentStatus, ReadLimits
+from readers.core.snapshot import STEP, walked_snapshot
+from readers.engine.dispatch import extract_document
+from readers.engine.isolation import SCRATCH_PREFIX, IsolatedReads, ReadBudget, ReadBudgets, ReadRequest
+from readers.text.plain import PlainTextReader
 from tests.hostile import pdf_bytes, write_recursive_forms_pdf
 from warehouse.catalog import query
 

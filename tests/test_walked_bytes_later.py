@@ -11,20 +11,20 @@ from pathlib import Path
 
 import pytest
 
+from assets.ocr.shard import ShardInput, ocr_shards
+from assets.ocr.work import LanguageChoice, OcrTask, ocr_tasks
 from assets.progress import Progress
+from assets.verdicts.judging import judge_document_rows
 from orchestration.demo import make_image_only_pdf, make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
 from quality.cer import cer
 from quality.records import PageVerdictRecord
 from quality.sources import OcrScope
-from quality.stage import judge_document_rows
-from readers.errors import ChangedSinceWalk, FileVanished
-from readers.model import ContentKind, ReadLimits
-from readers.ocr_shard import ShardInput, ocr_shards
-from readers.ocr_stage import LanguageChoice, OcrTask, ocr_tasks
-from readers.records import DocumentRecord, PageRecord
-from readers.snapshot import WalkedFile
+from readers.core.errors import ChangedSinceWalk, FileVanished
+from readers.core.model import ContentKind, ReadLimits
+from readers.core.records import DocumentRecord, PageRecord
+from readers.core.snapshot import WalkedFile
 from tests.test_walked_bytes import _views_holding
 from warehouse.catalog import query
 

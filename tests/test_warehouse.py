@@ -20,7 +20,7 @@ from quality.records import (
 )
 from quality.sanitize import FurnitureRecord, HiddenTextRecord, RedactionRecord, TextRecord
 from quality.sources import PageTextRecord
-from readers.records import (
+from readers.core.records import (
     DerivationRecord,
     DocumentRecord,
     ExpansionRecord,

@@ -223,7 +223,7 @@ PAGES = Table(
         Column("drawings", I64, "vector drawing paths on the page"),
         Column("tables", I64, "tables found and written as GFM"),
         Column("headings", I64, "heading lines written as markdown headings"),
-        # Signals (quality/text_signals.py, readers/pdf_facts.py): facts about the raw text, not decisions.
+        # Signals (quality/text_signals.py, readers/pdf/facts.py): facts about the raw text, not decisions.
         Column(
             "bad_rune_ratio",
             F64,

@@ -1,0 +1,1 @@
+"""The extract stage: the Dagster asset (``asset``) and its plain work over one shard (``shard``)."""

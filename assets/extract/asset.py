@@ -1,0 +1,146 @@
+"""extract: for each shard, run every document through the readers for its kind, keep what the current
+extractor version already has, carry over what unchanged readers produced under an earlier one, and write
+derivations, underivables and pages."""
+
+from typing import TYPE_CHECKING
+
+import dagster as dg
+
+from assets.contract_checks import contract_check_results, contract_check_specs
+from assets.partitions import backfill_policy, shards
+from assets.progress import Progress
+from assets.rate_checks import FALLBACK, rate_check_results, rate_check_specs
+from assets.resources import AssaySettings
+from assets.stages import BY_NAME
+from readers.core.records import DerivationRecord, DocumentRecord
+from readers.core.versions import EXTRACTOR_VERSION
+from warehouse import Warehouse
+
+if TYPE_CHECKING:
+    from assets.extract.shard import ShardRows, ShardWork
+
+EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts")
+
+
+@dg.asset(
+    group_name="extract",
+    partitions_def=shards,
+    backfill_policy=backfill_policy,
+    code_version=EXTRACTOR_VERSION,
+    deps=BY_NAME["extract"].after,  # assets/stages.py
+    kinds={"python", "parquet"},
+    # The Underivable rate is judged after OCR (on the ocr asset and the catalog), since a scan's text
+    # layer is empty by nature; the fallback rate belongs to the readers, here.
+    check_specs=[
+        *rate_check_specs("extract", scope="the shards of this run", checks=(FALLBACK,)),
+        *contract_check_specs("extract", ("derivations", "pages")),
+    ],
+    description="Text per page from the readers for each content kind, tried in order; one derivation "
+    "per document and one Underivable per attempt that produced nothing.",
+)
+def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
+    # The readers (PyMuPDF, pdfminer) are imported when a shard is extracted, not when the definitions
+    # load: a run with nothing to read, and the web UI, start half a second sooner.
+    from assets.extract.shard import Outcome, ShardWork, extract_shards
+    from readers.engine.isolation import IsolatedReads
+
+    wh = assay.warehouse()
+    derivations: list[DerivationRecord] = []
+    per_shard: dict[str, list[DerivationRecord]] = {}
+    totals = {o: 0 for o in Outcome}
+    work: list[ShardWork] = []
+    for shard in context.partition_keys:
+        documents = [DocumentRecord(**row) for row in wh.rows("documents", EXTRACTOR_VERSION, shard)]
+        existing = _rows(wh, EXTRACTOR_VERSION, shard)
+        if not documents and not existing.derivations:
+            continue  # a shard inside the run's range that holds nothing: no partition to write
+        if _up_to_date(wh, shard, documents, existing):
+            kept = existing.sorted_derivations()
+            for d in kept:
+                progress.document_done(Outcome.KEPT.value, d.status)
+            totals[Outcome.KEPT] += len(kept)
+            derivations += kept
+            per_shard[shard] = kept
+            continue
+        work.append(ShardWork(shard, documents, existing, _prior(wh, shard)))
+
+    # Every document is read in a worker process under its kind's budget (the documents of all the run's
+    # shards side by side); the workers start when the first document needs reading and stop with the run.
+    # A shard's rows are written as soon as its last document is done.
+    if work:
+        progress.stage("extract", sum(_unread(w) for w in work))
+    reads = IsolatedReads(assay.limits(), assay.max_document_bytes, assay.budgets(), assay.read_workers)
+    with reads:
+        for result in extract_shards(
+            work,
+            version=EXTRACTOR_VERSION,
+            reads=reads,
+            on_document=lambda doc, outcome, status: progress.document_done(outcome.value, status),
+            max_text_chars=assay.max_text_chars,
+        ):
+            shard, written = result.shard, result.rows.sorted_derivations()
+            # Derivations last: they say which documents a shard holds, so a run killed between two
+            # writes leaves those documents to be read again, never kept without their pages.
+            wh.write("underivables", EXTRACTOR_VERSION, result.rows.sorted_underivables(), shard=shard)
+            wh.write("pages", EXTRACTOR_VERSION, result.rows.sorted_pages(), shard=shard)
+            wh.write("page_fonts", EXTRACTOR_VERSION, result.rows.sorted_fonts(), shard=shard)
+            wh.write("derivations", EXTRACTOR_VERSION, written, shard=shard)
+            for outcome in Outcome:
+                totals[outcome] += result.count(outcome)
+            derivations += written
+            per_shard[shard] = written
+
+    context.log.info(
+        f"{len(context.partition_keys)} shards: read {totals[Outcome.READ]}, kept {totals[Outcome.KEPT]}, "
+        f"carried over {totals[Outcome.CARRIED]}"
+    )
+    yield dg.MaterializeResult(
+        metadata={
+            "shards": len(context.partition_keys),
+            "documents": len(derivations),
+            "read": totals[Outcome.READ],
+            "kept": totals[Outcome.KEPT],
+            "carried_over": totals[Outcome.CARRIED],
+            "readers_replaced": reads.replaced,
+            "extractor_version": EXTRACTOR_VERSION,
+        }
+    )
+    yield from rate_check_results("extract", derivations, assay, per_shard=per_shard, checks=(FALLBACK,))
+    yield from contract_check_results(
+        "extract", ("derivations", "pages"), wh, EXTRACTOR_VERSION, context.partition_keys
+    )
+
+
+def _rows(wh: Warehouse, version: str, shard: str) -> "ShardRows":
+    from assets.extract.shard import ShardRows
+
+    return ShardRows.from_rows(*(wh.rows(t, version, shard) for t in EXTRACT_TABLES))
+
+
+def _unread(work: "ShardWork") -> int:
+    """The documents of a shard to extract that the current version has not read for good (the progress
+    bar's total, as assets/plans.py ``plan_extract`` counts them)."""
+    from assets.extract.shard import settled
+
+    done = {sha for sha, d in work.existing.derivations.items() if settled(d)}
+    return len({d.sha256 for d in work.documents} - done)
+
+
+def _up_to_date(wh: Warehouse, shard: str, documents: list[DocumentRecord], existing: "ShardRows") -> bool:
+    """Nothing to do: every table has its partition and it holds exactly the shard's documents, each read
+    for good (not skipped for a problem of its file, which is looked at again)."""
+    from assets.extract.shard import settled
+
+    return (
+        set(existing.derivations) == {d.sha256 for d in documents}
+        and all(settled(d) for d in existing.derivations.values())
+        and all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in EXTRACT_TABLES)
+    )
+
+
+def _prior(wh: Warehouse, shard: str) -> "ShardRows | None":
+    """The shard's rows under the most recent earlier extractor version, for carrying over."""
+    for version in reversed(wh.versions("derivations")):
+        if version != EXTRACTOR_VERSION and wh.has_partition("derivations", version, shard):
+            return _rows(wh, version, shard)
+    return None

@@ -1,0 +1,138 @@
+"""ocr: read with Tesseract exactly what the verdicts sent to OCR (REPLACE pages whole, image documents'
+frames, the figure regions of FIGURES pages), in the document's language, upright first, one Tesseract
+per core; then record every judged page's final text and where it came from."""
+
+from collections import Counter
+
+import dagster as dg
+
+from assets.contract_checks import contract_check_results, contract_check_specs
+from assets.partitions import backfill_policy, shards
+from assets.plans import plan_ocr
+from assets.progress import Progress
+from assets.rate_checks import UNDERIVABLE, rate_check_results, rate_check_specs
+from assets.resources import AssaySettings
+from assets.stages import BY_NAME
+from readers.core.records import DerivationRecord, DocumentRecord
+from readers.core.versions import EXTRACTOR_VERSION
+from warehouse import Warehouse
+
+OCR_CONFIDENCE = "ocr_confidence"
+
+
+@dg.asset(
+    group_name="ocr",
+    partitions_def=shards,
+    backfill_policy=backfill_policy,
+    code_version=EXTRACTOR_VERSION,
+    deps=BY_NAME["ocr"].after,  # assets/stages.py
+    kinds={"python", "parquet"},
+    check_specs=[
+        *rate_check_specs("ocr", scope="the shards of this run, after OCR", checks=(UNDERIVABLE,)),
+        dg.AssetCheckSpec(
+            OCR_CONFIDENCE,
+            asset="ocr",
+            description="Mean word confidence of the pages OCR read whole in this run; warns under the "
+            "configured floor (a wrong language or a bad scan).",
+        ),
+        *contract_check_specs("ocr", ("ocr_pages", "page_texts")),
+    ],
+    description="Tesseract on the pages whose verdict is REPLACE, on image documents and on the figure "
+    "regions of FIGURES pages: text, language, rotation, word confidences (ocr_pages); then each judged "
+    "page's final text and its source (page_texts). A page read as nothing is underivable, never an "
+    "empty text.",
+)
+def ocr(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
+    from assets.ocr.shard import ocr_shards
+    from assets.ocr.work import OcrOptions
+    from readers.images.tesseract import installed_languages
+
+    wh = assay.warehouse()
+    # Only the shards with pages to read or final texts to record (assets/plans.py).
+    plan = plan_ocr(wh, EXTRACTOR_VERSION, within=set(context.partition_keys))
+    if plan.shards:
+        progress.stage("ocr", plan.pages)
+    results = ocr_shards(
+        [_shard_input(wh, shard) for shard in plan.shards],
+        EXTRACTOR_VERSION,
+        default_language=assay.ocr_language,
+        installed=installed_languages(),
+        options=OcrOptions(
+            dpi=assay.ocr_dpi,
+            timeout=assay.ocr_page_timeout_s,
+            workers=assay.ocr_workers,
+            max_pixels=assay.max_image_pixels,
+            max_pages_per_document=assay.ocr_max_pages_per_document,
+            document_timeout=assay.ocr_document_timeout_s,
+        ),
+        on_page=lambda r: progress.page_read(r.status),
+    )
+    statuses: Counter[str] = Counter()
+    sources: Counter[str] = Counter()
+    ocr_read: set[str] = set()
+    derivations: list[DerivationRecord] = []
+    for result in results:
+        wh.write("ocr_pages", EXTRACTOR_VERSION, result.ocr, shard=result.shard)
+        wh.write("page_texts", EXTRACTOR_VERSION, result.texts, shard=result.shard)
+        statuses.update(f"{r.scope}:{r.status}" for r in result.ocr)
+        sources.update(t.source for t in result.texts)
+        ocr_read |= {t.sha256 for t in result.texts if t.source == "ocr"}
+        derivations += [
+            DerivationRecord(**r) for r in wh.rows("derivations", EXTRACTOR_VERSION, result.shard)
+        ]
+
+    read = [r for result in results for r in result.read]
+    kept = sum(result.kept for result in results)
+    whole = [r for r in read if r.scope == "page" and r.confidence is not None]
+    mean = round(sum(r.confidence for r in whole) / len(whole), 2) if whole else None
+    context.log.info(f"OCR: {len(read)} read, {kept} kept; {dict(statuses)}")
+    yield dg.MaterializeResult(
+        metadata={
+            "shards": len(plan.shards),
+            "pages_read": len(read),
+            "read_again_in_their_language": sum(result.read_again for result in results),
+            "kept": kept,
+            "over_page_budget": sum(result.refused for result in results),
+            "ocr_pages": dict(statuses),
+            "page_text_sources": dict(sources),
+            "mean_confidence": mean,
+            "seconds": round(sum(r.seconds for r in read), 1),
+        }
+    )
+    yield from rate_check_results(
+        "ocr",
+        derivations,
+        assay,
+        underivable_severity=dg.AssetCheckSeverity.WARN,
+        ocr_read=ocr_read,
+        checks=(UNDERIVABLE,),
+    )
+    yield dg.AssetCheckResult(
+        check_name=OCR_CONFIDENCE,
+        passed=mean is None or mean >= assay.ocr_confidence_min,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={
+            "mean_confidence": mean,
+            "floor": assay.ocr_confidence_min,
+            "pages": len(whole),
+            "lowest": sorted(r.confidence for r in whole)[:5],
+        },
+    )
+    yield from contract_check_results("ocr", ("ocr_pages", "page_texts"), wh, EXTRACTOR_VERSION, plan.shards)
+
+
+def _shard_input(wh: Warehouse, shard: str):
+    from assets.ocr.shard import ShardInput
+    from quality.records import OcrPageRecord, PageVerdictRecord, RepairRecord
+    from quality.sources import ExtractedPage
+
+    pages = wh.rows("pages", EXTRACTOR_VERSION, shard)
+    return ShardInput(
+        shard=shard,
+        documents=[DocumentRecord(**r) for r in wh.rows("documents", EXTRACTOR_VERSION, shard)],
+        verdicts=[PageVerdictRecord(**r) for r in wh.rows("page_verdicts", EXTRACTOR_VERSION, shard)],
+        pages=[ExtractedPage(r["page"], r["text"], r["reader"], r["reader_version"]) for r in pages],
+        page_documents=[r["sha256"] for r in pages],
+        repairs=[RepairRecord(**r) for r in wh.rows("repairs", EXTRACTOR_VERSION, shard)],
+        existing=[OcrPageRecord(**r) for r in wh.rows("ocr_pages", EXTRACTOR_VERSION, shard)],
+    )

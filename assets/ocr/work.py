@@ -1,0 +1,435 @@
+"""The OCR stage's work: exactly the pages the verdicts sent to OCR, one single-threaded Tesseract per core.
+
+What is read (DESIGN §4): a ``REPLACE`` page whole (a scanned page, garbage no repair saved, text drawn
+as outlines), an image document's frames whole, and the figure regions of a ``FIGURES`` page (rendered
+without the text layer, so nothing already extracted comes back twice). ``BLANK``, ``LANG`` and every
+other page are never sent; an OCR sandwich's pages are ``TEXT`` when its layer is clean, so they are not
+read again.
+
+Never an empty text: a page Tesseract read nothing on is ``underivable`` (reason ``no_text``) with its
+tool, version and figures; a page over its time budget is ``error``/``timeout``; a page that cannot be
+rendered is ``error``/``render_failed:<why>``. One page never stops the others.
+
+A document has an OCR budget too: at most so many pages (assets/ocr/shard.py refuses the rest when it
+plans) and so many seconds of rendering and recognition summed over its pages (:class:`DocumentClock`).
+A page past either is recorded ``error`` with reason ``over_budget:pages`` or ``over_budget:seconds`` and
+never sent to Tesseract; a page in flight is given no more than what its document has left.
+
+Pages are rendered in the calling thread (PyMuPDF is not thread-safe) and recognised in a pool of
+threads, each waiting on its own Tesseract process: on a two-core machine one single-threaded Tesseract
+per core reads six times faster than one Tesseract with its default OpenMP threads (DESIGN §9). At most
+two rendered pages per worker wait in memory.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image
+
+from quality.language import best_language
+from quality.records import OcrPageRecord
+from quality.sources import OcrScope
+from readers.core.cores import usable_cores
+from readers.core.model import IMAGE_KINDS, ContentKind, ReadLimits
+from readers.core.snapshot import WalkedFile
+from readers.images.tesseract import (
+    DEFAULT_DPI,
+    DEFAULT_TIMEOUT_S,
+    OcrFailed,
+    OcrResult,
+    OcrUnavailable,
+    installed_languages,
+    installed_version,
+    recognise,
+)
+
+# wordfreq language codes to Tesseract's. The set-up installs the first seven; the others are used when
+# their data is installed (apt-get install tesseract-ocr-<code>), and otherwise recorded as missing.
+TESSERACT_LANGUAGES = {
+    "en": "eng",
+    "fr": "fra",
+    "de": "deu",
+    "es": "spa",
+    "it": "ita",
+    "pt": "por",
+    "nl": "nld",
+    "ar": "ara",
+    "cs": "ces",
+    "da": "dan",
+    "el": "ell",
+    "fi": "fin",
+    "he": "heb",
+    "hu": "hun",
+    "ja": "jpn",
+    "ko": "kor",
+    "pl": "pol",
+    "ru": "rus",
+    "sv": "swe",
+    "tr": "tur",
+    "uk": "ukr",
+    "zh": "chi_sim",
+}
+DEFAULT_OCR_LANGUAGE = "eng"
+# A figure region's transcription is kept only when Tesseract was this sure of its words on average, and
+# read at least FIGURE_MIN_CHARS. On the dev corpus's 16 FIGURES pages, real figure text (the Federal
+# Register's scanned exhibits, a cover's logo) read at 93-96, while hatching, arrowheads and vertical
+# outline labels inside ruled tables read as letters at 47-65: 70 keeps the one and drops the other.
+FIGURE_MIN_CONFIDENCE = 70.0
+FIGURE_MIN_CHARS = 3
+# A page read whole is legible when Tesseract's mean word confidence reaches PAGE_MIN_CONFIDENCE, or, under
+# it, when its text still matches a language profile clearly (LEGIBLE_MIN_SIMILARITY, ahead of the
+# runner-up by LEGIBLE_MIN_MARGIN); otherwise it is underivable (illegible), its text kept in ocr_pages for
+# inspection but never used. On the dev corpus, pages in a script read with another script's data
+# (Hebrew, Devanagari, vertical Japanese, Chinese as English) came out as nonsense at 25-41 that matches no
+# profile (at most 0.31, 0.01 ahead of the next), while every legible page read at 61 or more, except
+# pointed Hebrew read with Hebrew data: 39, its vowel points costing confidence, and 0.42 Hebrew.
+PAGE_MIN_CONFIDENCE = 50.0
+LEGIBLE_MIN_SIMILARITY = 0.4
+LEGIBLE_MIN_MARGIN = 0.08
+# Tesseract's data for the scripts orientation detection names, where it is installed.
+SCRIPT_LANGUAGES = {
+    "Arabic": "ara",
+    "Bengali": "ben",
+    "Cyrillic": "rus",
+    "Devanagari": "hin",
+    "Greek": "ell",
+    "Han": "chi_sim",
+    "Hangul": "kor",
+    "Hebrew": "heb",
+    "Japanese": "jpn",
+    "Katakana": "jpn",
+    "Hiragana": "jpn",
+    "Thai": "tha",
+}
+# A word Tesseract is less sure of than this is counted as doubtful (ocr_pages.low_confidence_words). On the
+# four dev corpus documents with a full truth (phototest, eurotext, 8087_054.3B, linn), words read at 85 or
+# more were wrong 1% of the time (11 of 1,503), words under 85 37% of the time (9 of 24).
+LOW_WORD_CONFIDENCE = 85.0
+# OCR's budget per document. On the dev corpus (ocr_pages of one run, summed per document) the most pages
+# a document sends to OCR is 6 (the figure regions of two PDFs) and the longest OCR of a document 72 s (3
+# pages, wall time on 2 loaded cores); 200 pages at the measured 0.164 pages/s per core take about 1,220 s,
+# so 200 pages and 1,800 s read a 200-page scanned book whole, while a 2,000-frame TIFF (1,247 s of
+# Tesseract unbounded) stops at its 200th frame. docs/decisions.md has the figures.
+DEFAULT_MAX_PAGES_PER_DOCUMENT = 200
+DEFAULT_DOCUMENT_TIMEOUT_S = 1800.0
+OVER_PAGE_BUDGET = "over_budget:pages"
+OVER_TIME_BUDGET = "over_budget:seconds"
+BUDGET_REASONS = frozenset({OVER_PAGE_BUDGET, OVER_TIME_BUDGET})
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageChoice:
+    language: str
+    source: str
+
+
+def ocr_language(
+    document_language: str | None, installed: Iterable[str], default: str = DEFAULT_OCR_LANGUAGE
+) -> LanguageChoice:
+    """The document's detected language where Tesseract has its data, else the configured default, with
+    where the choice came from; never guessed per word or per page."""
+    if not document_language:
+        return LanguageChoice(default, "configured")
+    code = TESSERACT_LANGUAGES.get(document_language)
+    if code is not None and code in set(installed):
+        return LanguageChoice(code, "document")
+    return LanguageChoice(default, f"no_data:{document_language}")
+
+
+@dataclass(frozen=True, slots=True)
+class OcrTask:
+    """One page (or one FIGURES page's figure regions) of one document to read: ``path`` is the walked
+    path, read only as the ``size`` bytes whose hash is ``sha256`` (readers/core/snapshot.py)."""
+
+    sha256: str
+    shard: str
+    path: Path
+    size: int
+    kind: ContentKind
+    page: int
+    scope: OcrScope
+    language: LanguageChoice
+
+
+@dataclass(frozen=True, slots=True)
+class _Rendered:
+    images: tuple[Image.Image, ...]
+    dpi: int
+    rotate: bool
+
+
+@dataclass(frozen=True, slots=True)
+class OcrOptions:
+    dpi: int = DEFAULT_DPI
+    timeout: float = DEFAULT_TIMEOUT_S
+    workers: int = 0  # 0: one per core
+    max_pixels: int = ReadLimits().max_image_pixels
+    max_pages_per_document: int = DEFAULT_MAX_PAGES_PER_DOCUMENT
+    document_timeout: float = DEFAULT_DOCUMENT_TIMEOUT_S
+
+
+DEFAULT_OPTIONS = OcrOptions()
+
+
+class DocumentClock:
+    """The seconds of OCR each document has spent (rendering and recognition, summed over its pages, so
+    pages read side by side count each), against the budget per document. Shared by Tesseract's threads."""
+
+    def __init__(self, budget: float, spent: dict[str, float] | None = None) -> None:
+        self.budget = budget
+        self._spent = dict(spent or {})
+        self._lock = threading.Lock()
+
+    def add(self, sha256: str, seconds: float) -> None:
+        with self._lock:
+            self._spent[sha256] = self._spent.get(sha256, 0.0) + seconds
+
+    def left(self, sha256: str) -> float:
+        with self._lock:
+            return self.budget - self._spent.get(sha256, 0.0)
+
+
+def ocr_tasks(
+    tasks: Sequence[OcrTask],
+    version: str,
+    options: OcrOptions = DEFAULT_OPTIONS,
+    *,
+    on_page: Callable[[OcrPageRecord], None] | None = None,
+    clock: DocumentClock | None = None,
+    scratch: Path | None = None,
+) -> list[OcrPageRecord]:
+    """Read every task; one row per task, in the tasks' order. Never raises for a bad page.
+
+    ``clock`` holds what each document has already spent (an earlier run's pages, a first reading); a
+    task whose document has spent its time budget is recorded ``over_budget:seconds`` unread.
+
+    Pages are rendered from a snapshot of their document's walked bytes (:class:`WalkedFile`, under
+    ``scratch``, the system's temporary directory by default), made when its first page is rendered and
+    removed when the next document's is, or when the stage ends, however it ends. Tesseract only ever sees
+    the rendered images. A document whose file is no longer those bytes has each of its pages recorded
+    ``error`` with the file's reason (``changed_since_walk``, ``vanished``, ``unreadable``), unread."""
+    dpi, timeout, max_pixels = options.dpi, options.timeout, options.max_pixels
+    clock = clock if clock is not None else DocumentClock(options.document_timeout)
+    workers = options.workers or usable_cores()
+    slots = threading.BoundedSemaphore(2 * workers)
+    waiting: deque[tuple[OcrTask, float, list[Future[OcrResult]] | OcrPageRecord]] = deque()
+    out: list[OcrPageRecord] = []
+
+    def emit(ready_only: bool) -> None:
+        while waiting:
+            task, started, work = waiting[0]
+            if ready_only and not isinstance(work, OcrPageRecord) and not all(f.done() for f in work):
+                return
+            waiting.popleft()
+            record = work if isinstance(work, OcrPageRecord) else _collect(task, version, started, work)
+            if on_page is not None:
+                on_page(record)
+            out.append(record)
+
+    walked: WalkedFile | None = None  # the document whose pages are being rendered
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tesseract") as pool:
+        try:
+            for task in tasks:
+                started = time.perf_counter()
+                if clock.left(task.sha256) <= 0:  # the document's budget is spent: not rendered, not read
+                    waiting.append((task, started, unread_record(task, version, OVER_TIME_BUDGET)))
+                    emit(ready_only=True)
+                    continue
+                if walked is None or (walked.original, walked.sha256) != (task.path, task.sha256):
+                    if walked is not None:
+                        walked.close()
+                    walked = WalkedFile(task.path, sha256=task.sha256, size=task.size, scratch=scratch)
+                try:
+                    source = walked.path()
+                    rendered = _render(task, source, dpi, max_pixels)
+                except Exception as exc:  # one page that cannot be rendered is recorded, the others go on
+                    # A file that is not the walked bytes any more: its own reason, nothing of it read.
+                    refused = walked.refused
+                    reason = refused.reason if refused is exc else _render_reason(exc)
+                    waiting.append((task, started, _unread(task, version, dpi, started, reason)))
+                    emit(ready_only=True)
+                    continue
+                finally:
+                    clock.add(task.sha256, time.perf_counter() - started)
+                futures: list[Future[OcrResult]] = []
+                for image in rendered.images:
+                    slots.acquire()
+                    future = pool.submit(
+                        _recognise_within,
+                        clock,
+                        task.sha256,
+                        image,
+                        task.language.language,
+                        dpi=rendered.dpi,
+                        rotate=rendered.rotate,
+                        timeout=timeout,
+                    )
+                    future.add_done_callback(lambda _f: slots.release())
+                    futures.append(future)
+                if futures:
+                    waiting.append((task, started, futures))
+                else:  # a FIGURES page whose regions are all too small to read
+                    record = _unread(task, version, rendered.dpi, started, "no_regions", status="underivable")
+                    waiting.append((task, started, record))
+                emit(ready_only=True)
+        finally:
+            if walked is not None:
+                walked.close()
+        emit(ready_only=False)
+    return out
+
+
+def _recognise_within(
+    clock: DocumentClock, sha256: str, image: Image.Image, language: str, *, timeout: float, **kwargs
+) -> OcrResult:
+    """:func:`recognise` given no more time than its page's budget and its document's, whichever is less;
+    the time it took is the document's."""
+    left = clock.left(sha256)
+    if left <= 0:
+        raise OcrFailed("the document's OCR budget was spent", reason=OVER_TIME_BUDGET)
+    started = time.perf_counter()
+    try:
+        return recognise(image, language, timeout=min(timeout, left), **kwargs)
+    except OcrFailed as exc:
+        if exc.reason == "timeout" and left < timeout:
+            raise OcrFailed(f"the document's OCR budget ran out: {exc}", reason=OVER_TIME_BUDGET) from exc
+        raise
+    finally:
+        clock.add(sha256, time.perf_counter() - started)
+
+
+def _render(task: OcrTask, source: Path, dpi: int, max_pixels: int) -> _Rendered:
+    """The images of ``task`` to recognise, rendered from ``source`` (its document's verified snapshot)."""
+    if task.kind in IMAGE_KINDS:
+        from readers.images.image import load_frame
+
+        frame = load_frame(source, task.page, max_pixels=max_pixels)
+        return _Rendered((frame.image,), frame.dpi, rotate=True)
+    if task.scope == OcrScope.FIGURES:
+        from readers.pdf.figures import render_figures
+
+        # Figure labels run every way (axis titles, rotated callouts): no page orientation to detect.
+        return _Rendered(tuple(f.image for f in render_figures(source, task.page, dpi)), dpi, rotate=False)
+    from readers.images.tesseract import render_page
+
+    return _Rendered((render_page(source, task.page, dpi),), dpi, rotate=True)
+
+
+def _collect(task: OcrTask, version: str, started: float, futures: list[Future[OcrResult]]) -> OcrPageRecord:
+    results: list[OcrResult] = []
+    for future in futures:
+        try:
+            results.append(future.result())
+        except OcrUnavailable:
+            return _unread(task, version, 0, started, "unavailable")
+        except OcrFailed as exc:
+            return _unread(task, version, 0, started, exc.reason)
+        except Exception as exc:  # an untranslated engine error must not fail the shard
+            return _unread(task, version, 0, started, f"engine_error:{type(exc).__name__}")
+    kept = results if task.scope == OcrScope.PAGE else [r for r in results if _legible_figure(r)]
+    script = results[0].script if task.scope == OcrScope.PAGE else None
+    texts = [r.text for r in kept if r.chars]
+    confidences = sorted(c for r in kept for c in r.confidences)
+    chars = sum(r.chars for r in kept)
+    has_text = chars > 0
+    mean = round(sum(confidences) / len(confidences), 2) if confidences else None
+    reason = None if has_text else "no_text"
+    if task.scope == OcrScope.FIGURES and not has_text and any(r.chars for r in results):
+        reason = "low_confidence"
+    elif has_text and task.scope == OcrScope.PAGE and not _legible(texts, mean):
+        # Read, but not legibly: most often a script Tesseract has no data for.
+        wanted = SCRIPT_LANGUAGES.get(script or "")
+        missing = wanted is not None and wanted not in installed_languages()
+        reason = f"no_data:{script}" if missing else "illegible"
+    return OcrPageRecord(
+        sha256=task.sha256,
+        shard=task.shard,
+        extractor_version=version,
+        page=task.page,
+        scope=task.scope.value,
+        regions=len(results),
+        status="derived" if reason is None else "underivable",
+        reason=reason,
+        engine="tesseract",
+        engine_version=results[0].engine_version,
+        language=task.language.language,
+        language_source=task.language.source,
+        dpi=results[0].dpi,
+        rotation=results[0].rotation if task.scope == OcrScope.PAGE else 0,
+        script=script,
+        confidence=mean,
+        confidence_p10=confidences[len(confidences) // 10] if confidences else None,
+        confidence_p50=confidences[len(confidences) // 2] if confidences else None,
+        low_confidence_words=sum(1 for c in confidences if c < LOW_WORD_CONFIDENCE),
+        words=len(confidences),
+        chars=chars,
+        seconds=round(time.perf_counter() - started, 3),
+        text="\n\n".join(texts) if has_text else None,
+    )
+
+
+def _legible(texts: list[str], mean: float | None) -> bool:
+    if mean is None or mean >= PAGE_MIN_CONFIDENCE:
+        return True
+    guess = best_language("\n".join(texts))
+    return (
+        guess.language is not None
+        and guess.similarity >= LEGIBLE_MIN_SIMILARITY
+        and guess.similarity - guess.runner_up_similarity >= LEGIBLE_MIN_MARGIN
+    )
+
+
+def _legible_figure(result: OcrResult) -> bool:
+    return (
+        result.chars >= FIGURE_MIN_CHARS
+        and result.mean_confidence is not None
+        and result.mean_confidence >= FIGURE_MIN_CONFIDENCE
+    )
+
+
+def _render_reason(exc: Exception) -> str:
+    reason = getattr(exc, "reason", None)
+    return f"render_failed:{reason or type(exc).__name__}"
+
+
+def unread_record(task: OcrTask, version: str, reason: str) -> OcrPageRecord:
+    """A task refused before anything was rendered (its document's OCR budget is spent): ``error``."""
+    return _unread(task, version, 0, time.perf_counter(), reason)
+
+
+def _unread(
+    task: OcrTask, version: str, dpi: int, started: float, reason: str, status: str = "error"
+) -> OcrPageRecord:
+    """A task that produced no text without Tesseract reading anything: the reason says why."""
+    return OcrPageRecord(
+        sha256=task.sha256,
+        shard=task.shard,
+        extractor_version=version,
+        page=task.page,
+        scope=task.scope.value,
+        regions=0,
+        status=status,
+        reason=reason,
+        engine="tesseract",
+        engine_version=installed_version(),
+        language=task.language.language,
+        language_source=task.language.source,
+        dpi=dpi,
+        rotation=0,
+        script=None,
+        confidence=None,
+        confidence_p10=None,
+        confidence_p50=None,
+        low_confidence_words=0,
+        words=0,
+        chars=0,
+        seconds=round(time.perf_counter() - started, 3),
+        text=None,
+    )

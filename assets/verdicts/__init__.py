@@ -1,0 +1,1 @@
+"""The verdicts stage: the Dagster asset (``asset``) and its plain work over stored rows (``judging``)."""

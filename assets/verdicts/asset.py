@@ -1,0 +1,118 @@
+"""verdicts: decide, per page, what its text is worth and why, from the stored signals; ask the fallback
+reader for a second opinion on the pages judged garbage and try to repair their fonts; write page_verdicts,
+font_verdicts and repairs."""
+
+import dagster as dg
+
+from assets.contract_checks import contract_check_results, contract_check_specs
+from assets.partitions import backfill_policy, shards
+from assets.progress import Progress
+from assets.resources import AssaySettings
+from assets.stages import BY_NAME
+from readers.core.records import DocumentRecord, PageFontRecord, PageRecord
+from readers.core.versions import EXTRACTOR_VERSION
+from readers.walk.inventory import fs_path
+from warehouse import Warehouse
+from warehouse.store import to_pylist
+
+VERDICT_TABLES = BY_NAME["verdicts"].writes  # page_verdicts last
+
+
+@dg.asset(
+    group_name="verdicts",
+    partitions_def=shards,
+    backfill_policy=backfill_policy,
+    code_version=EXTRACTOR_VERSION,
+    deps=BY_NAME["verdicts"].after,  # assets/stages.py
+    kinds={"python", "parquet"},
+    check_specs=contract_check_specs("verdicts", ("page_verdicts",)),
+    description="One mode per page (TEXT, FIGURES, REPLACE, REPAIRED, LANG, BLANK) with reason codes and a "
+    "provenance, per-font evidence across each document, and the repairs made without OCR.",
+)
+def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
+    # Imported here, not at definition time: the PDF libraries load only when a shard is judged.
+    from assets.verdicts.judging import judge_document_rows
+    from quality.verdicts import verdicts_version_for
+
+    wh = assay.warehouse()
+    from quality.vocabulary import VocabularyWord, by_language
+
+    words = by_language(
+        VocabularyWord(r["language"], r["word"], r["documents"])
+        for r in wh.rows("vocabulary", EXTRACTOR_VERSION)
+    )
+    # Verdicts made under other rules or another vocabulary are made again, so the verdicts of a corpus do
+    # not depend on the order its documents arrived in.
+    current = verdicts_version_for(words)
+    modes: dict[str, int] = {}
+    judged = kept = 0
+    # Only the shards whose verdicts are stale (assets/plans.py): the others are not read at all.
+    stale = BY_NAME["verdicts"].stale_shards(wh, EXTRACTOR_VERSION, set(context.partition_keys))
+    if stale:
+        progress.stage("verdicts")
+    for shard in stale:
+        documents = {r["sha256"]: DocumentRecord(**r) for r in wh.rows("documents", EXTRACTOR_VERSION, shard)}
+        pages = _grouped(wh, "pages", shard, PageRecord)
+        fonts = _grouped(wh, "page_fonts", shard, PageFontRecord)
+        existing = {t: _group_rows(wh, t, shard) for t in VERDICT_TABLES}
+        out: dict[str, list] = {t: [] for t in VERDICT_TABLES}
+        changed = set(existing["page_verdicts"]) - set(pages)  # documents gone from the shard
+        for sha in sorted(pages):
+            doc = documents.get(sha)
+            if doc is None:
+                continue
+            if sha in existing["page_verdicts"] and all(
+                v.verdicts_version == current for v in existing["page_verdicts"][sha]
+            ):
+                for t in VERDICT_TABLES:
+                    out[t] += existing[t].get(sha, [])
+                kept += 1
+                continue
+            result = judge_document_rows(
+                doc.kind,
+                fs_path(doc.path),
+                sha,
+                shard,
+                EXTRACTOR_VERSION,
+                pages[sha],
+                fonts.get(sha, []),
+                assay.limits(),
+                vocabulary=words,
+                verdicts_version=current,
+                size=doc.size,
+            )
+            out["page_verdicts"] += result.pages
+            out["font_verdicts"] += result.fonts
+            out["repairs"] += result.repairs
+            changed.add(sha)
+            judged += 1
+            progress.document_judged()
+        if changed or not all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in VERDICT_TABLES):
+            # page_verdicts last: the planner reads it as "this shard is judged", so a run killed between
+            # two writes judges the shard again.
+            for t in VERDICT_TABLES:
+                wh.write(t, EXTRACTOR_VERSION, out[t], shard=shard)
+        for v in out["page_verdicts"]:
+            modes[v.mode] = modes.get(v.mode, 0) + 1
+    context.log.info(f"judged {judged} documents, kept {kept}; modes {modes}")
+    return dg.MaterializeResult(
+        metadata={"shards": len(stale), "judged": judged, "kept": kept, "modes": modes},
+        check_results=contract_check_results("verdicts", ("page_verdicts",), wh, EXTRACTOR_VERSION, stale),
+    )
+
+
+def _grouped(wh: Warehouse, table: str, shard: str, record: type) -> dict[str, list]:
+    grouped: dict[str, list] = {}
+    for row in wh.rows(table, EXTRACTOR_VERSION, shard):
+        grouped.setdefault(row["sha256"], []).append(record(**row))
+    return grouped
+
+
+def _group_rows(wh: Warehouse, table: str, shard: str) -> dict[str, list]:
+    from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
+
+    record = {"page_verdicts": PageVerdictRecord, "font_verdicts": FontVerdictRecord, "repairs": RepairRecord}
+    grouped: dict[str, list] = {}
+    for row in to_pylist(wh.read(table, EXTRACTOR_VERSION, shard)):
+        grouped.setdefault(row["sha256"], []).append(record[table](**row))
+    return grouped

@@ -1,0 +1,1 @@
+"""Images and OCR: the image reader and Tesseract on one page image."""

@@ -1,0 +1,1 @@
+"""The e-mail readers: ``.eml`` (MIME) and Outlook ``.msg`` (OLE2 compound files)."""

@@ -1,0 +1,1 @@
+"""The office readers: DOCX, XLSX, PPTX, OpenDocument and RTF."""

@@ -1,0 +1,216 @@
+"""The PPTX reader: a presentation (.pptx, .pptm, slide shows, templates) as one page per slide.
+
+python-pptx opens the package after :func:`readers.office.common.open_ooxml` has checked the container
+within bounds. Each page is::
+
+    ## Slide N: <title>            ("(hidden)" for a hidden slide; no title, no colon)
+    <the other shapes' text in reading order: top to bottom, then left to right; groups recursed>
+    <tables as GFM>
+    Notes:
+    <the speaker notes>
+
+Paragraphs are lines; in body placeholders, whose master styles draw bullets, and wherever a paragraph
+sets a bullet or a number itself, they are list items indented by level. A footer or date placeholder on
+the slide is read like any shape (slide numbers are not: they are the page number again). Text that lives
+only on a layout or master (placeholder prompts, decorations) is not the slide's and is not read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pptx
+from lxml import etree
+from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
+from pptx.exc import PythonPptxError
+from pptx.package import Package
+
+from readers.core.base import Reader
+from readers.core.errors import CorruptDocument, LimitExceeded
+from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
+from readers.office.common import TextBudget, gfm_table, join_blocks, one_line, open_ooxml
+
+#: Main part content types read as presentations.
+MAIN_TYPES = (
+    "presentationml.presentation.main+xml",
+    "presentationml.slideshow.main+xml",
+    "presentationml.template.main+xml",
+    "ms-powerpoint.presentation.macroEnabled.main+xml",
+    "ms-powerpoint.slideshow.macroEnabled.main+xml",
+    "ms-powerpoint.template.macroEnabled.main+xml",
+)
+
+A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+#: Spaces per list level, as in the DOCX reader: enough to nest under "- " and "1. " alike.
+LIST_INDENT = "   "
+
+#: Placeholders whose paragraphs are bullets unless a paragraph says otherwise (the master's body style).
+_BULLETED = frozenset({PP_PLACEHOLDER.BODY, PP_PLACEHOLDER.OBJECT})
+#: Placeholders not read: the slide number repeats the page number, the notes page's slide image has no
+#: text of its own.
+_SKIPPED = frozenset({PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.SLIDE_IMAGE})
+
+# What python-pptx and lxml raise for a package that opens but is not a well-formed presentation.
+_LIBRARY_ERRORS = (
+    PythonPptxError,
+    KeyError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    IndexError,
+    etree.LxmlError,
+)
+
+Block = tuple[str, bool]
+
+
+class PptxReader(Reader):
+    """Reads a presentation into one page per slide: title, body, tables, notes."""
+
+    name: ClassVar[str] = "python-pptx"
+    revision: ClassVar[int] = 1
+    kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.PPTX})
+
+    @property
+    def tool_version(self) -> str:
+        return pptx.__version__
+
+    def read(self, path: Path, limits: ReadLimits) -> ReadResult:
+        open_ooxml(path, limits, what="presentation", main_types=MAIN_TYPES)
+        try:
+            # The package's main part, not pptx.Presentation(): that refuses slide shows and templates.
+            presentation = Package.open(str(path)).main_document_part.presentation
+            slides = list(presentation.slides)
+            if len(slides) > limits.max_pages:
+                raise LimitExceeded(
+                    f"{path.name}: {len(slides)} slides, over the limit of {limits.max_pages}"
+                )
+            budget = TextBudget(limits)
+            pages = tuple(_slide_page(number, slide, budget) for number, slide in enumerate(slides, start=1))
+        except _LIBRARY_ERRORS as exc:
+            raise CorruptDocument(
+                f"{path.name}: not a readable presentation: {type(exc).__name__}: {exc}"
+            ) from exc
+        except RecursionError as exc:
+            raise CorruptDocument(f"{path.name}: shapes nested too deeply to read") from exc
+        budget.check("\n\n".join(p.text for p in pages))
+        return ReadResult(pages=pages, page_count=len(pages))
+
+
+def _slide_page(number: int, slide: Any, budget: TextBudget) -> PageText:
+    title_shape = slide.shapes.title
+    title = one_line(title_shape.text_frame.text) if title_shape is not None else ""
+    hidden = " (hidden)" if slide.element.get("show") in ("0", "false") else ""
+    heading = f"## Slide {number}{hidden}: {title}" if title else f"## Slide {number}{hidden}"
+    counts = {"tables": 0}
+    blocks: list[Block] = [(budget.add(heading), False)]
+    blocks += _shapes(slide.shapes, title_shape, budget, counts)
+    if slide.has_notes_slide:
+        notes = _notes(slide.notes_slide, budget)
+        if notes:
+            blocks.append(("Notes:", False))
+            blocks += notes
+    facts = PageFacts(tables=counts["tables"], headings=1)
+    return PageText(page=number, text=join_blocks(blocks), facts=facts)
+
+
+def _reading_order(shapes: Any) -> list[Any]:
+    """Top to bottom, then left to right; shapes without a position keep their place at the top."""
+    return sorted(shapes, key=lambda s: (s.top or 0, s.left or 0))
+
+
+def _shapes(shapes: Any, title_shape: Any, budget: TextBudget, counts: dict[str, int]) -> list[Block]:
+    out: list[Block] = []
+    for shape in _reading_order(shapes):
+        if title_shape is not None and shape.shape_id == title_shape.shape_id:
+            continue
+        placeholder = _placeholder_type(shape)
+        if placeholder in _SKIPPED:
+            continue
+        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            out += _shapes(shape.shapes, None, budget, counts)
+        elif getattr(shape, "has_table", False) and shape.has_table:
+            table = gfm_table(_table_rows(shape.table))
+            if table:
+                counts["tables"] += 1
+                out.append((budget.add(table), False))
+        elif getattr(shape, "has_chart", False) and shape.has_chart:
+            chart = shape.chart
+            if chart.has_title and chart.chart_title.has_text_frame:
+                text = one_line(chart.chart_title.text_frame.text)
+                if text:
+                    out.append((budget.add(f"Chart: {text}"), False))
+        elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
+            out += _paragraphs(shape.text_frame, bulleted=placeholder in _BULLETED, budget=budget)
+    return out
+
+
+def _placeholder_type(shape: Any) -> Any:
+    if not shape.is_placeholder:
+        return None
+    try:
+        return shape.placeholder_format.type
+    except ValueError:  # a placeholder element without a type python-pptx knows
+        return None
+
+
+def _paragraphs(frame: Any, *, bulleted: bool, budget: TextBudget) -> list[Block]:
+    """A text frame's paragraphs as lines, or as list items where a bullet or number is drawn."""
+    out: list[Block] = []
+    counters: dict[int, int] = {}
+    for paragraph in frame.paragraphs:
+        text = paragraph.text.replace("\v", "\n").strip()
+        if not text:
+            continue
+        budget.add(text)
+        level = paragraph.level or 0
+        mark = _bullet(paragraph, bulleted)
+        if mark is None:
+            counters.clear()
+            out.append((text, False))
+            continue
+        for deeper in [k for k in counters if k > level]:
+            del counters[deeper]
+        if mark == "number":
+            counters[level] = counters.get(level, 0) + 1
+            mark = f"{counters[level]}. "
+        indent = LIST_INDENT * level
+        out.append((indent + mark + text.replace("\n", "\n" + indent + " " * len(mark)), True))
+    return out
+
+
+def _bullet(paragraph: Any, bulleted: bool) -> str | None:
+    """ "- " for a bullet, "number" for an auto-numbered item, None for a plain paragraph: the paragraph's
+    own setting wins, else the placeholder's default."""
+    ppr = paragraph._p.pPr  # python-pptx has no bullet API; the paragraph properties element is public XML
+    if ppr is not None:
+        if ppr.find(f"{A}buNone") is not None:
+            return None
+        if ppr.find(f"{A}buAutoNum") is not None:
+            return "number"
+        if ppr.find(f"{A}buChar") is not None or ppr.find(f"{A}buBlip") is not None:
+            return "- "
+    return "- " if bulleted else None
+
+
+def _table_rows(table: Any) -> list[list[str]]:
+    """Cell texts by row; a merged cell's text once, at its origin, the cells it spans left empty."""
+    rows: list[list[str]] = []
+    for row in table.rows:
+        rows.append(["" if cell.is_spanned else one_line(cell.text_frame.text) for cell in row.cells])
+    return rows
+
+
+def _notes(notes_slide: Any, budget: TextBudget) -> list[Block]:
+    """The notes page's text: its body (the speaker notes) and any header, footer or date it shows."""
+    out: list[Block] = []
+    seen: set[str] = set()
+    for shape in _reading_order(notes_slide.shapes):
+        if _placeholder_type(shape) in _SKIPPED or not getattr(shape, "has_text_frame", False):
+            continue
+        for block in _paragraphs(shape.text_frame, bulleted=False, budget=budget):
+            if block[0] not in seen:
+                seen.add(block[0])
+                out.append(block)
+    return out

@@ -1,0 +1,776 @@
+"""PyMuPDF, the primary PDF reader: raw markdown per page (headings, GFM tables) and the page facts.
+
+What it writes, page by page: the text layer as markdown, with ``#``..``####`` headings recognised from
+font size and weight, ruled tables as GFM tables placed where they sit in the reading order;
+:class:`~readers.core.model.PageFacts` (size, fonts, image placements, vector paths, tables, headings, and
+from :mod:`readers.pdf.facts` image cover, vector figures, text drawn as outlines, invisible text and
+OCR-layer fonts) for the signals; and the page's layout as model blocks of lines of spans (font, size,
+box, bold, monospaced, invisible), built from the same ``dict`` as the text; and the page's invisible
+runs of text with the reason for each (:class:`~readers.core.model.HiddenSpan`: render mode 3, zero alpha,
+tiny, white on its own background, outside the crop box), which the text keeps and sanitize removes
+where the page is not an OCR layer. The text is RAW: no
+Unicode normalisation, no ligature expansion, U+FFFD, controls and private-use characters are kept as
+MuPDF reports them, and whitespace inside a line is kept; only the ends of each reconstructed line are
+trimmed (leading blanks would turn a line into a markdown code block, trailing ones into a hard break).
+
+Why it is built this way (measured on the corpus's 28 born-digital PDFs, 241 pages, 2-core machine;
+``benchmarks/bench_extract.py`` repeats the comparison):
+
+- ``get_text("dict")`` with its default flags costs ~3.0 ms/page because it also decodes every image
+  (``TEXT_PRESERVE_IMAGES``); without that flag it costs ~1.75 ms/page. That margin pays for the
+  drawings and for everything this module does in Python.
+- Image placements: ``get_images()`` (~0.05 ms/page) lists the images a page *references*;
+  ``get_image_info()`` (~1 ms/page) lists where they are *drawn*. The cheap call (and a scan of the
+  content for inline images, ~0.2 ms) decides whether the expensive one is needed, so only pages that
+  can hold an image pay for the exact count.
+- Drawings: ``get_cdrawings()`` (~1.25 ms/page) gives the path count and the straight segments the
+  table finder needs, in one call; ``get_bboxlog()`` was slower (~1.5 ms/page). The TextPage flag
+  ``TEXT_COLLECT_VECTORS`` would give path boxes for free, but it makes MuPDF cut text blocks and
+  lines at every path: on pyp__GeoTopo-komprimiert.pdf each formula with an overline falls apart.
+- Facts and blocks (:mod:`readers.pdf.facts`): from the ``dict``, ``get_image_info()`` and
+  ``get_cdrawings()`` already at hand, never a second extraction. Invisible text comes from the
+  ``dict`` spans' ``alpha`` and ``char_flags``, not from ``get_texttrace()`` (~2.3 ms/page, as much
+  as the ``dict`` itself), which only cropped pages call. Building the model spans costs ~0.6 ms/page
+  (one frozen object per span); the facts ~0.3 ms/page.
+- Tables: not ``page.find_tables()``, which on the corpus would cost more than all other pages
+  together, but :func:`readers.pdf.tables.find_ruled_tables`, the same "lines" algorithm run on the
+  segments and spans this module already has (~2-5 ms on a dense table page; why, in that module).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+
+from readers.core.base import (
+    PAGE_FAILED,
+    Reader,
+    collector_paused,
+    refuse_unreadable_pages,
+    require_readable_file,
+)
+from readers.core.errors import CorruptDocument, EncryptedDocument, FileUnreadable, LimitExceeded, ReaderError
+from readers.core.model import (
+    Block,
+    ContentKind,
+    HiddenSpan,
+    HiddenWhy,
+    Line,
+    PageFacts,
+    PageText,
+    ReadLimits,
+    ReadResult,
+    Span,
+)
+from readers.pdf.facts import (
+    INVISIBLE_MAX_ALPHA,
+    INVISIBLE_MAX_SIZE,
+    PAINTED,
+    PALE_MIN_LUMINANCE,
+    chars_outside_crop,
+    drawing_facts,
+    image_cover,
+    is_on_own_background,
+    ocr_font_hint,
+    span_luminance,
+)
+from readers.pdf.tables import RuledTable, find_ruled_tables
+
+# --- extraction flags -------------------------------------------------------------------------------
+
+#: Ligatures stay ligatures (raw), whitespace stays as written, characters outside the media box are
+#: dropped (MuPDF's default). Deliberately NOT ``TEXT_PRESERVE_IMAGES`` (it decodes every image: the
+#: default ``dict`` flags cost 1.7x these) and NOT ``TEXT_CID_FOR_UNKNOWN_UNICODE``: without it a glyph
+#: MuPDF cannot map to Unicode comes out as U+FFFD, which the bad-rune signal measures, instead of its
+#: CID passed off as a character. On the corpus that turns the "plausible but wrong" CJK of
+#: ``pdfminer__issue_566_test_1.pdf`` and the shifted Latin of ``pdfminer__issue-791-non-unicode-cmap.pdf``
+#: into U+FFFD; a font repair needs the PDF's font anyway, not these characters.
+TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+
+_FONT_BOLD = pymupdf.TEXT_FONT_BOLD  # span["flags"]: the font says it is bold
+_FONT_MONOSPACED = pymupdf.TEXT_FONT_MONOSPACED  # span["flags"]: the font says it is fixed-pitch
+_CHAR_BOLD = 8  # span["char_flags"]: MuPDF saw bold glyphs (FZ_STEXT_BOLD), including fake bold
+# Why a span is invisible, as plain strings: the scan loop compares and stores them for every span.
+_RENDER_MODE, _ALPHA, _TINY = HiddenWhy.RENDER_MODE.value, HiddenWhy.ALPHA.value, HiddenWhy.TINY.value
+_PALE, _OUTSIDE_CROP = HiddenWhy.PALE.value, HiddenWhy.OUTSIDE_CROP.value
+
+# --- headings ---------------------------------------------------------------------------------------
+
+#: A line at least this many times the document's body size is a size heading. Calibrated on the
+#: corpus: sizes 1.05-1.14x the body hold running heads (Federal Register, 10 on 9 pt), author lines
+#: (unst__multi-column-2p.pdf, 12 on 11) and bold table headers; 1.16x and up are headings (eskdx's
+#: subsections 1.17, the CV sections of plumb__issue-71 1.16, LaTeX \subsection 1.2 and \section
+#: 1.44 in pyp__multicolumn.pdf). Word's Heading 2 is 13 on 11 pt = 1.18. 1.15 splits the two.
+HEADING_SIZE_RATIO = 1.15
+#: A bold line counts as "at body size" between these ratios (Word Heading 3 is 12/11 = 1.09 bold;
+#: LaTeX \subsubsection is bold at 1.0). Below 0.95 it is a caption or footnote, not a heading.
+BODY_SIZE_RATIO_MIN = 0.95
+#: A size near the most common one that holds at least this share of the document's characters is body
+#: text, not a heading size (see _body_size). On the corpus, the headings of a born-digital document
+#: hold 0.2-4.5% of its characters; the 10.5 pt prose of deb-zh__zhlipsum.pdf (9 pt samples) holds 9%.
+BODY_MIN_SHARE = 0.08
+BODY_MAX_RATIO = 1.25
+#: At most this many consecutive heading-size lines make one heading (a title that wraps); a longer run
+#: is display text, a pull quote or a slide body, and stays text.
+HEADING_MAX_LINES = 3
+#: At most this many characters in a size heading (a title of two or three lines fits, a paragraph
+#: does not) / a bold body-size heading (longer bold lines are emphasised sentences). The longest real
+#: headings on the corpus are ~110 characters (a two-line title) and ~60 (a bold side heading).
+HEADING_MAX_CHARS = 160
+BOLD_HEADING_MAX_CHARS = 80
+#: A bold line whose parts are further apart than this many font sizes is a row of columns, not a
+#: heading. LaTeX puts 1 em between a section's number and title (MuPDF reports them as two lines);
+#: the bold header row of tabula__campaign_donors.pdf has gaps of 3-9 em.
+BOLD_HEADING_MAX_GAP = 2.0
+#: Size headings get ``#``, ``##``, ``###`` by the rank of their size in the document; every smaller
+#: size shares ``###``. Bold body-size headings get ``####``.
+SIZE_HEADING_LEVELS = 3
+BOLD_HEADING_LEVEL = 4
+#: Sizes are compared after rounding to half a point: 9.9626 (LaTeX's 10 pt) and 10.0 are one size.
+_SIZE_QUANTUM = 0.5
+_LETTER = re.compile(r"[^\W\d_]")
+_SENTENCE_END = (".", ",", ";", ":", "-")  # a bold line ending so continues: it is not a heading
+_TOC_ENTRY = re.compile(r"\s\d+$")
+_INLINE_IMAGE = re.compile(rb"(?:^|\s)BI\s")
+
+# --- page model -------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Line:
+    """A MuPDF line as the layout and the tables see it; its spans are the model's (one object each)."""
+
+    spans: Sequence[Span]
+    horizontal: bool
+    top: float
+    bottom: float
+    key: tuple[int, int] = (-1, -1)  # (block, line) in MuPDF's TextPage, to find the line's words
+
+    @classmethod
+    def of(cls, spans: Sequence[Span], horizontal: bool, key: tuple[int, int]) -> _Line:
+        return cls(spans, horizontal, min(s.bbox[1] for s in spans), max(s.bbox[3] for s in spans), key)
+
+
+@dataclass(slots=True)
+class _TextLine:
+    """A reconstructed output line with what the heading rules need."""
+
+    text: str
+    size: float
+    bold: bool
+    horizontal: bool = True
+    widest_gap: float = 0.0  # widest gap between the MuPDF lines put together, in font sizes
+
+
+@dataclass(slots=True)
+class _Block:
+    lines: list[_TextLine]
+
+
+@dataclass(slots=True)
+class _Table:
+    markdown: str
+
+
+@dataclass(slots=True)
+class _Draft:
+    """One page after the first pass; headings need the whole document's body size to be decided."""
+
+    number: int
+    items: list[_Block | _Table]
+    facts: PageFacts
+    sizes: Counter[float] = field(default_factory=Counter)
+    blocks: tuple[Block, ...] = ()
+    hidden: tuple[HiddenSpan, ...] = ()
+
+
+@dataclass(slots=True)
+class _Scan:
+    """One pass over the ``dict`` spans: the reader's lines, the model's blocks and the text facts.
+
+    ``lines`` (for the layout and the tables) and ``blocks`` (for the signals) hold the same non-empty
+    span objects at the same indexes. ``pale`` lists the visible spans drawn in a near-white colour, as
+    (block, line, span, luminance): whether they stand on their own background is decided once the
+    page's images and drawings are known. ``why`` gives the reason (a HiddenWhy value) of every invisible
+    span by the same (block, line, span) indexes.
+    """
+
+    lines: list[list[_Line]] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    chars: int = 0  # non-whitespace characters
+    invisible: int = 0  # of which invisible
+    pale: list[tuple[int, int, int, float]] = field(default_factory=list)
+    why: dict[tuple[int, int, int], str] = field(default_factory=dict)
+
+
+# --- the reader -------------------------------------------------------------------------------------
+
+
+class PyMuPDFReader(Reader):
+    """The primary PDF reader (DESIGN §3): fast, markdown, facts for the signals."""
+
+    name = "pymupdf"
+    # 2: the page's invisible runs are recorded (pages.hidden_text/hidden_why); a PDF read by 1 is read
+    # again, not carried over, since its rows would say "nothing hidden". 3: a PDF none of whose pages
+    # loads is `corrupt` (an error), not an empty read.
+    revision = 3
+    kinds = frozenset({ContentKind.PDF})
+
+    @property
+    def tool_version(self) -> str:
+        return f"{pymupdf.VersionBind}/mupdf-{pymupdf.VersionFitz}"
+
+    def read(self, path: Path, limits: ReadLimits) -> ReadResult:
+        with collector_paused():
+            return self._read(Path(path), limits)
+
+    def _read(self, path: Path, limits: ReadLimits) -> ReadResult:
+        try:
+            doc, notes = _open(path, limits)
+        except ReaderError:
+            raise
+        except MemoryError as exc:
+            raise LimitExceeded(f"{path.name}: out of memory while opening") from exc
+        except Exception as exc:  # a library error we did not foresee: still a document error
+            raise CorruptDocument(f"{path.name}: PyMuPDF failed to open it: {exc}") from exc
+        try:
+            return _read_document(doc, path, limits, notes)
+        except ReaderError:
+            raise
+        except MemoryError as exc:
+            raise LimitExceeded(f"{path.name}: out of memory while reading") from exc
+        except Exception as exc:
+            raise CorruptDocument(f"{path.name}: PyMuPDF failed while reading: {exc}") from exc
+        finally:
+            doc.close()
+
+
+def _open(path: Path, limits: ReadLimits) -> tuple[pymupdf.Document, list[str]]:
+    """Open ``path`` as a PDF, translating every way that can fail into the project's errors."""
+    require_readable_file(path)
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except pymupdf.EmptyFileError as exc:
+        raise CorruptDocument(f"{path.name}: the file is empty", reason="empty_file") from exc
+    except pymupdf.FileDataError as exc:
+        raise CorruptDocument(f"{path.name}: not a readable PDF: {exc}") from exc
+    except OSError as exc:
+        raise FileUnreadable(f"{path}: cannot be read: {exc}") from exc
+    notes: list[str] = []
+    try:
+        if doc.needs_pass:
+            if not doc.authenticate(""):
+                raise EncryptedDocument(
+                    f"{path.name}: encrypted, and the empty user password does not open it"
+                )
+            notes.append("opened_with_empty_password")
+        elif (doc.metadata or {}).get("encryption"):
+            # MuPDF already tried the empty user password while opening, and it worked.
+            notes.append("opened_with_empty_password")
+        if doc.page_count > limits.max_pages:
+            raise LimitExceeded(f"{path.name}: {doc.page_count} pages, over the limit of {limits.max_pages}")
+    except BaseException:
+        doc.close()
+        raise
+    return doc, notes
+
+
+def open_pdf(path: Path, limits: ReadLimits) -> pymupdf.Document:
+    """``path`` opened as the PDF reader opens it (the same errors, the same page bound); the caller
+    closes it."""
+    return _open(path, limits)[0]
+
+
+def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes: list[str]) -> ReadResult:
+    page_count = doc.page_count
+    first_failure = ""
+    drafts: list[_Draft] = []
+    chars = 0
+    for index in range(page_count):
+        try:
+            draft = _first_pass(doc.load_page(index), index + 1)
+        except MemoryError as exc:
+            raise LimitExceeded(f"{path.name}: out of memory on page {index + 1}") from exc
+        except Exception as exc:
+            notes.append(f"{PAGE_FAILED}{index + 1}")
+            first_failure = first_failure or f"{type(exc).__name__}: {exc}"
+            draft = _Draft(index + 1, [], PageFacts())
+        chars += sum(
+            len(line.text) for item in draft.items if isinstance(item, _Block) for line in item.lines
+        )
+        if chars > limits.max_text_bytes:  # a character is at least one byte: a cheap lower bound
+            raise LimitExceeded(f"{path.name}: more than {limits.max_text_bytes} bytes of text")
+        drafts.append(draft)
+    refuse_unreadable_pages(path, page_count, notes, first_failure)
+    pages = _render(drafts)
+    total = sum(len(page.text.encode("utf-8", "surrogatepass")) for page in pages)
+    if total > limits.max_text_bytes:
+        raise LimitExceeded(f"{path.name}: {total} bytes of text, over the limit of {limits.max_text_bytes}")
+    return ReadResult(pages=tuple(pages), page_count=page_count, notes=tuple(notes))
+
+
+# --- first pass: one page -----------------------------------------------------------------------------
+
+
+def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
+    """Extract a page's spans and drawings, find its ruled tables, and lay out its flow blocks."""
+    textpage = page.get_textpage(flags=TEXT_FLAGS)
+    scan = _scan_dict(textpage.extractDICT())
+    paths = page.get_cdrawings()
+    tables = find_ruled_tables(paths, scan.lines, textpage)
+    items, sizes = _layout(scan.lines, tables)
+    fonts = sorted({span.font for block in scan.lines for line in block for span in line.spans})
+    rect = page.rect
+    # Spans, images and paths are in unrotated page space, so shares are taken of the crop box's sides.
+    crop = page.cropbox
+    infos = _image_infos(page)
+    cover = image_cover(infos, crop.width, crop.height)
+    drawn = drawing_facts(paths, crop.width, crop.height)
+    blocks = tuple(scan.blocks)
+    invisible = scan.invisible
+    if scan.pale:
+        blocks, pale = _hide_pale_spans(blocks, scan.pale, [info["bbox"] for info in infos], paths, scan.why)
+        invisible += pale
+    hidden = _hidden_runs(blocks, scan.why) if scan.why else []
+    outside = chars_outside_crop(page)
+    if outside:
+        hidden += _outside_crop_runs(page)
+    chars = scan.chars + outside
+    invisible += outside
+    facts = PageFacts(
+        width=round(rect.width, 2),
+        height=round(rect.height, 2),
+        fonts=len(fonts),
+        font_names=tuple(fonts),
+        images=sum(1 for info in infos if info.get("size", 0) > 0),
+        drawings=len(paths),
+        tables=len(tables),
+        image_coverage=round(cover.coverage, 4),
+        largest_image_share=round(cover.largest_share, 4),
+        vector_figure_area=round(drawn.vector_figure_area, 4),
+        outline_text_paths=drawn.outline_text_paths,
+        invisible_chars=invisible,
+        invisible_share=round(invisible / chars, 4) if chars else 0.0,
+        ocr_font_hint=ocr_font_hint(fonts),
+    )
+    return _Draft(number, items, facts, sizes, blocks, tuple(hidden))
+
+
+def _image_infos(page: pymupdf.Page) -> list[dict[str, Any]]:
+    """Where the page draws images, asked of MuPDF only when the page can hold one.
+
+    A page holds images when its resources (or its forms') name one, or its content has an inline
+    image (``BI``); only then is ``get_image_info()`` (~1 ms) called. It also reports shadings, as
+    images of size 0 (ocrmypdf__vector.pdf, TikZ shadings in pyp__GeoTopo-komprimiert.pdf): they are
+    kept here (a span over a shading does not stand on the white page) and left out of the image count
+    and cover. Inline images inside forms are missed when the page has no image resource.
+    """
+    if not page.get_images() and not _has_inline_image(page.read_contents()):
+        return []
+    return page.get_image_info()
+
+
+def _has_inline_image(content: bytes) -> bool:
+    # bytes.find is ~30x faster than the regex on a long content stream that has no "BI" at all
+    return b"BI" in content and _INLINE_IMAGE.search(content) is not None
+
+
+def _scan_dict(content: dict[str, Any]) -> _Scan:
+    """MuPDF's text blocks as lists of lines of spans, in MuPDF's reading order, empty spans dropped;
+    the same as model blocks, and the page's character and invisible-character counts.
+
+    A span is invisible when MuPDF saw it drawn with (near) zero alpha (render modes 3 and 7, a zero
+    fill opacity), painted neither filled nor stroked, or set under INVISIBLE_MAX_SIZE points; pale
+    spans are judged later (see _Scan). The reason is the first that holds of: painted neither filled
+    nor stroked (render mode 3: ``render_mode``), (near) zero alpha (mode 7, a zero fill opacity:
+    ``alpha``), too small (``tiny``). Characters are counted without whitespace. The loop runs for every
+    span of every page, so it keeps to local names and counts the page's characters once.
+    """
+    scan = _Scan()
+    texts: list[str] = []
+    pale = scan.pale
+    why_of = scan.why
+    invisible_chars = 0
+    max_alpha, min_size, painted, min_luminance = (
+        INVISIBLE_MAX_ALPHA,
+        INVISIBLE_MAX_SIZE,
+        PAINTED,
+        PALE_MIN_LUMINANCE,
+    )
+    font_bold, char_bold, monospaced = _FONT_BOLD, _CHAR_BOLD, _FONT_MONOSPACED
+    block_no = -1  # counted over text blocks only, as extractWORDS numbers them
+    for block in content["blocks"]:
+        if block.get("type", 0) != 0:
+            continue
+        block_no += 1
+        lines: list[_Line] = []
+        model_lines: list[Line] = []
+        for line_no, line in enumerate(block["lines"]):
+            spans: list[Span] = []
+            for span in line["spans"]:
+                text = span["text"]
+                if not text:
+                    continue
+                flags, char_flags, size = span["flags"], span.get("char_flags", painted), span["size"]
+                invisible = span.get("alpha", 255) <= max_alpha or not char_flags & painted or size < min_size
+                if invisible:
+                    invisible_chars += len("".join(text.split()))
+                    why_of[(len(scan.blocks), len(model_lines), len(spans))] = (
+                        _RENDER_MODE
+                        if not char_flags & painted
+                        else _ALPHA
+                        if span.get("alpha", 255) <= max_alpha
+                        else _TINY
+                    )
+                elif span["color"] and (luminance := span_luminance(span["color"])) >= min_luminance:
+                    pale.append((len(scan.blocks), len(model_lines), len(spans), luminance))
+                texts.append(text)
+                bold = bool(flags & font_bold or char_flags & char_bold)
+                spans.append(
+                    Span(text, span["font"], size, span["bbox"], bold, bool(flags & monospaced), invisible)
+                )
+            if spans:
+                direction = line["dir"]
+                horizontal = abs(direction[1]) < 1e-3 and direction[0] > 0
+                line_box = line["bbox"]
+                model_spans = tuple(spans)
+                lines.append(_Line(model_spans, horizontal, line_box[1], line_box[3], (block_no, line_no)))
+                model_lines.append(Line(model_spans, line_box))
+        if lines:
+            scan.lines.append(lines)
+            scan.blocks.append(Block(tuple(model_lines), block["bbox"]))
+    scan.chars = len("".join("".join(texts).split()))
+    scan.invisible = invisible_chars
+    return scan
+
+
+def _hide_pale_spans(
+    blocks: tuple[Block, ...],
+    pale: list[tuple[int, int, int, float]],
+    image_boxes: list[tuple[float, float, float, float]],
+    paths: list[dict[str, Any]],
+    why: dict[tuple[int, int, int], str],
+) -> tuple[tuple[Block, ...], int]:
+    """Mark the pale spans that stand on their own background invisible (and ``pale`` in ``why``);
+    return the blocks and the characters hidden."""
+    out = list(blocks)
+    hidden = 0
+    for b, li, si, luminance in pale:
+        span = out[b].lines[li].spans[si]
+        if not is_on_own_background(span.bbox, luminance, image_boxes, paths):
+            continue
+        hidden += len("".join(span.text.split()))
+        why[(b, li, si)] = _PALE
+        line = out[b].lines[li]
+        spans = (*line.spans[:si], replace(span, invisible=True), *line.spans[si + 1 :])
+        lines = (*out[b].lines[:li], replace(line, spans=spans), *out[b].lines[li + 1 :])
+        out[b] = replace(out[b], lines=lines)
+    return tuple(out), hidden
+
+
+def _hidden_runs(blocks: tuple[Block, ...], why: dict[tuple[int, int, int], str]) -> list[HiddenSpan]:
+    """The invisible spans as runs, in MuPDF's reading order: adjacent spans of one line with the same
+    reason are one run (a sentence drawn white on white is one run, not one per font change), trimmed;
+    runs of whitespace alone are dropped."""
+    runs: list[HiddenSpan] = []
+    for b, block in enumerate(blocks):
+        for li, line in enumerate(block.lines):
+            current: str | None = None
+            parts: list[str] = []
+            for si, span in enumerate(line.spans):
+                reason = why.get((b, li, si))
+                if reason != current:
+                    _add_run(runs, parts, current)
+                    current, parts = reason, []
+                if reason is not None:
+                    parts.append(span.text)
+            _add_run(runs, parts, current)
+    return runs
+
+
+def _add_run(runs: list[HiddenSpan], parts: list[str], why: str | None) -> None:
+    text = "".join(parts).strip()
+    if why is not None and text:
+        runs.append(HiddenSpan(text, why))
+
+
+def _outside_crop_runs(page: pymupdf.Page) -> list[HiddenSpan]:
+    """The text drawn wholly outside the crop box, as runs of one line each (``outside_crop``).
+
+    The same test as :func:`readers.pdf.facts.chars_outside_crop`, which counts these characters; asked
+    only of pages where it counted some, so the second ``get_texttrace()`` (~0.3 ms on a cropped page)
+    is paid only where there is text to record. MuPDF's text extraction drops these characters, so the
+    runs are not in the page's text; they come after the page's other runs. Trace spans on one line
+    (their boxes overlap vertically by half the smaller height) are one run.
+    """
+    width, height = page.cropbox.width, page.cropbox.height
+    lines: list[tuple[float, float, list[str]]] = []  # top, bottom, characters
+    for span in page.get_texttrace():
+        x0, y0, x1, y1 = span["bbox"]
+        if x0 >= 0.0 and y0 >= 0.0 and x1 <= width and y1 <= height:
+            continue
+        chars = [
+            chr(char[0])
+            for char in span["chars"]
+            if char[3][2] < 0.0 or char[3][0] > width or char[3][3] < 0.0 or char[3][1] > height
+        ]
+        if not chars:
+            continue
+        if lines:
+            top, bottom, previous = lines[-1]
+            overlap = min(bottom, y1) - max(top, y0)
+            if overlap >= min(bottom - top, y1 - y0) / 2:
+                previous.extend(chars)
+                lines[-1] = (min(top, y0), max(bottom, y1), previous)
+                continue
+        lines.append((y0, y1, chars))
+    runs: list[HiddenSpan] = []
+    for _, _, chars in lines:
+        _add_run(runs, chars, _OUTSIDE_CROP)
+    return runs
+
+
+# --- flow text ----------------------------------------------------------------------------------------
+
+
+def _layout(
+    blocks: list[list[_Line]], tables: list[RuledTable]
+) -> tuple[list[_Block | _Table], Counter[float]]:
+    """The page's items in reading order: text blocks with table spans removed, tables where they start.
+
+    Also counts the characters per (rounded) font size of the flow text, for the body size.
+    """
+    members: set[int] = set()
+    starts: dict[int, RuledTable] = {}
+    for table in tables:
+        members |= table.members
+        starts[table.first] = table
+    items: list[_Block | _Table] = []
+    sizes: Counter[float] = Counter()
+    for block in blocks:
+        current: list[_Line] = []
+        for line in block:
+            kept: list[Span] = []
+            for span in line.spans:
+                key = id(span)
+                if key in starts:
+                    _flush(current, items, sizes)
+                    current = []
+                    if kept:
+                        current.append(_Line.of(kept, line.horizontal, line.key))
+                        _flush(current, items, sizes)
+                        current, kept = [], []
+                    items.append(_Table(starts[key].markdown))
+                if key not in members:
+                    kept.append(span)
+            if len(kept) == len(line.spans):
+                current.append(line)
+            elif kept:
+                current.append(_Line.of(kept, line.horizontal, line.key))
+        _flush(current, items, sizes)
+    return items, sizes
+
+
+def _flush(lines: list[_Line], items: list[_Block | _Table], sizes: Counter[float]) -> None:
+    """Turn a run of MuPDF lines into a block of reconstructed text lines."""
+    out: list[_TextLine] = []
+    for group in _merge_same_baseline(lines):
+        text_line = _text_line(group, sizes)
+        if text_line is not None:
+            out.append(text_line)
+    if out:
+        items.append(_Block(out))
+
+
+def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:
+    """MuPDF sometimes splits one visual line into several (a wide gap, a tab stop): put them back.
+
+    Two consecutive horizontal lines are one when they overlap vertically by at least half the smaller
+    height and the second starts to the right of where the first ends.
+    """
+    group: list[_Line] = []
+    for line in lines:
+        if group and _continues(group[-1], line):
+            group.append(line)
+            continue
+        if group:
+            yield group
+        group = [line]
+    if group:
+        yield group
+
+
+def _continues(previous: _Line, line: _Line) -> bool:
+    if not (previous.horizontal and line.horizontal):
+        return False
+    overlap = min(previous.bottom, line.bottom) - max(previous.top, line.top)
+    smaller = min(previous.bottom - previous.top, line.bottom - line.top)
+    return (
+        smaller > 0 and overlap >= smaller / 2 and line.spans[0].bbox[0] >= previous.spans[-1].bbox[2] - 1.0
+    )
+
+
+def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
+    """One output line from MuPDF lines on one baseline; adds its characters per size to ``sizes``.
+
+    The line's size is the size of most of its characters, and it is bold when every visible span is.
+    """
+    parts: list[str] = []
+    weights: dict[float, int] = {}
+    bold = True
+    widest_gap = 0.0
+    previous: _Line | None = None
+    for line in group:
+        spans = line.spans
+        first = spans[0]
+        if previous is not None:
+            gap = first.bbox[0] - previous.spans[-1].bbox[2]
+            widest_gap = max(widest_gap, gap / max(first.size, 1.0))
+        previous = line
+        if parts and not parts[-1][-1:].isspace() and not first.text[:1].isspace():
+            parts.append(" ")
+        for span in spans:
+            text = span.text
+            parts.append(text)
+            size = round(span.size / _SIZE_QUANTUM) * _SIZE_QUANTUM
+            sizes[size] += len(text)
+            if not text.isspace():
+                weights[size] = weights.get(size, 0) + len(text)
+                bold = bold and span.bold
+    text = "".join(parts).strip()
+    if not text:
+        return None
+    size = max(weights, key=weights.__getitem__) if weights else 0.0
+    return _TextLine(text, size, bold, all(line.horizontal for line in group), widest_gap)
+
+
+# --- second pass: headings and markdown ---------------------------------------------------------------
+
+
+def _render(drafts: list[_Draft]) -> list[PageText]:
+    """Decide the headings with the document's body size, then write every page's markdown."""
+    totals: Counter[float] = Counter()
+    for draft in drafts:
+        totals.update(draft.sizes)
+    body = _body_size(totals)
+    heading_sizes: set[float] = set()
+    for draft in drafts:
+        for item in draft.items:
+            if isinstance(item, _Block):
+                heading_sizes.update(size for size, _ in _size_headings(item.lines, body))
+    ranks = {
+        size: min(rank, SIZE_HEADING_LEVELS - 1) + 1
+        for rank, size in enumerate(sorted(heading_sizes, reverse=True))
+    }
+    pages: list[PageText] = []
+    for draft in drafts:
+        parts: list[str] = []
+        headings = 0
+        for item in draft.items:
+            if isinstance(item, _Table):
+                parts.append(item.markdown)
+                continue
+            text, count = _block_markdown(item.lines, body, ranks)
+            parts.append(text)
+            headings += count
+        facts = replace(draft.facts, headings=headings) if headings else draft.facts
+        pages.append(
+            PageText(
+                page=draft.number,
+                text="\n\n".join(parts),
+                facts=facts,
+                blocks=draft.blocks,
+                hidden=draft.hidden,
+            )
+        )
+    return pages
+
+
+def _body_size(sizes: Counter[float]) -> float:
+    """The document's body size: the most common size (by characters), or a slightly larger one.
+
+    A size up to BODY_MAX_RATIO times the most common one that holds at least BODY_MIN_SHARE of the
+    characters is body text too, and the largest such size is the body: deb-zh__zhlipsum.pdf sets 84%
+    of its characters in 9 pt samples and its prose (9%) in 10.5 pt, which the most common size alone
+    would turn into 1.17x "headings". Farther sizes are not considered, whatever their share: in a
+    short document the title can hold 8% of the characters (pyp__libreoffice-form.pdf: 28 pt on 11).
+    """
+    total = sum(sizes.values())
+    if not total:
+        return 0.0
+    mode = sizes.most_common(1)[0][0]
+    return max(
+        size
+        for size, count in sizes.items()
+        if size == mode or (count >= BODY_MIN_SHARE * total and size <= mode * BODY_MAX_RATIO)
+    )
+
+
+def _size_headings(lines: list[_TextLine], body: float) -> Iterator[tuple[float, range]]:
+    """Runs of consecutive lines set clearly larger than the body: (their size, their line indexes)."""
+    if body <= 0:
+        return
+    start = 0
+    while start < len(lines):
+        if not _heading_sized(lines[start], body):
+            start += 1
+            continue
+        end = start
+        while end < len(lines) and _heading_sized(lines[end], body):
+            end += 1
+        run = lines[start:end]
+        text = " ".join(line.text for line in run)
+        if len(run) <= HEADING_MAX_LINES and len(text) <= HEADING_MAX_CHARS and _LETTER.search(text):
+            yield max(line.size for line in run), range(start, end)
+        start = end
+
+
+def _heading_sized(line: _TextLine, body: float) -> bool:
+    return line.horizontal and line.size >= body * HEADING_SIZE_RATIO
+
+
+def _is_bold_heading(lines: list[_TextLine], body: float) -> bool:
+    """A standalone short bold line at body size (Word's Heading 3, LaTeX's \\subsubsection).
+
+    Not when its parts stand in columns (a table's header row: tabula__campaign_donors.pdf) and not
+    when it ends in a page number (a bold table-of-contents entry: pyp__GeoTopo-komprimiert.pdf).
+    """
+    if len(lines) != 1 or body <= 0:
+        return False
+    line = lines[0]
+    return (
+        line.bold
+        and line.horizontal
+        and line.widest_gap <= BOLD_HEADING_MAX_GAP
+        and not _TOC_ENTRY.search(line.text)
+        and body * BODY_SIZE_RATIO_MIN <= line.size < body * HEADING_SIZE_RATIO
+        and len(line.text) <= BOLD_HEADING_MAX_CHARS
+        and not line.text.endswith(_SENTENCE_END)
+        and _LETTER.search(line.text) is not None
+    )
+
+
+def _block_markdown(lines: list[_TextLine], body: float, ranks: dict[float, int]) -> tuple[str, int]:
+    """A block's markdown and how many headings it holds."""
+    if _is_bold_heading(lines, body):
+        return "#" * BOLD_HEADING_LEVEL + " " + lines[0].text, 1
+    runs = list(_size_headings(lines, body))
+    if not runs:
+        return "\n".join(line.text for line in lines), 0
+    parts: list[str] = []
+    cursor = 0
+    for size, run in runs:
+        if cursor < run.start:
+            parts.append("\n".join(line.text for line in lines[cursor : run.start]))
+        heading = " ".join(lines[i].text for i in run)
+        parts.append("#" * ranks[size] + " " + heading)
+        cursor = run.stop
+    if cursor < len(lines):
+        parts.append("\n".join(line.text for line in lines[cursor:]))
+    return "\n\n".join(parts), len(runs)

@@ -1,0 +1,528 @@
+"""Ruled tables on a PDF page, found from its drawings and filled from its text spans.
+
+The PyMuPDF reader (:mod:`readers.pdf.mupdf`) calls :func:`find_ruled_tables` on every page with
+what it has already extracted: the items of ``page.get_cdrawings()``, its text lines of spans and the
+TextPage. It gets back the page's tables as GFM, each with the spans it took (so they leave the flow
+text) and the span where it starts (so it is placed there in the reading order).
+
+Why not ``page.find_tables()`` (measured on the corpus's 28 born-digital PDFs, 241 pages, 2-core
+machine; ``benchmarks/bench_extract.py`` repeats the comparison): it costs ~100 ms per page of ruled
+table (its ``make_chars`` turns the page into one Python dict per character), 30 times a whole page of
+``dict`` extraction, and with the optional ``pymupdf-layout`` package installed its default
+``use_layout=True`` runs an ONNX model (200-500 ms/page, and output that depends on what else is
+installed). On the corpus, 16 ruled-table pages out of 241 would have cost more than all other pages
+together. So this module finds ruled tables with the same "lines" algorithm (snap, join, intersect,
+smallest cells, connected cells), from the segments the reader already has, and fills the cells with
+the spans it already has (and the TextPage's words where a span crosses a cell border): ~2-5 ms on a
+dense table page. ``tests/test_pdf_readers.py`` checks it against ``find_tables`` on a generated grid.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import pymupdf
+
+# --- thresholds -------------------------------------------------------------------------------------
+
+#: A filled rectangle no thicker than this is a rule (a drawn line), not a box. Cell borders in the
+#: corpus are 0.4-1.5 pt (pdfTeX rules 0.4-0.8, Excel prints ~0.7, Word 0.5); 3 pt is pdfplumber's
+#: and find_tables' snap tolerance, used here for all three tolerances as those tools do.
+RULE_MAX_THICKNESS = 3.0
+SNAP_TOLERANCE = 3.0
+JOIN_TOLERANCE = 3.0
+INTERSECTION_TOLERANCE = 3.0
+#: Segments shorter than this are glyph fragments or tick marks, not cell borders (find_tables: 3).
+EDGE_MIN_LENGTH = 3.0
+#: The cheap gate: fewer straight horizontal or vertical segments than this on a page cannot make a
+#: grid of 2x2 cells (3 horizontal and 3 vertical borders), so the grid search is skipped.
+GATE_MIN_SEGMENTS = 3
+#: This many rules of the same extent make a table whose open sides are added (see _open_sides).
+RULES_FOR_OPEN_SIDES = 3
+#: Bounds that keep a pathological page (a map, graph paper, a hatched chart) from costing more than a
+#: few pages of text: beyond them the page is read as flow text. The corpus's busiest table page has
+#: 18 x 28 rules and 358 intersections (plumb__nics-background-checks-2015-11-rotated.pdf); a dense
+#: spreadsheet print of 80 rows by 30 columns would have ~2500.
+MAX_EDGES_PER_AXIS = 1000
+MAX_INTERSECTIONS = 6000
+#: A grid is a table only with at least 2 rows and 2 columns holding text, and when at least this share
+#: of its cells hold text. Calibrated on the corpus: its real tables fill 0.86-1.0 of their cells; the
+#: grids of the diagrams of pyp__GeoTopo-komprimiert.pdf and of the ESKD title blocks of
+#: deb-ru__eskdx.pdf (which find_tables reports as tables) fill 0.13-0.42.
+TABLE_MIN_FILL = 0.4
+#: A grid holding this many curves or slanted lines (away from its border) is a figure: on the corpus,
+#: the chart axes of pdfminer__issue-1061-colour-space-stack.pdf hold 18-25 and the diagrams of
+#: pyp__GeoTopo-komprimiert.pdf 3-171, every real table 0. Rounded corners lie within the margin.
+TABLE_MAX_FIGURE_MARKS = 3
+FIGURE_MARGIN = 6.0
+#: A grid with a filled cell covering more than this share of its area is a frame around text (a page
+#: border joined to a form's title block, a boxed note split by one rule), not a table.
+TABLE_MAX_CELL_SHARE = 0.5
+#: A span that sticks out of its cell by more than this is cut into words at the cell borders.
+_CELL_OVERHANG = 1.0
+
+
+# --- what the finder is given, and what it gives ----------------------------------------------------
+
+
+class SpanLike(Protocol):
+    """A text span as the reader has it: its text and its box (x0, y0, x1, y1)."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def bbox(self) -> tuple[float, float, float, float]: ...
+
+
+class LineLike(Protocol):
+    """A MuPDF text line as the reader has it; ``key`` is its (block, line) in the TextPage."""
+
+    @property
+    def spans(self) -> Sequence[SpanLike]: ...
+
+    @property
+    def horizontal(self) -> bool: ...
+
+    @property
+    def key(self) -> tuple[int, int]: ...
+
+
+@dataclass(slots=True)
+class RuledTable:
+    """A ruled grid that holds a table, and where it sits in the page's text."""
+
+    grid: _Grid
+    texts: dict[int, list[str]]  # cell index -> text pieces in reading order
+    members: set[int]  # id() of the spans that went into the table
+    first: int  # id() of the first span in reading order, where the table is placed
+    markdown: str = ""
+
+
+def find_ruled_tables(
+    paths: Sequence[dict[str, Any]],
+    blocks: Sequence[Sequence[LineLike]],
+    textpage: pymupdf.TextPage,
+) -> list[RuledTable]:
+    """The ruled tables of a page, top to bottom.
+
+    ``paths`` are the items of ``page.get_cdrawings()``, ``blocks`` the page's text blocks as lines of
+    spans in reading order, and ``textpage`` the TextPage they came from (its words are read only when a
+    span crosses a cell border).
+    """
+    grids = _find_grids(_segments(paths))
+    return _fill_tables(grids, blocks, _Words(textpage)) if grids else []
+
+
+class _Words:
+    """The page's words by (block, line), taken from the TextPage only when a table needs them.
+
+    ``extractWORDS`` costs ~0.3 ms on a dense page where ``extractRAWDICT`` (characters) costs ~4 ms;
+    words are enough to cut a span that crosses a cell border, since cells are separated by blanks.
+    """
+
+    def __init__(self, textpage: pymupdf.TextPage) -> None:
+        self._textpage = textpage
+        self._by_line: dict[tuple[int, int], list[tuple[float, float, str]]] | None = None
+
+    def of_line(self, key: tuple[int, int]) -> list[tuple[float, float, str]]:
+        if self._by_line is None:
+            self._by_line = {}
+            for x0, _, x1, _, word, block_no, line_no, _ in self._textpage.extractWORDS():
+                self._by_line.setdefault((block_no, line_no), []).append((x0, x1, word))
+        return self._by_line.get(key, [])
+
+
+# --- finding ruled grids ----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Edge:
+    pos: float  # y of a horizontal edge, x of a vertical one
+    start: float
+    end: float
+
+
+@dataclass(slots=True)
+class _Grid:
+    """Connected cells: the row and column borders, and each cell as (row0, col0, row1, col1)."""
+
+    xs: list[float]
+    ys: list[float]
+    cells: list[tuple[int, int, int, int]]
+
+    @property
+    def bbox(self) -> tuple[float, float, float, float]:
+        return self.xs[0], self.ys[0], self.xs[-1], self.ys[-1]
+
+
+@dataclass(slots=True)
+class _Segments:
+    """A page's straight horizontal and vertical segments, and where its curves and slanted lines are."""
+
+    horizontal: list[_Edge] = field(default_factory=list)
+    vertical: list[_Edge] = field(default_factory=list)
+    figure_marks: list[tuple[float, float]] = field(default_factory=list)  # midpoints
+
+    def add_box(self, x0: float, y0: float, x1: float, y1: float) -> None:
+        """A thin box is a rule; any other box gives its four sides (cell backgrounds do too)."""
+        if x1 - x0 <= RULE_MAX_THICKNESS and y1 - y0 > x1 - x0:
+            self.vertical.append(_Edge((x0 + x1) / 2, y0, y1))
+        elif y1 - y0 <= RULE_MAX_THICKNESS and x1 - x0 > y1 - y0:
+            self.horizontal.append(_Edge((y0 + y1) / 2, x0, x1))
+        else:
+            self.horizontal.extend((_Edge(y0, x0, x1), _Edge(y1, x0, x1)))
+            self.vertical.extend((_Edge(x0, y0, y1), _Edge(x1, y0, y1)))
+
+
+def _segments(paths: Sequence[dict[str, Any]]) -> _Segments:
+    """Sort the items of ``get_cdrawings()`` into rules, boxes and figure marks."""
+    found = _Segments()
+    horizontal, vertical, marks = found.horizontal, found.vertical, found.figure_marks
+    for path in paths:
+        x0, y0, x1, y1 = path["rect"]
+        if x1 - x0 <= 1.0 and y1 - y0 <= 1.0:
+            marks.append(((x0 + x1) / 2, (y0 + y1) / 2))  # a dot (dashes are longer: they may join)
+            continue
+        for item in path["items"]:
+            kind = item[0]
+            if kind == "l":  # inlined: figures hold thousands of these
+                (ax, ay), (bx, by) = item[1], item[2]
+                dx, dy = abs(ax - bx), abs(ay - by)
+                if dy <= 1.0 and dx > 1.0:
+                    horizontal.append(_Edge((ay + by) / 2, min(ax, bx), max(ax, bx)))
+                elif dx <= 1.0 and dy > 1.0:
+                    vertical.append(_Edge((ax + bx) / 2, min(ay, by), max(ay, by)))
+                else:  # slanted, or a piece of a curve flattened into tiny segments
+                    marks.append(((ax + bx) / 2, (ay + by) / 2))
+            elif kind == "re":
+                x0, y0, x1, y1 = item[1]
+                found.add_box(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+            elif kind == "qu":
+                (ulx, uly), (urx, ury), (llx, lly), (lrx, lry) = item[1]
+                if max(abs(uly - ury), abs(lly - lry), abs(ulx - llx), abs(urx - lrx)) < 0.5:  # upright
+                    found.add_box(min(ulx, urx), min(uly, lly), max(ulx, urx), max(uly, lly))
+            elif kind == "c":
+                (ax, ay), (bx, by) = item[1], item[4]
+                found.figure_marks.append(((ax + bx) / 2, (ay + by) / 2))
+    return found
+
+
+def _snap_join(edges: list[_Edge]) -> list[_Edge]:
+    """Snap nearly equal positions to their mean, then merge overlapping or touching segments."""
+    edges = [e for e in edges if e.end - e.start >= 0.5]
+    if not edges:
+        return []
+    edges.sort(key=lambda e: e.pos)
+    clusters: list[list[_Edge]] = [[edges[0]]]
+    for edge in edges[1:]:
+        if edge.pos - clusters[-1][-1].pos <= SNAP_TOLERANCE:
+            clusters[-1].append(edge)
+        else:
+            clusters.append([edge])
+    joined: list[_Edge] = []
+    for cluster in clusters:
+        pos = sum(e.pos for e in cluster) / len(cluster)
+        cluster.sort(key=lambda e: e.start)
+        current = _Edge(pos, cluster[0].start, cluster[0].end)
+        for edge in cluster[1:]:
+            if edge.start <= current.end + JOIN_TOLERANCE:
+                current.end = max(current.end, edge.end)
+            else:
+                joined.append(current)
+                current = _Edge(pos, edge.start, edge.end)
+        joined.append(current)
+    return [e for e in joined if e.end - e.start >= EDGE_MIN_LENGTH]
+
+
+def _find_grids(found: _Segments) -> list[_Grid]:
+    """Ruled grids on a page: pdfplumber's "lines" strategy, which is also find_tables' default."""
+    if len(found.horizontal) < GATE_MIN_SEGMENTS or len(found.vertical) < GATE_MIN_SEGMENTS:
+        return []
+    hs = _snap_join(found.horizontal)
+    vs = _snap_join(found.vertical + _open_sides(hs))
+    if not (GATE_MIN_SEGMENTS <= len(hs) <= MAX_EDGES_PER_AXIS):
+        return []
+    if not (GATE_MIN_SEGMENTS <= len(vs) <= MAX_EDGES_PER_AXIS):
+        return []
+    points = _intersections(hs, vs)
+    if points is None or len(points) < 4:
+        return []
+    grids = _grids_from_cells(_cells(points))
+    return [grid for grid in grids if not _is_figure(grid, found.figure_marks)]
+
+
+def _is_figure(grid: _Grid, marks: list[tuple[float, float]]) -> bool:
+    """A grid with curves or slanted lines inside it is a chart's axes or a diagram, not a table.
+
+    Marks within FIGURE_MARGIN of the grid's border do not count: they are rounded corners.
+    """
+    x0, y0, x1, y1 = grid.bbox
+    x0, y0, x1, y1 = x0 + FIGURE_MARGIN, y0 + FIGURE_MARGIN, x1 - FIGURE_MARGIN, y1 - FIGURE_MARGIN
+    inside = 0
+    for x, y in marks:
+        if x0 < x < x1 and y0 < y < y1:
+            inside += 1
+            if inside >= TABLE_MAX_FIGURE_MARKS:
+                return True
+    return False
+
+
+def _open_sides(hs: list[_Edge]) -> list[_Edge]:
+    """Left and right borders for a stack of equally long rules whose table draws no outer sides.
+
+    Many generators (the Korean brochure of unst__korean-text-with-tables.pdf, booktabs, Word's
+    "open" styles) rule the rows and leave the table's sides open; pdfplumber then finds no cell. At
+    least RULES_FOR_OPEN_SIDES rules starting and ending at the same x get the two missing sides. A
+    stack with no inner vertical line still yields a single column, which is not a table.
+    """
+    sides: list[_Edge] = []
+    ordered = sorted(
+        hs, key=lambda e: (round(e.start / SNAP_TOLERANCE), round(e.end / SNAP_TOLERANCE), e.pos)
+    )
+    group: list[_Edge] = []
+    for edge in [*ordered, None]:
+        if (
+            edge is not None
+            and group
+            and abs(edge.start - group[0].start) <= SNAP_TOLERANCE
+            and abs(edge.end - group[0].end) <= SNAP_TOLERANCE
+        ):
+            group.append(edge)
+            continue
+        if len(group) >= RULES_FOR_OPEN_SIDES:
+            top, bottom = min(e.pos for e in group), max(e.pos for e in group)
+            sides.append(_Edge(min(e.start for e in group), top, bottom))
+            sides.append(_Edge(max(e.end for e in group), top, bottom))
+        group = [edge] if edge is not None else []
+    return sides
+
+
+# A point -> (ids of the horizontal edges through it, ids of the vertical edges through it).
+_Points = dict[tuple[float, float], tuple[set[int], set[int]]]
+
+
+def _intersections(hs: list[_Edge], vs: list[_Edge]) -> _Points | None:
+    hs.sort(key=lambda e: e.pos)
+    h_positions = [e.pos for e in hs]
+    tol = INTERSECTION_TOLERANCE
+    points: _Points = {}
+    for v_id, v in enumerate(vs):
+        low = bisect.bisect_left(h_positions, v.start - tol)
+        high = bisect.bisect_right(h_positions, v.end + tol)
+        for h_id in range(low, high):
+            h = hs[h_id]
+            if h.start - tol <= v.pos <= h.end + tol:
+                entry = points.setdefault((v.pos, h.pos), (set(), set()))
+                entry[0].add(h_id)
+                entry[1].add(v_id)
+                if len(points) > MAX_INTERSECTIONS:
+                    return None
+    return points
+
+
+def _cells(points: _Points) -> list[tuple[float, float, float, float]]:
+    """The smallest rectangles whose four corners are intersections joined by edges."""
+    by_x: dict[float, list[float]] = {}
+    by_y: dict[float, list[float]] = {}
+    for x, y in sorted(points):
+        by_x.setdefault(x, []).append(y)
+    for x, y in sorted(points, key=lambda p: (p[1], p[0])):
+        by_y.setdefault(y, []).append(x)
+    cells: list[tuple[float, float, float, float]] = []
+    for (x, y), (h_ids, v_ids) in points.items():
+        column = by_x[x]
+        row = by_y[y]
+        found = False
+        for below in column[bisect.bisect_right(column, y) :]:
+            if not v_ids & points[(x, below)][1]:
+                continue
+            for right in row[bisect.bisect_right(row, x) :]:
+                if not h_ids & points[(right, y)][0]:
+                    continue
+                corner = points.get((right, below))
+                if (
+                    corner is not None
+                    and corner[1] & points[(right, y)][1]
+                    and corner[0] & points[(x, below)][0]
+                ):
+                    cells.append((x, y, right, below))
+                    found = True
+                    break
+            if found:
+                break
+    return cells
+
+
+def _grids_from_cells(cells: list[tuple[float, float, float, float]]) -> list[_Grid]:
+    """Group cells that share a corner into grids of at least two rows and two columns."""
+    parent = list(range(len(cells)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[tuple[float, float], int] = {}
+    for i, (x0, y0, x1, y1) in enumerate(cells):
+        for corner in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)):
+            j = owner.setdefault(corner, i)
+            if j != i:
+                parent[find(i)] = find(j)
+    groups: dict[int, list[tuple[float, float, float, float]]] = {}
+    for i, cell in enumerate(cells):
+        groups.setdefault(find(i), []).append(cell)
+    grids: list[_Grid] = []
+    for group in groups.values():
+        xs = sorted({c[0] for c in group} | {c[2] for c in group})
+        ys = sorted({c[1] for c in group} | {c[3] for c in group})
+        if len(xs) < 3 or len(ys) < 3:
+            continue
+        col = {x: i for i, x in enumerate(xs)}
+        row = {y: i for i, y in enumerate(ys)}
+        grid_cells = [(row[y0], col[x0], row[y1], col[x1]) for x0, y0, x1, y1 in group]
+        grids.append(_Grid(xs, ys, sorted(grid_cells)))
+    grids.sort(key=lambda g: (g.ys[0], g.xs[0]))
+    return grids
+
+
+# --- filling the cells ------------------------------------------------------------------------------
+
+
+def _fill_tables(grids: list[_Grid], blocks: Sequence[Sequence[LineLike]], words: _Words) -> list[RuledTable]:
+    """Put each span whose centre lies in a grid into its cell; keep the grids that are tables.
+
+    Smaller grids are filled first and keep their spans, so a table drawn inside a page frame (the
+    ESKD frames of deb-ru__eskdx.pdf) is not read twice; the frame itself fails the cell-share test.
+    """
+    tables: list[RuledTable] = []
+    taken: set[int] = set()
+    for grid in sorted(grids, key=_area):
+        table = _fill_grid(grid, blocks, taken, words)
+        if table is not None:
+            tables.append(table)
+            taken |= table.members
+    tables.sort(key=lambda t: (t.grid.ys[0], t.grid.xs[0]))
+    return tables
+
+
+def _area(grid: _Grid) -> float:
+    x0, y0, x1, y1 = grid.bbox
+    return (x1 - x0) * (y1 - y0)
+
+
+def _slot_owner(grid: _Grid) -> dict[tuple[int, int], int]:
+    owner: dict[tuple[int, int], int] = {}
+    for index, (r0, c0, r1, c1) in enumerate(grid.cells):
+        for r in range(r0, r1):
+            for c in range(c0, c1):
+                owner.setdefault((r, c), index)
+    return owner
+
+
+def _fill_grid(
+    grid: _Grid, blocks: Sequence[Sequence[LineLike]], taken: set[int], words: _Words
+) -> RuledTable | None:
+    gx0, gy0, gx1, gy1 = grid.bbox
+    owner = _slot_owner(grid)
+    texts: dict[int, list[str]] = {}
+    members: set[int] = set()
+    first: int | None = None
+    for block in blocks:
+        for line in block:
+            if not line.horizontal:
+                continue
+            inside: list[tuple[SpanLike, int]] = []
+            for span in line.spans:
+                x0, y0, x1, y1 = span.bbox
+                cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+                if gx0 < cx < gx1 and gy0 < cy < gy1 and id(span) not in taken:
+                    cell = _cell_at(grid, owner, cx, cy)
+                    if cell is not None:
+                        inside.append((span, cell))
+            if not inside:
+                continue
+            if first is None:
+                first = id(inside[0][0])
+            members.update(id(span) for span, _ in inside)
+            if any(_overhangs(grid, span, cell) for span, cell in inside):
+                pieces = _pieces_by_words(grid, owner, line, inside, words)
+            else:
+                pieces = {}
+                for span, cell in inside:
+                    pieces.setdefault(cell, []).append(span.text)
+            for cell, parts in pieces.items():
+                texts.setdefault(cell, []).append("".join(parts))
+    if first is None:
+        return None
+    markdown = _table_markdown(grid, texts)
+    return RuledTable(grid, texts, members, first, markdown) if markdown else None
+
+
+def _overhangs(grid: _Grid, span: SpanLike, cell: int) -> bool:
+    _, c0, _, c1 = grid.cells[cell]
+    x0, _, x1, _ = span.bbox
+    return x0 < grid.xs[c0] - _CELL_OVERHANG or x1 > grid.xs[c1] + _CELL_OVERHANG
+
+
+def _pieces_by_words(
+    grid: _Grid,
+    owner: dict[tuple[int, int], int],
+    line: LineLike,
+    inside: list[tuple[SpanLike, int]],
+    words: _Words,
+) -> dict[int, list[str]]:
+    """A line with a span across a cell border, cut into its words, each put in the cell of its centre.
+
+    Words of one cell are joined by one blank: runs of blanks between them are not kept (in a table cell
+    only). A word that itself crosses a border stays whole, in the cell of its centre.
+    """
+    cy = sum((span.bbox[1] + span.bbox[3]) / 2 for span, _ in inside) / len(inside)
+    left, right = min(span.bbox[0] for span, _ in inside), max(span.bbox[2] for span, _ in inside)
+    pieces: dict[int, list[str]] = {}
+    for x0, x1, word in words.of_line(line.key):
+        cx = (x0 + x1) / 2
+        if not left <= cx <= right:
+            continue
+        cell = _cell_at(grid, owner, cx, cy)
+        if cell is not None:
+            parts = pieces.setdefault(cell, [])
+            parts.append(" " + word if parts else word)
+    return pieces
+
+
+def _cell_area(grid: _Grid, cell: int) -> float:
+    r0, c0, r1, c1 = grid.cells[cell]
+    return (grid.xs[c1] - grid.xs[c0]) * (grid.ys[r1] - grid.ys[r0])
+
+
+def _cell_at(grid: _Grid, owner: dict[tuple[int, int], int], x: float, y: float) -> int | None:
+    col = bisect.bisect_right(grid.xs, x) - 1
+    row = bisect.bisect_right(grid.ys, y) - 1
+    return owner.get((row, col))
+
+
+def _table_markdown(grid: _Grid, texts: dict[int, list[str]]) -> str:
+    """GFM for a filled grid, or "" when it is not a table (too empty, fewer than 2x2 filled)."""
+    cell_texts = {cell: " ".join(t.strip() for t in parts if t.strip()) for cell, parts in texts.items()}
+    filled = {cell: text for cell, text in cell_texts.items() if text}
+    if len(filled) < 4 or len(filled) < TABLE_MIN_FILL * len(grid.cells):
+        return ""
+    if any(_cell_area(grid, cell) > TABLE_MAX_CELL_SHARE * _area(grid) for cell in filled):
+        return ""
+    n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
+    matrix = [["" for _ in range(n_cols)] for _ in range(n_rows)]
+    for cell, text in filled.items():
+        r0, c0, _, _ = grid.cells[cell]
+        matrix[r0][c0] = text.replace("|", "\\|")
+    rows = [row for row in matrix if any(row)]
+    keep = [c for c in range(n_cols) if any(row[c] for row in rows)]
+    if len(rows) < 2 or len(keep) < 2:
+        return ""
+    lines = ["| " + " | ".join(row[c] for c in keep) + " |" for row in rows]
+    lines.insert(1, "| " + " | ".join("---" for _ in keep) + " |")
+    return "\n".join(lines)

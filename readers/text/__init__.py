@@ -1,0 +1,1 @@
+"""Plain text, and the decision of a text document's encoding."""
