@@ -6,6 +6,7 @@ from collections import Counter
 import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
+from assets.materializations import shard_materializations
 from assets.partitions import backfill_policy, shards
 from assets.progress import Progress
 from assets.resources import AssaySettings
@@ -26,9 +27,7 @@ from warehouse.store import to_pylist
     "never inside a table row, each with its heading path, pages, language, sources and trust (the "
     "minimum over its pages).",
 )
-def chunk(
-    context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]
-) -> dg.MaterializeResult:
+def chunk(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
     from quality.chunking import PageSpan, chunk_document
     from quality.records import ChunkRecord
 
@@ -90,7 +89,5 @@ def chunk(
         wh.write("chunks", EXTRACTOR_VERSION, out, shard=shard)
         totals["chunks"] += len(out)
     context.log.info(f"chunk: {dict(totals)}")
-    return dg.MaterializeResult(
-        metadata={"shards": len(stale), **dict(totals)},
-        check_results=contract_check_results("chunk", ("chunks",), wh, EXTRACTOR_VERSION, stale),
-    )
+    yield from shard_materializations(context, "chunk", wh, EXTRACTOR_VERSION, ran=stale)
+    yield from contract_check_results("chunk", ("chunks",), wh, EXTRACTOR_VERSION, stale)

@@ -85,6 +85,7 @@ def rate_check_results(
             passed=fallback.passed,
             severity=dg.AssetCheckSeverity.WARN,
             metadata={
+                **_plotted(rates, "fallback"),
                 "bound": assay.fallback_rate_max,
                 "bound_by_kind": dict(assay.fallback_rate_max_by_kind),
                 "rates_by_kind": fallback.judged,
@@ -101,6 +102,7 @@ def rate_check_results(
             passed=underivable.passed,
             severity=underivable_severity,
             metadata={
+                **_plotted(rates, "underivable"),
                 "bound": assay.underivable_rate_max,
                 "rates_by_kind": underivable.judged,
                 "over_bound": underivable.over,
@@ -109,6 +111,24 @@ def rate_check_results(
                 "worst_shard_underivable": shard_worst.get(UNDERIVABLE, {}),
             },
         )
+
+
+def _plotted(rates: Mapping[str, KindRates], which: str) -> dict[str, float | int]:
+    """The rate as plain numbers the UI plots over runs: over every kind (``rate``), then per kind
+    (``rate <kind>``), with the documents it is over; the JSON tables beside them are for reading."""
+    if which == "fallback":
+        part, whole = (lambda r: r.fallback), (lambda r: r.derived)
+    else:
+        part, whole = (lambda r: r.underivable), (lambda r: r.attempted)
+    over = sum(whole(r) for r in rates.values())
+    plotted: dict[str, float | int] = {
+        "rate": round(sum(part(r) for r in rates.values()) / over, 4) if over else 0.0,
+        "documents_rated": over,
+    }
+    for kind, r in sorted(rates.items()):
+        if whole(r):
+            plotted[f"rate {kind}"] = round(part(r) / whole(r), 4)
+    return plotted
 
 
 def _worst_shards(
@@ -252,6 +272,8 @@ def fallback_movement_result(
             "current_version": version,
             "versions_compared": [previous, version],
             "over_bound": over,
+            # Numbers the UI plots over runs, one per kind judged.
+            **{f"move {m.kind}": m.move for m in moves if m.move is not None},
             "by_kind": {
                 m.kind: {
                     "previous_rate": m.previous_rate,

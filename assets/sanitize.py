@@ -6,6 +6,7 @@ from collections import Counter
 import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
+from assets.materializations import shard_materializations
 from assets.partitions import backfill_policy, shards
 from assets.progress import Progress
 from assets.resources import AssaySettings
@@ -28,9 +29,7 @@ SANITIZE_TABLES = BY_NAME["sanitize"].writes
     "running headers and footers (furniture) or personal data (redactions: kind, page and offsets, never "
     "the value).",
 )
-def sanitize(
-    context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]
-) -> dg.MaterializeResult:
+def sanitize(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
     from quality.records import PageVerdictRecord
     from quality.sanitize import PageHidden, sanitize_document
     from quality.sources import PageTextRecord
@@ -81,7 +80,5 @@ def sanitize(
             wh.write(table, EXTRACTOR_VERSION, rows, shard=shard)
             totals[table] += len(rows)
     context.log.info(f"sanitize: {dict(totals)}")
-    return dg.MaterializeResult(
-        metadata={"shards": len(stale), **dict(totals)},
-        check_results=contract_check_results("sanitize", ("texts",), wh, EXTRACTOR_VERSION, stale),
-    )
+    yield from shard_materializations(context, "sanitize", wh, EXTRACTOR_VERSION, ran=stale)
+    yield from contract_check_results("sanitize", ("texts",), wh, EXTRACTOR_VERSION, stale)

@@ -30,7 +30,8 @@ class Stage:
     ``writes`` are in the order the stage writes them per shard: the last (:attr:`done`) marks the shard
     done, so a run killed between two writes does the shard again (docs/decisions.md, "A stage writes its
     done table last"). ``stale`` is the stage's rule: for a partitioned stage, the shards to run again;
-    for a corpus-wide one, whether to run at all."""
+    for a corpus-wide one, whether to run at all. ``counted`` is the table whose rows are the stage's
+    row count in Dagster (by default the done table)."""
 
     name: str
     after: tuple[str, ...]
@@ -38,10 +39,15 @@ class Stage:
     writes: tuple[str, ...]
     partitioned: bool
     stale: ShardRule | CorpusRule | None = None
+    counted: str | None = None
 
     @property
     def done(self) -> str | None:
         return self.writes[-1] if self.writes else None
+
+    @property
+    def counted_table(self) -> str | None:
+        return self.counted or self.done
 
     def stale_shards(self, wh: Warehouse, version: str, within: Collection[str] | None = None) -> list[str]:
         if not self.partitioned or self.stale is None:
@@ -107,6 +113,7 @@ STAGES: tuple[Stage, ...] = (
         writes=SANITIZE_WRITES,
         partitioned=True,
         stale=_newer_input("page_texts", SANITIZE_WRITES),
+        counted="texts",
     ),
     Stage(
         "chunk",

@@ -295,9 +295,14 @@ def _batch_runs(instance: dg.DagsterInstance, backfill_id: str) -> list[BatchRun
         run = record.dagster_run
         if dg.AssetKey("extract") not in (run.asset_selection or set()):
             continue  # a run of a later stage in the same backfill
-        # One materialization per shard of the run, each with the run's figures: the first says them.
+        # Each shard of the run has its own materialization of extract with its own figures
+        # (assets/materializations.py): the run read and kept their sum.
         events = instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)
-        metadata = events[0].asset_materialization.metadata if events else {}
+        shards = [
+            m.metadata
+            for e in events
+            if (m := e.asset_materialization) is not None and m.asset_key == dg.AssetKey("extract")
+        ]
         runs.append(
             BatchRun(
                 run_id=run.run_id,
@@ -307,8 +312,8 @@ def _batch_runs(instance: dg.DagsterInstance, backfill_id: str) -> list[BatchRun
                 last=run.tags.get(RANGE_END_TAG) or run.tags[PARTITION_NAME_TAG],
                 started=record.start_time or 0.0,
                 ended=record.end_time or 0.0,
-                read=metadata["read"].value if "read" in metadata else 0,
-                kept=metadata["kept"].value if "kept" in metadata else 0,
+                read=sum(m["read"].value for m in shards if "read" in m),
+                kept=sum(m["kept"].value for m in shards if "kept" in m),
             )
         )
     return sorted(runs, key=lambda r: r.first)

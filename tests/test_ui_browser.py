@@ -29,10 +29,12 @@ import pymupdf
 import pytest
 from PIL import Image
 
+from assets.partitions import SHARD_KEYS
 from assets.progress import Progress
 from orchestration.definitions import defs
 from orchestration.home import Home
 from orchestration.runner import RunReport, run
+from readers.core.versions import EXTRACTOR_VERSION
 from tests.conftest import REPO
 
 if TYPE_CHECKING:
@@ -148,7 +150,8 @@ def _graphql(ui: WebUi, query: str) -> dict:
 def materialised(home: Path, tmp_path: Path) -> RunReport:
     corpus = tmp_path / "corpus"
     _write_corpus(corpus)
-    report = run(Home(home), [corpus], Progress())
+    # One run over every shard, so that shards with no document lie inside the run's range.
+    report = run(Home(home), [corpus], Progress(), shards_per_run=len(SHARD_KEYS))
     assert report.ok, report.failures
     return report
 
@@ -214,7 +217,7 @@ def _checks_by_asset() -> dict[str, list[str]]:
 
 @pytest.mark.slow
 def test_asset_graph_and_checks_in_chromium(
-    chromium_path: Path, web_ui: WebUi, materialised: RunReport
+    chromium_path: Path, web_ui: WebUi, materialised: RunReport, home: Path
 ) -> None:
     from playwright.sync_api import expect, sync_playwright
 
@@ -240,7 +243,12 @@ def test_asset_graph_and_checks_in_chromium(
     graph_png = ARTIFACTS / "ui-asset-graph.png"
     extract_png = ARTIFACTS / "ui-extract-checks.png"
     catalog_png = ARTIFACTS / "ui-catalog-checks.png"
-    for old in (graph_png, extract_png, catalog_png):
+    held_png, empty_png = ARTIFACTS / "ui-shard-held.png", ARTIFACTS / "ui-shard-empty.png"
+    held = Home(home).warehouse.shards("documents", EXTRACTOR_VERSION)
+    assert len(held) == 3, held
+    first, last = SHARD_KEYS.index(held[0]), SHARD_KEYS.index(held[-1])
+    empty = next(s for s in SHARD_KEYS[first:last] if s not in held)
+    for old in (graph_png, extract_png, catalog_png, held_png, empty_png):
         old.unlink(missing_ok=True)
 
     with sync_playwright() as playwright:
@@ -286,10 +294,24 @@ def test_asset_graph_and_checks_in_chromium(
             page.goto(f"{web_ui.url}/assets/catalog?view=checks")
             _expect_checks_tab(page, checks["catalog"])
             _screenshot(page, catalog_png)
+
+            # A shard that holds a document shows its own counts; one that holds nothing says so.
+            page.goto(f"{web_ui.url}/assets/extract?view=partitions&partition={held[0]}")
+            # (The UI shows a materialization's metadata as a table, not its description.)
+            page.goto(f"{web_ui.url}/assets/extract?view=partitions&partition={held[0]}")
+            expect(page.get_by_role("row", name="documents 1", exact=True)).to_be_visible()
+            expect(page.get_by_role("row", name="rows derivations 1", exact=True)).to_be_visible()
+            expect(page.get_by_role("row", name="empty false", exact=True)).to_be_visible()
+            _screenshot(page, held_png)
+            page.goto(f"{web_ui.url}/assets/extract?view=partitions&partition={empty}")
+            expect(page.get_by_role("row", name="empty true", exact=True)).to_be_visible()
+            expect(page.get_by_role("row", name="dagster/row_count 0", exact=True)).to_be_visible()
+            expect(page.get_by_role("row", name="documents 0", exact=True)).to_be_visible()
+            _screenshot(page, empty_png)
         finally:
             browser.close()
 
-    for png in (graph_png, extract_png, catalog_png):
+    for png in (graph_png, extract_png, catalog_png, held_png, empty_png):
         _assert_png(png)
 
 

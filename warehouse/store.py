@@ -232,6 +232,16 @@ class Warehouse:
     def has_partition(self, table: str, version: str, shard: str | None = None) -> bool:
         return self.partition_path(table, version, shard).exists()
 
+    def row_count(self, table: str, version: str, shard: str | None = None) -> int:
+        """The rows of one partition, from its Parquet footer (no data read); 0 when it has no file."""
+        path = self.partition_path(table, version, shard)
+        try:
+            return pq.ParquetFile(path).metadata.num_rows
+        except FileNotFoundError:
+            return 0
+        except (OSError, pa.ArrowException) as exc:
+            raise WarehouseError(f"could not read the footer of {path}: {exc}") from exc
+
     def remove_stale_temporaries(self) -> int:
         """Delete temporary files a killed writer left behind; returns how many.
 

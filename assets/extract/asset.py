@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
+from assets.materializations import shard_materializations
 from assets.partitions import backfill_policy, shards
 from assets.progress import Progress
 from assets.rate_checks import FALLBACK, rate_check_results, rate_check_specs
@@ -48,6 +49,7 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
     derivations: list[DerivationRecord] = []
     per_shard: dict[str, list[DerivationRecord]] = {}
     totals = {o: 0 for o in Outcome}
+    figures: dict[str, dict[str, int]] = {}
     work: list[ShardWork] = []
     for shard in context.partition_keys:
         documents = [DocumentRecord(**row) for row in wh.rows("documents", EXTRACTOR_VERSION, shard)]
@@ -59,6 +61,7 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
             for d in kept:
                 progress.document_done(Outcome.KEPT.value, d.status)
             totals[Outcome.KEPT] += len(kept)
+            figures[shard] = {o.value: len(kept) if o is Outcome.KEPT else 0 for o in Outcome}
             derivations += kept
             per_shard[shard] = kept
             continue
@@ -85,6 +88,7 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
             wh.write("pages", EXTRACTOR_VERSION, result.rows.sorted_pages(), shard=shard)
             wh.write("page_fonts", EXTRACTOR_VERSION, result.rows.sorted_fonts(), shard=shard)
             wh.write("derivations", EXTRACTOR_VERSION, written, shard=shard)
+            figures[shard] = {o.value: result.count(o) for o in Outcome}
             for outcome in Outcome:
                 totals[outcome] += result.count(outcome)
             derivations += written
@@ -92,18 +96,10 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
 
     context.log.info(
         f"{len(context.partition_keys)} shards: read {totals[Outcome.READ]}, kept {totals[Outcome.KEPT]}, "
-        f"carried over {totals[Outcome.CARRIED]}"
+        f"carried over {totals[Outcome.CARRIED]}, readers replaced {reads.replaced}"
     )
-    yield dg.MaterializeResult(
-        metadata={
-            "shards": len(context.partition_keys),
-            "documents": len(derivations),
-            "read": totals[Outcome.READ],
-            "kept": totals[Outcome.KEPT],
-            "carried_over": totals[Outcome.CARRIED],
-            "readers_replaced": reads.replaced,
-            "extractor_version": EXTRACTOR_VERSION,
-        }
+    yield from shard_materializations(
+        context, "extract", wh, EXTRACTOR_VERSION, ran={w.shard for w in work}, figures=figures
     )
     yield from rate_check_results("extract", derivations, assay, per_shard=per_shard, checks=(FALLBACK,))
     yield from contract_check_results(

@@ -7,6 +7,7 @@ from collections import Counter
 import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
+from assets.materializations import shard_materializations
 from assets.partitions import backfill_policy, shards
 from assets.plans import plan_ocr
 from assets.progress import Progress
@@ -71,7 +72,9 @@ def ocr(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.Re
     sources: Counter[str] = Counter()
     ocr_read: set[str] = set()
     derivations: list[DerivationRecord] = []
+    figures: dict[str, dict[str, int]] = {}
     for result in results:
+        figures[result.shard] = {"pages_read": len(result.read), "pages_kept": result.kept}
         wh.write("ocr_pages", EXTRACTOR_VERSION, result.ocr, shard=result.shard)
         wh.write("page_texts", EXTRACTOR_VERSION, result.texts, shard=result.shard)
         statuses.update(f"{r.scope}:{r.status}" for r in result.ocr)
@@ -85,20 +88,12 @@ def ocr(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.Re
     kept = sum(result.kept for result in results)
     whole = [r for r in read if r.scope == "page" and r.confidence is not None]
     mean = round(sum(r.confidence for r in whole) / len(whole), 2) if whole else None
-    context.log.info(f"OCR: {len(read)} read, {kept} kept; {dict(statuses)}")
-    yield dg.MaterializeResult(
-        metadata={
-            "shards": len(plan.shards),
-            "pages_read": len(read),
-            "read_again_in_their_language": sum(result.read_again for result in results),
-            "kept": kept,
-            "over_page_budget": sum(result.refused for result in results),
-            "ocr_pages": dict(statuses),
-            "page_text_sources": dict(sources),
-            "mean_confidence": mean,
-            "seconds": round(sum(r.seconds for r in read), 1),
-        }
+    context.log.info(
+        f"OCR: {len(read)} read ({sum(r.read_again for r in results)} again in their language), {kept} "
+        f"kept, {sum(r.refused for r in results)} over the page budget, "
+        f"{round(sum(r.seconds for r in read), 1)} s; {dict(statuses)}; final texts from {dict(sources)}"
     )
+    yield from shard_materializations(context, "ocr", wh, EXTRACTOR_VERSION, ran=plan.shards, figures=figures)
     yield from rate_check_results(
         "ocr",
         derivations,

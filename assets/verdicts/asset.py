@@ -5,6 +5,7 @@ font_verdicts and repairs."""
 import dagster as dg
 
 from assets.contract_checks import contract_check_results, contract_check_specs
+from assets.materializations import shard_materializations
 from assets.partitions import backfill_policy, shards
 from assets.progress import Progress
 from assets.resources import AssaySettings
@@ -46,11 +47,13 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
     current = verdicts_version_for(words)
     modes: dict[str, int] = {}
     judged = kept = 0
+    figures: dict[str, dict[str, int]] = {}
     # Only the shards whose verdicts are stale (assets/plans.py): the others are not read at all.
     stale = BY_NAME["verdicts"].stale_shards(wh, EXTRACTOR_VERSION, set(context.partition_keys))
     if stale:
         progress.stage("verdicts")
     for shard in stale:
+        judged_before, kept_before = judged, kept
         documents = {r["sha256"]: DocumentRecord(**r) for r in wh.rows("documents", EXTRACTOR_VERSION, shard)}
         pages = _grouped(wh, "pages", shard, PageRecord)
         fonts = _grouped(wh, "page_fonts", shard, PageFontRecord)
@@ -94,11 +97,10 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
                 wh.write(t, EXTRACTOR_VERSION, out[t], shard=shard)
         for v in out["page_verdicts"]:
             modes[v.mode] = modes.get(v.mode, 0) + 1
+        figures[shard] = {"judged": judged - judged_before, "kept": kept - kept_before}
     context.log.info(f"judged {judged} documents, kept {kept}; modes {modes}")
-    return dg.MaterializeResult(
-        metadata={"shards": len(stale), "judged": judged, "kept": kept, "modes": modes},
-        check_results=contract_check_results("verdicts", ("page_verdicts",), wh, EXTRACTOR_VERSION, stale),
-    )
+    yield from shard_materializations(context, "verdicts", wh, EXTRACTOR_VERSION, ran=stale, figures=figures)
+    yield from contract_check_results("verdicts", ("page_verdicts",), wh, EXTRACTOR_VERSION, stale)
 
 
 def _grouped(wh: Warehouse, table: str, shard: str, record: type) -> dict[str, list]:
