@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 import dagster as dg
 
@@ -16,6 +16,9 @@ from readers.core.records import DerivationRecord
 from warehouse import Warehouse
 from warehouse.catalog import previous_version
 from warehouse.store import to_pylist
+
+# KindRates' counts, in field order after its kind.
+KIND_COUNTS = tuple(f.name for f in fields(KindRates))[1:]
 
 FALLBACK = "fallback_rate"
 UNDERIVABLE = "underivable_rate"
@@ -115,19 +118,21 @@ def rate_check_results(
 
 def _plotted(rates: Mapping[str, KindRates], which: str) -> dict[str, float | int]:
     """The rate as plain numbers the UI plots over runs: over every kind (``rate``), then per kind
-    (``rate <kind>``), with the documents it is over; the JSON tables beside them are for reading."""
-    if which == "fallback":
-        part, whole = (lambda r: r.fallback), (lambda r: r.derived)
-    else:
-        part, whole = (lambda r: r.underivable), (lambda r: r.attempted)
-    over = sum(whole(r) for r in rates.values())
-    plotted: dict[str, float | int] = {
-        "rate": round(sum(part(r) for r in rates.values()) / over, 4) if over else 0.0,
-        "documents_rated": over,
-    }
-    for kind, r in sorted(rates.items()):
-        if whole(r):
-            plotted[f"rate {kind}"] = round(part(r) / whole(r), 4)
+    (``rate <kind>``), with the documents it is over; the JSON tables beside them are for reading. The
+    rates are KindRates' own, the whole corpus counted as one kind."""
+    total = KindRates(
+        "all",
+        *(sum(getattr(r, f) for r in rates.values()) for f in KIND_COUNTS),
+    )
+
+    def rate(r: KindRates) -> float:
+        return r.fallback_rate if which == "fallback" else r.underivable_rate
+
+    def over(r: KindRates) -> int:
+        return r.derived if which == "fallback" else r.attempted
+
+    plotted: dict[str, float | int] = {"rate": round(rate(total), 4), "documents_rated": over(total)}
+    plotted |= {f"rate {k}": round(rate(r), 4) for k, r in sorted(rates.items()) if over(r)}
     return plotted
 
 

@@ -9,6 +9,7 @@ function. The last tests build small trees that break each rule and show that th
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -163,7 +164,9 @@ def forbidden_imports(graph: dict[str, set[str]]) -> list[str]:
     ]
 
 
+@functools.cache
 def _graph() -> dict[str, set[str]]:
+    """The repository's graph, parsed once for all the tests that read it."""
     return import_graph(REPO)
 
 
