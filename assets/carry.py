@@ -3,7 +3,7 @@
 A new extractor version does not make every shard stale. :func:`carry_forward` first carries, whole, the
 shards whose documents the new version would read identically (every document's reader chain unchanged,
 and no outcome that a new version retries): their partitions are copied to the new version with
-``extractor_version`` rewritten, in pipeline order (assets/stages.py :data:`CARRIED_TABLES`), and no
+``extractor_version`` rewritten, in pipeline order (assets/stages.py ``StageGraph.carried_tables``), and no
 stage runs there. Only the other shards, and new ones, are left to extract.
 """
 
@@ -11,14 +11,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assets.stages import BY_NAME, CARRIED_TABLES
+from assets.stages import graph
 from warehouse import Warehouse
 
-# The tables the sanitize rules write, and the chunks cut from them: carried only when the earlier version
-# sanitized with the rules of today (`texts.sanitize_version`); otherwise the shard's sanitize and chunk
-# stages run again on the carried page texts, so that a change of the rules (what personal data they
-# redact, in hidden text and furniture too) reaches every shard without reading or OCRing it again.
-SANITIZED_TABLES = frozenset({*BY_NAME["sanitize"].writes, *BY_NAME["chunk"].writes})
+
+def sanitized_tables() -> frozenset[str]:
+    """The tables the sanitize rules write, and those of the stages of shards after it (the chunks cut
+    from them): carried only when the earlier version sanitized with the rules of today
+    (`texts.sanitize_version`); otherwise the shard's sanitize stage and those after it run again on the
+    carried page texts, so that a change of the rules (what personal data they redact, in hidden text and
+    furniture too) reaches every shard without reading or OCRing it again."""
+    order = graph().order
+    start = next(i for i, s in enumerate(order) if s.name == "sanitize")
+    return frozenset(t for s in order[start:] if s.partitioned for t in s.writes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +58,7 @@ def carry_forward(wh: Warehouse, version: str) -> CarryReport:
     from readers.core.model import ContentKind
     from readers.core.table import chain_signature
 
+    carried_tables, sanitized = graph().carried_tables, sanitized_tables()
     for shard in candidates:
         source = next((v for v in previous_versions if wh.has_partition("derivations", v, shard)), None)
         if source is None:
@@ -67,8 +73,8 @@ def carry_forward(wh: Warehouse, version: str) -> CarryReport:
         ):
             rules = wh.read("texts", source, shard, columns=("sanitize_version",)).column(0).to_pylist()
             same_rules = all(r == SANITIZE_VERSION for r in rules)
-            for table in CARRIED_TABLES:
-                if table in SANITIZED_TABLES and not same_rules:
+            for table in carried_tables:
+                if table in sanitized and not same_rules:
                     continue
                 if wh.has_partition(table, source, shard):
                     wh.carry_partition(table, source, version, shard)

@@ -3,6 +3,7 @@ and Underivable rates over the whole corpus."""
 
 import dagster as dg
 
+from assets.factory import corpus_stage
 from assets.rate_checks import (
     UNDERIVABLE,
     corpus_outcome,
@@ -12,15 +13,12 @@ from assets.rate_checks import (
     rate_check_specs,
 )
 from assets.resources import AssaySettings
-from assets.stages import BY_NAME
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.catalog import build_catalog
 
 
-@dg.asset(
-    group_name="warehouse",
-    deps=BY_NAME["catalog"].after,  # assets/stages.py
-    code_version=EXTRACTOR_VERSION,
+@corpus_stage(
+    "catalog",
     kinds={"duckdb"},
     check_specs=[
         *rate_check_specs(
@@ -28,8 +26,6 @@ from warehouse.catalog import build_catalog
         ),
         movement_check_spec("catalog"),
     ],
-    description="The DuckDB catalog: views over every table's Parquet files, current version and all_; "
-    "the fallback and Underivable rates (after OCR) over the whole corpus.",
 )
 def catalog(context: dg.AssetExecutionContext, assay: AssaySettings):
     wh = assay.warehouse()

@@ -3,48 +3,29 @@ path, pages, language, sources and trust."""
 
 from collections import Counter
 
-import dagster as dg
-
-from assets.contract_checks import contract_check_results, contract_check_specs
-from assets.materializations import shard_materializations
-from assets.partitions import backfill_policy, shards
-from assets.progress import Progress
-from assets.resources import AssaySettings
-from assets.stages import BY_NAME
-from readers.core.versions import EXTRACTOR_VERSION
+from assets.factory import ShardStep, StageOutcome, shard_stage
 from warehouse.store import to_pylist
 
 
-@dg.asset(
-    group_name="sanitize",
-    partitions_def=shards,
-    backfill_policy=backfill_policy,
-    code_version=EXTRACTOR_VERSION,
-    deps=BY_NAME["chunk"].after,  # assets/stages.py
-    kinds={"python", "parquet"},
-    check_specs=contract_check_specs("chunk", ("chunks",)),
-    description="Chunks of each text (chunks): split along the headings to a target size with an overlap, "
-    "never inside a table row, each with its heading path, pages, language, sources and trust (the "
-    "minimum over its pages).",
-)
-def chunk(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
+@shard_stage("chunk")
+def chunk(step: ShardStep) -> StageOutcome:
     from quality.chunking import PageSpan, chunk_document
     from quality.records import ChunkRecord
 
-    wh = assay.warehouse()
+    wh, version, assay = step.wh, step.version, step.settings
     totals: Counter[str] = Counter()
     # Only the shards whose clean texts are newer than their chunks (assets/plans.py).
-    stale = BY_NAME["chunk"].stale_shards(wh, EXTRACTOR_VERSION, set(context.partition_keys))
+    stale = step.stale()
     if stale:
-        progress.stage("chunk")
+        step.progress.stage("chunk")
     for shard in stale:
-        verdicts = wh.read("page_verdicts", EXTRACTOR_VERSION, shard, ["sha256", "page", "language"])
+        verdicts = wh.read("page_verdicts", version, shard, ["sha256", "page", "language"])
         languages = {(r["sha256"], r["page"]): r["language"] for r in to_pylist(verdicts)}
         # Only pages with a text are in texts.pages, so their trust is all that is looked up: no text read.
-        finals = wh.read("page_texts", EXTRACTOR_VERSION, shard, ["sha256", "page", "trust"])
+        finals = wh.read("page_texts", version, shard, ["sha256", "page", "trust"])
         trust = {(r["sha256"], r["page"]): r["trust"] for r in to_pylist(finals)}
         out: list[ChunkRecord] = []
-        for text in wh.rows("texts", EXTRACTOR_VERSION, shard):
+        for text in wh.rows("texts", version, shard):
             sha = text["sha256"]
             pages = [
                 PageSpan(page, start, languages.get((sha, page)), source, trust.get((sha, page)))
@@ -61,7 +42,7 @@ def chunk(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.
                     overlap=assay.chunk_overlap_chars,
                 )
             except ValueError as exc:  # a bad document must not fail the shard: no chunks, logged
-                context.log.warning(f"{sha}: not chunked: {exc}")
+                step.log.warning(f"{sha}: not chunked: {exc}")
                 totals["not_chunked"] += 1
                 continue
             out += [
@@ -69,7 +50,7 @@ def chunk(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.
                     c.chunk_id,
                     sha,
                     shard,
-                    EXTRACTOR_VERSION,
+                    version,
                     c.ordinal,
                     c.start,
                     c.end,
@@ -86,8 +67,7 @@ def chunk(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.
                 for c in chunks
             ]
             totals["documents"] += 1
-        wh.write("chunks", EXTRACTOR_VERSION, out, shard=shard)
+        wh.write("chunks", version, out, shard=shard)
         totals["chunks"] += len(out)
-    context.log.info(f"chunk: {dict(totals)}")
-    yield from shard_materializations(context, "chunk", wh, EXTRACTOR_VERSION, ran=stale)
-    yield from contract_check_results("chunk", ("chunks",), wh, EXTRACTOR_VERSION, stale)
+    step.log.info(f"chunk: {dict(totals)}")
+    return StageOutcome(ran=stale)

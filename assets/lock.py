@@ -37,15 +37,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from assets.stages import ORDER
+from assets.stages import graph
 from readers.core.errors import AssayError
 
 LOCK_FILE = ".lock"
 # How often a run waiting for the lock tries it again: a quarter of a second is nothing beside a run's
 # minimum of a few seconds, and the polling costs one system call.
 POLL_S = 0.25
-# The stages whose runs each write only their own shards' partitions: the partitioned ones.
-SHARD_STAGES = frozenset(stage.name for stage in ORDER if stage.partitioned)
 # The longest command line a holder records (a run over many paths names them all).
 COMMAND_CHARS = 300
 
@@ -130,7 +128,9 @@ def recorded_holder(home: Path) -> Holder | None:
 
 def lock_for_run(home: Path, asset_names: frozenset[str], *, command: str, wait_s: float):
     """The lock a run Dagster launched takes: shared when it holds only shard stages."""
-    shared = bool(asset_names) and asset_names <= SHARD_STAGES
+    # The stages whose runs each write only their own shards' partitions: the partitioned ones.
+    shard_stages = {stage.name for stage in graph().order if stage.partitioned}
+    shared = bool(asset_names) and asset_names <= shard_stages
     return home_lock(home, shared=shared, wait_s=wait_s, command=command)
 
 

@@ -29,7 +29,7 @@ from functools import cache
 
 import dagster as dg
 
-from assets.stages import BY_NAME
+from assets.stages import graph
 from warehouse import Warehouse
 from warehouse.schema import TABLES
 
@@ -54,7 +54,7 @@ def shard_metadata(
     figures: Mapping[str, int] | None = None,
 ) -> tuple[dict[str, object], bool]:
     """The metadata of one shard's materialization by ``stage``, and whether the shard is empty."""
-    declared = BY_NAME[stage]
+    declared = graph().by_name[stage]
     done = declared.counted_table
     assert done is not None, f"{stage} writes no table"
     rows = {table: wh.row_count(table, version, shard) for table in declared.writes}

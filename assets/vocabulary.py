@@ -3,19 +3,15 @@ that the verdicts do not condemn a corpus's domain language as garbage."""
 
 import dagster as dg
 
+from assets.factory import corpus_stage
 from assets.resources import AssaySettings
-from assets.stages import BY_NAME
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
 
 
-@dg.asset(
-    group_name="verdicts",
-    deps=BY_NAME["vocabulary"].after,  # assets/stages.py
-    code_version=EXTRACTOR_VERSION,
+@corpus_stage(
+    "vocabulary",
     kinds={"python", "parquet"},
-    description="Words missing from the lexicon of their language that occur in three or more distinct "
-    "documents (a garbled token occurs in one): the corpus's own vocabulary, feeding the lexicon tier.",
 )
 def vocabulary(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.MaterializeResult:
     from quality.records import VocabularyRecord

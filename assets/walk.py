@@ -8,7 +8,8 @@ from pathlib import Path
 import dagster as dg
 
 from assets.carry import carry_forward
-from assets.contract_checks import changed_shards_check_result, contract_check_specs
+from assets.contract_checks import changed_shards_check_result
+from assets.factory import corpus_stage
 from assets.progress import Progress
 from assets.resources import AssaySettings
 from readers.core.model import FILE_PROBLEMS
@@ -27,13 +28,9 @@ class WalkConfig(dg.Config):
     roots: list[str] = []  # noqa: RUF012 (pydantic copies field defaults)
 
 
-@dg.asset(
-    group_name="ingest",
-    code_version=EXTRACTOR_VERSION,
+@corpus_stage(
+    "walk",
     kinds={"python", "parquet"},
-    check_specs=contract_check_specs("walk", ("documents",)),
-    description="Inventory of the corpus roots: observations (one per path) and documents (one per "
-    "distinct sha256), with the content kind sniffed from the bytes.",
 )
 def walk(
     context: dg.AssetExecutionContext,

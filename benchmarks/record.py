@@ -831,9 +831,9 @@ def runs_between(instance, started_at: float, ended_at: float) -> list[RunShape]
 def dagster_overhead(state: State, section: Section) -> None:
     import dagster as dg
 
-    from assets.extract.asset import extract
     from assets.partitions import SHARDS_PER_RUN, covering_shards
     from assets.progress import Progress
+    from orchestration.definitions import stage_asset
     from orchestration.home import Home
     from orchestration.runner import Pipeline, RunReport
 
@@ -857,6 +857,8 @@ def dagster_overhead(state: State, section: Section) -> None:
         if not ok or report.runs != 1:
             raise RuntimeError(f"extract over {keys[0]}..{keys[-1]}: {report.runs} runs, {report.failures}")
         return seconds
+
+    extract = stage_asset("extract")
 
     def as_function(keys: list[str]) -> float:
         context = dg.build_asset_context(partition_key_range=dg.PartitionKeyRange(keys[0], keys[-1]))

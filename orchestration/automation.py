@@ -34,7 +34,7 @@ import dagster as dg
 
 from assets.partitions import covering_shards
 from assets.resources import AssaySettings, settings_from_env
-from assets.stages import ORDER, Stage
+from assets.stages import Stage, graph
 from readers.core import versions
 from warehouse import Warehouse
 
@@ -50,9 +50,9 @@ def _stale_rule(stage: Stage) -> Callable[[Warehouse, str], set[str] | bool]:
     return stage.stale  # type: ignore[return-value]
 
 
-STALE_RULES: dict[str, Callable[[Warehouse, str], set[str] | bool]] = {
-    stage.name: _stale_rule(stage) for stage in ORDER if stage.stale is not None
-}
+def stale_rules() -> dict[str, Callable[[Warehouse, str], set[str] | bool]]:
+    """The declared stale rule of each stage that has one, by stage."""
+    return {stage.name: _stale_rule(stage) for stage in graph().order if stage.stale is not None}
 
 
 class StaleInWarehouse(dg.AutomationCondition):
@@ -64,8 +64,9 @@ class StaleInWarehouse(dg.AutomationCondition):
     """
 
     def __init__(self, stage: str, settings: Callable[[], AssaySettings] = settings_from_env) -> None:
-        if stage not in STALE_RULES:
-            raise ValueError(f"no stale rule for stage {stage!r}; known: {', '.join(STALE_RULES)}")
+        rules = stale_rules()
+        if stage not in rules:
+            raise ValueError(f"no stale rule for stage {stage!r}; known: {', '.join(rules)}")
         self.stage = stage
         self._settings = settings
 
@@ -85,7 +86,7 @@ class StaleInWarehouse(dg.AutomationCondition):
         candidates = context.candidate_subset
         if candidates.is_empty:
             return dg.AutomationResult(context, candidates)
-        stale = STALE_RULES[self.stage](self._settings().warehouse(), versions.EXTRACTOR_VERSION)
+        stale = stale_rules()[self.stage](self._settings().warehouse(), versions.EXTRACTOR_VERSION)
         if isinstance(stale, bool):
             return dg.AutomationResult(context, candidates if stale else context.get_empty_subset())
         # Requested as whole blocks of shards, one run each (assets/partitions.py covering_shards).
@@ -134,8 +135,9 @@ def conditions(settings: AssaySettings) -> dict[str, dg.AutomationCondition]:
     ).with_label("walk busy")
     quiet = ~_upstream_busy() & ~walking & _not_running()
     found = {"walk": due & _not_running()}
-    first = next(s.name for s in ORDER if s.partitioned)
-    for stage in (s for s in ORDER if s.stale is not None):
+    stages = graph()
+    first = stages.first_of_shards.name
+    for stage in (s for s in stages.order if s.stale is not None):
         if stage.partitioned:
             trigger = (due | updated) if stage.name == first else updated
             found[stage.name] = trigger & StaleInWarehouse(stage.name, current) & quiet

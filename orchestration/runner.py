@@ -27,7 +27,7 @@ from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARDS_PER_RUN, sh
 from assets.plans import plan_extract
 from assets.progress import Progress
 from assets.resources import settings_from_env
-from assets.stages import BY_NAME, JUDGED_STAGES, SHARD_STAGES, later_work
+from assets.stages import graph
 from orchestration.definitions import make_definitions
 from orchestration.home import RUN_INSTANCE_YAML, Home
 from orchestration.stopping import Interrupted, StopSignals
@@ -215,7 +215,8 @@ def _run(pipeline: Pipeline, roots: list[Path]) -> RunReport:
         report.touched_shards = list(extract)
         # The catalog's views glob the partitions at query time: one built for this version shows every
         # shard, so it is rebuilt only when a stage ran (or it is missing or of another version).
-        if _shard_runs(pipeline, report, extract) or BY_NAME["catalog"].stale(wh, EXTRACTOR_VERSION):
+        closing = [s for s in graph().order if s.closes]
+        if _shard_runs(pipeline, report, extract) or any(s.stale(wh, EXTRACTOR_VERSION) for s in closing):
             pipeline.corpus(report)
     report.seconds = time.perf_counter() - started
     return report
@@ -234,12 +235,13 @@ def _shard_runs(pipeline: Pipeline, report: RunReport, extract: list[str]) -> bo
     are judged again by one more pass.
     """
     wh = pipeline.home.warehouse
-    vocabulary = bool(extract) or BY_NAME["vocabulary"].stale(wh, EXTRACTOR_VERSION)
+    declared = graph()
+    vocabulary = bool(extract) or declared.by_name["vocabulary"].stale(wh, EXTRACTOR_VERSION)
     ran = False
     if extract:
-        together = sorted({*extract, *later_work(wh, EXTRACTOR_VERSION)})
+        together = sorted({*extract, *declared.later_work(wh, EXTRACTOR_VERSION)})
         if len(shard_ranges(together, pipeline.shards_per_run)) == 1:
-            stages: Sequence[str] = SHARD_STAGES
+            stages: Sequence[str] = declared.shard_stages
         else:
             stages, together = ("extract",), extract
         pipeline.shard_stages(stages, together, report)
@@ -247,10 +249,10 @@ def _shard_runs(pipeline: Pipeline, report: RunReport, extract: list[str]) -> bo
     if vocabulary:
         pipeline.vocabulary(report)
         ran = True
-    for todo in (later_work, BY_NAME["verdicts"].stale_shards):
+    for todo in (declared.later_work, declared.by_name["verdicts"].stale_shards):
         shards = todo(wh, EXTRACTOR_VERSION)
         if shards:
-            pipeline.shard_stages(JUDGED_STAGES, shards, report)
+            pipeline.shard_stages(declared.judged_stages, shards, report)
             ran = True
     return ran
 

@@ -17,12 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assets.catalog import catalog
 from assets.contract_checks import changed_shards_check_result, contract_check_result
-from assets.ocr.asset import ocr
 from assets.progress import Progress
 from assets.rate_checks import FALLBACK_MOVEMENT, UNDERIVABLE, fallback_movement_result
 from assets.resources import AssaySettings, settings_from_env
+from orchestration.definitions import stage_asset
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
@@ -257,9 +256,9 @@ def test_an_unchanged_walk_checks_nothing_and_a_changed_shard_only_its_rows() ->
 
 
 def test_the_corpus_underivable_check_blocks_and_the_per_run_one_does_not() -> None:
-    blocking = {spec.name: spec.blocking for spec in catalog.check_specs}
+    blocking = {spec.name: spec.blocking for spec in stage_asset("catalog").check_specs}
     assert blocking[UNDERIVABLE] is True and blocking[FALLBACK_MOVEMENT] is False
-    assert {spec.name: spec.blocking for spec in ocr.check_specs}[UNDERIVABLE] is False
+    assert {spec.name: spec.blocking for spec in stage_asset("ocr").check_specs}[UNDERIVABLE] is False
 
 
 def _write_version(wh: Warehouse, version: str, kinds: dict[str, tuple[int, int]]) -> None:

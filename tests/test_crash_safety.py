@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from assets.extract.asset import EXTRACT_TABLES
-from assets.verdicts.asset import VERDICT_TABLES
+from assets.stages import graph
 from readers.core.versions import EXTRACTOR_VERSION
 from tests.corpus_rows import differences, home_rows, start_run, write_corpus
 from warehouse import Warehouse
@@ -49,6 +49,8 @@ BUILDERS = {
         "while True: build_index([], {}, index_path(wh))"
     ),
 }
+
+VERDICT_TABLES = graph().by_name["verdicts"].writes
 
 
 def leftovers(warehouse: Path) -> list[Path]:

@@ -134,12 +134,12 @@ def test_a_run_dagster_launches_takes_the_lock_through_the_assay_resource(tmp_pa
     when the run sets it up, so it fails naming the holder instead of writing beside it."""
     from assets.progress import Progress
     from assets.resources import AssaySettings
-    from assets.vocabulary import vocabulary
+    from orchestration.definitions import stage_asset
 
     settings = AssaySettings(home=str(tmp_path))
     with HeldElsewhere(tmp_path) as holder:
         result = dg.materialize(
-            [vocabulary],
+            [stage_asset("vocabulary")],
             resources={"assay": settings, "progress": Progress()},
             instance=dg.DagsterInstance.ephemeral(),
             raise_on_error=False,

@@ -8,14 +8,15 @@ import pytest
 
 from assets.partitions import SHARD_KEYS
 from assets.progress import Progress
-from assets.stages import BY_NAME, SHARD_STAGES
+from assets.stages import graph
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.schema import TABLES
 
-PARTITIONED = [s for s in SHARD_STAGES if BY_NAME[s].partitioned]
+BY_NAME = graph().by_name
+PARTITIONED = [s for s in graph().shard_stages if BY_NAME[s].partitioned]
 WORDS = "The treatment plant reported its unit consumption to the board every quarter of the year."
 
 

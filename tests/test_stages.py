@@ -9,21 +9,26 @@ import graphlib
 import dagster as dg
 import pytest
 
-from assets import stages
-from assets.stages import BY_NAME, CARRIED_TABLES, ORDER, SHARD_STAGES, Stage
-from orchestration.automation import STALE_RULES
+from assets.stages import DECLARED, Stage, StageGraph, graph
+from orchestration.automation import stale_rules
 from orchestration.definitions import defs
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 from warehouse.schema import TABLES
 
+ORDER = graph().order
+BY_NAME = graph().by_name
+
 
 def test_the_asset_graph_is_the_declared_one() -> None:
-    graph = defs.resolve_asset_graph()
+    assets = defs.resolve_asset_graph()
     for stage in ORDER:
-        parents = {k.to_user_string() for k in graph.get(dg.AssetKey(stage.name)).parent_keys}
-        assert parents == set(stage.after), stage.name
-        assert graph.get(dg.AssetKey(stage.name)).is_partitioned == stage.partitioned, stage.name
+        node = assets.get(dg.AssetKey(stage.name))
+        assert {k.to_user_string() for k in node.parent_keys} == set(graph().after(stage.name)), stage.name
+        assert node.is_partitioned == stage.partitioned, stage.name
+        assert node.group_name == stage.group_name and node.description == stage.description, stage.name
+    # The catalog closes the graph: it comes after every stage of shards, though it names none.
+    assert set(graph().after("catalog")) == {s.name for s in ORDER if s.partitioned}
 
 
 def test_every_stage_is_after_its_upstreams_and_each_table_has_one_writer() -> None:
@@ -38,6 +43,7 @@ def test_every_stage_is_after_its_upstreams_and_each_table_has_one_writer() -> N
 
 def test_the_carried_tables_are_every_shard_stages_writes_with_extracts_done_table_last() -> None:
     shard_tables = {t for s in ORDER if s.partitioned for t in s.writes}
+    CARRIED_TABLES = graph().carried_tables
     assert set(CARRIED_TABLES) == shard_tables
     assert CARRIED_TABLES[-1] == BY_NAME["extract"].done == "derivations"
     assert all(TABLES[t].sharded for t in CARRIED_TABLES)
@@ -52,7 +58,7 @@ def test_the_carried_tables_are_every_shard_stages_writes_with_extracts_done_tab
 def test_the_declared_rules_answer_on_an_empty_warehouse_as_the_automation_asks_them(tmp_path) -> None:
     """Nothing to do on shards that hold nothing; the corpus-wide outputs are missing, so due."""
     wh = Warehouse(tmp_path / "warehouse")
-    answers = {name: rule(wh, EXTRACTOR_VERSION) for name, rule in STALE_RULES.items()}
+    answers = {name: rule(wh, EXTRACTOR_VERSION) for name, rule in stale_rules().items()}
     assert answers == {
         "extract": set(),
         "vocabulary": True,
@@ -62,7 +68,7 @@ def test_the_declared_rules_answer_on_an_empty_warehouse_as_the_automation_asks_
         "chunk": set(),
         "catalog": True,
     }
-    assert SHARD_STAGES == ("extract", "vocabulary", "verdicts", "ocr", "sanitize", "chunk")
+    assert graph().shard_stages == ("extract", "vocabulary", "verdicts", "ocr", "sanitize", "chunk")
 
 
 def _toy(after: tuple[str, ...] = ("chunk",)) -> Stage:
@@ -72,18 +78,22 @@ def _toy(after: tuple[str, ...] = ("chunk",)) -> Stage:
 
 
 def test_a_new_declaration_takes_its_place_in_the_order_the_runs_and_the_carry() -> None:
-    declared = (*stages.STAGES[:-1], _toy(), stages.STAGES[-1])  # before the catalog, after chunk
-    order = stages._ordered(declared)
-    assert [s.name for s in order].index("toy") == [s.name for s in order].index("chunk") + 1
-    assert stages._carried(order)[-2:] == ("toy_rows", "derivations")
+    added = StageGraph((*DECLARED, _toy()))  # declared after the catalog
+    names = [s.name for s in added.order]
+    # After chunk, and before the catalog, which closes the graph whatever the declarations' order.
+    assert names.index("toy") == names.index("chunk") + 1 and names[-1] == "catalog"
+    assert "toy" in added.after("catalog") and added.shard_stages[-1] == "toy"
+    assert added.carried_tables[-2:] == ("toy_rows", "derivations")
     # Declared first, it still comes after the stage it is declared after.
-    names = [s.name for s in stages._ordered((_toy(), *stages.STAGES))]
+    names = [s.name for s in StageGraph((_toy(), *DECLARED)).order]
     assert names.index("toy") > names.index("chunk")
 
 
 def test_a_stage_after_nothing_declared_or_in_a_cycle_is_refused() -> None:
     with pytest.raises(ValueError, match="undeclared"):
-        stages._ordered((*stages.STAGES, _toy(after=("nowhere",))))
+        StageGraph((*DECLARED, _toy(after=("nowhere",))))
     looped = (Stage("a", ("b",), (), (), True), Stage("b", ("a",), (), (), True))
     with pytest.raises(graphlib.CycleError):
-        stages._ordered(looped)
+        StageGraph(looped)
+    with pytest.raises(ValueError, match="twice"):
+        StageGraph((*DECLARED, _toy(), _toy()))

@@ -4,15 +4,8 @@ derivations, underivables and pages."""
 
 from typing import TYPE_CHECKING
 
-import dagster as dg
-
-from assets.contract_checks import contract_check_results, contract_check_specs
-from assets.materializations import shard_materializations
-from assets.partitions import backfill_policy, shards
-from assets.progress import Progress
+from assets.factory import ShardStep, StageOutcome, shard_stage
 from assets.rate_checks import FALLBACK, rate_check_results, rate_check_specs
-from assets.resources import AssaySettings
-from assets.stages import BY_NAME
 from readers.core.records import DerivationRecord, DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
@@ -23,35 +16,24 @@ if TYPE_CHECKING:
 EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts")
 
 
-@dg.asset(
-    group_name="extract",
-    partitions_def=shards,
-    backfill_policy=backfill_policy,
-    code_version=EXTRACTOR_VERSION,
-    deps=BY_NAME["extract"].after,  # assets/stages.py
-    kinds={"python", "parquet"},
-    # The Underivable rate is judged after OCR (on the ocr asset and the catalog), since a scan's text
-    # layer is empty by nature; the fallback rate belongs to the readers, here.
-    check_specs=[
-        *rate_check_specs("extract", scope="the shards of this run", checks=(FALLBACK,)),
-        *contract_check_specs("extract", ("derivations", "pages")),
-    ],
-    description="Text per page from the readers for each content kind, tried in order; one derivation "
-    "per document and one Underivable per attempt that produced nothing.",
+# The Underivable rate is judged after OCR (on the ocr asset and the catalog), since a scan's text layer
+# is empty by nature; the fallback rate belongs to the readers, here.
+@shard_stage(
+    "extract", check_specs=rate_check_specs("extract", scope="the shards of this run", checks=(FALLBACK,))
 )
-def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
+def extract(step: ShardStep) -> StageOutcome:
     # The readers (PyMuPDF, pdfminer) are imported when a shard is extracted, not when the definitions
     # load: a run with nothing to read, and the web UI, start half a second sooner.
     from assets.extract.shard import Outcome, ShardWork, extract_shards
     from readers.engine.isolation import IsolatedReads
 
-    wh = assay.warehouse()
+    wh, assay, progress = step.wh, step.settings, step.progress
     derivations: list[DerivationRecord] = []
     per_shard: dict[str, list[DerivationRecord]] = {}
     totals = {o: 0 for o in Outcome}
     figures: dict[str, dict[str, int]] = {}
     work: list[ShardWork] = []
-    for shard in context.partition_keys:
+    for shard in step.shards:
         documents = [DocumentRecord(**row) for row in wh.rows("documents", EXTRACTOR_VERSION, shard)]
         existing = _rows(wh, EXTRACTOR_VERSION, shard)
         if not documents and not existing.derivations:
@@ -94,16 +76,15 @@ def extract(context: dg.AssetExecutionContext, assay: AssaySettings, progress: d
             derivations += written
             per_shard[shard] = written
 
-    context.log.info(
-        f"{len(context.partition_keys)} shards: read {totals[Outcome.READ]}, kept {totals[Outcome.KEPT]}, "
+    step.log.info(
+        f"{len(step.shards)} shards: read {totals[Outcome.READ]}, kept {totals[Outcome.KEPT]}, "
         f"carried over {totals[Outcome.CARRIED]}, readers replaced {reads.replaced}"
     )
-    yield from shard_materializations(
-        context, "extract", wh, EXTRACTOR_VERSION, ran={w.shard for w in work}, figures=figures
-    )
-    yield from rate_check_results("extract", derivations, assay, per_shard=per_shard, checks=(FALLBACK,))
-    yield from contract_check_results(
-        "extract", ("derivations", "pages"), wh, EXTRACTOR_VERSION, context.partition_keys
+    return StageOutcome(
+        ran={w.shard for w in work},
+        figures=figures,
+        contract_shards=step.shards,
+        checks=rate_check_results("extract", derivations, assay, per_shard=per_shard, checks=(FALLBACK,)),
     )
 
 

@@ -6,14 +6,9 @@ from collections import Counter
 
 import dagster as dg
 
-from assets.contract_checks import contract_check_results, contract_check_specs
-from assets.materializations import shard_materializations
-from assets.partitions import backfill_policy, shards
+from assets.factory import ShardStep, StageOutcome, shard_stage
 from assets.plans import plan_ocr
-from assets.progress import Progress
 from assets.rate_checks import UNDERIVABLE, rate_check_results, rate_check_specs
-from assets.resources import AssaySettings
-from assets.stages import BY_NAME
 from readers.core.records import DerivationRecord, DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
@@ -21,13 +16,8 @@ from warehouse import Warehouse
 OCR_CONFIDENCE = "ocr_confidence"
 
 
-@dg.asset(
-    group_name="ocr",
-    partitions_def=shards,
-    backfill_policy=backfill_policy,
-    code_version=EXTRACTOR_VERSION,
-    deps=BY_NAME["ocr"].after,  # assets/stages.py
-    kinds={"python", "parquet"},
+@shard_stage(
+    "ocr",
     check_specs=[
         *rate_check_specs("ocr", scope="the shards of this run, after OCR", checks=(UNDERIVABLE,)),
         dg.AssetCheckSpec(
@@ -36,21 +26,16 @@ OCR_CONFIDENCE = "ocr_confidence"
             description="Mean word confidence of the pages OCR read whole in this run; warns under the "
             "configured floor (a wrong language or a bad scan).",
         ),
-        *contract_check_specs("ocr", ("ocr_pages", "page_texts")),
     ],
-    description="Tesseract on the pages whose verdict is REPLACE, on image documents and on the figure "
-    "regions of FIGURES pages: text, language, rotation, word confidences (ocr_pages); then each judged "
-    "page's final text and its source (page_texts). A page read as nothing is underivable, never an "
-    "empty text.",
 )
-def ocr(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
+def ocr(step: ShardStep) -> StageOutcome:
     from assets.ocr.shard import ocr_shards
     from assets.ocr.work import OcrOptions
     from readers.images.tesseract import installed_languages
 
-    wh = assay.warehouse()
+    wh, assay, progress = step.wh, step.settings, step.progress
     # Only the shards with pages to read or final texts to record (assets/plans.py).
-    plan = plan_ocr(wh, EXTRACTOR_VERSION, within=set(context.partition_keys))
+    plan = plan_ocr(wh, EXTRACTOR_VERSION, within=set(step.shards))
     if plan.shards:
         progress.stage("ocr", plan.pages)
     results = ocr_shards(
@@ -88,32 +73,33 @@ def ocr(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.Re
     kept = sum(result.kept for result in results)
     whole = [r for r in read if r.scope == "page" and r.confidence is not None]
     mean = round(sum(r.confidence for r in whole) / len(whole), 2) if whole else None
-    context.log.info(
+    step.log.info(
         f"OCR: {len(read)} read ({sum(r.read_again for r in results)} again in their language), {kept} "
         f"kept, {sum(r.refused for r in results)} over the page budget, "
         f"{round(sum(r.seconds for r in read), 1)} s; {dict(statuses)}; final texts from {dict(sources)}"
     )
-    yield from shard_materializations(context, "ocr", wh, EXTRACTOR_VERSION, ran=plan.shards, figures=figures)
-    yield from rate_check_results(
-        "ocr",
-        derivations,
-        assay,
-        underivable_severity=dg.AssetCheckSeverity.WARN,
-        ocr_read=ocr_read,
-        checks=(UNDERIVABLE,),
-    )
-    yield dg.AssetCheckResult(
-        check_name=OCR_CONFIDENCE,
-        passed=mean is None or mean >= assay.ocr_confidence_min,
-        severity=dg.AssetCheckSeverity.WARN,
-        metadata={
-            "mean_confidence": mean,
-            "floor": assay.ocr_confidence_min,
-            "pages": len(whole),
-            "lowest": sorted(r.confidence for r in whole)[:5],
-        },
-    )
-    yield from contract_check_results("ocr", ("ocr_pages", "page_texts"), wh, EXTRACTOR_VERSION, plan.shards)
+    checks = [
+        *rate_check_results(
+            "ocr",
+            derivations,
+            assay,
+            underivable_severity=dg.AssetCheckSeverity.WARN,
+            ocr_read=ocr_read,
+            checks=(UNDERIVABLE,),
+        ),
+        dg.AssetCheckResult(
+            check_name=OCR_CONFIDENCE,
+            passed=mean is None or mean >= assay.ocr_confidence_min,
+            severity=dg.AssetCheckSeverity.WARN,
+            metadata={
+                "mean_confidence": mean,
+                "floor": assay.ocr_confidence_min,
+                "pages": len(whole),
+                "lowest": sorted(r.confidence for r in whole)[:5],
+            },
+        ),
+    ]
+    return StageOutcome(ran=plan.shards, figures=figures, checks=checks)
 
 
 def _shard_input(wh: Warehouse, shard: str):

@@ -2,42 +2,22 @@
 reader for a second opinion on the pages judged garbage and try to repair their fonts; write page_verdicts,
 font_verdicts and repairs."""
 
-import dagster as dg
-
-from assets.contract_checks import contract_check_results, contract_check_specs
-from assets.materializations import shard_materializations
-from assets.partitions import backfill_policy, shards
-from assets.progress import Progress
-from assets.resources import AssaySettings
-from assets.stages import BY_NAME
+from assets.factory import ShardStep, StageOutcome, shard_stage
 from readers.core.records import DocumentRecord, PageFontRecord, PageRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.walk.inventory import fs_path
 from warehouse import Warehouse
 from warehouse.store import to_pylist
 
-VERDICT_TABLES = BY_NAME["verdicts"].writes  # page_verdicts last
 
-
-@dg.asset(
-    group_name="verdicts",
-    partitions_def=shards,
-    backfill_policy=backfill_policy,
-    code_version=EXTRACTOR_VERSION,
-    deps=BY_NAME["verdicts"].after,  # assets/stages.py
-    kinds={"python", "parquet"},
-    check_specs=contract_check_specs("verdicts", ("page_verdicts",)),
-    description="One mode per page (TEXT, FIGURES, REPLACE, REPAIRED, LANG, BLANK) with reason codes and a "
-    "provenance, per-font evidence across each document, and the repairs made without OCR.",
-)
-def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
+@shard_stage("verdicts")
+def verdicts(step: ShardStep) -> StageOutcome:
     # Imported here, not at definition time: the PDF libraries load only when a shard is judged.
     from assets.verdicts.judging import judge_document_rows
     from quality.verdicts import verdicts_version_for
-
-    wh = assay.warehouse()
     from quality.vocabulary import VocabularyWord, by_language
 
+    wh, assay, progress = step.wh, step.settings, step.progress
     words = by_language(
         VocabularyWord(r["language"], r["word"], r["documents"])
         for r in wh.rows("vocabulary", EXTRACTOR_VERSION)
@@ -49,7 +29,7 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
     judged = kept = 0
     figures: dict[str, dict[str, int]] = {}
     # Only the shards whose verdicts are stale (assets/plans.py): the others are not read at all.
-    stale = BY_NAME["verdicts"].stale_shards(wh, EXTRACTOR_VERSION, set(context.partition_keys))
+    stale = step.stale()
     if stale:
         progress.stage("verdicts")
     for shard in stale:
@@ -57,8 +37,8 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
         documents = {r["sha256"]: DocumentRecord(**r) for r in wh.rows("documents", EXTRACTOR_VERSION, shard)}
         pages = _grouped(wh, "pages", shard, PageRecord)
         fonts = _grouped(wh, "page_fonts", shard, PageFontRecord)
-        existing = {t: _group_rows(wh, t, shard) for t in VERDICT_TABLES}
-        out: dict[str, list] = {t: [] for t in VERDICT_TABLES}
+        existing = {t: _group_rows(wh, t, shard) for t in step.stage.writes}
+        out: dict[str, list] = {t: [] for t in step.stage.writes}
         changed = set(existing["page_verdicts"]) - set(pages)  # documents gone from the shard
         for sha in sorted(pages):
             doc = documents.get(sha)
@@ -67,7 +47,7 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
             if sha in existing["page_verdicts"] and all(
                 v.verdicts_version == current for v in existing["page_verdicts"][sha]
             ):
-                for t in VERDICT_TABLES:
+                for t in step.stage.writes:
                     out[t] += existing[t].get(sha, [])
                 kept += 1
                 continue
@@ -90,17 +70,16 @@ def verdicts(context: dg.AssetExecutionContext, assay: AssaySettings, progress: 
             changed.add(sha)
             judged += 1
             progress.document_judged()
-        if changed or not all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in VERDICT_TABLES):
+        if changed or not all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in step.stage.writes):
             # page_verdicts last: the planner reads it as "this shard is judged", so a run killed between
             # two writes judges the shard again.
-            for t in VERDICT_TABLES:
+            for t in step.stage.writes:
                 wh.write(t, EXTRACTOR_VERSION, out[t], shard=shard)
         for v in out["page_verdicts"]:
             modes[v.mode] = modes.get(v.mode, 0) + 1
         figures[shard] = {"judged": judged - judged_before, "kept": kept - kept_before}
-    context.log.info(f"judged {judged} documents, kept {kept}; modes {modes}")
-    yield from shard_materializations(context, "verdicts", wh, EXTRACTOR_VERSION, ran=stale, figures=figures)
-    yield from contract_check_results("verdicts", ("page_verdicts",), wh, EXTRACTOR_VERSION, stale)
+    step.log.info(f"judged {judged} documents, kept {kept}; modes {modes}")
+    return StageOutcome(ran=stale, figures=figures)
 
 
 def _grouped(wh: Warehouse, table: str, shard: str, record: type) -> dict[str, list]:

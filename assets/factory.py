@@ -1,0 +1,154 @@
+"""A stage's Dagster asset, made from its declaration (assets/stages.py) once the stage graph is known.
+
+A stage's module holds only its work over a range of shards::
+
+    @shard_stage("chunk")
+    def chunk(step: ShardStep) -> StageOutcome:
+        for shard in step.stale():
+            ...  # read the stage's inputs, write its tables (its done table last)
+        return StageOutcome(ran=...)
+
+and :func:`shard_stage` gives it what every stage of shards has: the shard partitions and the backfill
+policy, the group, kinds and description of its declaration, the contract checks of the tables it
+declares ``checked``, and after the work one materialization per shard with that shard's own figures
+(assets/materializations.py). A corpus-wide stage is an asset function as Dagster writes them, under
+:func:`corpus_stage`. Either is a :class:`StageAsset`: the Definitions build it with the stages it comes
+after in the graph as its ``deps`` (orchestration/definitions.py), so the order lives in the
+declarations only.
+"""
+
+import logging
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import dagster as dg
+
+from assets.contract_checks import contract_check_results, contract_check_specs
+from assets.materializations import shard_materializations
+from assets.partitions import backfill_policy, shards
+from assets.progress import Progress
+from assets.resources import AssaySettings
+from assets.stages import Stage, graph
+from readers.core.versions import EXTRACTOR_VERSION
+from warehouse import Warehouse
+
+
+@dataclass(frozen=True, slots=True)
+class ShardStep:
+    """One run of a stage of shards: the run's range of shards and what the work needs."""
+
+    stage: Stage
+    shards: tuple[str, ...]
+    wh: Warehouse
+    version: str
+    settings: AssaySettings
+    progress: Progress
+    log: logging.Logger | logging.LoggerAdapter
+
+    def stale(self) -> list[str]:
+        """The shards of the run's range where the stage's rule says it must run (the others are not
+        read at all)."""
+        return self.stage.stale_shards(self.wh, self.version, set(self.shards))
+
+
+@dataclass(slots=True)
+class StageOutcome:
+    """What the work did: the shards it ran on, its own counts by shard (numbers, shown in Dagster), the
+    shards whose rows the contracts check (by default those it ran on), and any further check results of
+    the stage's own."""
+
+    ran: Collection[str]
+    figures: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    contract_shards: Collection[str] | None = None
+    checks: Iterable[dg.AssetCheckResult] = ()
+
+
+Work = Callable[[ShardStep], StageOutcome]
+
+
+@dataclass(frozen=True, slots=True)
+class StageAsset:
+    """A stage's asset, to be built with its upstream stages as ``deps``."""
+
+    stage: Stage
+    make: Callable[[Sequence[str]], dg.AssetsDefinition]
+
+    def build(self, deps: Sequence[str]) -> dg.AssetsDefinition:
+        return self.make(tuple(deps))
+
+
+def _declaration(declared: Stage | str) -> Stage:
+    return declared if isinstance(declared, Stage) else graph().by_name[declared]
+
+
+def corpus_stage(declared: Stage | str, **asset_args: Any) -> Callable[[Callable[..., Any]], StageAsset]:
+    """A corpus-wide stage's asset: the decorated asset function under the declaration's name, group and
+    description, the contract checks of the tables it declares ``checked`` (the function yields their
+    results), and ``asset_args`` (kinds, other check specs ...) as Dagster's ``@asset`` takes them."""
+    stage = _declaration(declared)
+    if stage.partitioned:
+        raise TypeError(f"{stage.name} is a stage of shards: see shard_stage")
+
+    specs = [*asset_args.pop("check_specs", ()), *contract_check_specs(stage.name, stage.checked)]
+
+    def decorate(fn: Callable[..., Any]) -> StageAsset:
+        def make(deps: Sequence[str]) -> dg.AssetsDefinition:
+            return dg.asset(
+                check_specs=specs,
+                name=stage.name,
+                group_name=stage.group_name,
+                description=stage.description or fn.__doc__,
+                code_version=EXTRACTOR_VERSION,
+                deps=deps,
+                **asset_args,
+            )(fn)
+
+        return StageAsset(stage, make)
+
+    return decorate
+
+
+def shard_stage(
+    declared: Stage | str, *, check_specs: Sequence[dg.AssetCheckSpec] = ()
+) -> Callable[[Work], StageAsset]:
+    """The asset of the stage of shards ``declared`` (a declaration, or the name of one in the graph),
+    running the decorated work; ``check_specs`` are the stage's checks besides its contracts."""
+    stage = _declaration(declared)
+    if not stage.partitioned:
+        raise TypeError(f"{stage.name} is not a stage of shards")
+
+    def decorate(work: Work) -> StageAsset:
+        return StageAsset(stage, lambda deps: _shard_asset(stage, work, check_specs, deps))
+
+    return decorate
+
+
+def _shard_asset(
+    stage: Stage, work: Work, check_specs: Sequence[dg.AssetCheckSpec], deps: Sequence[str]
+) -> dg.AssetsDefinition:
+    @dg.asset(
+        name=stage.name,
+        group_name=stage.group_name,
+        partitions_def=shards,
+        backfill_policy=backfill_policy,
+        code_version=EXTRACTOR_VERSION,
+        kinds={"python", "parquet"},
+        check_specs=[*check_specs, *contract_check_specs(stage.name, stage.checked)],
+        description=stage.description or work.__doc__,
+        deps=deps,
+    )
+    def asset(context: dg.AssetExecutionContext, assay: AssaySettings, progress: dg.ResourceParam[Progress]):
+        wh = assay.warehouse()
+        step = ShardStep(
+            stage, tuple(context.partition_keys), wh, EXTRACTOR_VERSION, assay, progress, context.log
+        )
+        outcome = work(step)
+        yield from shard_materializations(
+            context, stage.name, wh, EXTRACTOR_VERSION, ran=outcome.ran, figures=outcome.figures
+        )
+        yield from outcome.checks
+        checked = outcome.ran if outcome.contract_shards is None else outcome.contract_shards
+        yield from contract_check_results(stage.name, stage.checked, wh, EXTRACTOR_VERSION, checked)
+
+    return asset
