@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from assets.stages import graph
 from orchestration.printing import json_text, shown, visible
 from warehouse import Warehouse
 from warehouse.catalog import catalog_version, query
@@ -183,8 +184,7 @@ def lineage_of(wh: Warehouse, sha: str, *, all_versions: bool = False) -> Lineag
         for row in query(
             wh,
             'select "from", "to", stage, tool, tool_version from lineage where sha256 = ? '
-            "order by case stage when 'walk' then 0 when 'extract' then 1 when 'verdicts' then 2 "
-            "when 'ocr' then 3 when 'sanitize' then 4 else 5 end",
+            f"order by {_stage_order()}",
             one,
         ).rows
     ]
@@ -323,3 +323,9 @@ def print_lineage(console: Console, lineage: Lineage) -> None:
 
 def lineage_for(wh: Warehouse, target: str, *, all_versions: bool = False) -> Lineage:
     return lineage_of(wh, resolve(wh, target), all_versions=all_versions)
+
+
+def _stage_order() -> str:
+    """A SQL ordering of the lineage's edges by their stage, in the stage graph's order."""
+    cases = " ".join(f"when '{stage.name}' then {i}" for i, stage in enumerate(graph().order))
+    return f"case stage {cases} else {len(graph().order)} end"
