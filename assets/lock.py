@@ -126,12 +126,45 @@ def recorded_holder(home: Path) -> Holder | None:
         os.close(fd)
 
 
-def lock_for_run(home: Path, asset_names: frozenset[str], *, command: str, wait_s: float):
-    """The lock a run Dagster launched takes: shared when it holds only shard stages."""
+@contextlib.contextmanager
+def lock_for_run(home: Path, asset_names: frozenset[str], *, command: str, wait_s: float) -> Iterator[None]:
+    """The lock a run Dagster launched takes: shared when it holds only shard stages.
+
+    On an executor with a process per step (several processes, a Dask cluster) each step builds the
+    ``assay`` resource again in its own process. Its run's process holds the lock for the whole run, and
+    names the run in the lock file (``command`` holds the run's id): a step of the same run then goes
+    on under its run's lock, where taking it again would be refused when the run holds it exclusively."""
+    holder = recorded_holder(home)
+    if holder is not None and holder.command == command[:COMMAND_CHARS] and holder.pid != os.getpid():
+        try:
+            fd = os.open(home.absolute() / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            fd = None
+        if fd is not None:
+            try:
+                free = _try_lock(fd)
+            finally:
+                os.close(fd)
+            if not free:  # the run's own process holds it now
+                yield
+                return
     # The stages whose runs each write only their own shards' partitions: the partitioned ones.
     shard_stages = {stage.name for stage in graph().order if stage.partitioned}
     shared = bool(asset_names) and asset_names <= shard_stages
-    return home_lock(home, shared=shared, wait_s=wait_s, command=command)
+    with home_lock(home, shared=shared, wait_s=wait_s, command=command):
+        yield
+
+
+def _try_lock(fd: int) -> bool:
+    """Whether nobody holds the lock exclusively (a shared lock taken and let go at once)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+            raise
+        return False
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    return True
 
 
 def _acquire(

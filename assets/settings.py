@@ -17,6 +17,8 @@ from readers.core.model import ReadLimits
 from warehouse import Warehouse
 
 DEFAULT_HOME = ".assay"
+#: Where the steps of the runs Dagster launches execute (``Settings.executor``).
+EXECUTORS = ("in_process", "multiprocess", "dask")
 GiB = 1 << 30
 
 
@@ -112,6 +114,14 @@ class Settings(pydantic.BaseModel):
     # Seconds between two evaluations of the automation sensor (Dagster's default for such sensors).
     automation_interval_seconds: int = 30
 
+    # Where the steps of the runs Dagster launches (the daemon's backfills, the web UI's runs) execute
+    # (orchestration/definitions.py): "in_process", in the run's own process; "multiprocess", one process
+    # per step on the run's machine; "dask", on the workers of the Dask scheduler at ``dask_scheduler``
+    # (tcp://host:8786), started as `dask scheduler` and `dask worker` (deploy/README.md). `assay run`
+    # always runs its steps in its own process.
+    executor: str = "in_process"
+    dask_scheduler: str = ""
+
     # Seconds a writer waits for another run's lock on the home (assets/lock.py) before it gives up
     # with exit code 4 naming the holder. 0, refuse at once: a person learns at once that the home is in
     # use, and a script decides itself whether to queue (it sets the seconds it may wait). Runs the Dagster
@@ -131,6 +141,17 @@ class Settings(pydantic.BaseModel):
     # Chunks: a target size and an overlap in characters (about 4 characters a token in English).
     chunk_target_chars: int = 1500
     chunk_overlap_chars: int = 200
+
+    @pydantic.model_validator(mode="after")
+    def _known_executor(self) -> Settings:
+        if self.executor not in EXECUTORS:
+            raise ConfigError(f"ASSAY_EXECUTOR={self.executor!r}: write one of {', '.join(EXECUTORS)}")
+        if self.executor == "dask" and not self.dask_scheduler:
+            raise ConfigError(
+                "ASSAY_EXECUTOR=dask needs ASSAY_DASK_SCHEDULER, the address of a running `dask scheduler` "
+                "(e.g. tcp://scheduler.internal:8786)"
+            )
+        return self
 
     @property
     def home_path(self) -> Path:

@@ -15,6 +15,11 @@ from assets.resources import AssaySettings, settings_from_env
 from assets.stages import StageGraph, graph
 from orchestration.automation import automation_sensor, with_conditions
 
+# On the Dask executor, the tag of every run with the job's name: dagster-dask names a step's Dask task
+# `<job>.<step>`, so two runs of one job at once would share their tasks (dagster-io/dagster#21418); the
+# run queue's limit on this tag (deploy/dagster.postgres.yaml) runs them one after the other.
+DASK_JOB_TAG = "assay/dask-job"
+
 # The assets that are not stages of the pipeline: run by their own commands, beside the stages.
 OTHER_ASSETS = {
     "assay_calibration": (
@@ -37,31 +42,33 @@ def stage_asset(name: str) -> dg.AssetsDefinition:
     return stages.by_name[name].load_asset().build(stages.after(name))
 
 
-def make_jobs(stages: StageGraph) -> dict[str, dg.UnresolvedAssetJobDefinition]:
+def make_jobs(stages: StageGraph, *, dask: bool = False) -> dict[str, dg.UnresolvedAssetJobDefinition]:
     """One job per stage (``assay_<stage>``, described by its declaration) and per other asset, for the
     web UI and the tests; and the two runs of ``assay run``: the stages of shards of a range in one run
-    (a subset of them where fewer have work), and the corpus-wide assets in one."""
+    (a subset of them where fewer have work), and the corpus-wide assets in one. On the Dask executor each
+    job's runs carry :data:`DASK_JOB_TAG`, by which the run queue lets one of them run at a time."""
+
+    def define(name: str, selection: dg.AssetSelection, description: str) -> dg.UnresolvedAssetJobDefinition:
+        tags = {DASK_JOB_TAG: name} if dask else None
+        return dg.define_asset_job(name, selection=selection, description=description, tags=tags)
+
     jobs = {
-        stage.job_name: dg.define_asset_job(
-            stage.job_name, selection=dg.AssetSelection.assets(stage.name), description=stage.job
-        )
+        stage.job_name: define(stage.job_name, dg.AssetSelection.assets(stage.name), stage.job)
         for stage in stages.order
     }
     for name, (asset, description) in OTHER_ASSETS.items():
-        jobs[name] = dg.define_asset_job(
-            name, selection=dg.AssetSelection.assets(asset), description=description
-        )
-    jobs["assay_shards"] = dg.define_asset_job(
+        jobs[name] = define(name, dg.AssetSelection.assets(asset), description)
+    jobs["assay_shards"] = define(
         "assay_shards",
-        selection=dg.AssetSelection.assets(*stages.shard_stages),
-        description=f"Take a range of shards through every stage ({', '.join(stages.shard_stages)}); "
+        dg.AssetSelection.assets(*stages.shard_stages),
+        f"Take a range of shards through every stage ({', '.join(stages.shard_stages)}); "
         "each stage works only where its planner finds the shard stale.",
     )
     closing = [s.name for s in stages.order if s.closes]
-    jobs["assay_corpus"] = dg.define_asset_job(
+    jobs["assay_corpus"] = define(
         "assay_corpus",
-        selection=dg.AssetSelection.assets(*closing, quality_report),
-        description="Rebuild the DuckDB catalog, judge the corpus-wide rates and draw the quality report.",
+        dg.AssetSelection.assets(*closing, quality_report),
+        "Rebuild the DuckDB catalog, judge the corpus-wide rates and draw the quality report.",
     )
     return jobs
 
@@ -79,17 +86,30 @@ def walk_schedule(settings: AssaySettings, job: dg.UnresolvedAssetJobDefinition)
     )
 
 
+def executor_for(settings: AssaySettings) -> dg.ExecutorDefinition:
+    """The executor the settings choose for the runs Dagster launches (``ASSAY_EXECUTOR``)."""
+    if settings.executor == "multiprocess":
+        return dg.multiprocess_executor
+    if settings.executor == "dask":
+        from dagster_dask import dask_executor
+
+        return dask_executor.configured(
+            {"cluster": {"existing": {"address": settings.dask_scheduler}}}, name="dask_executor"
+        )
+    return dg.in_process_executor
+
+
 def make_definitions(settings: AssaySettings, progress: Progress | None = None) -> dg.Definitions:
     """The Definitions of the stages in effect (assets/stages.py :func:`graph`)."""
     stages = graph()
-    jobs = make_jobs(stages)
+    jobs = make_jobs(stages, dask=settings.executor == "dask")
     return dg.Definitions(
         assets=with_conditions([*stage_assets(stages), *(a for a, _ in OTHER_ASSETS.values())], settings),
         jobs=list(jobs.values()),
         schedules=[walk_schedule(settings, jobs["assay_walk"])],
         sensors=[automation_sensor(settings)],
         resources={"assay": settings, "progress": progress if progress is not None else Progress()},
-        executor=dg.in_process_executor,
+        executor=executor_for(settings),
     )
 
 

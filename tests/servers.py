@@ -9,8 +9,8 @@ PostgreSQL refuses to run as root: when the tests run as root (CI), its programs
 system user that Debian's package creates (``runuser -u postgres --``), in a directory that user owns.
 Where PostgreSQL is not installed the calling test is skipped with the package to install.
 
-The Dask jobs (:func:`ocr_on_dask`, :func:`text_on_dask`) are module-level factories because Dask
-workers rebuild the job by importing this module: a Dask executor needs a reconstructable job.
+The Dask executor itself is a setting of the Definitions (``ASSAY_EXECUTOR=dask``,
+orchestration/definitions.py); the cluster here is what its runs send their steps to.
 """
 
 from __future__ import annotations
@@ -30,9 +30,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import dagster as dg
 import pytest
-from dagster_dask import dask_executor
 
 REPO = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
@@ -60,10 +58,6 @@ POSTGRES_PASSWORD = "assay-test-password"  # a throwaway server on loopback, del
 
 # The environment variables deploy/dagster.postgres.yaml reads its connection from.
 PG_ENV = ("DAGSTER_PG_HOST", "DAGSTER_PG_PORT", "DAGSTER_PG_USER", "DAGSTER_PG_PASSWORD", "DAGSTER_PG_DB")
-# The Dask scheduler's address, read by the Dask jobs' executor when a run starts (deploy/README.md).
-DASK_SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
-# The run tag a Dask job carries; deploy/dagster.postgres.yaml allows one run per value at a time.
-DASK_JOB_TAG = "assay/dask-job"
 
 
 class ServerError(RuntimeError):
@@ -330,38 +324,3 @@ def dask_cluster(
     finally:
         for process in reversed(processes):
             stop_process_group(process)
-
-
-# ------------------------------------------------------------------------------------------ the Dask jobs
-
-# Runs the steps of a job on the Dask scheduler named by DASK_SCHEDULER_ADDRESS, read when a run starts
-# (in the run's process and again on the worker that rebuilds the job).
-DASK_EXECUTOR = dask_executor.configured(
-    {"cluster": {"existing": {"address": {"env": DASK_SCHEDULER_ENV}}}}, name="dask_from_env"
-)
-
-
-def _dask_job(name: str, assets: list[str]) -> dg.JobDefinition:
-    """The project's Definitions (settings from the ASSAY_* environment) plus one asset job whose steps run
-    on the Dask cluster, tagged so the run queue lets one run of it go at a time."""
-    from assets.resources import settings_from_env
-    from orchestration.definitions import make_definitions
-
-    job = dg.define_asset_job(
-        name,
-        selection=dg.AssetSelection.assets(*assets),
-        executor_def=DASK_EXECUTOR,
-        tags={DASK_JOB_TAG: name},
-    )
-    defs = dg.Definitions.merge(make_definitions(settings_from_env()), dg.Definitions(jobs=[job]))
-    return defs.resolve_job_def(name)
-
-
-def ocr_on_dask() -> dg.JobDefinition:
-    """The OCR stage over a range of shards, its step on a Dask worker."""
-    return _dask_job("assay_ocr_dask", ["ocr"])
-
-
-def text_on_dask() -> dg.JobDefinition:
-    """sanitize then chunk over a range of shards, each step on a Dask worker."""
-    return _dask_job("assay_text_dask", ["sanitize", "chunk"])

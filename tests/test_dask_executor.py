@@ -1,26 +1,28 @@
-"""The OCR stage's steps on a real Dask cluster: a scheduler and two single-thread workers on loopback.
+"""A backfill on a real Dask cluster, the executor chosen by the Definitions' setting: a scheduler and two
+single-thread workers on loopback, started as `dask scheduler` and `dask worker`, and the Dagster daemon.
 
 A small corpus (two scanned PDFs without a text layer, one born-digital PDF) goes through walk, extract,
-vocabulary and verdicts in process; then the Dask jobs of tests/servers.py read the scans and make texts
-and chunks, each step on a Dask worker, against the assay home's Dagster instance. The shards are read in
-two ranges, pipelined: while the second range's OCR runs on one worker, the text stages of the first run on
-the other, so both workers execute steps. (Two runs of one Dask job at once would share their Dask tasks,
-dagster-io/dagster#21418: deploy/dagster.postgres.yaml queues them one at a time.)
+vocabulary and verdicts in process. Then the daemon is started on the project's code location
+(deploy/workspace.yaml) with ``ASSAY_EXECUTOR=dask`` and the scheduler's address: its automation sensor
+finds the scans' pages waiting for OCR and emits a backfill of the OCR stage, and each run of the backfill
+sends its step to a Dask worker. The test's instance queues the runs one at a time: two runs of one job
+at once would share their Dask tasks (dagster-io/dagster#21418, deploy/README.md).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
-import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pytest
+import yaml
 
 from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS
 from assets.resources import AssaySettings
@@ -29,17 +31,14 @@ from orchestration.demo import make_image_only_pdf, make_text_pdf
 from orchestration.home import Home
 from readers.core.versions import EXTRACTOR_VERSION
 from tests.servers import (
-    DASK_JOB_TAG,
-    DASK_SCHEDULER_ENV,
+    DEPLOY,
     REPO,
     VENV_BIN,
     dask_cluster,
     free_port,
     log_tail,
-    ocr_on_dask,
     start_logged,
     stop_process_group,
-    text_on_dask,
     worker_environment,
 )
 from warehouse import Warehouse
@@ -57,70 +56,78 @@ SCANS = {
 }
 BORN_DIGITAL = "Quarterly maintenance summary: pumps, valves and meters were serviced on schedule."
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
-# A run of a Dask job here takes 10-25 s (the worker rebuilds the job, Tesseract reads a page at 300 dpi);
-# a run that has not ended in this long is stuck.
-RUN_TIMEOUT_S = 300
-POLL_S = 0.2
-
-
-@dataclass(frozen=True, slots=True)
-class DaskRun:
-    job: str
-    run_id: str
+# Seconds between the automation sensor's evaluations in the test (Dagster's default is 30).
+SENSOR_INTERVAL_S = 5
+# The daemon's backfill loop looks every 30 s; a run of the OCR stage on a Dask worker takes 10-25 s here
+# (the worker rebuilds the job, Tesseract reads a page at 300 dpi). A backfill not over in this long is
+# stuck.
+BACKFILL_TIMEOUT_S = 600
+POLL_S = 1.0
+BACKFILL_ID_TAG = "dagster/backfill"
+# What the daemon logs as the automation sensor evaluates.
+SENSOR_TICKED = "Checking for new runs for sensor: assay_automation"
 
 
 @dataclass(frozen=True, slots=True)
 class StepRun:
-    job: str
+    run_id: str
     step: str
     pid: int
 
 
-def test_ocr_steps_run_on_two_dask_workers(
+def test_a_backfill_runs_its_steps_on_dask_workers_chosen_by_the_definitions(
     tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     scans = _write_scans(corpus)
     make_text_pdf(corpus / "summary.pdf", [BORN_DIGITAL])
-    first, second = _ranges_apart(sorted(_shard(p) for p in scans))
 
-    Home(home).prepare()  # the home's SQLite instance: persistent, as the Dask executor requires
+    # The home's SQLite instance (persistent, as the daemon and the Dask executor need), its runs queued
+    # one at a time.
+    monkeypatch.setenv("ASSAY_DAGSTER_YAML", str(_queued_instance_yaml(tmp_path)))
+    Home(home).prepare()
     instance = dg.DagsterInstance.get()
-    _judge_in_process(instance, home, corpus)
+    _in_process(instance, home, corpus, ("assay_walk", "assay_extract", "assay_vocabulary"))
 
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
-    monkeypatch.setenv(DASK_SCHEDULER_ENV, address)
-    env = worker_environment(home, {DASK_SCHEDULER_ENV: address})
+    env = worker_environment(
+        home,
+        {
+            "ASSAY_EXECUTOR": "dask",
+            "ASSAY_DASK_SCHEDULER": address,
+            "ASSAY_DAGSTER_YAML": os.environ["ASSAY_DAGSTER_YAML"],
+            "ASSAY_AUTOMATION_INTERVAL_SECONDS": str(SENSOR_INTERVAL_S),
+            "ASSAY_VERSION_BACKFILL_CRON": "",
+        },
+    )
+    # What the daemon's code location builds from that environment: every job on the Dask executor.
+    chosen = make_definitions(AssaySettings(home=str(home), executor="dask", dask_scheduler=address))
+    assert chosen.resolve_job_def("assay_ocr").executor_def.name == "dask_executor"
     with dask_cluster(env, tmp_path / "dask", workers=2, port=port) as cluster:
-        runs = [_execute(ocr_on_dask, first, instance)]
-        # The second range's OCR, launched from its own process (the `dagster job execute` command), runs
-        # beside the first range's text stages, launched from here once the OCR step is on a worker: the
-        # scheduler then gives them the other one. One run per process, as Dagster's logging set-up is not
-        # safe for two runs starting in threads of one process.
-        log = tmp_path / "ocr-second.log"
-        ocr_second = start_logged(_cli_run("ocr_on_dask", second), log=log, env=env, cwd=REPO)
-        try:
-            _wait_for_task(address, "assay_ocr_dask.", ocr_second, log)
-            runs.append(_execute(text_on_dask, first, instance))
-            assert ocr_second.wait(timeout=RUN_TIMEOUT_S) == 0, log_tail(log)
-        finally:
-            stop_process_group(ocr_second)
-        runs.append(_run_of(instance, "assay_ocr_dask", second))
+        # The daemon's sensor evaluates once with nothing to do; then the verdicts are made, here, and
+        # send the scans' pages to OCR, which the sensor finds stale and backfills on the cluster.
+        backfill = _daemon_until_ocr_backfilled(
+            instance,
+            env,
+            tmp_path / "daemon.log",
+            judge=lambda: _in_process(instance, home, corpus, ("assay_verdicts",)),
+        )
         worker_pids = set(cluster.worker_pids.values())
 
-    for run in runs:
-        record = instance.get_run_by_id(run.run_id)
-        assert record.status == dg.DagsterRunStatus.SUCCESS, run
-        assert record.tags[DASK_JOB_TAG] == run.job
-    steps = [step for run in runs for step in _steps(instance, run)]
-    assert sorted((s.job, s.step) for s in steps) == sorted(
-        [("assay_ocr_dask", "ocr")] * 2 + [("assay_text_dask", "sanitize"), ("assay_text_dask", "chunk")]
-    )
-    # Every step ran in a Dask worker's process, never in the test's, and each worker ran some.
-    assert {s.pid for s in steps} <= worker_pids and os.getpid() not in worker_pids
-    assert {s.pid for s in steps} == worker_pids, steps
+    assert backfill.status.value == "COMPLETED_SUCCESS", backfill.status
+    target = backfill.asset_backfill_data.target_subset
+    requested = set(target.get_partitions_subset(dg.AssetKey("ocr")).get_partition_keys())
+    assert {_shard(p) for p in scans} <= requested
+    runs = instance.get_runs(filters=dg.RunsFilter(tags={BACKFILL_ID_TAG: backfill.backfill_id}))
+    assert runs and all(r.status == dg.DagsterRunStatus.SUCCESS for r in runs), runs
+    steps = [step for run in runs for step in _steps(instance, run.run_id)]
+    assert "ocr" in {s.step for s in steps}
+    # Every step ran in a Dask worker's process: not the run's own process, not the test's.
+    assert {s.pid for s in steps} <= worker_pids and os.getpid() not in worker_pids, (steps, worker_pids)
+    run_pids = {_run_pid(instance, r.run_id) for r in runs}
+    assert not run_pids & worker_pids
 
     wh = Warehouse(home / "warehouse")
     scan_shas = {hashlib.sha256(p.read_bytes()).hexdigest(): word for p, word in scans.items()}
@@ -131,12 +138,55 @@ def test_ocr_steps_run_on_two_dask_workers(
         assert scan_shas[row["sha256"]] in row["text"].lower(), row["text"]
     finals = {r["sha256"]: r for r in _rows(wh, "page_texts") if r["sha256"] in scan_shas}
     assert {sha: r["source"] for sha, r in finals.items()} == {sha: "ocr" for sha in scan_shas}
-    # The first range's texts were cut into chunks (its scan's from its OCR text); the second's wait for
-    # their text stages.
-    first_scan = next(sha for sha in scan_shas if first[0] <= sha[:2] <= first[1])
-    chunks = [r for r in _rows(wh, "chunks") if r["sha256"] == first_scan]
-    assert chunks and scan_shas[first_scan] in " ".join(c["text"] for c in chunks).lower()
-    assert {r["sha256"][:2] for r in _rows(wh, "chunks")} <= set(SHARD_KEYS[: SHARD_KEYS.index(first[1]) + 1])
+
+
+def _queued_instance_yaml(tmp: Path) -> Path:
+    """The repository's instance file with a run queue that lets one run go at a time."""
+    config = yaml.safe_load((REPO / "dagster.yaml").read_text(encoding="utf-8"))
+    config["run_coordinator"] = {
+        "module": "dagster.core.run_coordinator",
+        "class": "QueuedRunCoordinator",
+        "config": {"max_concurrent_runs": 1, "dequeue_interval_seconds": 1},
+    }
+    path = tmp / "dagster.queued.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+def _daemon_until_ocr_backfilled(
+    instance: dg.DagsterInstance, env: dict[str, str], log: Path, judge: Callable[[], None]
+) -> Any:
+    """Run the daemon; once its automation sensor has evaluated, ``judge``; then until the backfill of
+    ``ocr`` the sensor emits has finished. Returns the backfill."""
+    found: list[Any] = []
+    judged = False
+
+    def finished() -> bool:
+        for backfill in instance.get_backfills():
+            data = backfill.asset_backfill_data
+            if data is not None and dg.AssetKey("ocr") in data.target_subset.asset_keys:
+                found[:] = [backfill]
+                return backfill.status.value not in ("REQUESTED", "CANCELING")
+        return False
+
+    workspace = DEPLOY / "workspace.yaml"
+    daemon = start_logged(
+        [str(VENV_BIN / "dagster-daemon"), "run", "-w", str(workspace)], log=log, env=env, cwd=REPO
+    )
+    try:
+        deadline = time.monotonic() + BACKFILL_TIMEOUT_S
+        while not (judged and finished()):
+            if not judged and log.read_text(errors="replace").count(SENSOR_TICKED) >= 1:
+                judge()
+                judged = True
+            if daemon.poll() is not None:
+                pytest.fail(f"dagster-daemon exited with {daemon.returncode}:\n{log_tail(log)}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"no finished backfill of ocr within {BACKFILL_TIMEOUT_S} s:\n{log_tail(log)}")
+            time.sleep(POLL_S)
+    finally:
+        stop_process_group(daemon)
+    return found[0]
 
 
 def _rows(wh: Warehouse, table: str) -> list[dict]:
@@ -161,70 +211,28 @@ def _shard(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:2]
 
 
-def _ranges_apart(shards: list[str]) -> tuple[tuple[str, str], tuple[str, str]]:
-    """Two contiguous shard ranges covering all 256 shards, the first holding the first scan, the second
-    the second."""
-    split = SHARD_KEYS.index(shards[0])
-    return (SHARD_KEYS[0], SHARD_KEYS[split]), (SHARD_KEYS[split + 1], SHARD_KEYS[-1])
-
-
-def _judge_in_process(instance: dg.DagsterInstance, home: Path, corpus: Path) -> None:
-    """walk, extract, vocabulary and verdicts, in process as `assay run` runs them."""
+def _in_process(instance: dg.DagsterInstance, home: Path, corpus: Path, jobs: tuple[str, ...]) -> None:
+    """The stages' jobs, in process over every shard as `assay run` runs them."""
     defs = make_definitions(AssaySettings(home=str(home)))
     every = {RANGE_START_TAG: SHARD_KEYS[0], RANGE_END_TAG: SHARD_KEYS[-1]}
     walk = {"ops": {"walk": {"config": {"roots": [str(corpus)]}}}, **QUIET_LOGS}
-    for job, run_config, tags in (
-        ("assay_walk", walk, None),
-        ("assay_extract", QUIET_LOGS, every),
-        ("assay_vocabulary", QUIET_LOGS, None),
-        ("assay_verdicts", QUIET_LOGS, every),
-    ):
+    for job in jobs:
+        run_config, tags = (walk, None) if job == "assay_walk" else (QUIET_LOGS, every)
+        if job == "assay_vocabulary":
+            tags = None
         result = defs.resolve_job_def(job).execute_in_process(
             instance=instance, run_config=run_config, tags=tags
         )
         assert result.success, job
 
 
-def _range_tags(shards: tuple[str, str]) -> dict[str, str]:
-    return {RANGE_START_TAG: shards[0], RANGE_END_TAG: shards[1]}
-
-
-def _execute(factory, shards: tuple[str, str], instance: dg.DagsterInstance) -> DaskRun:
-    """One run of a Dask job over a shard range; the orchestration runs here, the steps on the cluster."""
-    job = dg.reconstructable(factory)
-    result = dg.execute_job(job, instance=instance, tags=_range_tags(shards), run_config=QUIET_LOGS)
-    return DaskRun(result.job_def.name, result.run_id)
-
-
-def _cli_run(factory: str, shards: tuple[str, str]) -> list[str]:
-    """The command that runs a Dask job of tests.servers over a shard range from its own process."""
-    tags = json.dumps(_range_tags(shards))
-    return [str(VENV_BIN / "dagster"), "job", "execute", "-m", "tests.servers", "-a", factory, "--tags", tags]
-
-
-def _wait_for_task(address: str, prefix: str, process: subprocess.Popen, log: Path) -> None:
-    """Until a task whose key starts with ``prefix`` is processing on a worker of the cluster."""
-    from distributed import Client
-
-    deadline = time.monotonic() + RUN_TIMEOUT_S
-    with Client(address) as client:
-        while time.monotonic() < deadline:
-            if any(str(key).startswith(prefix) for keys in client.processing().values() for key in keys):
-                return
-            if process.poll() is not None:
-                pytest.fail(
-                    f"the run exited with {process.returncode} before its step started:\n{log_tail(log)}"
-                )
-            time.sleep(POLL_S)
-    pytest.fail(f"no {prefix}* task on the cluster within {RUN_TIMEOUT_S} s:\n{log_tail(log)}")
-
-
-def _run_of(instance: dg.DagsterInstance, job: str, shards: tuple[str, str]) -> DaskRun:
-    (run,) = instance.get_runs(filters=dg.RunsFilter(job_name=job, tags=_range_tags(shards)))
-    return DaskRun(job, run.run_id)
-
-
-def _steps(instance: dg.DagsterInstance, run: DaskRun) -> list[StepRun]:
+def _steps(instance: dg.DagsterInstance, run_id: str) -> list[StepRun]:
     """Each step of the run and the pid of the process that started it (recorded with its event)."""
-    starts = instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_START)
-    return [StepRun(run.job, e.step_key, e.dagster_event.pid) for e in starts]
+    starts = instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_START)
+    return [StepRun(run_id, e.step_key, e.dagster_event.pid) for e in starts]
+
+
+def _run_pid(instance: dg.DagsterInstance, run_id: str) -> int:
+    """The pid of the run's own process (the one that started the run)."""
+    (start,) = instance.all_logs(run_id, of_type=dg.DagsterEventType.RUN_START)
+    return start.dagster_event.pid

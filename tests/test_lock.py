@@ -294,3 +294,19 @@ def test_a_second_run_is_refused_naming_the_holder_and_a_killed_holder_frees_the
         third.wait(RUN_TIMEOUT_S)
     every = {"observations": 3, "documents": 3, "derivations": 3, "texts": 3}
     assert rows_by_root(home, roots)["beta"] == every
+
+
+def test_a_step_in_its_own_process_goes_on_under_its_runs_exclusive_lock(tmp_path: Path) -> None:
+    """On an executor with a process per step, each step takes the lock again: under its own run's
+    exclusive lock it goes on; under another run's it is refused, naming that run."""
+    with HeldElsewhere(tmp_path) as holder:  # the run's own process, here holding the corpus stages
+        run = "holder of the test"
+        with lock_for_run(tmp_path, frozenset({"catalog"}), command=run, wait_s=0):
+            assert recorded_holder(tmp_path).command == run  # nothing rewritten by the step
+        other = lock_for_run(tmp_path, frozenset({"catalog"}), command="Dagster run other", wait_s=0)
+        with pytest.raises(HomeBusy, match="holder of the test"), other:
+            pass
+        holder.release()
+    # The run over, a step that claims it takes the lock itself.
+    with lock_for_run(tmp_path, frozenset({"catalog"}), command="holder of the test", wait_s=0):
+        assert recorded_holder(tmp_path).pid == os.getpid()

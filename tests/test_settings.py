@@ -87,3 +87,21 @@ def test_private_ip_redaction_is_a_setting_on_by_default() -> None:
         settings_from_env({"ASSAY_REDACT_KINDS": ""}).path_redactor()("/in/a@example.org")
         == "/in/a@example.org"
     )
+
+
+def test_the_executor_is_a_setting_of_the_definitions() -> None:
+    import dagster as dg
+
+    from orchestration.definitions import DASK_JOB_TAG, executor_for, make_definitions
+
+    assert executor_for(settings_from_env({})) is dg.in_process_executor
+    assert executor_for(settings_from_env({"ASSAY_EXECUTOR": "multiprocess"})) is dg.multiprocess_executor
+    dask = settings_from_env({"ASSAY_EXECUTOR": "dask", "ASSAY_DASK_SCHEDULER": "tcp://127.0.0.1:8786"})
+    defs = make_definitions(dask)
+    job = defs.resolve_job_def("assay_ocr")
+    assert job.executor_def.name == "dask_executor" and job.tags[DASK_JOB_TAG] == "assay_ocr"
+    assert DASK_JOB_TAG not in make_definitions(settings_from_env({})).resolve_job_def("assay_ocr").tags
+    with pytest.raises(ConfigError, match="ASSAY_EXECUTOR='threads'"):
+        settings_from_env({"ASSAY_EXECUTOR": "threads"})
+    with pytest.raises(ConfigError, match="needs ASSAY_DASK_SCHEDULER"):
+        settings_from_env({"ASSAY_EXECUTOR": "dask"})
