@@ -29,8 +29,10 @@ RANGE_END_TAG = "dagster/asset_partition_range_end"
 def shard_ranges(touched: list[str], per_run: int = SHARDS_PER_RUN) -> list[tuple[str, str]]:
     """Cover the touched shards with contiguous key ranges of at most ``per_run`` shards each.
 
-    Untouched shards inside a range cost almost nothing (their documents are kept, not read), so fewer,
-    wider runs beat one run per shard.
+    Untouched shards inside a range read nothing (their documents are kept), but Dagster records every
+    partition of a step's range: about 40 ms per shard and stage, against about 0.39 s per run
+    (docs/benchmarks.md section 5), so ranges of at most ``per_run`` shards around the touched ones beat
+    one run per shard without paying for the whole key space.
     """
     index = sorted(SHARD_KEYS.index(s) for s in set(touched))
     ranges: list[tuple[str, str]] = []

@@ -32,7 +32,6 @@ from orchestration.definitions import make_definitions
 from orchestration.home import RUN_INSTANCE_YAML, Home
 from orchestration.stopping import Interrupted, StopSignals
 from readers.core.versions import EXTRACTOR_VERSION
-from readers.engine.isolation import start_forkserver
 
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
@@ -72,8 +71,6 @@ class Pipeline:
     """The three stages as Dagster runs against the instance in the assay home."""
 
     def __init__(self, home: Home, progress: Progress, shards_per_run: int = SHARDS_PER_RUN) -> None:
-        # The reader workers' server imports the readers beside the Dagster instance being opened.
-        start_forkserver()
         home.prepare()
         self.home = home
         self.progress = progress

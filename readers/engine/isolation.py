@@ -240,17 +240,6 @@ class _Worker:
         return rss
 
 
-def start_forkserver(kinds: Iterable[ContentKind] | None = None) -> None:
-    """Start, now, the server the pools fork their reader workers from, with the readers of ``kinds``
-    (every kind's by default) preloaded: it imports them in its own process while this one goes on (a
-    run loads Dagster and its instance meanwhile), and the first worker then forks at once. The first
-    pool of the process would otherwise start it and wait for those imports (about 1.3 s)."""
-    from multiprocessing import forkserver
-
-    multiprocessing.get_context("forkserver").set_forkserver_preload([*PRELOAD, *reader_modules(kinds)])
-    forkserver.ensure_running()
-
-
 class IsolatedReads:
     """A pool of killable reader processes; use as a context manager so the workers are stopped."""
 
