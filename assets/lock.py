@@ -134,20 +134,9 @@ def lock_for_run(home: Path, asset_names: frozenset[str], *, command: str, wait_
     ``assay`` resource again in its own process. Its run's process holds the lock for the whole run, and
     names the run in the lock file (``command`` holds the run's id): a step of the same run then goes
     on under its run's lock, where taking it again would be refused when the run holds it exclusively."""
-    holder = recorded_holder(home)
-    if holder is not None and holder.command == command[:COMMAND_CHARS] and holder.pid != os.getpid():
-        try:
-            fd = os.open(home.absolute() / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC)
-        except FileNotFoundError:
-            fd = None
-        if fd is not None:
-            try:
-                free = _try_lock(fd)
-            finally:
-                os.close(fd)
-            if not free:  # the run's own process holds it now
-                yield
-                return
+    if _held_by_own_run(home, command):
+        yield
+        return
     # The stages whose runs each write only their own shards' partitions: the partitioned ones.
     shard_stages = {stage.name for stage in graph().order if stage.partitioned}
     shared = bool(asset_names) and asset_names <= shard_stages
@@ -155,16 +144,25 @@ def lock_for_run(home: Path, asset_names: frozenset[str], *, command: str, wait_
         yield
 
 
-def _try_lock(fd: int) -> bool:
-    """Whether nobody holds the lock exclusively (a shared lock taken and let go at once)."""
+def _held_by_own_run(home: Path, command: str) -> bool:
+    """Whether another process holds ``home``'s lock exclusively and its file names ``command``."""
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError as exc:
-        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
-            raise
+        fd = os.open(home.absolute() / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
         return False
-    fcntl.flock(fd, fcntl.LOCK_UN)
-    return True
+    try:
+        holder = _read_holder(fd)
+        if holder.command != command[:COMMAND_CHARS] or holder.pid == os.getpid():
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # free, or only shared: take it as usual
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise
+            return True
+        return False
+    finally:
+        os.close(fd)  # releases the shared lock the probe may have taken
 
 
 def _acquire(

@@ -31,16 +31,21 @@ import dagster as dg
 
 from assets.stages import graph
 from warehouse import Warehouse
-from warehouse.schema import TABLES
+from warehouse.schema import TABLES, Table
 
 EMPTY = "An empty shard: it holds no document of this extractor version."
 
 
-@cache
 def column_schema(table: str) -> dg.TableSchema:
-    """The table's columns as Dagster shows them: name, Arrow type and meaning."""
+    """The table's columns as Dagster shows them: name, Arrow type and meaning (of the table registered
+    now: a stage's own table is registered only while it is declared)."""
+    return _schema_of(TABLES[table])
+
+
+@cache
+def _schema_of(table: Table) -> dg.TableSchema:
     return dg.TableSchema(
-        columns=[dg.TableColumn(c.name, str(c.type), description=c.doc) for c in TABLES[table].columns]
+        columns=[dg.TableColumn(c.name, str(c.type), description=c.doc) for c in table.columns]
     )
 
 

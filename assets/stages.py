@@ -2,9 +2,9 @@
 stages it comes after, the rule that says where it must run again, and where its asset is.
 
 Plain Python (no Dagster). A :class:`StageGraph` is a set of declarations with what follows from them:
-the order (a topological sort of their ``after`` fields, the same graph the assets' ``deps`` are stamped
-from in orchestration/definitions.py), the stages ``assay run`` takes a range of shards through, and the
-tables carried to a new extractor version. The Definitions, ``assay run``'s plan
+the order (a topological sort of their ``after`` fields, the same graph the assets are built with as
+their ``deps`` in orchestration/definitions.py), the stages ``assay run`` takes a range of shards
+through, and the tables carried to a new extractor version. The Definitions, ``assay run``'s plan
 (orchestration/runner.py), the automation's stale rules (orchestration/automation.py), the home's lock,
 the carry-forward (assets/carry.py), the table contracts and the catalog's views read :func:`graph`:
 the project's stages (:data:`DECLARED`), and those a caller adds with :func:`declared`.
@@ -260,6 +260,11 @@ class StageGraph:
     @cached_property
     def first_of_shards(self) -> Stage:
         return next(s for s in self.order if s.partitioned)
+
+    @cached_property
+    def closing(self) -> tuple[Stage, ...]:
+        """The stages that come after every stage of shards (the catalog)."""
+        return tuple(s for s in self.order if s.closes)
 
     def later_work(self, wh: Warehouse, version: str) -> list[str]:
         """The shards on which a stage after the first stage of shards has work."""

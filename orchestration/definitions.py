@@ -37,7 +37,7 @@ def stage_assets(stages: StageGraph) -> list[dg.AssetsDefinition]:
 
 
 def stage_asset(name: str) -> dg.AssetsDefinition:
-    """The asset of the stage ``name`` as the Definitions hold it."""
+    """The asset of the stage ``name``, built as the Definitions build it."""
     stages = graph()
     return stages.by_name[name].load_asset().build(stages.after(name))
 
@@ -64,10 +64,9 @@ def make_jobs(stages: StageGraph, *, dask: bool = False) -> dict[str, dg.Unresol
         f"Take a range of shards through every stage ({', '.join(stages.shard_stages)}); "
         "each stage works only where its planner finds the shard stale.",
     )
-    closing = [s.name for s in stages.order if s.closes]
     jobs["assay_corpus"] = define(
         "assay_corpus",
-        dg.AssetSelection.assets(*closing, quality_report),
+        dg.AssetSelection.assets(*(s.name for s in stages.closing), quality_report),
         "Rebuild the DuckDB catalog, judge the corpus-wide rates and draw the quality report.",
     )
     return jobs

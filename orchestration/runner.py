@@ -215,8 +215,9 @@ def _run(pipeline: Pipeline, roots: list[Path]) -> RunReport:
         report.touched_shards = list(extract)
         # The catalog's views glob the partitions at query time: one built for this version shows every
         # shard, so it is rebuilt only when a stage ran (or it is missing or of another version).
-        closing = [s for s in graph().order if s.closes]
-        if _shard_runs(pipeline, report, extract) or any(s.stale(wh, EXTRACTOR_VERSION) for s in closing):
+        if _shard_runs(pipeline, report, extract) or any(
+            s.stale(wh, EXTRACTOR_VERSION) for s in graph().closing
+        ):
             pipeline.corpus(report)
     report.seconds = time.perf_counter() - started
     return report

@@ -25,11 +25,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import dagster as dg
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -324,3 +326,62 @@ def dask_cluster(
     finally:
         for process in reversed(processes):
             stop_process_group(process)
+
+
+# ------------------------------------------------------------------------------------------ the daemon
+
+# The tag Dagster puts on the runs of a backfill.
+BACKFILL_ID_TAG = "dagster/backfill"
+# What the daemon logs each time the automation sensor evaluates.
+SENSOR_TICKED = "Checking for new runs for sensor: assay_automation"
+DAEMON_POLL_S = 1.0
+
+
+def daemon_until_backfilled(
+    instance: dg.DagsterInstance,
+    asset: str,
+    *,
+    workspace: Path,
+    env: Mapping[str, str],
+    log: Path,
+    timeout_s: float,
+    after_first_tick: Callable[[], None] | None = None,
+) -> Any:
+    """Run `dagster-daemon` on ``workspace`` until a backfill of ``asset`` emitted meanwhile has finished;
+    returns it. ``after_first_tick`` is called once the automation sensor has evaluated once (what the
+    sensor then sees is new to it). The daemon is stopped however this ends; a daemon that exits, or no
+    finished backfill within ``timeout_s``, fails the test with the tail of its log."""
+    before = {b.backfill_id for b in instance.get_backfills()}
+    key = dg.AssetKey(asset)
+    found: list[Any] = []
+
+    def finished() -> bool:
+        for backfill in instance.get_backfills():
+            data = backfill.asset_backfill_data
+            if (
+                backfill.backfill_id not in before
+                and data is not None
+                and key in data.target_subset.asset_keys
+            ):
+                found[:] = [backfill]
+                return backfill.status.value not in ("REQUESTED", "CANCELING")
+        return False
+
+    pending = after_first_tick
+    daemon = start_logged(
+        [str(VENV_BIN / "dagster-daemon"), "run", "-w", str(workspace)], log=log, env=env, cwd=REPO
+    )
+    try:
+        deadline = time.monotonic() + timeout_s
+        while pending is not None or not finished():
+            if pending is not None and SENSOR_TICKED in log.read_text(errors="replace"):
+                pending()
+                pending = None
+            if daemon.poll() is not None:
+                pytest.fail(f"dagster-daemon exited with {daemon.returncode}:\n{log_tail(log)}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"no finished backfill of {asset} within {timeout_s:g} s:\n{log_tail(log)}")
+            time.sleep(DAEMON_POLL_S)
+    finally:
+        stop_process_group(daemon)
+    return found[0]

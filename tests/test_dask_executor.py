@@ -14,11 +14,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import dagster as dg
 import pytest
@@ -26,19 +23,18 @@ import yaml
 
 from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS
 from assets.resources import AssaySettings
+from assets.stages import graph
 from orchestration.definitions import make_definitions
 from orchestration.demo import make_image_only_pdf, make_text_pdf
 from orchestration.home import Home
 from readers.core.versions import EXTRACTOR_VERSION
 from tests.servers import (
+    BACKFILL_ID_TAG,
     DEPLOY,
     REPO,
-    VENV_BIN,
+    daemon_until_backfilled,
     dask_cluster,
     free_port,
-    log_tail,
-    start_logged,
-    stop_process_group,
     worker_environment,
 )
 from warehouse import Warehouse
@@ -62,10 +58,6 @@ SENSOR_INTERVAL_S = 5
 # (the worker rebuilds the job, Tesseract reads a page at 300 dpi). A backfill not over in this long is
 # stuck.
 BACKFILL_TIMEOUT_S = 600
-POLL_S = 1.0
-BACKFILL_ID_TAG = "dagster/backfill"
-# What the daemon logs as the automation sensor evaluates.
-SENSOR_TICKED = "Checking for new runs for sensor: assay_automation"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +80,7 @@ def test_a_backfill_runs_its_steps_on_dask_workers_chosen_by_the_definitions(
     monkeypatch.setenv("ASSAY_DAGSTER_YAML", str(_queued_instance_yaml(tmp_path)))
     Home(home).prepare()
     instance = dg.DagsterInstance.get()
-    _in_process(instance, home, corpus, ("assay_walk", "assay_extract", "assay_vocabulary"))
+    _in_process(instance, home, corpus, ("walk", "extract", "vocabulary"))
 
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
@@ -108,11 +100,14 @@ def test_a_backfill_runs_its_steps_on_dask_workers_chosen_by_the_definitions(
     with dask_cluster(env, tmp_path / "dask", workers=2, port=port) as cluster:
         # The daemon's sensor evaluates once with nothing to do; then the verdicts are made, here, and
         # send the scans' pages to OCR, which the sensor finds stale and backfills on the cluster.
-        backfill = _daemon_until_ocr_backfilled(
+        backfill = daemon_until_backfilled(
             instance,
-            env,
-            tmp_path / "daemon.log",
-            judge=lambda: _in_process(instance, home, corpus, ("assay_verdicts",)),
+            "ocr",
+            workspace=DEPLOY / "workspace.yaml",
+            env=env,
+            log=tmp_path / "daemon.log",
+            timeout_s=BACKFILL_TIMEOUT_S,
+            after_first_tick=lambda: _in_process(instance, home, corpus, ("verdicts",)),
         )
         worker_pids = set(cluster.worker_pids.values())
 
@@ -153,42 +148,6 @@ def _queued_instance_yaml(tmp: Path) -> Path:
     return path
 
 
-def _daemon_until_ocr_backfilled(
-    instance: dg.DagsterInstance, env: dict[str, str], log: Path, judge: Callable[[], None]
-) -> Any:
-    """Run the daemon; once its automation sensor has evaluated, ``judge``; then until the backfill of
-    ``ocr`` the sensor emits has finished. Returns the backfill."""
-    found: list[Any] = []
-    judged = False
-
-    def finished() -> bool:
-        for backfill in instance.get_backfills():
-            data = backfill.asset_backfill_data
-            if data is not None and dg.AssetKey("ocr") in data.target_subset.asset_keys:
-                found[:] = [backfill]
-                return backfill.status.value not in ("REQUESTED", "CANCELING")
-        return False
-
-    workspace = DEPLOY / "workspace.yaml"
-    daemon = start_logged(
-        [str(VENV_BIN / "dagster-daemon"), "run", "-w", str(workspace)], log=log, env=env, cwd=REPO
-    )
-    try:
-        deadline = time.monotonic() + BACKFILL_TIMEOUT_S
-        while not (judged and finished()):
-            if not judged and log.read_text(errors="replace").count(SENSOR_TICKED) >= 1:
-                judge()
-                judged = True
-            if daemon.poll() is not None:
-                pytest.fail(f"dagster-daemon exited with {daemon.returncode}:\n{log_tail(log)}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"no finished backfill of ocr within {BACKFILL_TIMEOUT_S} s:\n{log_tail(log)}")
-            time.sleep(POLL_S)
-    finally:
-        stop_process_group(daemon)
-    return found[0]
-
-
 def _rows(wh: Warehouse, table: str) -> list[dict]:
     return to_pylist(wh.read_all_shards(table, EXTRACTOR_VERSION))
 
@@ -211,19 +170,19 @@ def _shard(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:2]
 
 
-def _in_process(instance: dg.DagsterInstance, home: Path, corpus: Path, jobs: tuple[str, ...]) -> None:
-    """The stages' jobs, in process over every shard as `assay run` runs them."""
+def _in_process(instance: dg.DagsterInstance, home: Path, corpus: Path, stages: tuple[str, ...]) -> None:
+    """The stages' jobs, in process as `assay run` runs them: a stage of shards over every shard."""
     defs = make_definitions(AssaySettings(home=str(home)))
     every = {RANGE_START_TAG: SHARD_KEYS[0], RANGE_END_TAG: SHARD_KEYS[-1]}
     walk = {"ops": {"walk": {"config": {"roots": [str(corpus)]}}}, **QUIET_LOGS}
-    for job in jobs:
-        run_config, tags = (walk, None) if job == "assay_walk" else (QUIET_LOGS, every)
-        if job == "assay_vocabulary":
-            tags = None
-        result = defs.resolve_job_def(job).execute_in_process(
-            instance=instance, run_config=run_config, tags=tags
+    for name in stages:
+        stage = graph().by_name[name]
+        result = defs.resolve_job_def(stage.job_name).execute_in_process(
+            instance=instance,
+            run_config=walk if name == "walk" else QUIET_LOGS,
+            tags=every if stage.partitioned else None,
         )
-        assert result.success, job
+        assert result.success, name
 
 
 def _steps(instance: dg.DagsterInstance, run_id: str) -> list[StepRun]:

@@ -9,7 +9,6 @@ import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import dagster as dg
 import docx
@@ -22,10 +21,12 @@ from orchestration.home import Home
 from orchestration.runner import run
 from readers.core.versions import EXTRACTOR_VERSION
 from tests.servers import (
+    BACKFILL_ID_TAG,
     DEPLOY,
     POSTGRES_INSTANCE_YAML,
     REPO,
     VENV_BIN,
+    daemon_until_backfilled,
     log_tail,
     postgres_server,
     start_logged,
@@ -45,8 +46,7 @@ ACTIVE = (
     dg.DagsterRunStatus.STARTED,
     dg.DagsterRunStatus.CANCELING,
 )
-# The tags Dagster puts on the runs of a backfill and on a run of one partition.
-BACKFILL_ID_TAG = "dagster/backfill"
+# The tag Dagster puts on a run of one partition.
 PARTITION_NAME_TAG = "dagster/partition"
 # Seconds between the automation sensor's evaluations in the test (Dagster's default is 30).
 SENSOR_INTERVAL_S = 5
@@ -141,7 +141,14 @@ def test_the_daemon_backfills_a_new_extractor_version_in_batched_runs_on_postgre
             # The release: the daemon first learns the running code's versions, then loads the new code.
             _daemon_until_quiet(pg, instance, DEPLOY / "workspace.yaml", env, tmp_path / "before.log")
             bumped = _bumped_workspace(tmp_path)
-            backfill = _daemon_until_extract_backfilled(instance, bumped, env, tmp_path / "after.log")
+            backfill = daemon_until_backfilled(
+                instance,
+                "extract",
+                workspace=bumped,
+                env=env,
+                log=tmp_path / "after.log",
+                timeout_s=BACKFILL_TIMEOUT_S,
+            )
             assert backfill.status.value == "COMPLETED_SUCCESS"
             # The backfill asked for the blocks of shards holding notes, whose reader changed.
             target = backfill.asset_backfill_data.target_subset
@@ -249,33 +256,6 @@ def _daemon_until_quiet(
         )
     finally:
         stop_process_group(daemon)
-
-
-def _daemon_until_extract_backfilled(
-    instance: dg.DagsterInstance, workspace: Path, env: dict[str, str], log: Path
-) -> Any:
-    """Run the daemon on the released code until the backfill of ``extract`` that the automation emits has
-    finished; returns it."""
-    before = {b.backfill_id for b in instance.get_backfills()}
-    found: list[Any] = []
-
-    def finished() -> bool:
-        for backfill in instance.get_backfills():
-            if backfill.backfill_id in before or backfill.asset_backfill_data is None:
-                continue
-            if dg.AssetKey("extract") in backfill.asset_backfill_data.target_subset.asset_keys:
-                found[:] = [backfill]
-                return backfill.status.value not in ("REQUESTED", "CANCELING")
-        return False
-
-    daemon = start_logged(
-        [str(VENV_BIN / "dagster-daemon"), "run", "-w", str(workspace)], log=log, env=env, cwd=REPO
-    )
-    try:
-        _wait(finished, daemon, log, "the automation's backfill of extract to finish")
-    finally:
-        stop_process_group(daemon)
-    return found[0]
 
 
 def _wait(done, daemon, log: Path, what: str) -> None:

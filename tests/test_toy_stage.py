@@ -27,16 +27,16 @@ from orchestration.runner import run
 from quality.contracts import Bounded, TableContract
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.catalog import query
-from warehouse.schema import I64, Column, S, Table
+from warehouse.schema import I64, SHA256_COLUMN, SHARD_COLUMN, VERSION_COLUMN, Column, Table
 
 WORD_COUNTS = Table(
     "word_counts",
     "clean text",
     sharded=True,
     columns=(
-        Column("sha256", S, "the document"),
-        Column("shard", S, "the document's shard"),
-        Column("extractor_version", S, "the extractor version of the text"),
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("words", I64, "words in the document's clean text"),
     ),
 )

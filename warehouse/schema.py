@@ -40,9 +40,10 @@ class Table:
 
 S, I64, F64, B, TS = pa.string(), pa.int64(), pa.float64(), pa.bool_(), pa.timestamp("us", tz="UTC")
 
-_VERSION = Column("extractor_version", S, "extractor version that wrote the row (also a path level)")
-_SHARD = Column("shard", S, "first two hex digits of sha256: the partition the row belongs to")
-_SHA = Column("sha256", S, "sha256 of the document's bytes: the document's identity")
+# The columns every sharded table of a stage carries (a stage's own tables use them too).
+VERSION_COLUMN = Column("extractor_version", S, "extractor version that wrote the row (also a path level)")
+SHARD_COLUMN = Column("shard", S, "first two hex digits of sha256: the partition the row belongs to")
+SHA256_COLUMN = Column("sha256", S, "sha256 of the document's bytes: the document's identity")
 
 OBSERVATIONS = Table(
     "observations",
@@ -66,7 +67,7 @@ OBSERVATIONS = Table(
         Column("kind_source", S, "which evidence decided the kind: bytes, extension or none"),
         Column("hashed", B, "true when this walk hashed the file, false when the size+mtime cache answered"),
         Column("seen_at", TS, "when the walk saw the path"),
-        _VERSION,
+        VERSION_COLUMN,
     ),
 )
 
@@ -75,8 +76,8 @@ DOCUMENTS = Table(
     "distinct content: identical bytes are one document",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
         Column("kind", S, "content kind (see observations.kind)"),
         Column("kind_source", S, "bytes, extension or none"),
         Column("size", I64, "size in bytes"),
@@ -98,7 +99,7 @@ DOCUMENTS = Table(
             "one path where the bytes were seen (the first in sort order; all are in observations); for a "
             "member, where the walk stored its bytes (warehouse/blobs/<ss>/<sha256>)",
         ),
-        _VERSION,
+        VERSION_COLUMN,
     ),
 )
 
@@ -107,8 +108,8 @@ EXPANSIONS = Table(
     "container document (e-mail, zip, PDF) and what the latest walk made of its members",
     sharded=False,
     columns=(
-        _SHA,
-        _SHARD,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
         Column("kind", S, "content kind of the container: eml, msg, zip or pdf"),
         Column(
             "status",
@@ -129,7 +130,7 @@ EXPANSIONS = Table(
         Column(
             "bounds", S, "the bounds the outcome was reached under; a later walk under others opens it again"
         ),
-        _VERSION,
+        VERSION_COLUMN,
     ),
 )
 
@@ -138,9 +139,9 @@ DERIVATIONS = Table(
     "document and extractor version",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("kind", S, "content kind the readers were chosen for"),
         Column("status", S, "derived, underivable, unsupported, error or skipped"),
         Column(
@@ -180,9 +181,9 @@ UNDERIVABLES = Table(
     "attempt that produced nothing",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("attempt", I64, "position of the reader in the kind's chain, 1-based"),
         Column("tool", S, "reader that was tried"),
         Column("tool_version", S, "version of the library underneath"),
@@ -202,9 +203,9 @@ PAGES = Table(
     "page of a PDF, or the whole of any other derived document",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("page", I64, "page number, 1-based"),
         Column("reader", S, "reader that produced this text"),
         Column("reader_version", S, "that reader's version"),
@@ -276,9 +277,9 @@ PAGE_FONTS = Table(
     "font used on a page, with the lexicon evidence of the text drawn in it",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("page", I64, "page number, 1-based"),
         Column("font", S, "font name as the PDF names it"),
         Column("chars", I64, "non-whitespace characters drawn in the font"),
@@ -292,9 +293,9 @@ PAGE_VERDICTS = Table(
     "page and extractor version: what the page's text is worth, and why",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("page", I64, "page number, 1-based"),
         Column("mode", S, "TEXT, FIGURES, REPLACE, REPAIRED, LANG or BLANK"),
         Column(
@@ -321,9 +322,9 @@ FONT_VERDICTS = Table(
     "font of a document: the per-font evidence across its pages",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("font", S, "font name"),
         Column("pages", I64, "pages the font is used on"),
         Column("chars", I64, "non-whitespace characters drawn in it"),
@@ -339,9 +340,9 @@ REPAIRS = Table(
     "page whose garbage text was replaced without OCR: by the fallback reader or a font repair",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("page", I64, "page number, 1-based"),
         Column("method", S, "fallback_reader, shift, codepoint_shift or permutation"),
         Column("tool", S, "the reader or repair that produced the text"),
@@ -357,9 +358,9 @@ OCR_PAGES = Table(
     "page sent to OCR",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("page", I64, "page number, 1-based (the frame of a multi-page image)"),
         Column(
             "scope",
@@ -414,9 +415,9 @@ PAGE_TEXTS = Table(
     "judged page: the text it ends with and where that text came from (quality/sources.py)",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("page", I64, "page number, 1-based"),
         Column("mode", S, "the page's verdict"),
         Column(
@@ -450,9 +451,9 @@ TEXTS = Table(
     "derived document: its clean text (quality/sanitize.py), with where each page starts",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column(
             "text",
             S,
@@ -475,9 +476,9 @@ REDACTIONS = Table(
     "personal datum removed from a text (never its value)",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("page", I64, "page it stood on"),
         Column("kind", S, "email, phone, card, iban, ip, national_id, vat"),
         Column("scheme", S, "for national_id: which identifier (quality/pii.py IdScheme)"),
@@ -492,9 +493,9 @@ HIDDEN_TEXT = Table(
     "run of invisible text taken out of a page (not an OCR layer)",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("page", I64, "page number, 1-based"),
         Column("why", S, "render_mode, alpha, tiny, pale (white on its own background) or outside_crop"),
         Column("text", S, "the invisible text, its personal data as the text's placeholders (⟨EMAIL_1⟩)"),
@@ -507,9 +508,9 @@ FURNITURE = Table(
     "running header or footer line taken out of a page",
     sharded=True,
     columns=(
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("page", I64, "page number, 1-based"),
         Column("band", S, "top or bottom"),
         Column("text", S, "the line as it stood, its personal data as the text's placeholders (⟨EMAIL_1⟩)"),
@@ -522,9 +523,9 @@ CHUNKS = Table(
     sharded=True,
     columns=(
         Column("chunk_id", S, "deterministic id: a hash of the document, the offsets and the text"),
-        _SHA,
-        _SHARD,
-        _VERSION,
+        SHA256_COLUMN,
+        SHARD_COLUMN,
+        VERSION_COLUMN,
         Column("ordinal", I64, "position in the document, from 0"),
         Column("start", I64, "offset of the chunk in texts.text, overlap included"),
         Column("end", I64, "end offset (exclusive) in texts.text"),
@@ -553,7 +554,7 @@ VOCABULARY = Table(
         Column("language", S, "the lexicon language the word was missing from"),
         Column("word", S, "the word, in the lexicon's normal form"),
         Column("documents", I64, "distinct documents it occurs in (at least 3)"),
-        _VERSION,
+        VERSION_COLUMN,
     ),
 )
 
