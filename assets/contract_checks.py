@@ -106,7 +106,7 @@ def contract_check_results(
     for table in tables:
         columns = CONTRACTS[table].columns
         parts = [wh.read(table, version, shard, columns) for shard in shards]
-        rows = pa.concat_tables(parts) if parts else TABLES[table].schema.empty_table().select(list(columns))
+        rows = pa.concat_tables(parts) if parts else TABLES[table].empty().select(list(columns))
         results.append(contract_check_result(asset, table, rows, shards))
     return results
 

@@ -30,6 +30,7 @@ from assets.resources import settings_from_env
 from assets.stages import graph
 from orchestration.definitions import make_definitions
 from orchestration.home import RUN_INSTANCE_YAML, Home
+from orchestration.sqlite_sync import commit_without_sync
 from orchestration.stopping import Interrupted, StopSignals
 from readers.core.versions import EXTRACTOR_VERSION
 
@@ -263,7 +264,9 @@ RERUN = "rerun the same command to finish"
 
 def _instance(home: Home) -> dg.DagsterInstance:
     """The home's instance as ``assay run``'s own runs use it: without compute log capture
-    (orchestration/home.py ``RUN_INSTANCE_YAML`` says why)."""
+    (orchestration/home.py ``RUN_INSTANCE_YAML`` says why), its SQLite files committed without waiting for
+    the disk (orchestration/sqlite_sync.py)."""
+    commit_without_sync(home.dagster_home)
     return dg.DagsterInstance.from_config(str(home.dagster_home), config_filename=RUN_INSTANCE_YAML)
 
 

@@ -399,6 +399,44 @@ def test_an_earlier_walks_outcome_answers_for_the_same_bytes(tmp_path: Path) -> 
     assert {r.reason for r in other.records} == {"unreadable"}
 
 
+def test_containers_whose_members_are_other_documents_are_not_opened_again(tmp_path: Path) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "minutes.txt").write_bytes(WORDS.encode())  # the attachment, also saved as a file
+    (folder / "mail.eml").write_bytes(mail_with_attachment("minutes.txt", WORDS.encode()))
+    # Two messages with one attachment: its bytes are one document, the child of one of them.
+    (folder / "a.eml").write_bytes(mail_with_attachment("notes.txt", NOTE.encode()))
+    (folder / "b.eml").write_bytes(mail_with_attachment("notes-copy.txt", NOTE.encode()))
+    wh = Warehouse(tmp_path / "wh")
+    files, first = expand(folder, wh, ReadLimits())
+    mail, saved = by_name(files, "mail.eml"), by_name(files, "minutes.txt")
+    rows = {r.sha256: r for r in first.records}
+    listed = rows[mail.sha256]
+    assert (listed.member_names, listed.member_sha256s) == (["minutes.txt"], [saved.sha256])
+    (note,) = first.children
+    assert {rows[by_name(files, n).sha256].member_sha256s[0] for n in ("a.eml", "b.eml")} == {note.sha256}
+
+    class Refusing:
+        """A job runner that fails the test if any container is opened."""
+
+        def run(self, jobs):
+            assert not jobs, f"opened again: {list(jobs)}"
+            yield from ()
+
+    known = {note.parent_sha256 or "": [note]}
+    again = expand_containers(
+        files, known=known, blobs=wh, limits=ReadLimits(), version="v", previous=rows, jobs=Refusing()
+    )
+    assert again.records == first.records and again.children == first.children
+    # Without the file, the attachment is the mail's child: the mail is opened again to store its bytes.
+    (folder / "minutes.txt").unlink()
+    files, third = expand(folder, wh, ReadLimits(), known=known, previous=rows)
+    assert {(c.sha256, c.parent_sha256, c.member) for c in third.children} == {
+        (saved.sha256, mail.sha256, "minutes.txt"),
+        (note.sha256, note.parent_sha256, note.member),
+    }
+
+
 # --------------------------------------------------------------------------------------------------------
 # The whole pipeline
 

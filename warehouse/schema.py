@@ -33,6 +33,11 @@ class Table:
             metadata={"table": self.name},
         )
 
+    def empty(self) -> pa.Table:
+        """No rows, this schema. (pyarrow's ``Schema.empty_table`` imports pandas: half a second.)"""
+        schema = self.schema
+        return pa.Table.from_arrays([pa.nulls(0, f.type) for f in schema], schema=schema)
+
     @property
     def column_names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)
@@ -127,6 +132,14 @@ EXPANSIONS = Table(
         Column("detail", S, "the bound, the error or the budget, for people; null when expanded"),
         Column("members", I64, "members listed (0 unless expanded)"),
         Column("member_bytes", I64, "bytes of the members listed, inflated (0 unless expanded)"),
+        Column("member_names", pa.list_(S), "each member's name, in the order listed; empty unless expanded"),
+        Column(
+            "member_sha256s",
+            pa.list_(S),
+            "each member's sha256, in the same order: its children, and members whose bytes are a file on "
+            "disk or another container's member (one document each); empty unless expanded. A later walk "
+            "reuses the listing, without opening the container, while each of them is still there",
+        ),
         Column(
             "bounds", S, "the bounds the outcome was reached under; a later walk under others opens it again"
         ),

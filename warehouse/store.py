@@ -168,7 +168,7 @@ class Warehouse:
         spec = _table(table)
         path = self.partition_path(table, version, shard)
         if not path.exists():
-            empty = spec.schema.empty_table()
+            empty = spec.empty()
             return empty.select(list(columns)) if columns is not None else empty
         return _read_file(spec, path, columns)
 
@@ -179,7 +179,7 @@ class Warehouse:
         parts = [
             _read_file(spec, self.partition_path(table, version, s)) for s in self.shards(table, version)
         ]
-        return pa.concat_tables(parts) if parts else spec.schema.empty_table()
+        return pa.concat_tables(parts) if parts else spec.empty()
 
     def keys_by_shard(self, table: str, version: str) -> dict[str, set[str]]:
         """``sha256`` values per shard of a sharded table (see :meth:`values_by_shard`)."""

@@ -57,6 +57,8 @@ class ExpansionRecord:
     detail: str | None
     members: int
     member_bytes: int
+    member_names: list[str] | None  # null in rows of walks that did not record them
+    member_sha256s: list[str] | None
     bounds: str
     extractor_version: str
 

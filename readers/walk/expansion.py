@@ -209,7 +209,7 @@ def expand_containers(
     (readers.engine.isolation.IsolatedReads in the pipeline; in this process without one).
     """
     runner: JobRunner = jobs if jobs is not None else InProcessJobs()
-    files = {d.sha256 for d in documents}
+    files = {d.sha256: d for d in documents}
     bounds = bounds_of(limits)
     staging_root = Path(blobs.blobs_dir) / STAGING
     remove_orphans(staging_root)  # the staging folders of walks no longer running
@@ -219,7 +219,8 @@ def expand_containers(
         _Tree(i, root, walk_staging / str(i), *_tree_bytes(root, limits), limits.max_tree_members)
         for i, root in enumerate(roots)
     ]
-    context = _Context(files, known, previous or {}, bounds, limits, blobs, version)
+    stored = {c.sha256: c for children in known.values() for c in children}
+    context = _Context(files, known, stored, previous or {}, bounds, limits, blobs, version)
     waiting = deque(trees)
     pending: deque[IsolatedJob] = deque()
     width = max(1, getattr(runner, "size", 1))
@@ -254,8 +255,9 @@ def expand_containers(
 
 @dataclass(frozen=True, slots=True)
 class _Context:
-    files: set[str]
+    files: Mapping[str, DocumentRecord]  # the files on disk, by sha256
     known: Mapping[str, Sequence[DocumentRecord]]
+    stored: Mapping[str, DocumentRecord]  # the known children, by sha256
     previous: Mapping[str, ExpansionRecord]
     bounds: str
     limits: ReadLimits
@@ -393,13 +395,23 @@ def _reused(node: DocumentRecord, is_root: bool, context: _Context) -> NodeOutco
         return _error(row.reason or "error", row.detail, tree_bound=tree_bound)
     if row.status != ExpansionStatus.EXPANDED:
         return None
-    children = [c for c in context.known.get(node.sha256, ()) if Path(c.path).is_file()]
-    if len(children) != row.members:
-        return None  # some members are documents of another parent: list them again
-    members = tuple(
-        FoundMember(c.member or "", c.sha256, c.size, c.kind, c.kind_source, c.path) for c in children
-    )
-    return NodeOutcome(ExpansionStatus.EXPANDED, None, None, members, row.member_bytes)
+    if row.member_sha256s is None or row.member_names is None:
+        # A row of a walk that did not list its members: its children answer when they are all of them.
+        children = [c for c in context.known.get(node.sha256, ()) if Path(c.path).is_file()]
+        listed = [(c.member or "", c.sha256) for c in children] if len(children) == row.members else []
+    else:
+        listed = list(zip(row.member_names, row.member_sha256s, strict=True))
+    if len(listed) != row.members:
+        return None
+    members = []
+    for name, sha in listed:
+        # The member's bytes are a document of this walk: its child, a file on disk or another
+        # container's member (whichever the walk's order reaches first keeps them, as when it was opened).
+        found = context.files.get(sha) or context.stored.get(sha)
+        if found is None or not Path(found.path).is_file():
+            return None
+        members.append(FoundMember(name, sha, found.size, found.kind, found.kind_source, found.path))
+    return NodeOutcome(ExpansionStatus.EXPANDED, None, None, tuple(members), row.member_bytes)
 
 
 def _child(m: FoundMember, parent: str, context: _Context) -> DocumentRecord:
@@ -471,6 +483,8 @@ def _record(
         detail=outcome.detail,
         members=len(outcome.members) if expanded else 0,
         member_bytes=outcome.inflated if expanded else 0,
+        member_names=[m.member for m in outcome.members] if expanded else [],
+        member_sha256s=[m.sha256 for m in outcome.members] if expanded else [],
         bounds=context.bounds,
         extractor_version=context.version,
     )
