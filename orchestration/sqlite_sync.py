@@ -2,8 +2,9 @@
 
 Dagster's SQLite event log commits every event on a connection of its own, and SQLite's default
 (``synchronous=FULL``) waits for the disk on each commit. A stage over a range of shards logs three
-events per shard, so those waits were most of Dagster's cost per shard: 64 shards' events took 4.1 s,
-and 2.8 s with ``synchronous=OFF`` (``benchmarks/record.py`` section 5 measures the pipeline's).
+events per shard, so those waits were a third of Dagster's cost per shard: a step logging 64 shards'
+events took 2.7-3.3 s, and 1.7-2.1 s with ``synchronous=OFF`` (docs/decisions.md; ``benchmarks/record.py``
+section 5 measures the pipeline's).
 
 ``OFF`` hands each write to the operating system and goes on. A process that is killed loses nothing the
 operating system was given (the SIGKILL tests kill ``assay run`` mid-stage); an operating system crash or
