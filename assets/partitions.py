@@ -4,6 +4,7 @@ The partition count never grows with the corpus; a backfill policy batches shard
 """
 
 import warnings
+from collections.abc import Mapping, Sequence
 
 import dagster as dg
 
@@ -19,6 +20,16 @@ shards = dg.StaticPartitionsDefinition(SHARD_KEYS)
 # it holds nothing new (docs/benchmarks.md, section 5): 32 keeps a full 256-shard pass to 8 runs.
 SHARDS_PER_RUN = 32
 backfill_policy = dg.BackfillPolicy.multi_run(max_partitions_per_run=SHARDS_PER_RUN)
+
+# What a Dagster run of `assay run` costs besides its work, with the home's SQLite instance on this kind
+# of machine: a fixed part per run, and a part per shard and stage of its range (three events each: the
+# planned materialization, Dagster's and ours). Fitted to docs/benchmarks.md sections 5 and 7 (0.39 s per
+# run; 20-36 ms per shard and stage, the lower figure with unsynced commits).
+RUN_COST_S = 0.39
+SHARD_STEP_COST_S = 0.02
+# A run through every stage holds its range's rows stage by stage (an earlier version's rows too, to carry
+# them): at most this many documents share one, so memory stays bounded as the corpus grows (section 4).
+DOCUMENTS_PER_RUN = 2000
 
 #: The run tags that make one run cover a range of shard keys, as Dagster's backfills tag their ranged
 #: runs (documented with backfill policies; Dagster exports no name for them).
@@ -48,6 +59,38 @@ def shard_ranges(touched: list[str], per_run: int = SHARDS_PER_RUN) -> list[tupl
     if start is not None:
         ranges.append((SHARD_KEYS[start], SHARD_KEYS[end]))
     return ranges
+
+
+def range_width(key_range: tuple[str, str]) -> int:
+    return SHARD_KEYS.index(key_range[1]) - SHARD_KEYS.index(key_range[0]) + 1
+
+
+def runs_cost(ranges: Sequence[tuple[str, str]], steps: int) -> float:
+    """What Dagster adds to the work of one run per range, each over ``steps`` stages of shards (see
+    :data:`RUN_COST_S`)."""
+    return sum(RUN_COST_S + range_width(r) * steps * SHARD_STEP_COST_S for r in ranges)
+
+
+def one_run_pays(
+    shards: Sequence[str], documents: Mapping[str, int], per_run: int = SHARDS_PER_RUN, steps: int = 5
+) -> bool:
+    """Whether one run through ``steps`` stages of shards, over the range from the first of ``shards`` to
+    the last, costs Dagster less than the runs over :func:`shard_ranges` of at most ``per_run`` keys
+    (extract over each, the vocabulary, then the ``steps - 1`` later stages over each), and holds at
+    most :data:`DOCUMENTS_PER_RUN` of the ``documents`` (by shard). The untouched shards inside the range
+    read nothing, but each costs every stage its events."""
+    if not shards:
+        return False
+    ordered = sorted(shards, key=SHARD_KEYS.index)
+    apart = shard_ranges(ordered, per_run)
+    if len(apart) == 1:
+        return True
+    whole = [(ordered[0], ordered[-1])]
+    inside = SHARD_KEYS[SHARD_KEYS.index(ordered[0]) : SHARD_KEYS.index(ordered[-1]) + 1]
+    if sum(documents.get(s, 0) for s in inside) > DOCUMENTS_PER_RUN:
+        return False
+    separate = runs_cost(apart, 1) + RUN_COST_S + runs_cost(apart, steps - 1)
+    return runs_cost(whole, steps) <= separate
 
 
 def covering_shards(touched: set[str] | list[str], per_run: int = SHARDS_PER_RUN) -> set[str]:

@@ -106,7 +106,12 @@ def _parser() -> argparse.ArgumentParser:
 
     p = with_home(command("run", help="walk, extract and catalog a folder (default: a demo corpus)"))
     p.add_argument("paths", nargs="*", type=Path, help="files or folders to read")
-    p.add_argument("--shards-per-run", type=int, default=None, help="shards per Dagster run (default 32)")
+    p.add_argument(
+        "--shards-per-run",
+        type=int,
+        default=None,
+        help="shards per Dagster run where one run over all does not pay (default 32)",
+    )
     p.set_defaults(func=_cmd_run)
 
     p = command("check", help="what assay makes of one file; stores nothing")

@@ -1,9 +1,10 @@
 """Run the pipeline in process over the shards a walk touched: what ``assay run`` does.
 
-walk (``assay_walk``) → the shards with work, in ranges of at most 32 contiguous keys, through the shard
-stages (``assay_shards``: extract, vocabulary, verdicts, OCR, sanitize, chunk; one run per range, see
-:func:`_shard_runs`) → the catalog and the quality report (``assay_corpus``). Every run is a real Dagster
-run recorded in the instance under the assay home, so ``assay ui`` shows them.
+walk (``assay_walk``) → the shards with work through the shard stages (``assay_shards``: extract,
+vocabulary, verdicts, OCR, sanitize, chunk), in one run over the range that holds them all where that is
+cheapest, else in ranges of at most 32 contiguous keys (see :func:`_shard_runs`) → the catalog and the
+quality report (``assay_corpus``). Every run is a real Dagster run recorded in the instance under the
+assay home, so ``assay ui`` shows them.
 
 The whole holds the home's lock (assets/lock.py), so no other writer runs meanwhile, and stops on
 SIGINT or SIGTERM between two steps (orchestration/stopping.py): the step running is interrupted, its
@@ -23,7 +24,7 @@ from pathlib import Path
 import dagster as dg
 
 from assets.lock import Holder, home_lock
-from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARDS_PER_RUN, shard_ranges
+from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARDS_PER_RUN, one_run_pays, shard_ranges
 from assets.plans import plan_extract
 from assets.progress import Progress
 from assets.resources import settings_from_env
@@ -33,6 +34,7 @@ from orchestration.home import RUN_INSTANCE_YAML, Home
 from orchestration.sqlite_sync import commit_without_sync
 from orchestration.stopping import Interrupted, StopSignals
 from readers.core.versions import EXTRACTOR_VERSION
+from warehouse import Warehouse
 
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
@@ -106,12 +108,19 @@ class Pipeline:
         config = {"ops": {"walk": {"config": {"roots": [str(r) for r in roots]}}}, **QUIET_LOGS}
         return self._execute("assay_walk", report, "walk", run_config=config)
 
-    def shard_stages(self, stages: Sequence[str], shards: list[str], report: RunReport) -> bool:
+    def shard_stages(
+        self,
+        stages: Sequence[str],
+        shards: list[str],
+        report: RunReport,
+        ranges: Sequence[tuple[str, str]] | None = None,
+    ) -> bool:
         """Run ``stages`` (of the ``assay_shards`` job, in the asset graph's order) over ``shards``: one
-        Dagster run per range of at most ``shards_per_run`` contiguous shard keys holding them."""
+        Dagster run per range of at most ``shards_per_run`` contiguous shard keys holding them, or per
+        range of ``ranges`` when given."""
         selection = [dg.AssetKey(stage) for stage in stages]
         ok = True
-        for start, end in shard_ranges(shards, self.shards_per_run):
+        for start, end in ranges if ranges is not None else shard_ranges(shards, self.shards_per_run):
             tags = {RANGE_START_TAG: start, RANGE_END_TAG: end}
             ok &= self._execute(
                 "assay_shards",
@@ -229,12 +238,13 @@ def _shard_runs(pipeline: Pipeline, report: RunReport, extract: list[str]) -> bo
     the stages after it still run where they can (what a failed range did not write is planned again by
     the next ``assay run``).
 
-    With all the shards to read in one range, one run takes them through every stage, the corpus
-    vocabulary between extract and the verdicts. Over several ranges, extract runs over all of them
-    first, so that the verdicts judge with the whole corpus's vocabulary; then one run per range judges,
-    OCRs, sanitizes and chunks. Each stage does only what its planner finds stale in the run's range
-    (assets/plans.py). A new vocabulary makes every verdict made with the old one stale: those shards
-    are judged again by one more pass.
+    One run takes the shards through every stage, the corpus vocabulary between extract and the
+    verdicts, over the one range from the first shard with work to the last, where that costs Dagster
+    less than ranges of at most ``shards_per_run`` keys (assets/partitions.py :func:`one_run_pays`).
+    Over several ranges, extract runs over all of them first, so that the verdicts judge with the whole
+    corpus's vocabulary; then one run per range judges, OCRs, sanitizes and chunks. Each stage does only
+    what its planner finds stale in the run's range (assets/plans.py). A new vocabulary makes every
+    verdict made with the old one stale: those shards are judged again by one more pass.
     """
     wh = pipeline.home.warehouse
     declared = graph()
@@ -242,11 +252,12 @@ def _shard_runs(pipeline: Pipeline, report: RunReport, extract: list[str]) -> bo
     ran = False
     if extract:
         together = sorted({*extract, *declared.later_work(wh, EXTRACTOR_VERSION)})
-        if len(shard_ranges(together, pipeline.shards_per_run)) == 1:
+        if _one_run_pays(wh, together, pipeline.shards_per_run):
             stages: Sequence[str] = declared.shard_stages
+            pipeline.shard_stages(stages, together, report, ranges=[(together[0], together[-1])])
         else:
-            stages, together = ("extract",), extract
-        pipeline.shard_stages(stages, together, report)
+            stages = ("extract",)
+            pipeline.shard_stages(stages, extract, report)
         ran, vocabulary = True, "vocabulary" not in stages
     if vocabulary:
         pipeline.vocabulary(report)
@@ -257,6 +268,14 @@ def _shard_runs(pipeline: Pipeline, report: RunReport, extract: list[str]) -> bo
             pipeline.shard_stages(declared.judged_stages, shards, report)
             ran = True
     return ran
+
+
+def _one_run_pays(wh: Warehouse, shards: list[str], per_run: int) -> bool:
+    """:func:`assets.partitions.one_run_pays` for ``shards``, with the documents the warehouse holds."""
+    declared = graph()
+    steps = sum(1 for stage in declared.shard_stages if declared.by_name[stage].partitioned)
+    documents = {s: len(d) for s, d in wh.keys_by_shard("documents", EXTRACTOR_VERSION).items()}
+    return one_run_pays(shards, documents, per_run, steps)
 
 
 RERUN = "rerun the same command to finish"

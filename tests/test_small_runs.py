@@ -3,13 +3,16 @@ Dagster runs `assay run` makes for one file, for a file added later and for a re
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
+from assets.partitions import SHARD_KEYS
 from assets.progress import Progress
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
@@ -78,3 +81,38 @@ def test_one_file_is_three_dagster_runs_and_a_rerun_with_nothing_changed_is_one(
     # Nothing changed: the walk, and nothing after it.
     again = run(home, [corpus], Progress())
     assert again.ok and again.runs == 1 and _jobs(home.path, 6) == ["assay_walk"]
+
+
+def _text_in_shard(shard: str, n: int) -> str:
+    """A line of text whose bytes' sha256 begins with ``shard``: its document is in that shard."""
+    for i in range(100_000):
+        text = f"{WORDS} Entry {n}-{i}.\n"
+        if hashlib.sha256(text.encode()).hexdigest().startswith(shard):
+            return text
+    raise AssertionError(f"no text found for shard {shard}")
+
+
+@pytest.mark.slow
+def test_shards_far_apart_take_ranges_and_shards_filling_the_keys_take_one_run(tmp_path: Path) -> None:
+    far = tmp_path / "far"
+    far.mkdir()
+    (far / "a.txt").write_text(_text_in_shard("01", 0))
+    (far / "b.txt").write_text(_text_in_shard("fe", 1))
+    home = Home(tmp_path / "home")
+    apart = run(home, [far], Progress())
+    assert apart.ok, apart.failures
+    # Extract over each range, the vocabulary, the later stages over each range: not one run over the
+    # 200-odd empty shards between.
+    assert _jobs(home.path, 0) == ["assay_walk", *["assay_shards"] * 2, "assay_vocabulary"] + [
+        "assay_shards"
+    ] * 2 + ["assay_corpus"]
+
+    dense = tmp_path / "dense"
+    dense.mkdir()
+    # Every fourth shard: eight ranges of 32 keys, run twice, would cost more than one run over them all.
+    for n, shard in enumerate(SHARD_KEYS[::4]):
+        (dense / f"{n:02}.txt").write_text(_text_in_shard(shard, n))
+    other = Home(tmp_path / "other")
+    together = run(other, [dense], Progress())
+    assert together.ok, together.failures
+    assert _jobs(other.path, 0) == ["assay_walk", "assay_shards", "assay_corpus"]
