@@ -115,6 +115,18 @@ def test_the_stage_reads_every_task_in_order_on_all_cores(tmp_path: Path) -> Non
     assert rows[2].reason == "vanished" and rows[2].text is None
 
 
+def test_a_pages_seconds_are_its_rendering_and_recognition_not_its_wait(tmp_path: Path) -> None:
+    # One Tesseract thread and four pages: each page rendered waits for the one before it to be read.
+    scan = make_image_only_pdf(tmp_path / "scan.pdf", [TEXT, TEXT.upper(), TEXT, TEXT.lower()])
+    clock = DocumentClock(DEFAULT_DOCUMENT_TIMEOUT_S)
+    rows = ocr_tasks([_task(scan, p) for p in (1, 2, 3, 4)], "v", OcrOptions(workers=1), clock=clock)
+    assert {r.status for r in rows} == {"derived"}
+    charged = DEFAULT_DOCUMENT_TIMEOUT_S - clock.left(rows[0].sha256)
+    # The rows' seconds add up to what the document was charged (each row rounds to the millisecond).
+    assert abs(sum(r.seconds for r in rows) - charged) <= 0.001 * len(rows), (rows, charged)
+    assert all(r.seconds > 0 for r in rows)
+
+
 def test_a_page_over_its_time_budget_is_recorded_and_the_rest_go_on(tmp_path: Path) -> None:
     scan = make_image_only_pdf(tmp_path / "scan.pdf", [TEXT])
     slow, quick = ocr_tasks([_task(scan, 1)], "v", OcrOptions(timeout=0.01)), ocr_tasks([_task(scan, 1)], "v")

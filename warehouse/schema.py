@@ -413,7 +413,11 @@ OCR_PAGES = Table(
         ),
         Column("words", I64, "words read"),
         Column("chars", I64, "non-whitespace characters read"),
-        Column("seconds", F64, "wall time of rendering and recognition"),
+        Column(
+            "seconds",
+            F64,
+            "wall time of the page's rendering and recognition (not its wait for a free Tesseract thread)",
+        ),
         Column(
             "text",
             S,

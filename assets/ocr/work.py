@@ -27,7 +27,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -185,15 +185,28 @@ class DocumentClock:
     def __init__(self, budget: float, spent: dict[str, float] | None = None) -> None:
         self.budget = budget
         self._spent = dict(spent or {})
+        self._pages: dict[tuple[str, int, str], float] = {}
         self._lock = threading.Lock()
 
-    def add(self, sha256: str, seconds: float) -> None:
+    def add(self, sha256: str, seconds: float, page: tuple[str, int, str] | None = None) -> None:
+        """Charge ``seconds`` to the document, and to ``page`` (:func:`page_key`) when given."""
         with self._lock:
             self._spent[sha256] = self._spent.get(sha256, 0.0) + seconds
+            if page is not None:
+                self._pages[page] = self._pages.get(page, 0.0) + seconds
+
+    def page_seconds(self, page: tuple[str, int, str]) -> float:
+        """The rendering and recognition seconds charged to one page (not its wait for a free thread)."""
+        with self._lock:
+            return self._pages.get(page, 0.0)
 
     def left(self, sha256: str) -> float:
         with self._lock:
             return self.budget - self._spent.get(sha256, 0.0)
+
+
+def page_key(task: OcrTask) -> tuple[str, int, str]:
+    return (task.sha256, task.page, task.scope.value)
 
 
 def ocr_tasks(
@@ -219,16 +232,20 @@ def ocr_tasks(
     clock = clock if clock is not None else DocumentClock(options.document_timeout)
     workers = options.workers or usable_cores()
     slots = threading.BoundedSemaphore(2 * workers)
-    waiting: deque[tuple[OcrTask, float, list[Future[OcrResult]] | OcrPageRecord]] = deque()
+    waiting: deque[tuple[OcrTask, list[Future[OcrResult]] | OcrPageRecord]] = deque()
     out: list[OcrPageRecord] = []
 
     def emit(ready_only: bool) -> None:
         while waiting:
-            task, started, work = waiting[0]
+            task, work = waiting[0]
             if ready_only and not isinstance(work, OcrPageRecord) and not all(f.done() for f in work):
                 return
             waiting.popleft()
-            record = work if isinstance(work, OcrPageRecord) else _collect(task, version, started, work)
+            if isinstance(work, OcrPageRecord):
+                record = work
+            else:
+                wait(work)  # the page's recognition time is charged once its regions are read
+                record = _collect(task, version, clock.page_seconds(page_key(task)), work)
             if on_page is not None:
                 on_page(record)
             out.append(record)
@@ -239,7 +256,7 @@ def ocr_tasks(
             for task in tasks:
                 started = time.perf_counter()
                 if clock.left(task.sha256) <= 0:  # the document's budget is spent: not rendered, not read
-                    waiting.append((task, started, unread_record(task, version, OVER_TIME_BUDGET)))
+                    waiting.append((task, unread_record(task, version, OVER_TIME_BUDGET)))
                     emit(ready_only=True)
                     continue
                 if walked is None or (walked.original, walked.sha256) != (task.path, task.sha256):
@@ -253,18 +270,19 @@ def ocr_tasks(
                     # A file that is not the walked bytes any more: its own reason, nothing of it read.
                     refused = walked.refused
                     reason = refused.reason if refused is exc else _render_reason(exc)
-                    waiting.append((task, started, _unread(task, version, dpi, started, reason)))
+                    spent = time.perf_counter() - started
+                    waiting.append((task, _unread(task, version, dpi, spent, reason)))
                     emit(ready_only=True)
                     continue
                 finally:
-                    clock.add(task.sha256, time.perf_counter() - started)
+                    clock.add(task.sha256, time.perf_counter() - started, page=page_key(task))
                 futures: list[Future[OcrResult]] = []
                 for image in rendered.images:
                     slots.acquire()
                     future = pool.submit(
                         _recognise_within,
                         clock,
-                        task.sha256,
+                        page_key(task),
                         image,
                         task.language.language,
                         dpi=rendered.dpi,
@@ -274,10 +292,11 @@ def ocr_tasks(
                     future.add_done_callback(lambda _f: slots.release())
                     futures.append(future)
                 if futures:
-                    waiting.append((task, started, futures))
+                    waiting.append((task, futures))
                 else:  # a FIGURES page whose regions are all too small to read
-                    record = _unread(task, version, rendered.dpi, started, "no_regions", status="underivable")
-                    waiting.append((task, started, record))
+                    spent = clock.page_seconds(page_key(task))
+                    record = _unread(task, version, rendered.dpi, spent, "no_regions", status="underivable")
+                    waiting.append((task, record))
                 emit(ready_only=True)
         finally:
             if walked is not None:
@@ -287,10 +306,17 @@ def ocr_tasks(
 
 
 def _recognise_within(
-    clock: DocumentClock, sha256: str, image: Image.Image, language: str, *, timeout: float, **kwargs
+    clock: DocumentClock,
+    page: tuple[str, int, str],
+    image: Image.Image,
+    language: str,
+    *,
+    timeout: float,
+    **kwargs,
 ) -> OcrResult:
     """:func:`recognise` given no more time than its page's budget and its document's, whichever is less;
-    the time it took is the document's."""
+    the time it took is the document's and the page's (:func:`page_key`)."""
+    sha256 = page[0]
     left = clock.left(sha256)
     if left <= 0:
         raise OcrFailed("the document's OCR budget was spent", reason=OVER_TIME_BUDGET)
@@ -302,7 +328,7 @@ def _recognise_within(
             raise OcrFailed(f"the document's OCR budget ran out: {exc}", reason=OVER_TIME_BUDGET) from exc
         raise
     finally:
-        clock.add(sha256, time.perf_counter() - started)
+        clock.add(sha256, time.perf_counter() - started, page=page)
 
 
 def _render(task: OcrTask, source: Path, dpi: int, max_pixels: int) -> _Rendered:
@@ -322,17 +348,18 @@ def _render(task: OcrTask, source: Path, dpi: int, max_pixels: int) -> _Rendered
     return _Rendered((render_page(source, task.page, dpi),), dpi, rotate=True)
 
 
-def _collect(task: OcrTask, version: str, started: float, futures: list[Future[OcrResult]]) -> OcrPageRecord:
+def _collect(task: OcrTask, version: str, seconds: float, futures: list[Future[OcrResult]]) -> OcrPageRecord:
+    """The page's row from its regions' results; ``seconds``: its rendering and recognition time."""
     results: list[OcrResult] = []
     for future in futures:
         try:
             results.append(future.result())
         except OcrUnavailable:
-            return _unread(task, version, 0, started, "unavailable")
+            return _unread(task, version, 0, seconds, "unavailable")
         except OcrFailed as exc:
-            return _unread(task, version, 0, started, exc.reason)
+            return _unread(task, version, 0, seconds, exc.reason)
         except Exception as exc:  # an untranslated engine error must not fail the shard
-            return _unread(task, version, 0, started, f"engine_error:{type(exc).__name__}")
+            return _unread(task, version, 0, seconds, f"engine_error:{type(exc).__name__}")
     kept = results if task.scope == OcrScope.PAGE else [r for r in results if _legible_figure(r)]
     script = results[0].script if task.scope == OcrScope.PAGE else None
     texts = [r.text for r in kept if r.chars]
@@ -370,7 +397,7 @@ def _collect(task: OcrTask, version: str, started: float, futures: list[Future[O
         low_confidence_words=sum(1 for c in confidences if c < LOW_WORD_CONFIDENCE),
         words=len(confidences),
         chars=chars,
-        seconds=round(time.perf_counter() - started, 3),
+        seconds=round(seconds, 3),
         text="\n\n".join(texts) if has_text else None,
     )
 
@@ -401,11 +428,11 @@ def _render_reason(exc: Exception) -> str:
 
 def unread_record(task: OcrTask, version: str, reason: str) -> OcrPageRecord:
     """A task refused before anything was rendered (its document's OCR budget is spent): ``error``."""
-    return _unread(task, version, 0, time.perf_counter(), reason)
+    return _unread(task, version, 0, 0.0, reason)
 
 
 def _unread(
-    task: OcrTask, version: str, dpi: int, started: float, reason: str, status: str = "error"
+    task: OcrTask, version: str, dpi: int, seconds: float, reason: str, status: str = "error"
 ) -> OcrPageRecord:
     """A task that produced no text without Tesseract reading anything: the reason says why."""
     return OcrPageRecord(
@@ -430,6 +457,6 @@ def _unread(
         low_confidence_words=0,
         words=0,
         chars=0,
-        seconds=round(time.perf_counter() - started, 3),
+        seconds=round(seconds, 3),
         text=None,
     )
