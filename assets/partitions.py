@@ -23,8 +23,8 @@ backfill_policy = dg.BackfillPolicy.multi_run(max_partitions_per_run=SHARDS_PER_
 
 # What a Dagster run of `assay run` costs besides its work, with the home's SQLite instance on this kind
 # of machine: a fixed part per run, and a part per shard and stage of its range (three events each: the
-# planned materialization, Dagster's and ours). Fitted to docs/benchmarks.md sections 5 and 7 (0.39 s per
-# run; 20-36 ms per shard and stage, the lower figure with unsynced commits).
+# planned materialization, Dagster's and ours). From docs/benchmarks.md section 5: 0.27-0.39 s per run
+# and 21-36 ms per shard and stage, the lower figures with unsynced commits (orchestration/sqlite_sync.py).
 RUN_COST_S = 0.39
 SHARD_STEP_COST_S = 0.02
 # A run through every stage holds its range's rows stage by stage (an earlier version's rows too, to carry
