@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -346,11 +346,14 @@ def daemon_until_backfilled(
     log: Path,
     timeout_s: float,
     after_first_tick: Callable[[], None] | None = None,
+    covering: Collection[str] = (),
 ) -> Any:
-    """Run `dagster-daemon` on ``workspace`` until a backfill of ``asset`` emitted meanwhile has finished;
-    returns it. ``after_first_tick`` is called once the automation sensor has evaluated once (what the
-    sensor then sees is new to it). The daemon is stopped however this ends; a daemon that exits, or no
-    finished backfill within ``timeout_s``, fails the test with the tail of its log."""
+    """Run `dagster-daemon` on ``workspace`` until a backfill of ``asset`` emitted meanwhile, whose
+    partitions of ``asset`` include ``covering``, has finished; returns it. ``after_first_tick`` is called
+    once the automation sensor has evaluated once (what the sensor then sees is new to it). A tick during
+    that call may see part of what it writes and emit a backfill of part of it: ``covering`` waits for the
+    one that holds what the test needs. The daemon is stopped however this ends; a daemon that exits, or
+    no such finished backfill within ``timeout_s``, fails the test with the tail of its log."""
     before = {b.backfill_id for b in instance.get_backfills()}
     key = dg.AssetKey(asset)
     found: list[Any] = []
@@ -358,13 +361,14 @@ def daemon_until_backfilled(
     def finished() -> bool:
         for backfill in instance.get_backfills():
             data = backfill.asset_backfill_data
-            if (
-                backfill.backfill_id not in before
-                and data is not None
-                and key in data.target_subset.asset_keys
-            ):
-                found[:] = [backfill]
-                return backfill.status.value not in ("REQUESTED", "CANCELING")
+            if backfill.backfill_id in before or data is None or key not in data.target_subset.asset_keys:
+                continue
+            if covering:
+                subset = data.target_subset.get_partitions_subset(key)
+                if not set(covering) <= set(subset.get_partition_keys()):
+                    continue
+            found[:] = [backfill]
+            return backfill.status.value not in ("REQUESTED", "CANCELING")
         return False
 
     pending = after_first_tick

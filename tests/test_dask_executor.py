@@ -108,6 +108,7 @@ def test_a_backfill_runs_its_steps_on_dask_workers_chosen_by_the_definitions(
             log=tmp_path / "daemon.log",
             timeout_s=BACKFILL_TIMEOUT_S,
             after_first_tick=lambda: _in_process(instance, home, corpus, ("verdicts",)),
+            covering={_shard(p) for p in scans},
         )
         worker_pids = set(cluster.worker_pids.values())
 
