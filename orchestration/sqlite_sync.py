@@ -31,13 +31,13 @@ _HOMES: set[str] = set()
 def commit_without_sync(dagster_home: Path) -> None:
     """From now on in this process, SQLite connections that SQLAlchemy opens on files under
     ``dagster_home`` use ``PRAGMA synchronous=OFF``."""
-    if not _HOMES and not sqlalchemy.event.contains(Engine, "connect", _on_connect):
+    if not sqlalchemy.event.contains(Engine, "connect", _on_connect):
         sqlalchemy.event.listen(Engine, "connect", _on_connect)
     _HOMES.add(os.path.join(os.path.realpath(dagster_home), ""))
 
 
 def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-    if not isinstance(dbapi_connection, sqlite3.Connection) or not _HOMES:
+    if not isinstance(dbapi_connection, sqlite3.Connection):
         return
     cursor = dbapi_connection.cursor()
     try:

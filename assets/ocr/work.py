@@ -254,6 +254,7 @@ def ocr_tasks(
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tesseract") as pool:
         try:
             for task in tasks:
+                key = page_key(task)
                 started = time.perf_counter()
                 if clock.left(task.sha256) <= 0:  # the document's budget is spent: not rendered, not read
                     waiting.append((task, unread_record(task, version, OVER_TIME_BUDGET)))
@@ -275,14 +276,14 @@ def ocr_tasks(
                     emit(ready_only=True)
                     continue
                 finally:
-                    clock.add(task.sha256, time.perf_counter() - started, page=page_key(task))
+                    clock.add(task.sha256, time.perf_counter() - started, page=key)
                 futures: list[Future[OcrResult]] = []
                 for image in rendered.images:
                     slots.acquire()
                     future = pool.submit(
                         _recognise_within,
                         clock,
-                        page_key(task),
+                        key,
                         image,
                         task.language.language,
                         dpi=rendered.dpi,
@@ -294,7 +295,7 @@ def ocr_tasks(
                 if futures:
                     waiting.append((task, futures))
                 else:  # a FIGURES page whose regions are all too small to read
-                    spent = clock.page_seconds(page_key(task))
+                    spent = clock.page_seconds(key)
                     record = _unread(task, version, rendered.dpi, spent, "no_regions", status="underivable")
                     waiting.append((task, record))
                 emit(ready_only=True)
