@@ -15,9 +15,9 @@ from typing import Any
 import dagster as dg
 import pyarrow as pa
 
-from quality.contracts import CONTRACTS, ContractError, ContractResult, validate
+from quality.contracts import ContractError, ContractResult, validate
 from warehouse import Warehouse
-from warehouse.schema import TABLES
+from warehouse.schema import TABLES, contract_for
 
 
 def contract_check_name(table: str) -> str:
@@ -27,7 +27,7 @@ def contract_check_name(table: str) -> str:
 def contract_check_specs(asset: str, tables: Sequence[str]) -> list[dg.AssetCheckSpec]:
     specs = []
     for table in tables:
-        contract = CONTRACTS[table]
+        contract = contract_for(table)
         domains = [*(b.column for b in contract.bounded), *(e.column for e in contract.enumerated)]
         specs.append(
             dg.AssetCheckSpec(
@@ -62,7 +62,7 @@ def contract_check_result(
             },
         )
     try:
-        result = validate(table, rows)
+        result = validate(contract_for(table), rows)
     except ContractError as exc:
         return dg.AssetCheckResult(
             asset_key=asset,
@@ -104,7 +104,7 @@ def contract_check_results(
     columns the contracts name (no page text is read)."""
     results = []
     for table in tables:
-        columns = CONTRACTS[table].columns
+        columns = contract_for(table).columns
         parts = [wh.read(table, version, shard, columns) for shard in shards]
         rows = pa.concat_tables(parts) if parts else TABLES[table].empty().select(list(columns))
         results.append(contract_check_result(asset, table, rows, shards))

@@ -9,9 +9,8 @@ from warehouse.store import to_pylist
 
 @shard_stage("sanitize")
 def sanitize(step: ShardStep) -> StageOutcome:
-    from quality.records import PageVerdictRecord
+    from quality.records import PageTextRecord, PageVerdictRecord
     from quality.sanitize import PageHidden, sanitize_document
-    from quality.sources import PageTextRecord
     from readers.core.model import OCR_KINDS, ContentKind
 
     wh, version = step.wh, step.version

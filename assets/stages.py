@@ -22,7 +22,6 @@ from types import MappingProxyType
 from typing import Any
 
 from assets import plans
-from quality.contracts import CONTRACTS, TableContract
 from warehouse import Warehouse
 from warehouse.schema import TABLES, Table
 
@@ -45,8 +44,9 @@ class Stage:
     ``asset`` is where its Dagster asset is, as ``module:attribute`` (imported when the Definitions are
     built, so that planning a run imports no stage's code); ``checked`` the tables whose contracts are
     checked on the shards it wrote; ``closes``: it comes after every stage of shards (the catalog).
-    ``tables`` and ``contracts`` are the tables a stage brings of its own (the project's are in
-    warehouse/schema.py and quality/contracts.py), registered while it is declared."""
+    ``tables`` are the tables a stage brings of its own (the project's are in warehouse/schema.py), each
+    with its row record, whose fields declare its columns and its contract; registered while it is
+    declared."""
 
     name: str
     after: tuple[str, ...]
@@ -62,7 +62,6 @@ class Stage:
     checked: tuple[str, ...] = ()
     closes: bool = False
     tables: tuple[Table, ...] = ()
-    contracts: tuple[TableContract, ...] = ()
 
     @property
     def done(self) -> str | None:
@@ -319,23 +318,19 @@ def graph() -> StageGraph:
 
 @contextlib.contextmanager
 def declared(*stages: Stage) -> Iterator[StageGraph]:
-    """Add ``stages`` to the graph for the block, their own tables and contracts registered with the
-    warehouse's schema and the contracts (the Definitions built inside the block have their assets)."""
+    """Add ``stages`` to the graph for the block, their own tables (and so their contracts) registered
+    with the warehouse's schema (the Definitions built inside the block have their assets)."""
     global _graph
     previous = _graph
     tables = {t.name: t for s in stages for t in s.tables}
-    contracts = {c.table: c for s in stages for c in s.contracts}
-    clashing = (set(tables) & set(TABLES)) | (set(contracts) & set(CONTRACTS))
+    clashing = set(tables) & set(TABLES)
     if clashing:
         raise ValueError(f"tables declared twice: {sorted(clashing)}")
     _graph = StageGraph((*previous.stages, *stages))
     TABLES.update(tables)
-    CONTRACTS.update(contracts)
     try:
         yield _graph
     finally:
         _graph = previous
         for name in tables:
             TABLES.pop(name, None)
-        for name in contracts:
-            CONTRACTS.pop(name, None)

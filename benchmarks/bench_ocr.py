@@ -37,7 +37,7 @@ import pymupdf  # noqa: E402
 import pytesseract  # noqa: E402
 
 from assets.ocr.work import LanguageChoice, OcrOptions, OcrTask, ocr_tasks  # noqa: E402
-from quality.sources import OcrScope  # noqa: E402
+from quality.records import OcrScope  # noqa: E402
 from readers.core.cores import usable_cores  # noqa: E402
 from readers.core.model import ContentKind  # noqa: E402
 from readers.images.tesseract import DEFAULT_DPI, render_page  # noqa: E402

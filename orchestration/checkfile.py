@@ -17,8 +17,8 @@ from assets.ocr.shard import ShardInput, ocr_shards
 from assets.verdicts.judging import judge_document_rows
 from orchestration.printing import shown, visible
 from quality.judge import DocumentVerdicts
-from quality.records import OcrPageRecord
-from quality.sources import ExtractedPage, PageTextRecord
+from quality.records import OcrPageRecord, PageTextRecord
+from quality.sources import ExtractedPage
 from readers.core.model import ReadLimits
 from readers.core.records import DocumentRecord
 from readers.core.table import readers_for

@@ -2,9 +2,9 @@
 
 Each stage's table promises the same few things whatever the corpus: its key columns are present and
 unique together, its ratios lie in [0, 1] (confidences in [0, 100]), and its modes, statuses, sources and
-kinds are values of the project's enumerations. The schema (``warehouse/schema.py``) fixes the columns and
-their types; these contracts fix what the values may be. They are data (:data:`CONTRACTS`) so that a new
-column is one line here, and a test keeps them in step with the schema.
+kinds are values of the project's enumerations. Each is derived from the fields of the table's row record
+(:meth:`TableContract.of`; readers/core/columns.py says how a field declares its key, its bounds and its
+values), where the column's type and meaning are declared too: a new column is one field.
 
 Each contract is a list of expectations named and meant as Great Expectations' are
 (``expect_column_values_to_not_be_null``, ``..._to_be_unique``, ``expect_compound_columns_to_be_unique``,
@@ -25,9 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from quality.sources import OcrScope, Source
-from quality.verdicts import Mode, Provenance
-from readers.core.model import ContentKind, DocumentStatus, KindSource
+from readers.core.columns import Field
 
 # Offending values kept per failed expectation: enough to recognise the fault in the check's metadata,
 # few enough that a shard full of bad rows does not bloat the event log: the distinct values among the
@@ -71,6 +69,24 @@ class TableContract:
     unique: tuple[str, ...] = ()
     bounded: tuple[Bounded, ...] = ()
     enumerated: tuple[Enumerated, ...] = ()
+
+    @classmethod
+    def of(cls, table: str, fields: Sequence[Field]) -> TableContract | None:
+        """The contract the fields of ``table``'s row record declare; None when none is a key column.
+
+        The key columns in field order; required: the other fields declared without None and without a
+        default (a field with a default is one a later version added, null in rows written before it)."""
+        key = tuple(f.name for f in fields if f.key)
+        if not key:
+            return None
+        return cls(
+            table,
+            key=key,
+            required=tuple(f.name for f in fields if f.required and not f.key),
+            unique=tuple(f.name for f in fields if f.unique),
+            bounded=tuple(Bounded(f.name, f.between.low, f.between.high) for f in fields if f.between),
+            enumerated=tuple(Enumerated(f.name, f.one_of.values) for f in fields if f.one_of),
+        )
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -118,131 +134,19 @@ class ContractResult:
         return tuple(o for o in self.outcomes if not o.success)
 
 
-def _values(enum: type) -> tuple[str, ...]:
-    return tuple(sorted(str(member.value) for member in enum))
-
-
-RATIO = (0.0, 1.0)
-PERCENT = (0.0, 100.0)  # Tesseract's word confidences
-_DOC = ("sha256", "extractor_version")
-_PAGE = (*_DOC, "page")
-# OCR reads a page to one of three outcomes: text, nothing it could use, or a failure.
-_OCR_STATUSES = tuple(
-    sorted(s.value for s in (DocumentStatus.DERIVED, DocumentStatus.UNDERIVABLE, DocumentStatus.ERROR))
-)
-
-
-def _ratios(*columns: str) -> tuple[Bounded, ...]:
-    return tuple(Bounded(c, *RATIO) for c in columns)
-
-
-def _counts(*columns: str, low: float = 0.0) -> tuple[Bounded, ...]:
-    return tuple(Bounded(c, low, None) for c in columns)
-
-
-CONTRACTS: dict[str, TableContract] = {
-    c.table: c
-    for c in (
-        TableContract(
-            "documents",
-            key=("sha256",),
-            required=("shard", "kind", "kind_source", "path", "extractor_version"),
-            bounded=_counts("size"),
-            enumerated=(
-                Enumerated("kind", _values(ContentKind)),
-                Enumerated("kind_source", _values(KindSource)),
-            ),
-        ),
-        TableContract(
-            "derivations",
-            key=_DOC,
-            required=("shard", "kind", "status"),
-            bounded=_counts("attempts", "pages", "chars"),
-            enumerated=(
-                Enumerated("kind", _values(ContentKind)),
-                Enumerated("status", _values(DocumentStatus)),
-            ),
-        ),
-        TableContract(
-            "pages",
-            key=_PAGE,
-            required=("shard", "reader"),
-            bounded=(
-                *_counts("page", low=1),
-                *_ratios(
-                    "bad_rune_ratio",
-                    "cid_ratio",
-                    "glued_ratio",
-                    "spaced_ratio",
-                    "language_similarity",
-                    "lexicon_hit_rate",
-                    "image_coverage",
-                    "largest_image_share",
-                    "vector_figure_area",
-                    "invisible_share",
-                ),
-            ),
-        ),
-        TableContract(
-            "page_verdicts",
-            key=_PAGE,
-            required=("shard", "mode", "provenance", "text_source"),
-            bounded=(*_counts("page", low=1), *_ratios("score", "threshold")),
-            enumerated=(
-                Enumerated("mode", _values(Mode)),
-                Enumerated("provenance", _values(Provenance)),
-                Enumerated("text_source", _values(Source)),
-            ),
-        ),
-        TableContract(
-            "ocr_pages",
-            key=(*_PAGE, "scope"),
-            required=("shard", "status"),
-            bounded=(
-                *_counts("page", low=1),
-                *(Bounded(c, *PERCENT) for c in ("confidence", "confidence_p10", "confidence_p50")),
-            ),
-            enumerated=(Enumerated("scope", _values(OcrScope)), Enumerated("status", _OCR_STATUSES)),
-        ),
-        TableContract(
-            "page_texts",
-            key=_PAGE,
-            required=("shard", "mode", "source"),
-            bounded=(*_counts("page", low=1), *_ratios("trust"), Bounded("ocr_confidence", *PERCENT)),
-            enumerated=(Enumerated("mode", _values(Mode)), Enumerated("source", _values(Source))),
-        ),
-        TableContract("texts", key=_DOC, required=("shard", "text"), bounded=_counts("chars")),
-        TableContract(
-            "chunks",
-            key=(*_DOC, "ordinal"),
-            required=("shard", "chunk_id"),
-            unique=("chunk_id",),
-            bounded=(*_counts("ordinal", "start", "end"), *_ratios("trust")),
-        ),
-    )
-}
-
-
-def contract_for(table: str) -> TableContract:
-    try:
-        return CONTRACTS[table]
-    except KeyError:
-        raise ContractError(f"no contract for table {table!r}; known: {', '.join(CONTRACTS)}") from None
-
-
-def validate(table: str, rows: pa.Table | Sequence[Any]) -> ContractResult:
-    """Check ``rows`` (an Arrow table, or row dataclasses) against ``table``'s contract.
+def validate(contract: TableContract, rows: pa.Table | Sequence[Any]) -> ContractResult:
+    """Check ``rows`` (an Arrow table, or row dataclasses) against ``contract`` (a table's, from
+    ``warehouse.schema.contract_for``).
 
     Only the columns the contract reads are looked at. A column the rows lack fails the expectations on
     it (the reason in ``error``); rows that cannot be made into a table raise :class:`ContractError`."""
-    contract = contract_for(table)
     data = _arrow(contract, rows)
     started = time.perf_counter()
     outcomes = tuple(
         _evaluate(expectation, columns, data, check)
         for expectation, columns, check in _expectations(contract)
     )
-    return ContractResult(table, data.num_rows, outcomes, round(time.perf_counter() - started, 4))
+    return ContractResult(contract.table, data.num_rows, outcomes, round(time.perf_counter() - started, 4))
 
 
 def _arrow(contract: TableContract, rows: pa.Table | Sequence[Any]) -> pa.Table:

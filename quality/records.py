@@ -1,104 +1,296 @@
-"""Rows of the tables the verdicts stage writes (contracts in :mod:`warehouse.schema`)."""
+"""Rows of the tables the verdicts, OCR, sanitize and chunk stages write, and the vocabularies of their
+columns: each field is one column, its type, meaning and domain declared once (readers/core/columns.py),
+from which the warehouse's schema and the table's contract are derived.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+
+from quality.verdicts import Mode, Provenance
+from readers.core.columns import KEY, UNIQUE, Annotated, Between, Doc, OneOf
+from readers.core.model import DocumentStatus
+from readers.core.records import Sha256, Shard, Version
+
+
+class Source(StrEnum):
+    EXTRACTED = "extracted"
+    FALLBACK = "fallback"
+    REPAIRED = "repaired"
+    OCR = "ocr"
+    EXTRACTED_AND_FIGURES = "extracted+figures"
+    NONE = "none"
+
+
+class OcrScope(StrEnum):
+    """What one ``ocr_pages`` row read: the whole page, or the figure regions of a FIGURES page."""
+
+    PAGE = "page"
+    FIGURES = "figures"
 
 
 @dataclass(frozen=True, slots=True)
 class PageVerdictRecord:
-    sha256: str
-    shard: str
-    extractor_version: str
-    page: int
-    mode: str
-    reasons: list[str]
-    provenance: str
-    language: str | None
-    score: float | None
-    threshold: float | None
-    text_source: str
-    verdicts_version: str
+    sha256: Annotated[Sha256, KEY]
+    shard: Shard
+    extractor_version: Annotated[Version, KEY]
+    page: Annotated[int, KEY, Doc("page number, 1-based"), Between(1)]
+    mode: Annotated[str, Doc("TEXT, FIGURES, REPLACE, REPAIRED, LANG or BLANK"), OneOf.of(Mode)]
+    reasons: Annotated[
+        list[str],
+        Doc(
+            "reason codes: no_text_layer, lexicon_low, bad_runes, cid_passthrough, font_garbled:<font>, "
+            "image_cover, ocr_sandwich, doc_prior..."
+        ),
+    ]
+    provenance: Annotated[str, Doc("born_digital, raw_scan or ocr_sandwich"), OneOf.of(Provenance)]
+    language: Annotated[str | None, Doc("language of the page's text, when one matched")]
+    score: Annotated[
+        float | None,
+        Doc("the lexicon hit rate the decision used; null when the lexicon abstained"),
+        Between(0, 1),
+    ]
+    threshold: Annotated[float | None, Doc("the threshold that score was held against"), Between(0, 1)]
+    text_source: Annotated[
+        str,
+        Doc("where the page's final text comes from: extracted, fallback, repaired, ocr or none"),
+        OneOf.of(Source),
+    ]
+    verdicts_version: Annotated[str, Doc("version of the verdict rules")]
 
 
 @dataclass(frozen=True, slots=True)
 class FontVerdictRecord:
-    sha256: str
-    shard: str
-    extractor_version: str
-    font: str
-    pages: int
-    chars: int
-    weight: float
-    hit_rate: float
-    abstained_share: float
-    garbled: bool
+    sha256: Sha256
+    shard: Shard
+    extractor_version: Version
+    font: Annotated[str, Doc("font name")]
+    pages: Annotated[int, Doc("pages the font is used on")]
+    chars: Annotated[int, Doc("non-whitespace characters drawn in it")]
+    weight: Annotated[float, Doc("judgeable lexicon evidence weight")]
+    hit_rate: Annotated[float, Doc("length-weighted lexicon hit rate of its tokens")]
+    abstained_share: Annotated[float, Doc("share of its characters on pages where the lexicon abstained")]
+    garbled: Annotated[
+        bool, Doc("the font scores as garbled: its text is condemned where pages cannot judge")
+    ]
 
 
 @dataclass(frozen=True, slots=True)
 class RepairRecord:
-    sha256: str
-    shard: str
-    extractor_version: str
-    page: int
-    method: str
-    tool: str
-    tool_version: str
-    mapping: str | None
-    score: float
-    text: str
+    sha256: Sha256
+    shard: Shard
+    extractor_version: Version
+    page: Annotated[int, Doc("page number, 1-based")]
+    method: Annotated[str, Doc("fallback_reader, shift, codepoint_shift or permutation")]
+    tool: Annotated[str, Doc("the reader or repair that produced the text")]
+    tool_version: Annotated[str, Doc("its version")]
+    mapping: Annotated[
+        str | None, Doc("for font repairs: the character mapping applied, as JSON; null otherwise")
+    ]
+    score: Annotated[float, Doc("lexicon hit rate of the new text")]
+    text: Annotated[str, Doc("the new text of the page")]
 
 
 @dataclass(frozen=True, slots=True)
 class VocabularyRecord:
-    language: str
-    word: str
-    documents: int
-    extractor_version: str
+    language: Annotated[str, Doc("the lexicon language the word was missing from")]
+    word: Annotated[str, Doc("the word, in the lexicon's normal form")]
+    documents: Annotated[int, Doc("distinct documents it occurs in (at least 3)")]
+    extractor_version: Version
 
 
 @dataclass(frozen=True, slots=True)
 class OcrPageRecord:
-    sha256: str
-    shard: str
-    extractor_version: str
-    page: int
-    scope: str
-    regions: int
-    status: str
-    reason: str | None
-    engine: str
-    engine_version: str
-    language: str
-    language_source: str
-    dpi: int
-    rotation: int
-    script: str | None
-    confidence: float | None
-    confidence_p10: float | None
-    confidence_p50: float | None
-    low_confidence_words: int
-    words: int
-    chars: int
-    seconds: float
-    text: str | None
+    sha256: Annotated[Sha256, KEY]
+    shard: Shard
+    extractor_version: Annotated[Version, KEY]
+    page: Annotated[int, KEY, Doc("page number, 1-based (the frame of a multi-page image)"), Between(1)]
+    scope: Annotated[
+        str,
+        KEY,
+        Doc(
+            "page (the whole page, mode REPLACE, or an image document's frame) or figures (the figure "
+            "regions of a FIGURES page, rendered without the text layer)"
+        ),
+        OneOf.of(OcrScope),
+    ]
+    regions: Annotated[int, Doc("figure regions read (scope figures); 1 for a whole page")]
+    status: Annotated[
+        str,
+        Doc(
+            "derived, underivable (OCR read nothing, or only what it could not read: illegible, "
+            "no_data:<script>), or error (timeout, engine_error, unavailable, render_failed, or "
+            "over_budget:pages / over_budget:seconds: never sent to Tesseract, its document had spent its "
+            "OCR budget of ocr_max_pages_per_document pages or ocr_document_timeout_s seconds)"
+        ),
+        OneOf.members(DocumentStatus.DERIVED, DocumentStatus.UNDERIVABLE, DocumentStatus.ERROR),
+    ]
+    reason: Annotated[str | None, Doc("why the status is not derived; null when derived")]
+    engine: Annotated[str, Doc("tesseract")]
+    engine_version: Annotated[str, Doc("its version")]
+    language: Annotated[str, Doc("Tesseract language(s) used, from the document's language or the default")]
+    language_source: Annotated[
+        str,
+        Doc(
+            "document (the language detected in its text), configured (no language detected), or "
+            "no_data:<code> (the detected language has no Tesseract data installed; the default was used)"
+        ),
+    ]
+    dpi: Annotated[int, Doc("resolution the page was rendered at")]
+    rotation: Annotated[
+        int, Doc("clockwise degrees applied to make the page upright (orientation detection)")
+    ]
+    script: Annotated[
+        str | None, Doc("the writing system orientation detection found (Latin, Hebrew...), when sure")
+    ]
+    confidence: Annotated[
+        float | None, Doc("mean word confidence, 0-100; null when no word was read"), Between(0, 100)
+    ]
+    confidence_p10: Annotated[
+        float | None, Doc("10th percentile of the word confidences: the worst-read words"), Between(0, 100)
+    ]
+    confidence_p50: Annotated[float | None, Doc("median word confidence"), Between(0, 100)]
+    low_confidence_words: Annotated[
+        int, Doc("words read with a confidence under 85 (on the evaluation corpus, a third of them misread)")
+    ]
+    words: Annotated[int, Doc("words read")]
+    chars: Annotated[int, Doc("non-whitespace characters read")]
+    seconds: Annotated[
+        float,
+        Doc("wall time of the page's rendering and recognition (not its wait for a free Tesseract thread)"),
+    ]
+    text: Annotated[
+        str | None,
+        Doc(
+            "the text read; null when nothing was read (never an empty text); kept for inspection when the "
+            "page was judged illegible, but never used as the page's text"
+        ),
+    ]
 
 
 @dataclass(frozen=True, slots=True)
 class ChunkRecord:
-    chunk_id: str
-    sha256: str
-    shard: str
-    extractor_version: str
-    ordinal: int
-    start: int
-    end: int
-    overlap: int
-    heading_path: list[str]
-    page_start: int
-    page_end: int
-    page_offsets: list[int]
-    language: str | None
-    sources: list[str]
-    trust: float | None
-    text: str
+    chunk_id: Annotated[
+        str, UNIQUE, Doc("deterministic id: a hash of the document, the offsets and the text")
+    ]
+    sha256: Annotated[Sha256, KEY]
+    shard: Shard
+    extractor_version: Annotated[Version, KEY]
+    ordinal: Annotated[int, KEY, Doc("position in the document, from 0"), Between(0)]
+    start: Annotated[int, Doc("offset of the chunk in texts.text, overlap included"), Between(0)]
+    end: Annotated[int, Doc("end offset (exclusive) in texts.text"), Between(0)]
+    overlap: Annotated[int, Doc("leading characters repeated from the previous chunk")]
+    heading_path: Annotated[list[str], Doc("the headings the chunk stands under, outermost first")]
+    page_start: Annotated[int, Doc("first page")]
+    page_end: Annotated[int, Doc("last page")]
+    page_offsets: Annotated[
+        list[int],
+        Doc(
+            "where in text each page from page_start to page_end begins (a page without text here has the "
+            "next page's offset)"
+        ),
+    ]
+    language: Annotated[str | None, Doc("the most common language of its pages")]
+    sources: Annotated[list[str], Doc("where its pages' texts came from")]
+    trust: Annotated[float | None, Doc("the minimum trust over its pages (page_texts.trust)"), Between(0, 1)]
+    text: Annotated[str, Doc("the chunk's text (a split table's header row repeated at its start)")]
+
+
+@dataclass(frozen=True, slots=True)
+class PageTextRecord:
+    sha256: Annotated[Sha256, KEY]
+    shard: Shard
+    extractor_version: Annotated[Version, KEY]
+    page: Annotated[int, KEY, Doc("page number, 1-based"), Between(1)]
+    mode: Annotated[str, Doc("the page's verdict"), OneOf.of(Mode)]
+    source: Annotated[
+        str,
+        Doc(
+            "extracted, fallback (the fallback reader's text), repaired, ocr, extracted+figures (the text "
+            "plus the OCR of its figure regions under a `## Page N (transcribed figures)` heading) or none"
+        ),
+        OneOf.of(Source),
+    ]
+    reason: Annotated[
+        str | None,
+        Doc(
+            "why there is no text (source none): blank, ocr_underivable:no_text, ocr_error:<reason> "
+            "(ocr_error:over_budget:pages past its document's OCR budget), ocr_not_run; null otherwise"
+        ),
+    ]
+    tool: Annotated[str, Doc("the reader, repair or OCR engine the text came from")]
+    tool_version: Annotated[str, Doc("its version")]
+    trust: Annotated[
+        float | None,
+        Doc(
+            "0-1: 1 for a clean text layer, 0.9 for repaired, fallback or OCR-layer text, the mean word "
+            "confidence / 100 for OCR; null when there is no text"
+        ),
+        Between(0, 1),
+    ]
+    ocr_confidence: Annotated[
+        float | None, Doc("mean OCR word confidence, 0-100, when OCR contributed"), Between(0, 100)
+    ]
+    chars: Annotated[int, Doc("non-whitespace characters of the text")]
+    text: Annotated[
+        str | None, Doc("the page's final text, raw (sanitize normalises it); null when there is none")
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class TextRecord:
+    sha256: Annotated[Sha256, KEY]
+    shard: Shard
+    extractor_version: Annotated[Version, KEY]
+    text: Annotated[
+        str,
+        Doc(
+            "markdown: the pages' final texts normalised, hidden text, running headers and footers and "
+            "personal data taken out, pages joined by a blank line"
+        ),
+    ]
+    chars: Annotated[int, Doc("non-whitespace characters"), Between(0)]
+    pages: Annotated[list[int], Doc("the pages that have text, in order")]
+    page_starts: Annotated[list[int], Doc("offset in text where each of pages starts")]
+    page_sources: Annotated[list[str], Doc("where each page's text came from (page_texts.source)")]
+    redactions: Annotated[int, Doc("personal data replaced by placeholders (rows in redactions)")]
+    hidden_removed: Annotated[int, Doc("invisible runs removed (rows in hidden_text)")]
+    furniture_removed: Annotated[int, Doc("running header and footer lines removed (rows in furniture)")]
+    sanitize_version: Annotated[str, Doc("version of the sanitize rules")]
+
+
+@dataclass(frozen=True, slots=True)
+class RedactionRecord:
+    sha256: Sha256
+    shard: Shard
+    extractor_version: Version
+    page: Annotated[int, Doc("page it stood on")]
+    kind: Annotated[str, Doc("email, phone, card, iban, ip, national_id, vat")]
+    scheme: Annotated[str | None, Doc("for national_id: which identifier (quality/pii.py IdScheme)")]
+    start: Annotated[int, Doc("offset of the placeholder in texts.text")]
+    end: Annotated[int, Doc("end offset (exclusive) of the placeholder")]
+    placeholder: Annotated[str, Doc("the placeholder, stable within the document (⟨EMAIL_1⟩)")]
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenTextRecord:
+    sha256: Sha256
+    shard: Shard
+    extractor_version: Version
+    page: Annotated[int, Doc("page number, 1-based")]
+    why: Annotated[str, Doc("render_mode, alpha, tiny, pale (white on its own background) or outside_crop")]
+    text: Annotated[str, Doc("the invisible text, its personal data as the text's placeholders (⟨EMAIL_1⟩)")]
+    found: Annotated[bool, Doc("the run was found in the page's text and removed")]
+
+
+@dataclass(frozen=True, slots=True)
+class FurnitureRecord:
+    sha256: Sha256
+    shard: Shard
+    extractor_version: Version
+    page: Annotated[int, Doc("page number, 1-based")]
+    band: Annotated[str, Doc("top or bottom")]
+    text: Annotated[
+        str, Doc("the line as it stood, its personal data as the text's placeholders (⟨EMAIL_1⟩)")
+    ]

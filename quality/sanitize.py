@@ -29,7 +29,13 @@ from quality.furniture import find_furniture, strip_furniture
 from quality.hidden import TEXT_LAYER_SOURCES, remove_hidden
 from quality.normalise import join_hyphenated, normalise
 from quality.pii import PlaceholderBook, Scrubber
-from quality.sources import PageTextRecord
+from quality.records import (
+    FurnitureRecord,
+    HiddenTextRecord,
+    PageTextRecord,
+    RedactionRecord,
+    TextRecord,
+)
 
 PAGE_SEPARATOR = "\n\n"
 SANITIZE_VERSION = "2"
@@ -42,56 +48,6 @@ class PageHidden:
     texts: Sequence[str]
     whys: Sequence[str]
     ocr_layer: bool
-
-
-@dataclass(frozen=True, slots=True)
-class TextRecord:
-    sha256: str
-    shard: str
-    extractor_version: str
-    text: str
-    chars: int
-    pages: list[int]
-    page_starts: list[int]
-    page_sources: list[str]
-    redactions: int
-    hidden_removed: int
-    furniture_removed: int
-    sanitize_version: str
-
-
-@dataclass(frozen=True, slots=True)
-class RedactionRecord:
-    sha256: str
-    shard: str
-    extractor_version: str
-    page: int
-    kind: str
-    scheme: str | None
-    start: int
-    end: int
-    placeholder: str
-
-
-@dataclass(frozen=True, slots=True)
-class HiddenTextRecord:
-    sha256: str
-    shard: str
-    extractor_version: str
-    page: int
-    why: str
-    text: str
-    found: bool
-
-
-@dataclass(frozen=True, slots=True)
-class FurnitureRecord:
-    sha256: str
-    shard: str
-    extractor_version: str
-    page: int
-    band: str
-    text: str
 
 
 @dataclass

@@ -21,27 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
-from quality.records import OcrPageRecord, PageVerdictRecord, RepairRecord
+from quality.records import OcrPageRecord, OcrScope, PageTextRecord, PageVerdictRecord, RepairRecord, Source
 from quality.verdicts import Mode
-
-
-class Source(StrEnum):
-    EXTRACTED = "extracted"
-    FALLBACK = "fallback"
-    REPAIRED = "repaired"
-    OCR = "ocr"
-    EXTRACTED_AND_FIGURES = "extracted+figures"
-    NONE = "none"
-
-
-class OcrScope(StrEnum):
-    """What one ``ocr_pages`` row read: the whole page, or the figure regions of a FIGURES page."""
-
-    PAGE = "page"
-    FIGURES = "figures"
-
 
 # Trust of a page's text, 0-1, on one scale with OCR's mean word confidence (0-100, divided by 100) so
 # that a chunk's trust can be the minimum over its pages. A text layer judged clean is the best text there
@@ -52,23 +34,6 @@ class OcrScope(StrEnum):
 TEXT_LAYER_TRUST = 1.0
 INFERRED_TEXT_TRUST = 0.9
 OCR_LAYER_TRUST = 0.9
-
-
-@dataclass(frozen=True, slots=True)
-class PageTextRecord:
-    sha256: str
-    shard: str
-    extractor_version: str
-    page: int
-    mode: str
-    source: str
-    reason: str | None
-    tool: str
-    tool_version: str
-    trust: float | None
-    ocr_confidence: float | None
-    chars: int
-    text: str | None
 
 
 @dataclass(frozen=True, slots=True)

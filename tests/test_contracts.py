@@ -25,17 +25,22 @@ from orchestration.definitions import stage_asset
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
-from quality.contracts import CONTRACTS, ContractError, validate
-from quality.records import PageVerdictRecord
-from quality.sources import PageTextRecord
+from quality import contracts
+from quality.contracts import ContractError, ContractResult
+from quality.records import PageTextRecord, PageVerdictRecord
 from quality.verdicts import Mode
 from readers.core.model import ContentKind, DocumentStatus
 from readers.core.records import DerivationRecord, DocumentRecord
 from warehouse import Warehouse
-from warehouse.schema import TABLES
+from warehouse.schema import TABLES, contract_for
 
+CONTRACTS = {name: table.contract for name, table in TABLES.items() if table.contract is not None}
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
 TABLES_CHECKED = ("documents", "derivations", "pages", "page_verdicts", "ocr_pages", "page_texts", "texts")
+
+
+def validate(table: str, rows) -> ContractResult:
+    return contracts.validate(contract_for(table), rows)
 
 
 def _sha(i: int) -> str:
@@ -169,8 +174,16 @@ def test_a_ratio_of_1_5_and_an_unknown_mode_fail_their_range_and_set() -> None:
 def test_an_arrow_table_missing_a_contract_column_fails_with_the_reason() -> None:
     rows = pa.table({"sha256": [_sha(1)], "extractor_version": ["v1"], "shard": ["01"], "text": ["x"]})
     result = validate("texts", rows)
-    (missing,) = result.failed
-    assert missing.columns == ("chars",) and "chars" in (missing.error or "")
+    # Every expectation on a column the rows lack fails, saying which column; the others pass.
+    assert result.failed and all(
+        len(o.columns) == 1 and o.columns[0] not in rows.column_names and o.columns[0] in (o.error or "")
+        for o in result.failed
+    )
+    assert {o.expectation for o in result.failed if o.columns == ("chars",)} == {
+        "expect_column_values_to_not_be_null",
+        "expect_column_values_to_be_between",
+    }
+    assert all(o.success for o in result.outcomes if set(o.columns) <= set(rows.column_names))
 
 
 def test_nan_is_a_missing_value_and_a_wrongly_typed_column_fails_with_the_reason() -> None:
@@ -182,6 +195,9 @@ def test_nan_is_a_missing_value_and_a_wrongly_typed_column_fails_with_the_reason
             "shard": ["01", "02"],
             "mode": ["TEXT", "TEXT"],
             "source": ["extracted", "extracted"],
+            "tool": ["pymupdf", "pymupdf"],
+            "tool_version": ["1", "1"],
+            "chars": [4, 4],
             "trust": [float("nan"), 0.5],  # a missing ratio: allowed, not out of range
             "ocr_confidence": ["high", None],  # text where a number belongs
         }

@@ -37,8 +37,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "orchestration": {"assets", "quality", "warehouse", "readers.walk", "readers.engine", "readers.core"}
     | _READERS,
     "assets": {"quality", "warehouse", "readers.walk", "readers.engine", "readers.core"} | _READERS,
+    "warehouse": {"quality", "readers.core"},
     "quality": {"readers.core"},
-    "warehouse": set(),
     "readers.walk": {"readers.engine", "readers.core"} | _READERS,
     "readers.engine": {"readers.core"},
     **{f"readers.{f}": {"readers.core"} | {f"readers.{b}" for b in _FAMILY_BORROWS[f]} for f in FAMILIES},

@@ -27,8 +27,8 @@ from assets.ocr.work import (
 )
 from orchestration.demo import _CHART_LABELS, _CHART_TEXT, make_figure_pdf, make_image_only_pdf, make_text_pdf
 from quality.cer import cer
-from quality.records import PageVerdictRecord
-from quality.sources import OcrScope, choose_page_texts
+from quality.records import OcrScope, PageVerdictRecord
+from quality.sources import choose_page_texts
 from readers.core.model import ContentKind
 from readers.core.records import DocumentRecord
 from readers.images.tesseract import OcrUnavailable, installed_languages, recognise, render_page

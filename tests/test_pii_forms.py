@@ -18,8 +18,8 @@ from quality.pii import (
     redact_path,
 )
 from quality.pii_view import INVISIBLE, match_view
+from quality.records import PageTextRecord
 from quality.sanitize import PageHidden, sanitize_document
-from quality.sources import PageTextRecord
 from tests.test_pii import VALID, Sample
 
 BEFORE, AFTER = "Please write to", "before Friday, thanks."

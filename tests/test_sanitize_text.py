@@ -405,8 +405,8 @@ def test_join_hyphenated_is_idempotent_and_introduces_no_cr_or_nul(text: str) ->
 
 
 def test_pages_that_repeat_each_other_whole_lose_no_line() -> None:
+    from quality.records import PageTextRecord
     from quality.sanitize import sanitize_document
-    from quality.sources import PageTextRecord
 
     body = "\n".join(f"Line {i} of a scanned page about water meters and their readings." for i in range(20))
     pages = [

@@ -1,6 +1,6 @@
 """A stage added in one module with one declaration, and nothing else changed: this module declares a stage
-of shards (words per clean text), its table and its contract, and `assay run` plans it, runs it, checks
-its rows and shows its table in the catalog.
+of shards (words per clean text) and its table's row record, whose fields declare the table's columns and
+its contract, and `assay run` plans it, runs it, checks its rows and shows its table in the catalog.
 
 The stage is declared with ``assets.stages.declared`` for the length of a test; the Definitions, the
 planner of ``assay run``, the automation's stale rules, the carried tables, the contracts and the catalog
@@ -24,30 +24,24 @@ from orchestration.definitions import make_definitions
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
-from quality.contracts import Bounded, TableContract
+from readers.core.columns import KEY, Annotated, Between, Doc
+from readers.core.records import Sha256, Shard, Version
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.catalog import query
-from warehouse.schema import I64, SHA256_COLUMN, SHARD_COLUMN, VERSION_COLUMN, Column, Table
-
-WORD_COUNTS = Table(
-    "word_counts",
-    "clean text",
-    sharded=True,
-    columns=(
-        SHA256_COLUMN,
-        SHARD_COLUMN,
-        VERSION_COLUMN,
-        Column("words", I64, "words in the document's clean text"),
-    ),
-)
+from warehouse.schema import Table
 
 
 @dataclass(frozen=True, slots=True)
 class WordCountRecord:
-    sha256: str
-    shard: str
-    extractor_version: str
-    words: int
+    """The row of the stage's table: each field one column, its type, meaning and domain."""
+
+    sha256: Annotated[Sha256, KEY]
+    shard: Shard
+    extractor_version: Version
+    words: Annotated[int, Doc("words in the document's clean text"), Between(0)]
+
+
+WORD_COUNTS = Table.of("word_counts", WordCountRecord, "clean text", sharded=True)
 
 
 WORD_COUNT = Stage(
@@ -62,7 +56,6 @@ WORD_COUNT = Stage(
     job="Count the words of a range of shards' clean texts.",
     checked=("word_counts",),
     tables=(WORD_COUNTS,),
-    contracts=(TableContract("word_counts", key=("sha256",), bounded=(Bounded("words", 0, None),)),),
 )
 
 

@@ -19,8 +19,7 @@ from orchestration.demo import make_image_only_pdf, make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
 from quality.cer import cer
-from quality.records import PageVerdictRecord
-from quality.sources import OcrScope
+from quality.records import OcrScope, PageVerdictRecord
 from readers.core.errors import ChangedSinceWalk, FileVanished
 from readers.core.model import ContentKind, ReadLimits
 from readers.core.records import DocumentRecord, PageRecord

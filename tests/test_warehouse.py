@@ -10,50 +10,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from quality.records import (
-    ChunkRecord,
-    FontVerdictRecord,
-    OcrPageRecord,
-    PageVerdictRecord,
-    RepairRecord,
-    VocabularyRecord,
-)
-from quality.sanitize import FurnitureRecord, HiddenTextRecord, RedactionRecord, TextRecord
-from quality.sources import PageTextRecord
-from readers.core.records import (
-    DerivationRecord,
-    DocumentRecord,
-    ExpansionRecord,
-    ObservationRecord,
-    PageFontRecord,
-    PageRecord,
-    UnderivableRecord,
-)
+from readers.core.records import DerivationRecord
 from warehouse import Warehouse
 from warehouse.catalog import build_catalog, query
 from warehouse.errors import CatalogMissing, SchemaMismatch, WarehouseError
 from warehouse.schema import TABLES, markdown
 
-RECORDS = {
-    "observations": ObservationRecord,
-    "documents": DocumentRecord,
-    "expansions": ExpansionRecord,
-    "derivations": DerivationRecord,
-    "underivables": UnderivableRecord,
-    "pages": PageRecord,
-    "page_fonts": PageFontRecord,
-    "page_verdicts": PageVerdictRecord,
-    "font_verdicts": FontVerdictRecord,
-    "repairs": RepairRecord,
-    "vocabulary": VocabularyRecord,
-    "ocr_pages": OcrPageRecord,
-    "page_texts": PageTextRecord,
-    "texts": TextRecord,
-    "redactions": RedactionRecord,
-    "hidden_text": HiddenTextRecord,
-    "furniture": FurnitureRecord,
-    "chunks": ChunkRecord,
-}
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -80,16 +42,6 @@ def _derivation(sha: str, version: str = "v1", **kw) -> DerivationRecord:
     )
     base.update(kw)
     return DerivationRecord(**base)
-
-
-def test_every_table_has_a_record() -> None:
-    assert set(RECORDS) == set(TABLES)
-
-
-@pytest.mark.parametrize("table", sorted(RECORDS))
-def test_records_match_the_declared_schema(table: str) -> None:
-    fields = tuple(f.name for f in dataclasses.fields(RECORDS[table]))
-    assert fields == TABLES[table].column_names
 
 
 def test_docs_tables_md_is_generated_from_the_schema() -> None:

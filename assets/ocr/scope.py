@@ -6,7 +6,7 @@ Tesseract's wrapper and the language profiles.
 
 from __future__ import annotations
 
-from quality.sources import OcrScope
+from quality.records import OcrScope
 from quality.verdicts import Mode
 from readers.core.model import FILE_PROBLEMS, OCR_KINDS
 

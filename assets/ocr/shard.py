@@ -27,8 +27,8 @@ from assets.ocr.work import (
     ocr_tasks,
     unread_record,
 )
-from quality.records import OcrPageRecord, PageVerdictRecord, RepairRecord
-from quality.sources import ExtractedPage, OcrScope, PageTextRecord, choose_page_texts
+from quality.records import OcrPageRecord, OcrScope, PageTextRecord, PageVerdictRecord, RepairRecord
+from quality.sources import ExtractedPage, choose_page_texts
 from readers.core.model import ContentKind
 from readers.core.records import DocumentRecord
 from readers.walk.inventory import fs_path

@@ -34,8 +34,7 @@ from pathlib import Path
 from PIL import Image
 
 from quality.language import best_language
-from quality.records import OcrPageRecord
-from quality.sources import OcrScope
+from quality.records import OcrPageRecord, OcrScope
 from readers.core.cores import usable_cores
 from readers.core.model import IMAGE_KINDS, ContentKind, ReadLimits
 from readers.core.snapshot import WalkedFile

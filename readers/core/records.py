@@ -1,7 +1,8 @@
 """Rows of the tables the walk and extract stages write: the stage contracts of DESIGN §5.
 
-Each dataclass is one table's row; :mod:`warehouse.schema` declares the same columns with their Arrow
-types, and a test keeps the two in step. ``shard`` is the first two hex digits of ``sha256``.
+Each dataclass is one table's row and each field one column, its type, meaning and domain declared once
+(readers/core/columns.py): ``warehouse/schema.py`` derives the table's Arrow schema from it and
+``quality/contracts.py`` its contract. ``shard`` is the first two hex digits of ``sha256``.
 """
 
 from __future__ import annotations
@@ -9,146 +10,291 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from readers.core.columns import KEY, Annotated, Between, Doc, OneOf
+from readers.core.model import ContentKind, DocumentStatus, KindSource
+
+# The columns every sharded table of a stage carries (a stage's own tables use them too).
+Sha256 = Annotated[str, Doc("sha256 of the document's bytes: the document's identity")]
+Shard = Annotated[str, Doc("first two hex digits of sha256: the partition the row belongs to")]
+Version = Annotated[str, Doc("extractor version that wrote the row (also a path level)")]
+
 
 @dataclass(frozen=True, slots=True)
 class ObservationRecord:
     """One path as the walk saw it."""
 
-    root: str
-    path: str
-    rel_path: str
-    status: str
-    reason: str | None
-    sha256: str | None
-    shard: str | None
-    size: int | None
-    mtime_ns: int | None
-    kind: str | None
-    kind_source: str | None
-    hashed: bool
-    seen_at: datetime
-    extractor_version: str
+    root: Annotated[str, Doc("configured root the path was found under (absolute)")]
+    path: Annotated[str, Doc("absolute path of the file as seen (symlinks not resolved)")]
+    rel_path: Annotated[str, Doc("path relative to its root")]
+    status: Annotated[
+        str,
+        Doc("ok, unreadable, vanished, too_large, changed_while_hashed, symlink_outside_root, not_a_file"),
+    ]
+    reason: Annotated[
+        str | None, Doc("why the status is not ok (the OS error, the size limit...); null when ok")
+    ]
+    sha256: Annotated[str | None, Doc("content hash; null when the file could not be hashed")]
+    shard: Annotated[str | None, Doc("first two hex digits of sha256; null when not hashed")]
+    size: Annotated[int | None, Doc("size in bytes from stat")]
+    mtime_ns: Annotated[int | None, Doc("modification time in nanoseconds from stat")]
+    kind: Annotated[str | None, Doc("content kind sniffed from the leading bytes, else the extension")]
+    kind_source: Annotated[str | None, Doc("which evidence decided the kind: bytes, extension or none")]
+    hashed: Annotated[
+        bool, Doc("true when this walk hashed the file, false when the size+mtime cache answered")
+    ]
+    seen_at: Annotated[datetime, Doc("when the walk saw the path")]
+    extractor_version: Version
 
 
 @dataclass(frozen=True, slots=True)
 class DocumentRecord:
     """One distinct content (identical bytes are one document)."""
 
-    sha256: str
-    shard: str
-    kind: str
-    kind_source: str
-    size: int
-    parent_sha256: str | None
-    member: str | None
-    path: str
-    extractor_version: str
+    sha256: Annotated[Sha256, KEY]
+    shard: Shard
+    kind: Annotated[str, Doc("content kind (see observations.kind)"), OneOf.of(ContentKind)]
+    kind_source: Annotated[str, Doc("bytes, extension or none"), OneOf.of(KindSource)]
+    size: Annotated[int, Doc("size in bytes"), Between(0)]
+    parent_sha256: Annotated[
+        str | None,
+        Doc(
+            "the container (e-mail, zip) this document was taken from; null for files on disk (bytes that "
+            "are a file and also attached somewhere are one document: the file)"
+        ),
+    ]
+    member: Annotated[
+        str | None,
+        Doc(
+            "name inside its parent: the attachment's file name (made unique) or the archive member's path; "
+            "null for files on disk"
+        ),
+    ]
+    path: Annotated[
+        str,
+        Doc(
+            "one path where the bytes were seen (the first in sort order; all are in observations); for a "
+            "member, where the walk stored its bytes (warehouse/blobs/<ss>/<sha256>)"
+        ),
+    ]
+    extractor_version: Version
 
 
 @dataclass(frozen=True, slots=True)
 class ExpansionRecord:
     """What the walk made of one container document's members (readers/walk/expansion.py)."""
 
-    sha256: str
-    shard: str
-    kind: str
-    status: str  # readers.core.model.ExpansionStatus
-    reason: str | None
-    detail: str | None
-    members: int
-    member_bytes: int
-    member_names: list[str] | None  # null in rows of walks that did not record them
-    member_sha256s: list[str] | None
-    bounds: str
-    extractor_version: str
+    sha256: Sha256
+    shard: Shard
+    kind: Annotated[str, Doc("content kind of the container: eml, msg, zip or pdf")]
+    status: Annotated[
+        str,
+        Doc(
+            "expanded (its members are listed; those not already documents are its children in documents), "
+            "error (no children: see reason) or not_opened (max_nesting deep: its members are not looked at)"
+        ),
+    ]  # readers.core.model.ExpansionStatus
+    reason: Annotated[
+        str | None,
+        Doc(
+            "why there are no children: over_limit (the container or its whole tree is over a bound), "
+            "corrupt, encrypted, unreadable, timeout, memory, worker_died, expansion_crashed:<exception>, "
+            "max_nesting; null when expanded"
+        ),
+    ]
+    detail: Annotated[str | None, Doc("the bound, the error or the budget, for people; null when expanded")]
+    members: Annotated[int, Doc("members listed (0 unless expanded)")]
+    member_bytes: Annotated[int, Doc("bytes of the members listed, inflated (0 unless expanded)")]
+    member_names: Annotated[
+        list[str] | None, Doc("each member's name, in the order listed; empty unless expanded")
+    ]  # null in rows of walks that did not record them
+    member_sha256s: Annotated[
+        list[str] | None,
+        Doc(
+            "each member's sha256, in the same order: its children, and members whose bytes are a file on "
+            "disk or another container's member (one document each); empty unless expanded. A later walk "
+            "reuses the listing, without opening the container, while each of them is still there"
+        ),
+    ]
+    bounds: Annotated[
+        str, Doc("the bounds the outcome was reached under; a later walk under others opens it again")
+    ]
+    extractor_version: Version
 
 
 @dataclass(frozen=True, slots=True)
 class DerivationRecord:
     """The outcome of extracting one document under one extractor version."""
 
-    sha256: str
-    shard: str
-    extractor_version: str
-    kind: str
-    status: str
-    reason: str | None
-    reader: str | None
-    reader_version: str | None
-    reader_chain: str
-    recovered_by_fallback: bool
-    attempts: int
-    pages: int
-    chars: int
-    encoding: str | None
-    encoding_source: str | None
-    carried_from: str | None
-    duration_ms: float
-    derived_at: datetime
+    sha256: Annotated[Sha256, KEY]
+    shard: Shard
+    extractor_version: Annotated[Version, KEY]
+    kind: Annotated[str, Doc("content kind the readers were chosen for"), OneOf.of(ContentKind)]
+    status: Annotated[
+        str, Doc("derived, underivable, unsupported, error or skipped"), OneOf.of(DocumentStatus)
+    ]
+    reason: Annotated[
+        str | None,
+        Doc(
+            "why the status is not derived (encrypted, corrupt, empty_text, no_reader:<kind>, too_large...);"
+            " null when derived"
+        ),
+    ]
+    reader: Annotated[str | None, Doc("reader that produced the text; null when none did")]
+    reader_version: Annotated[
+        str | None, Doc("that reader's version: its own revision + the library's version")
+    ]
+    reader_chain: Annotated[str, Doc("the ordered readers for the kind with their versions, as tried")]
+    recovered_by_fallback: Annotated[bool, Doc("true when a reader other than the first produced the text")]
+    attempts: Annotated[int, Doc("how many readers were tried"), Between(0)]
+    pages: Annotated[int, Doc("pages in the derived text (1 for documents without pages)"), Between(0)]
+    chars: Annotated[int, Doc("characters of the derived text, raw"), Between(0)]
+    encoding: Annotated[str | None, Doc("text encoding decided for text kinds")]
+    encoding_source: Annotated[
+        str | None,
+        Doc(
+            "how the encoding was decided: bom, nul_share, utf8, detected, fallback; for HTML and e-mail "
+            "also transport (the MIME part's charset), declared (the document's own declaration) and "
+            "declared_lie (a declaration the bytes contradict, overruled by detection)"
+        ),
+    ]
+    carried_from: Annotated[
+        str | None,
+        Doc(
+            "extractor version this row was carried over from, unchanged, because the kind's readers did not"
+            " change; null when read under this version"
+        ),
+    ]
+    duration_ms: Annotated[float, Doc("wall time of the read, all attempts")]
+    derived_at: Annotated[datetime, Doc("when the document was read")]
 
 
 @dataclass(frozen=True, slots=True)
 class UnderivableRecord:
     """One attempt that produced nothing: the tool, its version and the reason."""
 
-    sha256: str
-    shard: str
-    extractor_version: str
-    attempt: int
-    tool: str
-    tool_version: str
-    reader_version: str
-    reason: str
-    detail: str
+    sha256: Sha256
+    shard: Shard
+    extractor_version: Version
+    attempt: Annotated[int, Doc("position of the reader in the kind's chain, 1-based")]
+    tool: Annotated[str, Doc("reader that was tried")]
+    tool_version: Annotated[str, Doc("version of the library underneath")]
+    reader_version: Annotated[str, Doc("the reader's own version")]
+    reason: Annotated[
+        str,
+        Doc(
+            "stable code: empty_text, encrypted, corrupt, empty_file, over_limit, "
+            "reader_crashed:<exception>..."
+        ),
+    ]
+    detail: Annotated[str, Doc("the message, for people")]
 
 
 @dataclass(frozen=True, slots=True)
 class PageRecord:
     """The raw text one reader produced for one page, with the facts later signals need."""
 
-    sha256: str
-    shard: str
-    extractor_version: str
-    page: int
-    reader: str
-    reader_version: str
-    text: str
-    chars: int
-    width: float
-    height: float
-    fonts: int
-    font_names: list[str]
-    images: int
-    drawings: int
-    tables: int
-    headings: int
-    bad_rune_ratio: float = 0.0
-    cid_count: int = 0
-    cid_ratio: float = 0.0
-    glued_ratio: float = 0.0
-    spaced_ratio: float = 0.0
-    language: str | None = None
-    language_similarity: float = 0.0
-    lexicon_language: str | None = None
-    lexicon_hit_rate: float = 0.0
-    lexicon_weight: float = 0.0
-    lexicon_judged: bool = False
-    prose_blocks: int = 0
-    blocks: int = 0
-    image_coverage: float = 0.0
-    largest_image_share: float = 0.0
-    vector_figure_area: float = 0.0
-    outline_text_paths: int = 0
-    invisible_chars: int = 0
-    invisible_share: float = 0.0
-    ocr_font_hint: bool = False
+    sha256: Annotated[Sha256, KEY]
+    shard: Shard
+    extractor_version: Annotated[Version, KEY]
+    page: Annotated[int, KEY, Doc("page number, 1-based"), Between(1)]
+    reader: Annotated[str, Doc("reader that produced this text")]
+    reader_version: Annotated[str, Doc("that reader's version")]
+    text: Annotated[
+        str,
+        Doc(
+            "the page's text as the reader produced it (markdown for PDFs), raw; empty on the pages of an "
+            "underivable document, which are kept for their facts (the verdicts send them to OCR)"
+        ),
+    ]
+    chars: Annotated[int, Doc("characters of text")]
+    width: Annotated[float, Doc("page width in points (0 for documents without pages)")]
+    height: Annotated[float, Doc("page height in points (0 for documents without pages)")]
+    fonts: Annotated[int, Doc("distinct fonts used by the page's text")]
+    font_names: Annotated[list[str], Doc("those fonts' names")]
+    images: Annotated[int, Doc("image placements on the page")]
+    drawings: Annotated[int, Doc("vector drawing paths on the page")]
+    tables: Annotated[int, Doc("tables found and written as GFM")]
+    headings: Annotated[int, Doc("heading lines written as markdown headings")]
+    bad_rune_ratio: Annotated[
+        float,
+        Doc(
+            "U+FFFD, control, private-use and unassigned characters over non-whitespace characters, on the "
+            "raw text"
+        ),
+        Between(0, 1),
+    ] = 0.0
+    cid_count: Annotated[int, Doc("(cid:N) passthroughs: glyphs a decoder could not map")] = 0
+    cid_ratio: Annotated[
+        float, Doc("characters inside (cid:N) passthroughs over non-whitespace characters"), Between(0, 1)
+    ] = 0.0
+    glued_ratio: Annotated[
+        float, Doc("share of letters in very long letter runs the lexicon splits into words"), Between(0, 1)
+    ] = 0.0
+    spaced_ratio: Annotated[
+        float, Doc("share of letters in letter-spaced runs (H e r e i s)"), Between(0, 1)
+    ] = 0.0
+    language: Annotated[
+        str | None, Doc("best language by character-trigram profile; null when none matches")
+    ] = None
+    language_similarity: Annotated[
+        float, Doc("cosine similarity to that language's trigram profile"), Between(0, 1)
+    ] = 0.0
+    lexicon_language: Annotated[
+        str | None, Doc("lexicon the page was judged with; null when no judging lexicon")
+    ] = None
+    lexicon_hit_rate: Annotated[
+        float, Doc("length-weighted share of prose-gated tokens found in the lexicon"), Between(0, 1)
+    ] = 0.0
+    lexicon_weight: Annotated[
+        float, Doc("evidence weight behind the hit rate (sum of letters minus three)")
+    ] = 0.0
+    lexicon_judged: Annotated[bool, Doc("enough evidence to judge; false means the lexicon abstained")] = (
+        False
+    )
+    prose_blocks: Annotated[int, Doc("blocks that passed the prose gate")] = 0
+    blocks: Annotated[int, Doc("text blocks on the page")] = 0
+    image_coverage: Annotated[float, Doc("union of image placements over the page area"), Between(0, 1)] = 0.0
+    largest_image_share: Annotated[
+        float, Doc("largest single image placement over the page area"), Between(0, 1)
+    ] = 0.0
+    vector_figure_area: Annotated[
+        float, Doc("share of the page covered by vector figures (not furniture)"), Between(0, 1)
+    ] = 0.0
+    outline_text_paths: Annotated[int, Doc("glyph-like filled paths: text drawn as outlines")] = 0
+    invisible_chars: Annotated[
+        int,
+        Doc(
+            "characters drawn invisibly (render mode 3/7, zero alpha, tiny, outside the crop box, or in the "
+            "background colour)"
+        ),
+    ] = 0
+    invisible_share: Annotated[
+        float, Doc("invisible characters over non-whitespace characters"), Between(0, 1)
+    ] = 0.0
+    ocr_font_hint: Annotated[bool, Doc("a font typical of OCR text layers (GlyphLessFont...) is used")] = (
+        False
+    )
     # The page's invisible runs of text (readers.core.model.HiddenSpan) in reading order, as two parallel
     # lists
     # (Parquet has no list of pairs short of a struct, and SQL reads these directly: unnest() of both in
     # one select pairs them up, list_contains(hidden_why, 'pale') filters). Rows written before the columns
     # existed read back as null; they are taken as empty.
-    hidden_text: list[str] = field(default_factory=list)
-    hidden_why: list[str] = field(default_factory=list)
+    hidden_text: Annotated[
+        list[str],
+        Doc(
+            "the page's invisible runs of text, in reading order (adjacent spans of a line with the same "
+            "reason are one run); still in `text`, which is raw; empty for readers that cannot tell "
+            "(everything but PDFs); null in rows of extractor versions before the column"
+        ),
+    ] = field(default_factory=list)
+    hidden_why: Annotated[
+        list[str],
+        Doc(
+            "why each run of hidden_text is invisible, pairwise: render_mode (render mode 3, how OCR layers "
+            "are drawn), alpha (zero opacity, render mode 7), tiny (under 4 pt), pale (white on its own "
+            "background), outside_crop (outside the crop box: not in `text` at all)"
+        ),
+    ] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.hidden_text is None:
@@ -161,11 +307,11 @@ class PageRecord:
 class PageFontRecord:
     """One font on one page with the lexicon evidence of the text drawn in it."""
 
-    sha256: str
-    shard: str
-    extractor_version: str
-    page: int
-    font: str
-    chars: int
-    weight: float
-    hits: float
+    sha256: Sha256
+    shard: Shard
+    extractor_version: Version
+    page: Annotated[int, Doc("page number, 1-based")]
+    font: Annotated[str, Doc("font name as the PDF names it")]
+    chars: Annotated[int, Doc("non-whitespace characters drawn in the font")]
+    weight: Annotated[float, Doc("judgeable lexicon evidence weight of its tokens")]
+    hits: Annotated[float, Doc("weight of its tokens found in the lexicon")]
