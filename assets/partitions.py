@@ -22,9 +22,10 @@ SHARDS_PER_RUN = 32
 backfill_policy = dg.BackfillPolicy.multi_run(max_partitions_per_run=SHARDS_PER_RUN)
 
 # What a Dagster run of `assay run` costs besides its work, with the home's SQLite instance on this kind
-# of machine: a fixed part per run, and a part per shard and stage of its range (three events each: the
-# planned materialization, Dagster's and ours). From docs/benchmarks.md section 5: 0.27-0.39 s per run
-# and 21-36 ms per shard and stage, the lower figures with unsynced commits (orchestration/sqlite_sync.py).
+# of machine: a fixed part per run, and a part per shard and stage of its range (two events each: the
+# planned materialization and the materialization with the shard's metadata). From docs/benchmarks.md
+# section 5: 0.27-0.39 s per run and 21-36 ms per shard and stage, the lower figures with unsynced
+# commits (orchestration/sqlite_sync.py).
 RUN_COST_S = 0.39
 SHARD_STEP_COST_S = 0.02
 # A run through every stage holds its range's rows stage by stage (an earlier version's rows too, to carry

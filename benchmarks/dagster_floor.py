@@ -1,20 +1,29 @@
 """The least a Dagster run costs a new process, whatever the run does: the floor under `assay run`.
 
-    .venv/bin/python benchmarks/dagster_floor.py HOME
+    .venv/bin/python benchmarks/dagster_floor.py HOME [--stages N] [--keys K]
 
-Imports Dagster, makes a fresh instance in ``HOME`` as `assay run` makes its home's (SQLite storage, no
-telemetry, no compute log capture), and executes one in-process run of one asset over one of 256 static
-partitions whose function does nothing.
-`benchmarks/record.py` section 6 times it as a new process beside `assay run` and `assay check`: no
-`assay run` can take less, since the issue's design runs every stage as Dagster's own run.
+Imports Dagster, makes a fresh instance in ``HOME`` as `assay run` makes its home's (SQLite storage
+committed without waiting for the disk, no telemetry, no compute log capture, console logs quiet), and
+executes one in-process run of ``N`` chained assets (1 by default)
+over the first ``K`` of 256 static partitions (1 by default), each asset's function doing nothing. Prints
+the run's own seconds (from the instance made to the run's end) on its last line.
+
+`benchmarks/record.py` times it as a new process beside `assay run` and `assay check` (section 6, one
+asset over one partition: no `assay run` takes less), and in the shape of a first run's plan (section 7:
+the partitioned stages over the plan's range of keys: what Dagster records of it, whatever the work).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
+import time
 from pathlib import Path
 
 import dagster as dg
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from orchestration.sqlite_sync import commit_without_sync
 
 INSTANCE_YAML = """\
 telemetry:
@@ -23,21 +32,52 @@ compute_logs:
   module: dagster._core.storage.noop_compute_log_manager
   class: NoOpComputeLogManager
 """
-KEYS = dg.StaticPartitionsDefinition([f"{i:02x}" for i in range(256)])
+KEYS = [f"{i:02x}" for i in range(256)]
+SHARDS = dg.StaticPartitionsDefinition(KEYS)
+QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+# Dagster's documented run tags for a run over a range of partition keys (as assets/partitions.py).
+RANGE_START_TAG = "dagster/asset_partition_range_start"
+RANGE_END_TAG = "dagster/asset_partition_range_end"
 
 
-@dg.asset(partitions_def=KEYS)
-def nothing() -> None:
-    """Does nothing: the run's cost is Dagster's alone."""
+def chained_assets(stages: int) -> list[dg.AssetsDefinition]:
+    """``stages`` partitioned assets, each depending on the one before, each doing nothing."""
+    out: list[dg.AssetsDefinition] = []
+    for i in range(stages):
+
+        @dg.asset(
+            name=f"stage_{i}",
+            partitions_def=SHARDS,
+            backfill_policy=dg.BackfillPolicy.single_run(),
+            deps=[out[-1]] if out else [],
+        )
+        def nothing() -> None:
+            """Does nothing: the run's cost is Dagster's alone."""
+
+        out.append(nothing)
+    return out
 
 
-def main(home: Path) -> int:
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "dagster.yaml").write_text(INSTANCE_YAML, encoding="utf-8")
-    with dg.DagsterInstance.from_config(str(home)) as instance:
-        result = dg.materialize([nothing], instance=instance, partition_key="00")
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("home", type=Path)
+    parser.add_argument("--stages", type=int, default=1)
+    parser.add_argument("--keys", type=int, default=1, choices=range(1, 257), metavar="1..256")
+    args = parser.parse_args(argv)
+    args.home.mkdir(parents=True, exist_ok=True)
+    (args.home / "dagster.yaml").write_text(INSTANCE_YAML, encoding="utf-8")
+    assets = chained_assets(args.stages)
+    started = time.perf_counter()
+    commit_without_sync(args.home)
+    with dg.DagsterInstance.from_config(str(args.home)) as instance:
+        if args.keys == 1:
+            kwargs: dict[str, object] = {"partition_key": KEYS[0]}
+        else:
+            kwargs = {"tags": {RANGE_START_TAG: KEYS[0], RANGE_END_TAG: KEYS[args.keys - 1]}}
+        result = dg.materialize(assets, instance=instance, run_config=QUIET_LOGS, **kwargs)
+    print(f"{time.perf_counter() - started:.3f}")
     return 0 if result.success else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1])))
+    sys.exit(main())

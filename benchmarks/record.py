@@ -1045,6 +1045,21 @@ def first_run_work(state: State, section: Section) -> None:
     def total(sql: str) -> float:
         return float(query(homes["dagster"].warehouse, sql).rows[0][0] or 0.0)
 
+    # Dagster's floor in the plan's shape: its partitioned stages over the keys of the first run's range
+    # (from the first shard holding a document to the last), and over only the shards holding one, as
+    # one run of assets that do nothing, into a fresh instance (benchmarks/dagster_floor.py).
+    from assets.partitions import SHARD_KEYS
+    from assets.stages import graph
+    from readers.core.versions import EXTRACTOR_VERSION
+
+    declared = graph()
+    partitioned = sum(1 for s in declared.shard_stages if declared.by_name[s].partitioned)
+    held = homes["dagster"].warehouse.shards("documents", EXTRACTOR_VERSION)
+    width = SHARD_KEYS.index(held[-1]) - SHARD_KEYS.index(held[0]) + 1 if held else 1
+    floors = {
+        keys: _dagster_floor(state.tmp / f"floor-{keys}", partitioned, keys)
+        for keys in dict.fromkeys((width, max(1, len(held))))
+    }
     read_s = total("select sum(duration_ms) / 1000 from derivations")
     ocr_s = total("select sum(seconds) from ocr_pages")
     judge_s = stages.get("verdicts", 0.0)
@@ -1092,6 +1107,27 @@ def first_run_work(state: State, section: Section) -> None:
         f"Work: read {read_s:.1f} s + verdicts {judge_s:.1f} s + OCR {ocr_s:.1f} s = "
         f"{read_s + judge_s + ocr_s:.1f} s, / {cores} cores = {work:.1f} s."
     )
+    for keys, seconds in floors.items():
+        which = "the first run's range" if keys == width else "only the shards holding a document"
+        section.figures.append(
+            Figure(
+                f"Dagster's floor ({partitioned} idle stages over {keys} keys: {which}) / the first run",
+                f"{seconds:.1f} s",
+                f"{timed['dagster']:.1f} s",
+                seconds / timed["dagster"],
+            )
+        )
+
+
+def _dagster_floor(home: Path, stages: int, keys: int) -> float:
+    """The seconds of one Dagster run of ``stages`` chained assets that do nothing over ``keys`` partition
+    keys, into a fresh instance (benchmarks/dagster_floor.py, its own figure: without the imports)."""
+    command = [sys.executable, str(REPO / "benchmarks" / "dagster_floor.py"), str(home)]
+    command += ["--stages", str(stages), "--keys", str(keys)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{shlex.join(command)} exited {done.returncode}: {done.stderr.strip()[-500:]}")
+    return float(done.stdout.strip().splitlines()[-1])
 
 
 # --- the record ---------------------------------------------------------------------------------------------
