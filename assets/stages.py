@@ -245,6 +245,8 @@ class StageGraph:
         self.shard_stages: tuple[str, ...] = tuple(
             s.name for s in self.order[partitioned[0] : partitioned[-1] + 1]
         )
+        #: The stages of shards alone (one step each per shard of a run's range), in order.
+        self.partitioned_stages: tuple[str, ...] = tuple(self.order[i].name for i in partitioned)
         #: The stages after the corpus vocabulary: what judges, OCRs, sanitizes and chunks a range.
         self.judged_stages: tuple[str, ...] = self.shard_stages[self.shard_stages.index("vocabulary") + 1 :]
         #: The tables a shard's stages write, in the order :func:`assets.carry.carry_forward` copies

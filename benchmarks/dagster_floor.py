@@ -22,22 +22,11 @@ from pathlib import Path
 
 import dagster as dg
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from orchestration.sqlite_sync import commit_without_sync
-
-INSTANCE_YAML = """\
-telemetry:
-  enabled: false
-compute_logs:
-  module: dagster._core.storage.noop_compute_log_manager
-  class: NoOpComputeLogManager
-"""
-KEYS = [f"{i:02x}" for i in range(256)]
-SHARDS = dg.StaticPartitionsDefinition(KEYS)
-QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
-# Dagster's documented run tags for a run over a range of partition keys (as assets/partitions.py).
-RANGE_START_TAG = "dagster/asset_partition_range_start"
-RANGE_END_TAG = "dagster/asset_partition_range_end"
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS, shards  # noqa: E402
+from orchestration.run_instance import QUIET_LOGS, run_instance_yaml  # noqa: E402
+from orchestration.sqlite_sync import commit_without_sync  # noqa: E402
 
 
 def chained_assets(stages: int) -> list[dg.AssetsDefinition]:
@@ -47,7 +36,7 @@ def chained_assets(stages: int) -> list[dg.AssetsDefinition]:
 
         @dg.asset(
             name=f"stage_{i}",
-            partitions_def=SHARDS,
+            partitions_def=shards,
             backfill_policy=dg.BackfillPolicy.single_run(),
             deps=[out[-1]] if out else [],
         )
@@ -65,15 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keys", type=int, default=1, choices=range(1, 257), metavar="1..256")
     args = parser.parse_args(argv)
     args.home.mkdir(parents=True, exist_ok=True)
-    (args.home / "dagster.yaml").write_text(INSTANCE_YAML, encoding="utf-8")
+    (args.home / "dagster.yaml").write_bytes(run_instance_yaml((REPO / "dagster.yaml").read_bytes()))
     assets = chained_assets(args.stages)
     started = time.perf_counter()
     commit_without_sync(args.home)
     with dg.DagsterInstance.from_config(str(args.home)) as instance:
         if args.keys == 1:
-            kwargs: dict[str, object] = {"partition_key": KEYS[0]}
+            kwargs: dict[str, object] = {"partition_key": SHARD_KEYS[0]}
         else:
-            kwargs = {"tags": {RANGE_START_TAG: KEYS[0], RANGE_END_TAG: KEYS[args.keys - 1]}}
+            kwargs = {"tags": {RANGE_START_TAG: SHARD_KEYS[0], RANGE_END_TAG: SHARD_KEYS[args.keys - 1]}}
         result = dg.materialize(assets, instance=instance, run_config=QUIET_LOGS, **kwargs)
     print(f"{time.perf_counter() - started:.3f}")
     return 0 if result.success else 1

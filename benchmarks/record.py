@@ -1048,14 +1048,13 @@ def first_run_work(state: State, section: Section) -> None:
     # Dagster's floor in the plan's shape: its partitioned stages over the keys of the first run's range
     # (from the first shard holding a document to the last), and over only the shards holding one, as
     # one run of assets that do nothing, into a fresh instance (benchmarks/dagster_floor.py).
-    from assets.partitions import SHARD_KEYS
+    from assets.partitions import range_width
     from assets.stages import graph
     from readers.core.versions import EXTRACTOR_VERSION
 
-    declared = graph()
-    partitioned = sum(1 for s in declared.shard_stages if declared.by_name[s].partitioned)
+    partitioned = len(graph().partitioned_stages)
     held = homes["dagster"].warehouse.shards("documents", EXTRACTOR_VERSION)
-    width = SHARD_KEYS.index(held[-1]) - SHARD_KEYS.index(held[0]) + 1 if held else 1
+    width = range_width((held[0], held[-1])) if held else 1
     floors = {
         keys: _dagster_floor(state.tmp / f"floor-{keys}", partitioned, keys)
         for keys in dict.fromkeys((width, max(1, len(held))))
@@ -1132,10 +1131,7 @@ def _dagster_floor(home: Path, stages: int, keys: int) -> float:
     keys, into a fresh instance (benchmarks/dagster_floor.py, its own figure: without the imports)."""
     command = [sys.executable, str(REPO / "benchmarks" / "dagster_floor.py"), str(home)]
     command += ["--stages", str(stages), "--keys", str(keys)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"{shlex.join(command)} exited {done.returncode}: {done.stderr.strip()[-500:]}")
-    return float(done.stdout.strip().splitlines()[-1])
+    return float(_command(command, dict(os.environ)).stdout.strip().splitlines()[-1])
 
 
 # --- the record ---------------------------------------------------------------------------------------------
@@ -1240,13 +1236,18 @@ def render(record: Record) -> str:
 # --- 6. small runs -----------------------------------------------------------------------------------------
 
 
-def _timed_command(command: Sequence[str], env: dict[str, str]) -> float:
-    started = time.perf_counter()
+def _command(command: Sequence[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``command`` run to its end; RuntimeError with the tail of its stderr when it fails."""
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
-    seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise RuntimeError(f"{shlex.join(command)} exited {done.returncode}: {done.stderr.strip()[-500:]}")
-    return seconds
+    return done
+
+
+def _timed_command(command: Sequence[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    _command(command, env)
+    return time.perf_counter() - started
 
 
 def small_runs(state: State, section: Section) -> None:

@@ -7,33 +7,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from assets.settings import home_from_env
 from orchestration.faults import fault, fault_of
+from orchestration.run_instance import RUN_INSTANCE_YAML, run_instance_yaml
 from readers.core.errors import ConfigError
 from warehouse import Warehouse
 
 _TEMPLATE = Path(__file__).resolve().parents[1] / "dagster.yaml"
-
-#: The instance file of the runs ``assay run`` executes itself: the home's ``dagster.yaml`` with Dagster's
-#: compute log capture switched off. Dagster's default capture tails each step's output through a
-#: ``tail -F`` and a watcher interpreter per stream, which Ctrl-C (sent to the terminal's whole process
-#: group) makes print a KeyboardInterrupt traceback each, for output (the progress bar) the web UI does
-#: not need. Runs the daemon or the UI launch read ``dagster.yaml`` and keep the capture.
-RUN_INSTANCE_YAML = "assay-run.yaml"
-_NO_COMPUTE_LOGS = {
-    "module": "dagster._core.storage.noop_compute_log_manager",
-    "class": "NoOpComputeLogManager",
-}
-
-
-def _without_compute_logs(template: bytes) -> bytes:
-    """The instance file ``template`` with its compute log manager (if any) replaced by the no-op one."""
-    config = yaml.safe_load(template) or {}
-    config["compute_logs"] = _NO_COMPUTE_LOGS
-    heading = "# Written by assay from dagster.yaml: `assay run`'s own runs, without compute log capture.\n"
-    return (heading + yaml.safe_dump(config, sort_keys=False)).encode("utf-8")
 
 
 def _write_if_changed(path: Path, data: bytes) -> None:
@@ -93,7 +73,7 @@ class Home:
             self._probe_write()
             instance = template.read_bytes()
             _write_if_changed(self.dagster_home / "dagster.yaml", instance)
-            _write_if_changed(self.dagster_home / RUN_INSTANCE_YAML, _without_compute_logs(instance))
+            _write_if_changed(self.dagster_home / RUN_INSTANCE_YAML, run_instance_yaml(instance))
         except OSError as exc:
             raise (fault_of(exc) or exc) from exc
         os.environ["DAGSTER_HOME"] = str(self.dagster_home)

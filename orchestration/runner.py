@@ -30,13 +30,12 @@ from assets.progress import Progress
 from assets.resources import settings_from_env
 from assets.stages import graph
 from orchestration.definitions import make_definitions
-from orchestration.home import RUN_INSTANCE_YAML, Home
+from orchestration.home import Home
+from orchestration.run_instance import QUIET_LOGS, RUN_INSTANCE_YAML
 from orchestration.sqlite_sync import commit_without_sync
 from orchestration.stopping import Interrupted, StopSignals
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
-
-QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
 @dataclass
@@ -272,10 +271,8 @@ def _shard_runs(pipeline: Pipeline, report: RunReport, extract: list[str]) -> bo
 
 def _one_run_pays(wh: Warehouse, shards: list[str], per_run: int) -> bool:
     """:func:`assets.partitions.one_run_pays` for ``shards``, with the documents the warehouse holds."""
-    declared = graph()
-    steps = sum(1 for stage in declared.shard_stages if declared.by_name[stage].partitioned)
     documents = {s: len(d) for s, d in wh.keys_by_shard("documents", EXTRACTOR_VERSION).items()}
-    return one_run_pays(shards, documents, per_run, steps)
+    return one_run_pays(shards, documents, per_run, len(graph().partitioned_stages))
 
 
 RERUN = "rerun the same command to finish"
@@ -283,8 +280,8 @@ RERUN = "rerun the same command to finish"
 
 def _instance(home: Home) -> dg.DagsterInstance:
     """The home's instance as ``assay run``'s own runs use it: without compute log capture
-    (orchestration/home.py ``RUN_INSTANCE_YAML`` says why), its SQLite files committed without waiting for
-    the disk (orchestration/sqlite_sync.py)."""
+    (orchestration/run_instance.py ``RUN_INSTANCE_YAML`` says why), its SQLite files committed without
+    waiting for the disk (orchestration/sqlite_sync.py)."""
     commit_without_sync(home.dagster_home)
     return dg.DagsterInstance.from_config(str(home.dagster_home), config_filename=RUN_INSTANCE_YAML)
 

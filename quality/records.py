@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from quality.verdicts import Mode, Provenance
-from readers.core.columns import KEY, UNIQUE, Annotated, Between, Doc, OneOf
+from readers.core.columns import KEY, UNIQUE, Annotated, Count, Doc, OneOf, PageNumber, Percent, Ratio
 from readers.core.model import DocumentStatus
 from readers.core.records import Sha256, Shard, Version
 
@@ -35,7 +35,7 @@ class PageVerdictRecord:
     sha256: Annotated[Sha256, KEY]
     shard: Shard
     extractor_version: Annotated[Version, KEY]
-    page: Annotated[int, KEY, Doc("page number, 1-based"), Between(1)]
+    page: Annotated[PageNumber, KEY]
     mode: Annotated[str, Doc("TEXT, FIGURES, REPLACE, REPAIRED, LANG or BLANK"), OneOf.of(Mode)]
     reasons: Annotated[
         list[str],
@@ -47,11 +47,9 @@ class PageVerdictRecord:
     provenance: Annotated[str, Doc("born_digital, raw_scan or ocr_sandwich"), OneOf.of(Provenance)]
     language: Annotated[str | None, Doc("language of the page's text, when one matched")]
     score: Annotated[
-        float | None,
-        Doc("the lexicon hit rate the decision used; null when the lexicon abstained"),
-        Between(0, 1),
+        Ratio | None, Doc("the lexicon hit rate the decision used; null when the lexicon abstained")
     ]
-    threshold: Annotated[float | None, Doc("the threshold that score was held against"), Between(0, 1)]
+    threshold: Annotated[Ratio | None, Doc("the threshold that score was held against")]
     text_source: Annotated[
         str,
         Doc("where the page's final text comes from: extracted, fallback, repaired, ocr or none"),
@@ -81,7 +79,7 @@ class RepairRecord:
     sha256: Sha256
     shard: Shard
     extractor_version: Version
-    page: Annotated[int, Doc("page number, 1-based")]
+    page: PageNumber
     method: Annotated[str, Doc("fallback_reader, shift, codepoint_shift or permutation")]
     tool: Annotated[str, Doc("the reader or repair that produced the text")]
     tool_version: Annotated[str, Doc("its version")]
@@ -105,7 +103,7 @@ class OcrPageRecord:
     sha256: Annotated[Sha256, KEY]
     shard: Shard
     extractor_version: Annotated[Version, KEY]
-    page: Annotated[int, KEY, Doc("page number, 1-based (the frame of a multi-page image)"), Between(1)]
+    page: Annotated[PageNumber, KEY, Doc("page number, 1-based (the frame of a multi-page image)")]
     scope: Annotated[
         str,
         KEY,
@@ -144,13 +142,11 @@ class OcrPageRecord:
     script: Annotated[
         str | None, Doc("the writing system orientation detection found (Latin, Hebrew...), when sure")
     ]
-    confidence: Annotated[
-        float | None, Doc("mean word confidence, 0-100; null when no word was read"), Between(0, 100)
-    ]
+    confidence: Annotated[Percent | None, Doc("mean word confidence, 0-100; null when no word was read")]
     confidence_p10: Annotated[
-        float | None, Doc("10th percentile of the word confidences: the worst-read words"), Between(0, 100)
+        Percent | None, Doc("10th percentile of the word confidences: the worst-read words")
     ]
-    confidence_p50: Annotated[float | None, Doc("median word confidence"), Between(0, 100)]
+    confidence_p50: Annotated[Percent | None, Doc("median word confidence")]
     low_confidence_words: Annotated[
         int, Doc("words read with a confidence under 85 (on the evaluation corpus, a third of them misread)")
     ]
@@ -177,9 +173,9 @@ class ChunkRecord:
     sha256: Annotated[Sha256, KEY]
     shard: Shard
     extractor_version: Annotated[Version, KEY]
-    ordinal: Annotated[int, KEY, Doc("position in the document, from 0"), Between(0)]
-    start: Annotated[int, Doc("offset of the chunk in texts.text, overlap included"), Between(0)]
-    end: Annotated[int, Doc("end offset (exclusive) in texts.text"), Between(0)]
+    ordinal: Annotated[Count, KEY, Doc("position in the document, from 0")]
+    start: Annotated[Count, Doc("offset of the chunk in texts.text, overlap included")]
+    end: Annotated[Count, Doc("end offset (exclusive) in texts.text")]
     overlap: Annotated[int, Doc("leading characters repeated from the previous chunk")]
     heading_path: Annotated[list[str], Doc("the headings the chunk stands under, outermost first")]
     page_start: Annotated[int, Doc("first page")]
@@ -193,7 +189,7 @@ class ChunkRecord:
     ]
     language: Annotated[str | None, Doc("the most common language of its pages")]
     sources: Annotated[list[str], Doc("where its pages' texts came from")]
-    trust: Annotated[float | None, Doc("the minimum trust over its pages (page_texts.trust)"), Between(0, 1)]
+    trust: Annotated[Ratio | None, Doc("the minimum trust over its pages (page_texts.trust)")]
     text: Annotated[str, Doc("the chunk's text (a split table's header row repeated at its start)")]
 
 
@@ -202,7 +198,7 @@ class PageTextRecord:
     sha256: Annotated[Sha256, KEY]
     shard: Shard
     extractor_version: Annotated[Version, KEY]
-    page: Annotated[int, KEY, Doc("page number, 1-based"), Between(1)]
+    page: Annotated[PageNumber, KEY]
     mode: Annotated[str, Doc("the page's verdict"), OneOf.of(Mode)]
     source: Annotated[
         str,
@@ -222,16 +218,13 @@ class PageTextRecord:
     tool: Annotated[str, Doc("the reader, repair or OCR engine the text came from")]
     tool_version: Annotated[str, Doc("its version")]
     trust: Annotated[
-        float | None,
+        Ratio | None,
         Doc(
             "0-1: 1 for a clean text layer, 0.9 for repaired, fallback or OCR-layer text, the mean word "
             "confidence / 100 for OCR; null when there is no text"
         ),
-        Between(0, 1),
     ]
-    ocr_confidence: Annotated[
-        float | None, Doc("mean OCR word confidence, 0-100, when OCR contributed"), Between(0, 100)
-    ]
+    ocr_confidence: Annotated[Percent | None, Doc("mean OCR word confidence, 0-100, when OCR contributed")]
     chars: Annotated[int, Doc("non-whitespace characters of the text")]
     text: Annotated[
         str | None, Doc("the page's final text, raw (sanitize normalises it); null when there is none")
@@ -250,7 +243,7 @@ class TextRecord:
             "personal data taken out, pages joined by a blank line"
         ),
     ]
-    chars: Annotated[int, Doc("non-whitespace characters"), Between(0)]
+    chars: Annotated[Count, Doc("non-whitespace characters")]
     pages: Annotated[list[int], Doc("the pages that have text, in order")]
     page_starts: Annotated[list[int], Doc("offset in text where each of pages starts")]
     page_sources: Annotated[list[str], Doc("where each page's text came from (page_texts.source)")]
@@ -278,7 +271,7 @@ class HiddenTextRecord:
     sha256: Sha256
     shard: Shard
     extractor_version: Version
-    page: Annotated[int, Doc("page number, 1-based")]
+    page: PageNumber
     why: Annotated[str, Doc("render_mode, alpha, tiny, pale (white on its own background) or outside_crop")]
     text: Annotated[str, Doc("the invisible text, its personal data as the text's placeholders (⟨EMAIL_1⟩)")]
     found: Annotated[bool, Doc("the run was found in the page's text and removed")]
@@ -289,7 +282,7 @@ class FurnitureRecord:
     sha256: Sha256
     shard: Shard
     extractor_version: Version
-    page: Annotated[int, Doc("page number, 1-based")]
+    page: PageNumber
     band: Annotated[str, Doc("top or bottom")]
     text: Annotated[
         str, Doc("the line as it stood, its personal data as the text's placeholders (⟨EMAIL_1⟩)")

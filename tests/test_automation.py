@@ -16,7 +16,8 @@ from assets.progress import Progress
 from assets.resources import AssaySettings
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
-from orchestration.runner import QUIET_LOGS, run
+from orchestration.run_instance import QUIET_LOGS
+from orchestration.runner import run
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.office.docx import DocxReader
 from tests.conftest import release_extractor_version

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from quality.contracts import validate
 from quality.verdicts import Mode
-from readers.core.columns import KEY, UNIQUE, Annotated, Between, Doc, OneOf, fields_of
+from readers.core.columns import KEY, UNIQUE, Annotated, Doc, OneOf, PageNumber, Ratio
 from readers.core.records import Sha256, Shard, Version
 from warehouse.schema import TABLES, Table
 
@@ -23,16 +23,16 @@ class Row:
     sha256: Annotated[Sha256, KEY]
     shard: Shard
     extractor_version: Annotated[Version, KEY]
-    page: Annotated[int, KEY, Doc("page, 1-based"), Between(1)]
+    page: Annotated[PageNumber, KEY, Doc("page, 1-based")]  # the alias's Doc overridden
     label: Annotated[str, UNIQUE, Doc("a label")]
     mode: Annotated[str, Doc("the verdict"), OneOf.of(Mode)]
-    score: Annotated[float | None, Doc("a ratio"), Between(0, 1)]
+    score: Annotated[Ratio | None, Doc("a ratio")]  # the alias's bounds kept under `| None`
     names: Annotated[list[str], Doc("some names")]
     seen_at: Annotated[datetime, Doc("when")]
     added_later: Annotated[list[int], Doc("a column a later version added")] = field(default_factory=list)
 
 
-ROWS = Table.of("rows", Row, "row of the test", sharded=True)
+ROWS = Table("rows", Row, "row of the test", sharded=True)
 
 
 def _row(i: int, **changes: object) -> Row:
@@ -109,14 +109,14 @@ def test_a_field_without_a_meaning_or_with_no_arrow_type_is_refused() -> None:
         words: int
 
     with pytest.raises(TypeError, match=r"Undocumented\.words has no Doc"):
-        Table.of("undocumented", Undocumented, "row", sharded=True)
+        Table("undocumented", Undocumented, "row", sharded=True)
 
     @dataclass(frozen=True, slots=True)
     class Untyped:
         tags: Annotated[set[str], Doc("a set")]
 
     with pytest.raises(TypeError, match=r"Untyped\.tags: no Arrow type for set\[str\]"):
-        Table.of("untyped", Untyped, "row", sharded=False)
+        Table("untyped", Untyped, "row", sharded=False)
 
 
 def test_a_record_without_a_key_has_no_contract() -> None:
@@ -124,7 +124,7 @@ def test_a_record_without_a_key_has_no_contract() -> None:
     class Unkeyed:
         word: Annotated[str, Doc("a word")]
 
-    assert Table.of("unkeyed", Unkeyed, "word", sharded=False).contract is None
+    assert Table("unkeyed", Unkeyed, "word", sharded=False).contract is None
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))
@@ -134,7 +134,7 @@ def test_every_tables_rows_round_trip_their_declared_types(name: str) -> None:
     table = TABLES[name]
     samples = {str: "x", int: 3, float: 0.5, bool: True, list[str]: ["x"], list[int]: [1]}
     row = {}
-    for f in fields_of(table.record):
+    for f in table.fields:
         value = datetime(2026, 1, 1, tzinfo=UTC) if f.type is datetime else samples[f.type]
         row[f.name] = None if f.nullable else value
     stored = pa.Table.from_pylist([row], schema=table.schema)

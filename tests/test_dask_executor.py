@@ -27,6 +27,7 @@ from assets.stages import graph
 from orchestration.definitions import make_definitions
 from orchestration.demo import make_image_only_pdf, make_text_pdf
 from orchestration.home import Home
+from orchestration.run_instance import QUIET_LOGS
 from readers.core.versions import EXTRACTOR_VERSION
 from tests.servers import (
     BACKFILL_ID_TAG,
@@ -51,7 +52,6 @@ SCANS = {
     "tariffs": "The council approved new tariffs for water meters installed after the spring inspection.",
 }
 BORN_DIGITAL = "Quarterly maintenance summary: pumps, valves and meters were serviced on schedule."
-QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 # Seconds between the automation sensor's evaluations in the test (Dagster's default is 30).
 SENSOR_INTERVAL_S = 5
 # The daemon's backfill loop looks every 30 s; a run of the OCR stage on a Dask worker takes 10-25 s here

@@ -16,7 +16,7 @@ from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.schema import TABLES
 
 BY_NAME = graph().by_name
-PARTITIONED = [s for s in graph().shard_stages if BY_NAME[s].partitioned]
+PARTITIONED = graph().partitioned_stages
 WORDS = "The treatment plant reported its unit consumption to the board every quarter of the year."
 
 

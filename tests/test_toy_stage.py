@@ -24,7 +24,7 @@ from orchestration.definitions import make_definitions
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
-from readers.core.columns import KEY, Annotated, Between, Doc
+from readers.core.columns import KEY, Annotated, Count, Doc
 from readers.core.records import Sha256, Shard, Version
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.catalog import query
@@ -38,10 +38,10 @@ class WordCountRecord:
     sha256: Annotated[Sha256, KEY]
     shard: Shard
     extractor_version: Version
-    words: Annotated[int, Doc("words in the document's clean text"), Between(0)]
+    words: Annotated[Count, Doc("words in the document's clean text")]
 
 
-WORD_COUNTS = Table.of("word_counts", WordCountRecord, "clean text", sharded=True)
+WORD_COUNTS = Table("word_counts", WordCountRecord, "clean text", sharded=True)
 
 
 WORD_COUNT = Stage(

@@ -8,6 +8,7 @@ readers/core/columns.py); a :class:`Table` derives its Arrow schema and its cont
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from dataclasses import dataclass
 from datetime import datetime
@@ -73,23 +74,23 @@ def arrow_type(field: Field, record: type) -> pa.DataType:
 
 @dataclass(frozen=True)
 class Table:
-    """One table: its name, what one row is, whether it is stored by shard, and the row record whose
-    fields are its columns."""
+    """One table: its name, the row record whose fields are its columns (a frozen dataclass, every field
+    annotated with its ``Doc``: readers/core/columns.py), what one row is, and whether it is stored by
+    shard. Its fields and Arrow columns are derived from the record when it is declared."""
 
     name: str
+    record: type
     one_row_per: str
     sharded: bool
-    record: type
-    columns: tuple[Column, ...]
-    fields: tuple[Field, ...]
+    fields: tuple[Field, ...] = dataclasses.field(init=False, compare=False)
+    columns: tuple[Column, ...] = dataclasses.field(init=False, compare=False)
 
-    @classmethod
-    def of(cls, name: str, record: type, one_row_per: str, *, sharded: bool) -> Table:
-        """The table whose rows are ``record``'s (a frozen dataclass, every field annotated with its
-        ``Doc``: readers/core/columns.py)."""
-        fields = fields_of(record)
-        columns = tuple(Column(f.name, arrow_type(f, record), f.doc) for f in fields)
-        return cls(name, one_row_per, sharded, record, columns, fields)
+    def __post_init__(self) -> None:
+        fields = fields_of(self.record)
+        object.__setattr__(self, "fields", fields)
+        object.__setattr__(
+            self, "columns", tuple(Column(f.name, arrow_type(f, self.record), f.doc) for f in fields)
+        )
 
     @cached_property
     def contract(self) -> TableContract | None:
@@ -114,126 +115,126 @@ class Table:
         return tuple(c.name for c in self.columns)
 
 
-OBSERVATIONS = Table.of(
+OBSERVATIONS = Table(
     "observations",
     ObservationRecord,
     "path seen by a walk (the latest walk of its root)",
     sharded=False,
 )
 
-DOCUMENTS = Table.of(
+DOCUMENTS = Table(
     "documents",
     DocumentRecord,
     "distinct content: identical bytes are one document",
     sharded=True,
 )
 
-EXPANSIONS = Table.of(
+EXPANSIONS = Table(
     "expansions",
     ExpansionRecord,
     "container document (e-mail, zip, PDF) and what the latest walk made of its members",
     sharded=False,
 )
 
-DERIVATIONS = Table.of(
+DERIVATIONS = Table(
     "derivations",
     DerivationRecord,
     "document and extractor version",
     sharded=True,
 )
 
-UNDERIVABLES = Table.of(
+UNDERIVABLES = Table(
     "underivables",
     UnderivableRecord,
     "attempt that produced nothing",
     sharded=True,
 )
 
-PAGES = Table.of(
+PAGES = Table(
     "pages",
     PageRecord,
     "page of a PDF, or the whole of any other derived document",
     sharded=True,
 )
 
-PAGE_FONTS = Table.of(
+PAGE_FONTS = Table(
     "page_fonts",
     PageFontRecord,
     "font used on a page, with the lexicon evidence of the text drawn in it",
     sharded=True,
 )
 
-PAGE_VERDICTS = Table.of(
+PAGE_VERDICTS = Table(
     "page_verdicts",
     PageVerdictRecord,
     "page and extractor version: what the page's text is worth, and why",
     sharded=True,
 )
 
-FONT_VERDICTS = Table.of(
+FONT_VERDICTS = Table(
     "font_verdicts",
     FontVerdictRecord,
     "font of a document: the per-font evidence across its pages",
     sharded=True,
 )
 
-REPAIRS = Table.of(
+REPAIRS = Table(
     "repairs",
     RepairRecord,
     "page whose garbage text was replaced without OCR: by the fallback reader or a font repair",
     sharded=True,
 )
 
-VOCABULARY = Table.of(
+VOCABULARY = Table(
     "vocabulary",
     VocabularyRecord,
     "word the shipped lexicon misses that several documents of the corpus use",
     sharded=False,
 )
 
-OCR_PAGES = Table.of(
+OCR_PAGES = Table(
     "ocr_pages",
     OcrPageRecord,
     "page sent to OCR",
     sharded=True,
 )
 
-PAGE_TEXTS = Table.of(
+PAGE_TEXTS = Table(
     "page_texts",
     PageTextRecord,
     "judged page: the text it ends with and where that text came from (quality/sources.py)",
     sharded=True,
 )
 
-TEXTS = Table.of(
+TEXTS = Table(
     "texts",
     TextRecord,
     "derived document: its clean text (quality/sanitize.py), with where each page starts",
     sharded=True,
 )
 
-REDACTIONS = Table.of(
+REDACTIONS = Table(
     "redactions",
     RedactionRecord,
     "personal datum removed from a text (never its value)",
     sharded=True,
 )
 
-HIDDEN_TEXT = Table.of(
+HIDDEN_TEXT = Table(
     "hidden_text",
     HiddenTextRecord,
     "run of invisible text taken out of a page (not an OCR layer)",
     sharded=True,
 )
 
-FURNITURE = Table.of(
+FURNITURE = Table(
     "furniture",
     FurnitureRecord,
     "running header or footer line taken out of a page",
     sharded=True,
 )
 
-CHUNKS = Table.of(
+CHUNKS = Table(
     "chunks",
     ChunkRecord,
     "retrieval-sized piece of a text, with its evidence (quality/chunking.py)",

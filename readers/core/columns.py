@@ -5,7 +5,8 @@ fields is one column: its Python type gives the column's type and whether it may
 and its ``Annotated`` metadata gives the rest::
 
     sha256: Annotated[str, KEY, Doc("sha256 of the document's bytes: the document's identity")]
-    ratio: Annotated[float, Doc("share of ..."), Between(0, 1)]
+    size: Annotated[int, Doc("size in bytes"), Between(0)]
+    score: Annotated[Ratio | None, Doc("share of ...")]     # a shared domain (Ratio, Percent, Count...)
     kind: Annotated[str, Doc("content kind"), OneOf.of(ContentKind)]
 
 From these, ``warehouse/schema.py`` derives the table's Arrow schema (and ``docs/tables.md``), and
@@ -22,9 +23,24 @@ import types
 import typing
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
-__all__ = ["KEY", "UNIQUE", "Annotated", "Between", "Doc", "Field", "OneOf", "fields_of"]
+_M = TypeVar("_M")
+
+__all__ = [
+    "KEY",
+    "UNIQUE",
+    "Annotated",
+    "Between",
+    "Count",
+    "Doc",
+    "Field",
+    "OneOf",
+    "PageNumber",
+    "Percent",
+    "Ratio",
+    "fields_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +67,7 @@ class OneOf:
     @classmethod
     def of(cls, *enums: type[Enum]) -> OneOf:
         """The values of every member of ``enums``, sorted."""
-        return cls(tuple(sorted(str(m.value) for enum in enums for m in enum)))
+        return cls.members(*(m for enum in enums for m in enum))
 
     @classmethod
     def members(cls, *members: Enum) -> OneOf:
@@ -68,6 +84,16 @@ class _Marker:
 KEY = _Marker("key")
 #: The column is unique on its own (besides the key).
 UNIQUE = _Marker("unique")
+
+# The domains the tables' columns share (a use adds its Doc, and may be ``X | None``).
+#: A share or a rate.
+Ratio = Annotated[float, Between(0, 1)]
+#: Tesseract's word confidences.
+Percent = Annotated[float, Between(0, 100)]
+#: A count, a size or an offset.
+Count = Annotated[int, Between(0)]
+#: A page (or an image's frame).
+PageNumber = Annotated[int, Doc("page number, 1-based"), Between(1)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,14 +123,9 @@ def fields_of(record: type) -> tuple[Field, ...]:
     hints = typing.get_type_hints(record, include_extras=True)
     out: list[Field] = []
     for f in dataclasses.fields(record):
-        hint = hints[f.name]
-        extras: tuple[Any, ...] = ()
-        if typing.get_origin(hint) is Annotated:
-            hint, *rest = typing.get_args(hint)
-            extras = tuple(rest)
-        python_type, nullable = _without_none(hint)
-        docs = [e.text for e in extras if isinstance(e, Doc)]
-        if not docs:
+        python_type, nullable, extras = _unwrap(hints[f.name])
+        doc = _last(extras, Doc)
+        if doc is None:
             raise TypeError(f"{record.__name__}.{f.name} has no Doc: say what the column means")
         has_default = f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
         out.append(
@@ -113,19 +134,35 @@ def fields_of(record: type) -> tuple[Field, ...]:
                 type=python_type,
                 nullable=nullable,
                 has_default=has_default,
-                doc=docs[-1],
+                doc=doc.text,
                 key=KEY in extras,
                 unique=UNIQUE in extras,
-                between=next((e for e in extras if isinstance(e, Between)), None),
-                one_of=next((e for e in extras if isinstance(e, OneOf)), None),
+                between=_last(extras, Between),
+                one_of=_last(extras, OneOf),
             )
         )
     return tuple(out)
 
 
-def _without_none(hint: Any) -> tuple[Any, bool]:
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
-        if len(args) == 1:
-            return args[0], len(args) < len(typing.get_args(hint))
-    return hint, False
+def _unwrap(hint: Any) -> tuple[Any, bool, tuple[Any, ...]]:
+    """The type under ``Annotated`` and ``| None``, whether it may be None, and the metadata, innermost
+    first (so that ``Annotated[Ratio | None, Doc(...)]`` keeps the ratio's bounds)."""
+    extras: tuple[Any, ...] = ()
+    nullable = False
+    while True:
+        if typing.get_origin(hint) is Annotated:
+            hint, *inner = typing.get_args(hint)
+            extras = (*inner, *extras)  # what this layer wraps is inner to what was peeled before
+            continue
+        if typing.get_origin(hint) in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(hint) if a is not type(None)]
+            if len(args) == 1:
+                hint, nullable = args[0], True
+                continue
+        return hint, nullable, extras
+
+
+def _last(extras: tuple[Any, ...], kind: type[_M]) -> _M | None:
+    """The outermost of ``extras`` of ``kind``: an alias's metadata is overridden where it is used."""
+    found = [e for e in extras if isinstance(e, kind)]
+    return found[-1] if found else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from readers.core.columns import KEY, Annotated, Between, Doc, OneOf
+from readers.core.columns import KEY, Annotated, Count, Doc, OneOf, PageNumber, Ratio
 from readers.core.model import ContentKind, DocumentStatus, KindSource
 
 # The columns every sharded table of a stage carries (a stage's own tables use them too).
@@ -54,7 +54,7 @@ class DocumentRecord:
     shard: Shard
     kind: Annotated[str, Doc("content kind (see observations.kind)"), OneOf.of(ContentKind)]
     kind_source: Annotated[str, Doc("bytes, extension or none"), OneOf.of(KindSource)]
-    size: Annotated[int, Doc("size in bytes"), Between(0)]
+    size: Annotated[Count, Doc("size in bytes")]
     parent_sha256: Annotated[
         str | None,
         Doc(
@@ -145,9 +145,9 @@ class DerivationRecord:
     ]
     reader_chain: Annotated[str, Doc("the ordered readers for the kind with their versions, as tried")]
     recovered_by_fallback: Annotated[bool, Doc("true when a reader other than the first produced the text")]
-    attempts: Annotated[int, Doc("how many readers were tried"), Between(0)]
-    pages: Annotated[int, Doc("pages in the derived text (1 for documents without pages)"), Between(0)]
-    chars: Annotated[int, Doc("characters of the derived text, raw"), Between(0)]
+    attempts: Annotated[Count, Doc("how many readers were tried")]
+    pages: Annotated[Count, Doc("pages in the derived text (1 for documents without pages)")]
+    chars: Annotated[Count, Doc("characters of the derived text, raw")]
     encoding: Annotated[str | None, Doc("text encoding decided for text kinds")]
     encoding_source: Annotated[
         str | None,
@@ -196,7 +196,7 @@ class PageRecord:
     sha256: Annotated[Sha256, KEY]
     shard: Shard
     extractor_version: Annotated[Version, KEY]
-    page: Annotated[int, KEY, Doc("page number, 1-based"), Between(1)]
+    page: Annotated[PageNumber, KEY]
     reader: Annotated[str, Doc("reader that produced this text")]
     reader_version: Annotated[str, Doc("that reader's version")]
     text: Annotated[
@@ -216,34 +216,29 @@ class PageRecord:
     tables: Annotated[int, Doc("tables found and written as GFM")]
     headings: Annotated[int, Doc("heading lines written as markdown headings")]
     bad_rune_ratio: Annotated[
-        float,
+        Ratio,
         Doc(
             "U+FFFD, control, private-use and unassigned characters over non-whitespace characters, on the "
             "raw text"
         ),
-        Between(0, 1),
     ] = 0.0
     cid_count: Annotated[int, Doc("(cid:N) passthroughs: glyphs a decoder could not map")] = 0
     cid_ratio: Annotated[
-        float, Doc("characters inside (cid:N) passthroughs over non-whitespace characters"), Between(0, 1)
+        Ratio, Doc("characters inside (cid:N) passthroughs over non-whitespace characters")
     ] = 0.0
     glued_ratio: Annotated[
-        float, Doc("share of letters in very long letter runs the lexicon splits into words"), Between(0, 1)
+        Ratio, Doc("share of letters in very long letter runs the lexicon splits into words")
     ] = 0.0
-    spaced_ratio: Annotated[
-        float, Doc("share of letters in letter-spaced runs (H e r e i s)"), Between(0, 1)
-    ] = 0.0
+    spaced_ratio: Annotated[Ratio, Doc("share of letters in letter-spaced runs (H e r e i s)")] = 0.0
     language: Annotated[
         str | None, Doc("best language by character-trigram profile; null when none matches")
     ] = None
-    language_similarity: Annotated[
-        float, Doc("cosine similarity to that language's trigram profile"), Between(0, 1)
-    ] = 0.0
+    language_similarity: Annotated[Ratio, Doc("cosine similarity to that language's trigram profile")] = 0.0
     lexicon_language: Annotated[
         str | None, Doc("lexicon the page was judged with; null when no judging lexicon")
     ] = None
     lexicon_hit_rate: Annotated[
-        float, Doc("length-weighted share of prose-gated tokens found in the lexicon"), Between(0, 1)
+        Ratio, Doc("length-weighted share of prose-gated tokens found in the lexicon")
     ] = 0.0
     lexicon_weight: Annotated[
         float, Doc("evidence weight behind the hit rate (sum of letters minus three)")
@@ -253,12 +248,10 @@ class PageRecord:
     )
     prose_blocks: Annotated[int, Doc("blocks that passed the prose gate")] = 0
     blocks: Annotated[int, Doc("text blocks on the page")] = 0
-    image_coverage: Annotated[float, Doc("union of image placements over the page area"), Between(0, 1)] = 0.0
-    largest_image_share: Annotated[
-        float, Doc("largest single image placement over the page area"), Between(0, 1)
-    ] = 0.0
+    image_coverage: Annotated[Ratio, Doc("union of image placements over the page area")] = 0.0
+    largest_image_share: Annotated[Ratio, Doc("largest single image placement over the page area")] = 0.0
     vector_figure_area: Annotated[
-        float, Doc("share of the page covered by vector figures (not furniture)"), Between(0, 1)
+        Ratio, Doc("share of the page covered by vector figures (not furniture)")
     ] = 0.0
     outline_text_paths: Annotated[int, Doc("glyph-like filled paths: text drawn as outlines")] = 0
     invisible_chars: Annotated[
@@ -268,9 +261,7 @@ class PageRecord:
             "background colour)"
         ),
     ] = 0
-    invisible_share: Annotated[
-        float, Doc("invisible characters over non-whitespace characters"), Between(0, 1)
-    ] = 0.0
+    invisible_share: Annotated[Ratio, Doc("invisible characters over non-whitespace characters")] = 0.0
     ocr_font_hint: Annotated[bool, Doc("a font typical of OCR text layers (GlyphLessFont...) is used")] = (
         False
     )
@@ -310,7 +301,7 @@ class PageFontRecord:
     sha256: Sha256
     shard: Shard
     extractor_version: Version
-    page: Annotated[int, Doc("page number, 1-based")]
+    page: PageNumber
     font: Annotated[str, Doc("font name as the PDF names it")]
     chars: Annotated[int, Doc("non-whitespace characters drawn in the font")]
     weight: Annotated[float, Doc("judgeable lexicon evidence weight of its tokens")]
