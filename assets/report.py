@@ -12,6 +12,7 @@ import dagster as dg
 
 from assets.rate_checks import corpus_outcome
 from assets.resources import AssaySettings
+from quality.cross_check import FalsePositives, false_positives, movement
 from quality.rates import KindRates, rates_by_kind
 from quality.report_plots import (
     KindModes,
@@ -24,14 +25,16 @@ from quality.report_plots import (
     valley,
     write_png,
 )
-from quality.verdicts import Mode
+from quality.verdicts import Mode, Tier
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
+from warehouse.catalog import previous_version
 
 # The rates chart compares the newest this many extractor versions on disk: enough to see a trend, few
 # enough that each kind's bars stay readable.
 REPORT_VERSIONS = 4
 REPORTS_DIR = "reports"
+FALSE_POSITIVE_MOVEMENT = "verdict_false_positive_movement"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +52,16 @@ class Plot:
     deps=["extract", "verdicts", "ocr"],
     code_version=EXTRACTOR_VERSION,
     kinds={"python", "png"},
+    check_specs=[
+        dg.AssetCheckSpec(
+            FALSE_POSITIVE_MOVEMENT,
+            asset="quality_report",
+            description="The verdicts' false-positive rate (REPLACE pages whose text layer OCR read back, "
+            "over the pages so cross-checked) against the previous extractor version's. Warns when it "
+            "moves by more than the configured bound (verdict_false_positive_move_max); passes when there "
+            "is no previous version or too few cross-checked pages to compare.",
+        )
+    ],
     description="Plots of the corpus's quality, as PNG files under `<home>/reports/` and in this asset's "
     "metadata: the page score histogram with its thresholds and valley, the page modes by content kind, "
     "the fallback and Underivable rates by kind across extractor versions.",
@@ -58,13 +71,22 @@ def quality_report(context: dg.AssetExecutionContext, assay: AssaySettings) -> d
     directory = assay.home_path / REPORTS_DIR
     kinds = {sha: kind for sha, kind in wh.columns("derivations", EXTRACTOR_VERSION, ("sha256", "kind"))}
     verdicts = wh.columns(
-        "page_verdicts", EXTRACTOR_VERSION, ("sha256", "mode", "provenance", "score", "threshold")
+        "page_verdicts",
+        EXTRACTOR_VERSION,
+        ("sha256", "mode", "provenance", "score", "threshold", "judged_by"),
     )
     scored = [
         ScoredPage(score, threshold, Mode(mode), provenance)
-        for _, mode, provenance, score, threshold in verdicts
+        for _, mode, provenance, score, threshold, _ in verdicts
         if score is not None and threshold is not None
     ]
+    tiers = Counter(tier for *_, tier in verdicts if tier != Tier.NO_TEXT)
+    unscored_by = Counter(
+        tier
+        for _, _, _, score, threshold, tier in verdicts
+        if (score is None or threshold is None) and tier != Tier.NO_TEXT
+    )
+    now = _false_positives(wh, EXTRACTOR_VERSION)
     by_kind: dict[str, Counter[Mode]] = {}
     for sha, mode, *_ in verdicts:
         by_kind.setdefault(kinds.get(sha, "unknown"), Counter())[Mode(mode)] += 1
@@ -79,7 +101,9 @@ def quality_report(context: dg.AssetExecutionContext, assay: AssaySettings) -> d
         Plot(
             "score_histogram",
             "page scores",
-            score_histogram_png(scored, unscored=len(verdicts) - len(scored), title=title),
+            score_histogram_png(
+                scored, unscored=sum(unscored_by.values()), title=title, unscored_by=unscored_by
+            ),
             directory / f"quality-{EXTRACTOR_VERSION}-scores.png",
         ),
         Plot(
@@ -106,6 +130,11 @@ def quality_report(context: dg.AssetExecutionContext, assay: AssaySettings) -> d
     metadata |= {
         "pages_judged": len(verdicts),
         "pages_scored": len(scored),
+        "pages_by_tier": dg.MetadataValue.json(dict(sorted(tiers.items()))),
+        "pages_unjudgeable_share": round(tiers[Tier.UNJUDGEABLE] / max(1, sum(tiers.values())), 4),
+        "verdict_false_positives": now.confirmed,
+        "pages_cross_checked_by_ocr": now.cross_checked,
+        "verdict_false_positive_rate": round(now.rate, 4),
         **{f"pages_{mode.value}": totals[mode] for mode in Mode},
         "thresholds": dg.MetadataValue.json(
             [{"value": t.value, "provenances": list(t.provenances), "pages": t.pages} for t in found]
@@ -120,7 +149,43 @@ def quality_report(context: dg.AssetExecutionContext, assay: AssaySettings) -> d
             {r.version: {kind: _figures(k) for kind, k in r.rates.items()} for r in rates}
         ),
     }
-    return dg.MaterializeResult(metadata=metadata)
+    return dg.MaterializeResult(metadata=metadata, check_results=[_false_positive_check(wh, now, assay)])
+
+
+def _false_positives(wh: Warehouse, version: str) -> FalsePositives:
+    return false_positives(c for (c,) in wh.columns("page_texts", version, ("cross_check",)))
+
+
+def _false_positive_check(wh: Warehouse, now: FalsePositives, assay: AssaySettings) -> dg.AssetCheckResult:
+    bound = assay.verdict_false_positive_move_max
+    previous = previous_version(wh, EXTRACTOR_VERSION)
+    meta: dict[str, Any] = {
+        "bound": bound,
+        "rate": round(now.rate, 4),
+        "confirmed": now.confirmed,
+        "cross_checked": now.cross_checked,
+    }
+    if previous is None:
+        meta["note"] = "no previous extractor version in the warehouse: nothing to compare with"
+        return dg.AssetCheckResult(
+            check_name=FALSE_POSITIVE_MOVEMENT,
+            passed=True,
+            severity=dg.AssetCheckSeverity.WARN,
+            metadata=meta,
+        )
+    m = movement(_false_positives(wh, previous), now, assay.min_documents_for_rate)
+    meta |= {
+        "previous_version": previous,
+        "previous_rate": round(m.before.rate, 4),
+        "move": round(m.move, 4),
+        "judged": m.judged,
+    }
+    return dg.AssetCheckResult(
+        check_name=FALSE_POSITIVE_MOVEMENT,
+        passed=not (m.judged and abs(m.move) > bound),
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata=meta,
+    )
 
 
 def _rates(wh: Warehouse, version: str) -> dict[str, KindRates]:

@@ -58,6 +58,12 @@ class Settings(pydantic.BaseModel):
     # document in twenty switching reader) is worth a look before it is trusted, while it stays quiet for
     # the odd document on corpora of a few hundred per kind.
     fallback_rate_move_max: float = 0.05
+    # The quality report's check warns when the verdicts' false-positive rate (REPLACE pages whose text
+    # layer OCR read back, over the pages so cross-checked: quality/cross_check.py) moves by more than this
+    # from the previous extractor version's, with min_documents_for_rate pages cross-checked in both: a
+    # rule or lexicon change that condemns clean layers wholesale (or stops condemning garbage) shows as a
+    # jump, while one page in ten either way over a few dozen is noise.
+    verdict_false_positive_move_max: float = 0.1
     min_documents_for_rate: int = 5
     # OCR: the Tesseract language when a document's own language is unknown (a scan), and the resolution
     # pages are rendered at.

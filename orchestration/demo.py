@@ -22,7 +22,7 @@ import io
 import os
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -385,8 +385,9 @@ def _write_tounicode(mapping: Mapping[int, str], width: int) -> bytes:
     return "\n".join(lines).encode("ascii")
 
 
-def _garble_font(doc: pymupdf.Document, font_xref: int) -> None:
-    """Rewrite the font's /ToUnicode stream so that every glyph maps to the next letter."""
+def _garble_font(doc: pymupdf.Document, font_xref: int, garble: Callable[[str], str] = garble_text) -> None:
+    """Rewrite the font's /ToUnicode stream so that every glyph maps to ``garble`` of its text (by default
+    the next letter)."""
     kind, value = doc.xref_get_key(font_xref, "ToUnicode")
     if kind != "xref":
         raise ValueError(f"font {font_xref} has no ToUnicode stream to rewrite")
@@ -394,7 +395,7 @@ def _garble_font(doc: pymupdf.Document, font_xref: int) -> None:
     mapping, width = _parse_tounicode(doc.xref_stream(cmap_xref).decode("latin-1"))
     if not mapping:
         raise ValueError(f"the ToUnicode CMap of font {font_xref} maps nothing")
-    doc.update_stream(cmap_xref, _write_tounicode({c: garble_text(t) for c, t in mapping.items()}, width))
+    doc.update_stream(cmap_xref, _write_tounicode({c: garble(t) for c, t in mapping.items()}, width))
 
 
 def _garbled_document(text: str, fontsize: float) -> pymupdf.Document:

@@ -45,6 +45,13 @@ select scope, count(*), count(*) filter (where status = 'derived'),
 from ocr_pages group by scope order by scope desc
 """
 MODES_SQL = "select mode, count(*) from page_verdicts group by mode"
+# Pages with text, by the tier that judged them, and the reasons of the unjudgeable ones.
+TIERS_SQL = """
+select judged_by, coalesce(list_filter(reasons, r -> r like 'unjudgeable:%')[1], '') as why, count(*)
+from page_verdicts where judged_by <> 'no_text' group by all
+"""
+CONFIRMED_SQL = "select count(*) from page_texts where cross_check = 'text_layer_confirmed'"
+TIER_ORDER = ("lexicon", "font", "trigram", "borrowed", "characters")
 MODE_ORDER = ("TEXT", "FIGURES", "REPAIRED", "LANG", "REPLACE", "BLANK")
 
 
@@ -128,6 +135,7 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
                 f"  {modes['REPLACE']} pages have no trustworthy text layer (REPLACE): they are "
                 "sent to OCR; see their reasons in page_verdicts."
             )
+        _print_tiers(console, home)
     for scope, pages, derived, underivable, errors, confidence in query(home.warehouse, OCR_SQL).rows:
         what = "pages read whole" if scope == "page" else "FIGURES pages whose figure regions were read"
         console.print(
@@ -206,6 +214,31 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
     if texts and texts[0][0]:
         console.print(f'  {assay} search{home_flag} "a phrase"   # BM25 over the chunks', soft_wrap=True)
     console.print(f"  {assay} ui{home_flag}   # the asset graph, runs and checks in Dagster", soft_wrap=True)
+
+
+def _print_tiers(console: Console, home: Home) -> None:
+    """Which tier judged the pages with text, and how many nothing could judge (and why)."""
+    tiers: dict[str, int] = {}
+    unjudgeable: dict[str, int] = {}
+    for tier, why, n in query(home.warehouse, TIERS_SQL).rows:
+        tiers[tier] = tiers.get(tier, 0) + n
+        if tier == "unjudgeable":
+            unjudgeable[why.removeprefix("unjudgeable:") or "unknown"] = n
+    total = sum(tiers.values())
+    if not total:
+        return
+    judged = ", ".join(f"{t} {tiers[t]}" for t in TIER_ORDER if tiers.get(t))
+    whys = ", ".join(f"{why} {n}" for why, n in sorted(unjudgeable.items()))
+    line = f"Pages with text judged by: {judged or 'none'}"
+    if unjudgeable:
+        line += f"; unjudgeable {tiers['unjudgeable']} ({_pct(tiers['unjudgeable'], total)}: {whys})"
+    console.print(line + ".")
+    confirmed = query(home.warehouse, CONFIRMED_SQL).rows[0][0]
+    if confirmed:
+        console.print(
+            f"  OCR read back the text layer of {confirmed} REPLACE pages: their layer was kept "
+            "(page_texts.cross_check = 'text_layer_confirmed'), verdict false positives."
+        )
 
 
 def _nothing_read(report: RunReport, progress: Progress, statuses: dict[str, int]) -> str:

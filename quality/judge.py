@@ -76,7 +76,10 @@ def junk_share(text: str) -> float:
 
 
 def evidence_of(
-    page: PageRecord, judging_languages: frozenset[str], replaceable: bool = True
+    page: PageRecord,
+    judging_languages: frozenset[str],
+    replaceable: bool = True,
+    fonts: Sequence[PageFontRecord] = (),
 ) -> PageEvidence:
     return PageEvidence(
         page=page.page,
@@ -98,6 +101,8 @@ def evidence_of(
         invisible_share=page.invisible_share or 0.0,
         ocr_font_hint=bool(page.ocr_font_hint),
         fonts=tuple(page.font_names or ()),
+        letters=sum(1 for c in page.text if c.isalpha()),
+        font_evidence={f.font: (f.chars, f.weight, f.hits) for f in fonts},
     )
 
 
@@ -110,14 +115,20 @@ def font_judgements(
     chars: dict[str, int] = defaultdict(int)
     abstained: dict[str, int] = defaultdict(int)
     pages: dict[str, set[int]] = defaultdict(set)
+    similarity: dict[str, float] = {}
     for f in fonts:
         weight[f.font] += f.weight
         hits[f.font] += f.hits
         chars[f.font] += f.chars
         pages[f.font].add(f.page)
+        if f.similarity is not None:
+            similarity[f.font] = f.similarity
         if f.page not in judged_pages:
             abstained[f.font] += f.chars
-    judgements = [FontJudgement(name, weight[name], hits[name], chars[name]) for name in sorted(chars)]
+    judgements = [
+        FontJudgement(name, weight[name], hits[name], chars[name], similarity.get(name))
+        for name in sorted(chars)
+    ]
     extra = {
         name: (len(pages[name]), abstained[name] / chars[name] if chars[name] else 0.0)
         for name in sorted(chars)
@@ -144,7 +155,10 @@ def judge_one(
 ) -> DocumentVerdicts:
     pages = sorted(pages, key=lambda p: p.page)
     by_page = {p.page: p for p in pages}
-    evidence = [evidence_of(p, judging_languages, replaceable) for p in pages]
+    on_page: dict[int, list[PageFontRecord]] = defaultdict(list)
+    for f in fonts:
+        on_page[f.page].append(f)
+    evidence = [evidence_of(p, judging_languages, replaceable, on_page.get(p.page, ())) for p in pages]
     if rescore is not None:
         # Pages the shipped lexicon would condemn are scored again with the corpus vocabulary.
         evidence = [_rescored(e, p, rescore) for e, p in zip(evidence, pages, strict=True)]
@@ -294,6 +308,7 @@ def judge_one(
                 threshold=_threshold(v),
                 text_source=source,
                 verdicts_version=verdicts_version,
+                judged_by=v.judged_by.value,
             )
         )
     for j in judgements:

@@ -48,6 +48,18 @@ MIN_SEGMENT_LETTERS = 2
 #: only, none do, and every clean run still segments.
 SHORT_SEGMENT_RANK = 1_000
 
+#: Languages that write compounds closed ("Abbildungsvorschrift", "verkeersveiligheid"): a word missing
+#: from the lexicon may still be two or three listed words of :data:`COMPOUND_MIN_PART_LETTERS` or more
+#: (:meth:`Lexicon.is_compound`). On the corpus's clean German pages this lifted the lowest lexicon
+#: score of the calibration from 0.256 to 0.340 (pyp__GeoTopo p32), while the highest score of their
+#: letter shuffles stayed 0.0 and of 30% partial garbles rose only to 0.002.
+COMPOUNDING_LANGUAGES = frozenset({"de", "nl", "sv", "da", "nb", "fi", "is", "hu"})
+#: A compound is at least this long, in at most this many parts of at least this many letters each:
+#: short parts ("ab", "ion") and many parts would let letter shuffles spell themselves.
+COMPOUND_MIN_LETTERS = 8
+COMPOUND_MAX_PARTS = 3
+COMPOUND_MIN_PART_LETTERS = 4
+
 #: Longest lexicon word :meth:`Lexicon.segment` tries. Words longer than this are rare in the lists and
 #: the dynamic programme's cost grows with it.
 MAX_SEGMENT_LETTERS = 24
@@ -96,6 +108,11 @@ class Lexicon:
     #: The words a glued run may be broken into (see :data:`SHORT_SEGMENT_RANK`); ``words`` when empty.
     segment_words: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
     _max_letters: int = field(default=MAX_SEGMENT_LETTERS, repr=False, compare=False)
+    #: The language is not written in Latin letters: a token of ASCII letters on its pages is a foreign
+    #: word, a name or code, which its lexicon cannot judge.
+    non_latin: bool = field(default=False, compare=False)
+    #: The language writes compounds closed (:data:`COMPOUNDING_LANGUAGES`).
+    compounding: bool = field(default=False, compare=False)
 
     def __contains__(self, word: object) -> bool:
         """``word`` (any case or spelling wordfreq folds) is a lexicon word."""
@@ -130,6 +147,23 @@ class Lexicon:
             end = start
         pieces.reverse()
         return pieces
+
+    def is_compound(self, normal: str) -> bool:
+        """``normal`` (already normalised) is a closed compound of listed words: two or three parts of
+        :data:`COMPOUND_MIN_PART_LETTERS` letters or more, in a compounding language."""
+        if not self.compounding or len(normal) < COMPOUND_MIN_LETTERS:
+            return False
+        best, back = self._spell(normal)
+        n = len(normal)
+        if not 0 < best[n] <= COMPOUND_MAX_PARTS:
+            return False
+        end = n
+        while end > 0:
+            start = back[end]
+            if end - start < COMPOUND_MIN_PART_LETTERS:
+                return False
+            end = start
+        return True
 
     def spelled_prefix(self, letters: str) -> int:
         """Length of the longest prefix of ``letters`` (normalised) that lexicon words spell exactly.
@@ -185,7 +219,21 @@ def _load(language: str, extra: frozenset[str]) -> Lexicon:
         words = words | added
         segmenting = segmenting | {word for word in added if len(word) >= 4}
     longest = min(MAX_SEGMENT_LETTERS, max((len(w) for w in segmenting), default=0))
-    return Lexicon(language, words, segmenting, longest)
+    return Lexicon(
+        language,
+        words,
+        segmenting,
+        longest,
+        non_latin=_non_latin(language),
+        compounding=language in COMPOUNDING_LANGUAGES,
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _non_latin(language: str) -> bool:
+    """Most of the language's top words are not ASCII (Cyrillic, Greek, Arabic, Indic scripts...)."""
+    top = wordfreq.top_n_list(language, 1_000, wordlist="small")
+    return sum(word.isascii() for word in top) < len(top) / 2
 
 
 def load_lexicon(language: str, extra: Iterable[str] = ()) -> Lexicon:

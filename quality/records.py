@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from quality.verdicts import Mode, Provenance
+from quality.verdicts import Mode, Provenance, Tier
 from readers.core.columns import KEY, UNIQUE, Annotated, Count, Doc, OneOf, PageNumber, Percent, Ratio
 from readers.core.model import DocumentStatus
 from readers.core.records import Sha256, Shard, Version
@@ -21,6 +21,15 @@ class Source(StrEnum):
     OCR = "ocr"
     EXTRACTED_AND_FIGURES = "extracted+figures"
     NONE = "none"
+
+
+class CrossCheck(StrEnum):
+    """What OCR's reading said of the text layer it was to replace (``page_texts.cross_check``)."""
+
+    TEXT_LAYER_CONFIRMED = "text_layer_confirmed"
+    OCR_DISAGREES = "ocr_disagrees"
+    OCR_LAYER_KEPT = "ocr_layer_kept"
+    OCR_LAYER_REPLACED = "ocr_layer_replaced"
 
 
 class OcrScope(StrEnum):
@@ -56,6 +65,16 @@ class PageVerdictRecord:
         OneOf.of(Source),
     ]
     verdicts_version: Annotated[str, Doc("version of the verdict rules")]
+    judged_by: Annotated[
+        str,
+        Doc(
+            "the tier whose evidence decided the verdict: no_text, characters (bad runes, (cid:N), junk), "
+            "lexicon (its prose), font (all its text, font by font), trigram (a language profile matched, "
+            "or none did), borrowed (its fonts' verdicts on the document's other pages) or unjudgeable "
+            "(the reasons say why: unjudgeable:few_letters, unjudgeable:no_profile...)"
+        ),
+        OneOf.of(Tier),
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +248,24 @@ class PageTextRecord:
     text: Annotated[
         str | None, Doc("the page's final text, raw (sanitize normalises it); null when there is none")
     ]
+    cross_check: Annotated[
+        str | None,
+        Doc(
+            "OCR as a second opinion on a REPLACE page whose text layer only statistical evidence "
+            "condemned: text_layer_confirmed (OCR read the same words: the layer's exact text is kept, a "
+            "verdict false positive) or ocr_disagrees (the verdict stands); for an OCR layer read again "
+            "because it read poorly (ocr_layer_poor), ocr_layer_kept (it scored better than Tesseract's "
+            "reading) or ocr_layer_replaced; null when not cross-checked"
+        ),
+        OneOf.of(CrossCheck),
+    ] = None
+    agreement: Annotated[
+        Ratio | None,
+        Doc(
+            "word agreement (Dice over bags of words) of OCR's reading and the text layer; null unless "
+            "cross-checked"
+        ),
+    ] = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -187,10 +187,25 @@ def valley(pages: Sequence[ScoredPage], threshold: float) -> Valley | None:
     )
 
 
-def score_histogram_png(pages: Sequence[ScoredPage], *, unscored: int = 0, title: str) -> bytes:
+def _tiers(counts: Mapping[str, int] | None) -> str:
+    """Legend lines: the tiers that judged the pages the lexicon did not, two a line."""
+    if not counts:
+        return ""
+    items = [f"{tier} {n}" for tier, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if n]
+    return ":\n" + ",\n".join(", ".join(items[i : i + 2]) for i in range(0, len(items), 2))
+
+
+def score_histogram_png(
+    pages: Sequence[ScoredPage],
+    *,
+    unscored: int = 0,
+    title: str,
+    unscored_by: Mapping[str, int] | None = None,
+) -> bytes:
     """The histogram of the pages' scores, stacked by what the verdict did with each page, the thresholds
     as vertical lines (dashed: the one most pages were held against) and the valley shaded. ``unscored``
-    (pages the lexicon abstained on: too little prose, no judging lexicon) is stated in the legend."""
+    (pages the lexicon abstained on: too little prose, no judging lexicon) is stated in the legend, with
+    the tiers that judged them instead (``unscored_by``: tier -> pages, unjudgeable included)."""
     from matplotlib.ticker import MaxNLocator
 
     fig, ax = _figure(HISTOGRAM_INCHES)
@@ -230,7 +245,7 @@ def score_histogram_png(pages: Sequence[ScoredPage], *, unscored: int = 0, title
     if other:
         ax.plot([], [], " ", label=f"{_pages(len(other))} of other modes")
     if unscored:
-        ax.plot([], [], " ", label=f"{_pages(unscored)} unscored\n(lexicon abstained)")
+        ax.plot([], [], " ", label=f"{_pages(unscored)} unscored\n(lexicon abstained)" + _tiers(unscored_by))
     tallest = max(bin_counts([p.score for p in pages]))
     ax.set_xlim(edges[0], edges[-1])
     ax.set_ylim(0, HEADROOM * max(1, tallest))

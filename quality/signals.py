@@ -2,7 +2,10 @@
 
 The body font size is a document fact (the most common size, weighted by characters, across all pages), so
 the pages are measured together; each page then gets its text signals and, where the reader knows the
-layout, the per-font lexicon evidence the verdicts sum across the document.
+layout, the per-font lexicon evidence the verdicts sum across the document. A font whose tokens miss the
+lexicon across the document is a suspect: its whole text in the document is also matched against the
+language profiles (:func:`suspect_similarity`), so that the verdicts can tell a broken map (matches no
+language) from labels, names or pseudo-Latin (match one).
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quality.lexicon import load_lexicon
+from quality.language import best_language
+from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
 from quality.text_signals import FontEvidence, PageSignals, font_evidence, page_signals
+from quality.verdicts import MIN_LANGUAGE_SIMILARITY, TRIGRAM_MIN_LETTERS, suspect_font
 from readers.core.base import collector_paused
 from readers.core.model import Block, PageText
 
@@ -21,6 +26,8 @@ from readers.core.model import Block, PageText
 class PageMeasures:
     signals: PageSignals
     fonts: dict[str, FontEvidence]
+    #: Trigram similarity of each suspect font's text across the document (the same on every page).
+    font_similarity: dict[str, float]
 
 
 def body_size(pages: Sequence[PageText]) -> float | None:
@@ -43,20 +50,78 @@ def measure_document(pages: Sequence[PageText]) -> list[PageMeasures]:
 
 def _measure(pages: Sequence[PageText]) -> list[PageMeasures]:
     size = body_size(pages)
-    out = []
-    for page in pages:
-        signals = page_signals(page, body_size=size, page_height=page.facts.height)
+    signals = [page_signals(page, body_size=size, page_height=page.facts.height) for page in pages]
+    languages: Counter[str] = Counter()
+    for s in signals:
+        if s.lexicon_language:
+            languages[s.lexicon_language] += s.letters
+    document_language = languages.most_common(1)[0][0] if languages else None
+    measured: list[tuple[PageSignals, dict[str, FontEvidence]]] = []
+    for page, s in zip(pages, signals, strict=True):
         fonts: dict[str, FontEvidence] = {}
         if page.blocks:
-            fonts = _font_evidence(page.blocks, signals, size, page.facts.height)
-        out.append(PageMeasures(signals, fonts))
-    return out
+            # A page that matched no judging language (most of it garbled, or a table) still has its
+            # fonts judged: in the document's language, else in the language of its best-reading font.
+            language = s.lexicon_language or document_language or font_language(page.blocks)
+            fonts = _font_evidence(page.blocks, language, size, page.facts.height)
+        measured.append((s, fonts))
+    similarity = suspect_similarity(pages, [fonts for _, fonts in measured])
+    return [PageMeasures(s, fonts, similarity) for s, fonts in measured]
+
+
+def font_language(blocks: Sequence[Block]) -> str | None:
+    """The judging language of the page's font whose text matches a language profile best (at least
+    :data:`~quality.verdicts.MIN_LANGUAGE_SIMILARITY`, over :data:`~quality.verdicts.TRIGRAM_MIN_LETTERS`
+    letters or more): on a page where garbled fonts outweigh a sound one, the sound one says what the page
+    is written in."""
+    texts: dict[str, list[str]] = {}
+    for block in blocks:
+        for line in block.lines:
+            for span in line.spans:
+                texts.setdefault(span.font, []).append(span.text)
+    best: tuple[float, str] | None = None
+    for parts in texts.values():
+        text = " ".join(parts)
+        if sum(1 for c in text if c.isalpha()) < TRIGRAM_MIN_LETTERS:
+            continue
+        guess = best_language(text)
+        judging = guess.language in JUDGING_LANGUAGES and guess.similarity >= MIN_LANGUAGE_SIMILARITY
+        if judging and (best is None or guess.similarity > best[0]):
+            best = (guess.similarity, guess.language)
+    return best[1] if best else None
+
+
+def suspect_similarity(
+    pages: Sequence[PageText], fonts: Sequence[dict[str, FontEvidence]]
+) -> dict[str, float]:
+    """Best language-profile similarity of the whole text of each suspect font of the document
+    (:func:`~quality.verdicts.suspect_font`: enough words, missing the lexicon). Most documents have none,
+    so this costs nothing."""
+    weight: Counter[str] = Counter()
+    hits: Counter[str] = Counter()
+    chars: Counter[str] = Counter()
+    for page in fonts:
+        for f in page.values():
+            weight[f.font] += f.weight
+            hits[f.font] += f.hit_weight
+            chars[f.font] += f.chars
+    suspects = {font for font in weight if suspect_font(weight[font], hits[font], chars[font])}
+    if not suspects:
+        return {}
+    texts: dict[str, list[str]] = {font: [] for font in suspects}
+    for page in pages:
+        for block in page.blocks:
+            for line in block.lines:
+                for span in line.spans:
+                    if span.font in texts:
+                        texts[span.font].append(span.text)
+    return {font: round(best_language(" ".join(parts)).similarity, 4) for font, parts in texts.items()}
 
 
 def _font_evidence(
-    blocks: Sequence[Block], signals: PageSignals, size: float | None, height: float
+    blocks: Sequence[Block], language: str | None, size: float | None, height: float
 ) -> dict[str, FontEvidence]:
-    if signals.lexicon_language is None:
+    if language is None:
         # No judging lexicon for this page: still count each font's characters (the abstained share).
         counts: Counter[str] = Counter()
         for block in blocks:
@@ -64,5 +129,5 @@ def _font_evidence(
                 for span in line.spans:
                     counts[span.font] += len(span.text) - span.text.count(" ")
         return {f: FontEvidence(f, n, 0, 0.0, 0.0) for f, n in counts.items() if n > 0}
-    lexicon = load_lexicon(signals.lexicon_language)
+    lexicon = load_lexicon(language)
     return font_evidence(blocks, lexicon, body_size=size, page_height=height)

@@ -15,12 +15,17 @@ The lexicon hit rate, the signal that catches a broken ToUnicode map ("Vojw dpot
 - surrounding punctuation is stripped; tokens with digits, path or markup characters
   (``/ \\ _ @ = < > | # ~ ^ & *``), URLs and dotted names ("report.pdf", "example.com") are not
   judged: no lexicon holds them, clean or not;
+- TeX and code tokens (a backslash or a brace anywhere: "\\ESKDtitleFont", "\\section{Scope}") are not
+  judged either, nor, on a page whose lexicon is of a non-Latin script, tokens of ASCII letters only
+  (English terms and names on a Russian page): the lexicon cannot judge them, and counted as misses
+  they made clean technical Russian score 0.28 (deb-ru__eskdx p24; 0.48 without them);
 - dashes inside a token split it ("state-of-the-art" is four words);
 - tokens of fewer than :data:`MIN_TOKEN_LETTERS` letters are not judged (short words hit by chance:
   "ab", "oz", "ion" are in the lists), and each token weighs (letters - 3): long words are the
   strongest evidence either way;
-- a token hits when its normalised form is in the lexicon, or when it is an elision or possessive
-  whose parts of >= 2 letters are ("l'homme", "dell'anno", "company's");
+- a token hits when its normalised form is in the lexicon, when it is an elision or possessive
+  whose parts of >= 2 letters are ("l'homme", "dell'anno", "company's"), or, in a language that writes
+  compounds closed, when two or three listed words spell it (quality/lexicon.py, ``is_compound``);
 - fewer than :data:`MIN_EVIDENCE_WEIGHT` of weight: ``judged=False``, no verdict (fail open).
 """
 
@@ -82,6 +87,7 @@ _SPACED_RUN = regex.compile(
 _TOKEN = regex.compile(r"\S+")
 _STRIP = regex.compile(r"^[^\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}]+$")
 _DIGIT = regex.compile(r"\p{N}")
+_CODE = regex.compile(r"[\\{}]")
 _PATH = regex.compile(r"[/\\_@=<>|#~^&*]|://|^www\.|\.\p{L}")
 _DASHES = regex.compile(r"[-\u2010\u2011\u2012\u2013\u2014\u2212]+")
 _LINE_HYPHENS = ("-", "\u00ad", "\u2010")
@@ -277,10 +283,14 @@ def _raw_tokens(text: str) -> Iterator[tuple[int, int, str]]:
 
 def _judge(token: str, lexicon: Lexicon) -> Iterator[tuple[int, bool]]:
     """(weight, hit) for each judgeable word of one whitespace token (see the module docstring)."""
+    if lexicon.non_latin and token.isascii():
+        return
     if token.isalpha():  # the common case: nothing to strip or reject, no marks
         letters = len(token)
         if letters >= MIN_TOKEN_LETTERS:
             yield letters - 3, _hit(token, lexicon)
+        return
+    if _CODE.search(token):
         return
     core = _STRIP.sub("", token.replace("\u00ad", ""))
     if not core or _DIGIT.search(core) or _PATH.search(core):
@@ -300,7 +310,7 @@ def _hit(word: str, lexicon: Lexicon) -> bool:
     if _APOSTROPHE in normal:
         parts = [part for part in normal.split(_APOSTROPHE) if len(part) >= 2]
         return bool(parts) and all(part in words for part in parts)
-    return False
+    return lexicon.is_compound(normal)
 
 
 def judged_tokens(text: str, lexicon: Lexicon) -> Iterator[tuple[int, int, int, bool]]:

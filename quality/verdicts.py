@@ -11,11 +11,18 @@ reading a single PDF again. They run in tiers, cheapest and surest first:
 2. **Garbage**: bad runes, ``(cid:N)`` passthrough, a lexicon hit rate under the threshold, or no
    language profile matched at all: the page is garbage. A garbled font that was repaired makes it
    ``REPAIRED``; otherwise ``REPLACE``.
-3. **Fonts across the document**: a font that is garbled on pages that can judge it condemns its text on
-   pages that cannot judge themselves (tables, short pages).
+3. **Fonts across the document** (the font is the unit of corruption): a font whose tokens miss the
+   lexicon across the document with enough evidence, and whose whole text matches no language profile,
+   is garbled and condemns every page it draws on.
 4. **Document prior**: when most judged pages of a document are ``REPLACE``, its borderline pages follow.
 5. Correct text in a language no lexicon judges is ``LANG`` (terminal, never OCRed); trustworthy text
    with large images or vector figures is ``FIGURES``; the rest is ``TEXT``.
+
+Every page with text says which tier judged it (:class:`Tier`): the characters (bad runes, ``(cid:N)``),
+the lexicon over its prose, a font (the lexicon over all the page's text in each font: lists, tables and
+headings included), the character trigrams (a language profile matched, or none at all), the verdicts of
+its fonts borrowed from the document's other pages, or none, ``unjudgeable`` with why. A page the OCR
+stage read back to the same words is ``ocr_cross_check`` in ``page_texts`` (quality/sources.py).
 """
 
 from __future__ import annotations
@@ -28,7 +35,8 @@ from quality.vocabulary import fingerprint
 
 # 2: pages that read poorly get a second opinion; 3: with a document prior; 4-5: both texts measured alike,
 # and a fallback that brings unmapped glyphs is not taken
-VERDICTS_VERSION = "5"
+# 6: every page states the tier that judged it; fonts are garbled by their own evidence and a profile test
+VERDICTS_VERSION = "6"
 
 
 def verdicts_version_for(vocabulary: Mapping[str, frozenset[str]]) -> str:
@@ -47,6 +55,19 @@ class Mode(StrEnum):
     REPAIRED = "REPAIRED"
     LANG = "LANG"
     BLANK = "BLANK"
+
+
+class Tier(StrEnum):
+    """Which evidence decided a page's verdict (``page_verdicts.judged_by``)."""
+
+    NO_TEXT = "no_text"  # tier 0: no text layer to judge (blank, scan, outlines)
+    CHARACTERS = "characters"  # bad runes, (cid:N) passthrough, junk
+    LEXICON = "lexicon"  # the lexicon over the page's prose blocks
+    FONT = "font"  # the lexicon over all the page's text, font by font
+    TRIGRAM = "trigram"  # the character-trigram profiles: a language matched, or none at all
+    BORROWED = "borrowed"  # the verdicts of its fonts on the document's other pages
+    OCR_CROSS_CHECK = "ocr_cross_check"  # OCR read the same words back (page_texts only)
+    UNJUDGEABLE = "unjudgeable"  # nothing could judge it: the reason says why
 
 
 class Provenance(StrEnum):
@@ -91,15 +112,44 @@ LEXICON_MIN = 0.12
 LEXICON_CONDEMN_WEIGHT = 80.0
 # OCR layers carry recognition errors: their own, lower threshold.
 SANDWICH_LEXICON_MIN = 0.08
+# An OCR layer that passes its threshold but reads under this is poor (an earlier engine's misreadings,
+# handwriting): the page is read again by Tesseract and the better reading by score is used
+# (quality/sources.py), the layer kept in ``pages``. Good engines' layers over printed text hit 0.6 and
+# more (the corpus's English sandwiches); a layer with one word in three misread hits about 0.4.
+SANDWICH_REREAD_BELOW = 0.5
 # A page within this distance above its threshold is borderline: the document prior may condemn it.
 BORDERLINE_BAND = 0.15
 # Share of a document's judged pages that must be REPLACE for the prior to apply.
 DOC_PRIOR_SHARE = 0.5
 # A font is garbled when its document-wide hit rate is under FONT_GARBLED_MAX with at least FONT_MIN_WEIGHT
-# of evidence. Math and symbol fonts of the corpus (CMMI10, LMMathItalic) have under 100 weight; body
-# fonts of clean documents hit 0.09 or more.
-FONT_MIN_WEIGHT = 100.0
+# of evidence (the page lexicon's own floor, MIN_EVIDENCE_WEIGHT) and its whole text's best language
+# similarity is under FONT_GARBLED_SIMILARITY. Body fonts of clean documents of the corpus hit 0.09 or more;
+# math and symbol fonts (CMMI10, LMMathItalic) hit nothing but draw few tokens of four letters or more
+# (34-80 weight); lorem ipsum (CMR10 of pyp__multicolumn) misses at 0.015 but matches a Romance profile
+# at 0.23, letter shuffles of 21 languages match none above 0.12.
+FONT_MIN_WEIGHT = 40.0
 FONT_GARBLED_MAX = 0.05
+FONT_GARBLED_SIMILARITY = 0.18
+# ... and when words make up its text: its evidence weight is at least this share of its characters.
+# Prose and lists score 0.3-0.45 (tokens of four letters or more weigh letters - 3); a math italic font
+# draws variables, which are short tokens (CMMI10 of pyp__GeoTopo: 80 weight over 11,335 characters,
+# 0.007, and no word of it in any profile).
+FONT_MIN_WORD_SHARE = 0.1
+# A garbled font condemns a page where it draws at least this many non-whitespace characters.
+FONT_CONDEMN_CHARS = 20
+# A page's own text in its fonts judges it (tier "font") with at least this much lexicon evidence over all
+# its blocks, lists and tables included: the page lexicon's floor.
+PAGE_FONT_MIN_WEIGHT = 40.0
+# A font vouches for the pages that cannot judge themselves when it is sound across the document: at
+# least FONT_MIN_WEIGHT of evidence hitting at LEXICON_MIN or more, or most of the characters of a page
+# judged clean on its own evidence (lexicon, font or trigram).
+VOUCHING_PAGE_SHARE = 0.5
+# A page borrows its fonts' verdicts when vouched fonts draw at least this share of its characters.
+BORROW_COVERAGE = 0.8
+# A page matching a language profile is judged by the trigram tier with at least this many letters:
+# 15-word windows of clean text match at 0.19 and more, letter shuffles at 0.12 and less; under about 40
+# letters a similarity says little.
+TRIGRAM_MIN_LETTERS = 40
 # Images or vector figures over these shares of a trustworthy page make it FIGURES (their content is
 # transcribed by OCR in addition to the text).
 FIGURE_IMAGE_COVERAGE = 0.2
@@ -138,6 +188,23 @@ class PageEvidence:
     fonts: Sequence[str] = ()
     repaired: bool = False
     fallback_clean: bool = False
+    letters: int = 0
+    # The page's own per-font lexicon evidence over all its blocks: font -> (chars, weight, hits' weight).
+    font_evidence: Mapping[str, tuple[int, float, float]] = field(default_factory=dict)
+
+    @property
+    def font_weight(self) -> float:
+        return sum(w for _, w, _ in self.font_evidence.values())
+
+
+def suspect_font(weight: float, hits: float, chars: int) -> bool:
+    """A font with enough words to judge (:data:`FONT_MIN_WEIGHT`, :data:`FONT_MIN_WORD_SHARE`) that miss
+    the lexicon (:data:`FONT_GARBLED_MAX`)."""
+    return (
+        weight >= FONT_MIN_WEIGHT
+        and weight >= FONT_MIN_WORD_SHARE * chars
+        and hits < FONT_GARBLED_MAX * weight
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +213,7 @@ class FontJudgement:
     weight: float
     hits: float
     chars: int
+    similarity: float | None = None  # its whole text's best profile similarity, measured for suspects
 
     @property
     def hit_rate(self) -> float:
@@ -153,7 +221,16 @@ class FontJudgement:
 
     @property
     def garbled(self) -> bool:
-        return self.weight >= FONT_MIN_WEIGHT and self.hit_rate < FONT_GARBLED_MAX
+        return self.suspect and self.similarity is not None and self.similarity < FONT_GARBLED_SIMILARITY
+
+    @property
+    def suspect(self) -> bool:
+        """Its words miss the lexicon: its whole text is matched against the language profiles."""
+        return suspect_font(self.weight, self.hits, self.chars)
+
+    @property
+    def sound(self) -> bool:
+        return self.weight >= FONT_MIN_WEIGHT and self.hit_rate >= LEXICON_MIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +243,7 @@ class PageVerdict:
     borderline: bool = False
     judged: bool = False
     extra: Mapping[str, float] = field(default_factory=dict)
+    judged_by: Tier = Tier.UNJUDGEABLE
 
 
 def provenance_of(e: PageEvidence) -> Provenance:
@@ -178,26 +256,39 @@ def provenance_of(e: PageEvidence) -> Provenance:
     return Provenance.BORN_DIGITAL
 
 
-def judge_page(e: PageEvidence, garbled_fonts: frozenset[str] = frozenset()) -> PageVerdict:
-    """Tiers 0-3 and 5 for one page; the document prior (tier 4) is :func:`judge_document`'s."""
+def judge_page(
+    e: PageEvidence,
+    garbled_fonts: frozenset[str] = frozenset(),
+    vouched_fonts: frozenset[str] = frozenset(),
+) -> PageVerdict:
+    """Tiers 0-3 and 5 for one page; the document prior (tier 4) is :func:`judge_document`'s, which also
+    says which fonts are garbled and which vouch for the pages that cannot judge themselves."""
     prov = provenance_of(e)
 
     # Tier 0: asymmetric.
     if e.chars < MIN_TEXT_CHARS and not e.replaceable and not e.chars:
-        return PageVerdict(e.page, Mode.BLANK, prov, ("no_text",))
+        return PageVerdict(e.page, Mode.BLANK, prov, ("no_text",), judged_by=Tier.NO_TEXT)
     if e.chars < MIN_TEXT_CHARS and e.replaceable:
         junk = e.chars > 0 and (e.junk_share >= JUNK_SHARE_MIN or e.bad_rune_ratio > BAD_RUNE_MAX)
         if junk and not e.fallback_clean:
-            return PageVerdict(e.page, Mode.REPLACE, prov, ("junk_text",))
+            return PageVerdict(e.page, Mode.REPLACE, prov, ("junk_text",), judged_by=Tier.CHARACTERS)
         if e.outline_text_paths >= OUTLINE_TEXT_MIN_PATHS:
-            return PageVerdict(e.page, Mode.REPLACE, prov, ("no_text_layer", "text_as_outlines"))
+            return PageVerdict(
+                e.page, Mode.REPLACE, prov, ("no_text_layer", "text_as_outlines"), judged_by=Tier.NO_TEXT
+            )
         if e.image_coverage >= SCAN_IMAGE_COVERAGE:
-            return PageVerdict(e.page, Mode.REPLACE, prov, ("no_text_layer", "image_cover"))
+            return PageVerdict(
+                e.page, Mode.REPLACE, prov, ("no_text_layer", "image_cover"), judged_by=Tier.NO_TEXT
+            )
         if e.unreported_ink >= UNREPORTED_INK_MIN:
-            return PageVerdict(e.page, Mode.REPLACE, prov, ("no_text_layer", "unreported_ink"))
+            return PageVerdict(
+                e.page, Mode.REPLACE, prov, ("no_text_layer", "unreported_ink"), judged_by=Tier.NO_TEXT
+            )
         if junk:  # junk that the fallback reader read cleanly
-            return PageVerdict(e.page, Mode.TEXT, prov, ("junk_text", "fallback_reader"))
-        return PageVerdict(e.page, Mode.BLANK, prov, ("no_text_layer",))
+            return PageVerdict(
+                e.page, Mode.TEXT, prov, ("junk_text", "fallback_reader"), judged_by=Tier.CHARACTERS
+            )
+        return PageVerdict(e.page, Mode.BLANK, prov, ("no_text_layer",), judged_by=Tier.NO_TEXT)
 
     reasons: list[str] = []
     if e.bad_rune_ratio > BAD_RUNE_MAX:
@@ -211,37 +302,100 @@ def judge_page(e: PageEvidence, garbled_fonts: frozenset[str] = frozenset()) -> 
             reasons.append("no_language")
     elif e.lexicon_judged and e.lexicon_hit_rate < threshold and e.lexicon_weight >= LEXICON_CONDEMN_WEIGHT:
         reasons.append("lexicon_low")
-    condemned = sorted(f for f in e.fonts if f in garbled_fonts)
-    if not e.lexicon_judged and condemned:
-        reasons += [f"font_garbled:{f}" for f in condemned]
+    # The font is the unit of corruption: a garbled font condemns every page it draws on.
+    condemned = sorted(
+        f
+        for f in e.fonts
+        if f in garbled_fonts
+        and e.font_evidence.get(f, (FONT_CONDEMN_CHARS, 0.0, 0.0))[0] >= FONT_CONDEMN_CHARS
+    )
+    reasons += [f"font_garbled:{f}" for f in condemned]
+    tier = _tier(e, reasons, condemned, vouched_fonts)
+    if tier is Tier.UNJUDGEABLE:
+        reasons.append(f"unjudgeable:{_unjudgeable_why(e)}")
     if prov is Provenance.OCR_SANDWICH:
         reasons.insert(0, "ocr_sandwich")
 
-    garbage = any(r in reasons for r in ("bad_runes", "cid_passthrough", "no_language", "lexicon_low")) or (
-        bool(condemned) and not e.lexicon_judged
-    )
+    garbage = any(
+        r in reasons for r in ("bad_runes", "cid_passthrough", "no_language", "lexicon_low")
+    ) or bool(condemned)
     borderline = score is not None and not garbage and score < threshold + BORDERLINE_BAND
+
+    def verdict(mode: Mode, extra: tuple[str, ...] = (), *, judged: bool = e.lexicon_judged) -> PageVerdict:
+        return PageVerdict(
+            e.page, mode, prov, (*reasons, *extra), score, borderline and not garbage, judged, judged_by=tier
+        )
+
     if garbage and not e.replaceable:
         # Nothing to OCR (a text file, a spreadsheet): the evidence is kept, the text stays.
-        return PageVerdict(e.page, Mode.TEXT, prov, (*reasons, "not_replaceable"), score, judged=True)
+        return verdict(Mode.TEXT, ("not_replaceable",), judged=True)
     if garbage:
         if e.fallback_clean:
-            return PageVerdict(e.page, Mode.TEXT, prov, (*reasons, "fallback_reader"), score, judged=True)
+            return verdict(Mode.TEXT, ("fallback_reader",), judged=True)
         if e.repaired:
-            return PageVerdict(e.page, Mode.REPAIRED, prov, (*reasons, "repaired"), score, judged=True)
-        return PageVerdict(e.page, Mode.REPLACE, prov, tuple(reasons), score, judged=e.lexicon_judged)
+            return verdict(Mode.REPAIRED, ("repaired",), judged=True)
+        return verdict(Mode.REPLACE)
 
+    if prov is Provenance.OCR_SANDWICH and e.replaceable and _poor_layer(e):
+        # Provenance first: someone else's OCR is judged by its own rule, and a poor one read again.
+        return verdict(Mode.REPLACE, ("ocr_layer_poor",))
     if not e.judging_language and e.language is not None:
-        return PageVerdict(e.page, Mode.LANG, prov, (*reasons, f"lang:{e.language}"), score)
+        return verdict(Mode.LANG, (f"lang:{e.language}",), judged=False)
     if e.image_coverage >= FIGURE_IMAGE_COVERAGE and prov is Provenance.BORN_DIGITAL:
-        return PageVerdict(
-            e.page, Mode.FIGURES, prov, (*reasons, "image_cover"), score, borderline, e.lexicon_judged
-        )
+        return verdict(Mode.FIGURES, ("image_cover",))
     if e.vector_figure_area >= FIGURE_VECTOR_AREA:
-        return PageVerdict(
-            e.page, Mode.FIGURES, prov, (*reasons, "vector_figure"), score, borderline, e.lexicon_judged
-        )
-    return PageVerdict(e.page, Mode.TEXT, prov, tuple(reasons), score, borderline, e.lexicon_judged)
+        return verdict(Mode.FIGURES, ("vector_figure",))
+    return verdict(Mode.TEXT)
+
+
+def _poor_layer(e: PageEvidence) -> bool:
+    """An OCR layer that reads poorly: a low lexicon score, or enough letters matching no language."""
+    if e.lexicon_judged:
+        return e.lexicon_hit_rate < SANDWICH_REREAD_BELOW
+    return (
+        e.language is None
+        and e.letters >= TRIGRAM_MIN_LETTERS
+        and e.language_similarity < MIN_LANGUAGE_SIMILARITY
+    )
+
+
+def _tier(e: PageEvidence, reasons: list[str], condemned: list[str], vouched: frozenset[str]) -> Tier:
+    """The evidence that decided the page, surest first."""
+    if "bad_runes" in reasons or "cid_passthrough" in reasons:
+        return Tier.CHARACTERS
+    if condemned:
+        own = sum(e.font_evidence.get(f, (0, 0.0, 0.0))[1] for f in condemned)
+        return Tier.FONT if own >= FONT_MIN_WEIGHT else Tier.BORROWED
+    if e.lexicon_judged:
+        return Tier.LEXICON
+    if "no_language" in reasons:
+        return Tier.TRIGRAM
+    weight = e.font_weight
+    if weight >= PAGE_FONT_MIN_WEIGHT:
+        hits = sum(h for _, _, h in e.font_evidence.values())
+        if hits / weight >= FONT_GARBLED_MAX:
+            return Tier.FONT
+    if (
+        e.language is not None
+        and e.language_similarity >= MIN_LANGUAGE_SIMILARITY
+        and e.letters >= TRIGRAM_MIN_LETTERS
+    ):
+        return Tier.TRIGRAM
+    drawn = sum(c for c, _, _ in e.font_evidence.values())
+    if (
+        drawn
+        and sum(c for f, (c, _, _) in e.font_evidence.items() if f in vouched) >= BORROW_COVERAGE * drawn
+    ):
+        return Tier.BORROWED
+    return Tier.UNJUDGEABLE
+
+
+def _unjudgeable_why(e: PageEvidence) -> str:
+    if e.letters < TRIGRAM_MIN_LETTERS:
+        return "few_letters"  # numbers, codes, a form's labels
+    if not e.font_evidence:
+        return "no_profile"  # text that matches no language profile, with no fonts to judge it by
+    return "no_profile_fonts_unvouched"
 
 
 def garbled_fonts(fonts: Sequence[FontJudgement]) -> frozenset[str]:
@@ -251,15 +405,23 @@ def garbled_fonts(fonts: Sequence[FontJudgement]) -> frozenset[str]:
 def judge_document(pages: Sequence[PageEvidence], fonts: Sequence[FontJudgement] = ()) -> list[PageVerdict]:
     """Every page of one document, with the per-font evidence and the document prior.
 
-    A font condemns pages only when it is garbled across the document (its tokens miss the lexicon) *and*
-    some page it is drawn on was judged garbage on its own evidence: a font of labels and abbreviations
-    misses the lexicon too, but never on a page that reads as garbage.
+    A garbled font (:attr:`FontJudgement.garbled`: its tokens miss the lexicon with enough evidence and
+    its text matches no language profile) condemns every page it draws on. A font vouches for the pages
+    that cannot judge themselves when it is sound across the document or draws most of a page that was
+    judged clean on its own evidence; such a page borrows that verdict.
     """
-    first = [judge_page(p) for p in pages]
-    garbage_pages = {v.page for v in first if v.mode is Mode.REPLACE and GARBAGE & set(v.reasons)}
-    suspects = garbled_fonts(fonts)
-    bad_fonts = frozenset(f for f in suspects if any(f in p.fonts for p in pages if p.page in garbage_pages))
-    verdicts = [judge_page(p, bad_fonts) for p in pages] if bad_fonts else first
+    garbled = garbled_fonts(fonts)
+    first = [judge_page(p, garbled) for p in pages]
+    vouched = {f.font for f in fonts if f.sound}
+    for v, p in zip(first, pages, strict=True):
+        if v.mode in (Mode.TEXT, Mode.FIGURES, Mode.LANG) and v.judged_by in _OWN_EVIDENCE:
+            drawn = sum(c for c, _, _ in p.font_evidence.values())
+            vouched |= {f for f, (c, _, _) in p.font_evidence.items() if c >= VOUCHING_PAGE_SHARE * drawn}
+    vouched_fonts = frozenset(vouched - garbled)
+    verdicts = [
+        judge_page(p, garbled, vouched_fonts) if v.judged_by is Tier.UNJUDGEABLE else v
+        for v, p in zip(first, pages, strict=True)
+    ]
     judged = [v for v in verdicts if v.judged or v.mode is Mode.REPLACE]
     replaced = [v for v in judged if v.mode is Mode.REPLACE]
     if judged and len(replaced) / len(judged) > DOC_PRIOR_SHARE:
@@ -268,3 +430,6 @@ def judge_document(pages: Sequence[PageEvidence], fonts: Sequence[FontJudgement]
             for v in verdicts
         ]
     return verdicts
+
+
+_OWN_EVIDENCE = frozenset({Tier.LEXICON, Tier.FONT, Tier.TRIGRAM})

@@ -55,7 +55,7 @@ def _document(i: int, kind: str = "pdf") -> DocumentRecord:
 def _verdict(i: int, page: int, mode: str = "TEXT", score: float | None = 0.93) -> PageVerdictRecord:
     sha = _sha(i)
     return PageVerdictRecord(
-        sha, sha[:2], "v1", page, mode, [], "born_digital", "en", score, 0.6, "extracted", "5"
+        sha, sha[:2], "v1", page, mode, [], "born_digital", "en", score, 0.6, "extracted", "5", "lexicon"
     )
 
 
@@ -200,6 +200,8 @@ def test_nan_is_a_missing_value_and_a_wrongly_typed_column_fails_with_the_reason
             "chars": [4, 4],
             "trust": [float("nan"), 0.5],  # a missing ratio: allowed, not out of range
             "ocr_confidence": ["high", None],  # text where a number belongs
+            "cross_check": pa.array([None, None], pa.string()),
+            "agreement": pa.array([None, None], pa.float64()),
         }
     )
     result = validate("page_texts", rows)

@@ -208,7 +208,11 @@ def test_a_page_read_as_nonsense_is_illegible_and_never_used(tmp_path: Path) -> 
     assert row.status == "underivable" and row.reason in ("illegible", "no_data:Han"), row
     assert row.text and row.confidence < 50
     sha = row.sha256
-    verdicts = [PageVerdictRecord(sha, "cd", "v", 1, "REPLACE", [], "raw_scan", None, None, None, "ocr", "5")]
+    verdicts = [
+        PageVerdictRecord(
+            sha, "cd", "v", 1, "REPLACE", [], "raw_scan", None, None, None, "ocr", "5", "no_text"
+        )
+    ]
     (final,) = choose_page_texts(sha, "cd", "v", verdicts, [], [], [row])
     assert (final.source, final.text) == ("none", None) and final.reason.startswith("ocr_underivable:")
     if "chi_sim" in installed_languages():
@@ -242,7 +246,9 @@ def _tiff_input(path: Path, frames: int, existing=()) -> ShardInput:
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
     doc = DocumentRecord(sha, sha[:2], "tiff", "bytes", path.stat().st_size, None, None, str(path), "v")
     verdicts = [
-        PageVerdictRecord(sha, sha[:2], "v", page, "REPLACE", [], "raw_scan", None, None, None, "ocr", "5")
+        PageVerdictRecord(
+            sha, sha[:2], "v", page, "REPLACE", [], "raw_scan", None, None, None, "ocr", "5", "no_text"
+        )
         for page in range(1, frames + 1)
     ]
     return ShardInput(sha[:2], [doc], verdicts, [], [], [], list(existing))

@@ -20,7 +20,9 @@ SHA = "ab" * 32
 
 
 def verdict(page: int, mode: str, source: str = "extracted", provenance: str = "born_digital"):
-    return PageVerdictRecord(SHA, "ab", "v", page, mode, [], provenance, "en", None, None, source, "5")
+    return PageVerdictRecord(
+        SHA, "ab", "v", page, mode, [], provenance, "en", None, None, source, "5", "lexicon"
+    )
 
 
 def ocr_row(

@@ -65,6 +65,7 @@ def test_definitions_load() -> None:
         "catalog:underivable_rate",
         "catalog:fallback_rate_movement",
         "calibration:separation",
+        "quality_report:verdict_false_positive_movement",
     }
     extract = graph.get(dg.AssetKey("extract"))
     assert extract.code_version == EXTRACTOR_VERSION

@@ -6,10 +6,12 @@ from quality.verdicts import (
     BORDERLINE_BAND,
     LEXICON_MIN,
     SANDWICH_LEXICON_MIN,
+    SANDWICH_REREAD_BELOW,
     FontJudgement,
     Mode,
     PageEvidence,
     Provenance,
+    Tier,
     judge_document,
     judge_page,
     provenance_of,
@@ -45,9 +47,12 @@ def test_provenance_is_classified_before_thresholds() -> None:
     sandwich = clean(image_coverage=0.99, invisible_share=1.0, lexicon_hit_rate=between)
     assert provenance_of(sandwich) is Provenance.OCR_SANDWICH
     verdict = judge_page(sandwich)
-    # Under the born-digital threshold, above its own: an OCR layer that reads is kept.
-    assert sandwich.lexicon_hit_rate < LEXICON_MIN and verdict.mode is Mode.TEXT
-    assert verdict.reasons[0] == "ocr_sandwich"
+    # Under the born-digital threshold, above its own: not garbage, but a poor reading, read again.
+    assert sandwich.lexicon_hit_rate < LEXICON_MIN and verdict.mode is Mode.REPLACE
+    assert verdict.reasons == ("ocr_sandwich", "ocr_layer_poor")
+    # An OCR layer that reads is kept.
+    kept = judge_page(clean(image_coverage=0.99, invisible_share=1.0, lexicon_hit_rate=SANDWICH_REREAD_BELOW))
+    assert kept.mode is Mode.TEXT and kept.reasons[0] == "ocr_sandwich"
     unreadable = judge_page(clean(image_coverage=0.99, invisible_share=1.0, lexicon_hit_rate=0.01))
     assert unreadable.mode is Mode.REPLACE and unreadable.provenance is Provenance.OCR_SANDWICH
 
@@ -76,17 +81,65 @@ def test_lang_figures_and_text() -> None:
     assert judge_page(clean(vector_figure_area=0.3)).mode is Mode.FIGURES
 
 
-def test_a_garbled_font_condemns_pages_that_cannot_judge_themselves() -> None:
-    bad = FontJudgement("Garbled", weight=200.0, hits=2.0, chars=2000)
+def test_a_garbled_font_condemns_every_page_it_draws_on() -> None:
+    bad = FontJudgement("Garbled", weight=200.0, hits=2.0, chars=2000, similarity=0.08)
     good = FontJudgement("Body", weight=500.0, hits=480.0, chars=4000)
     table_page = clean(page=2, lexicon_judged=False, fonts=("Garbled",))
     prose_page = clean(page=1, fonts=("Body",))
-    garbled_page = clean(page=3, lexicon_hit_rate=0.01, fonts=("Garbled",))
-    verdicts = judge_document([prose_page, table_page, garbled_page], [bad, good])
-    assert verdicts[0].mode is Mode.TEXT
+    mixed_page = clean(
+        page=3,
+        fonts=("Body", "Garbled"),
+        font_evidence={"Body": (1400, 300.0, 290.0), "Garbled": (100, 60.0, 0.0)},
+    )
+    verdicts = judge_document([prose_page, table_page, mixed_page], [bad, good])
+    assert verdicts[0].mode is Mode.TEXT and verdicts[0].judged_by is Tier.LEXICON
     assert verdicts[1].mode is Mode.REPLACE and "font_garbled:Garbled" in verdicts[1].reasons
-    # A font of labels misses the lexicon too; with no garbage page of its own it condemns nothing.
-    assert judge_document([prose_page, table_page], [bad, good])[1].mode is Mode.TEXT
+    # Its verdict came from the document's other pages: the page has no evidence of its own in the font.
+    assert verdicts[1].judged_by is Tier.BORROWED
+    # On a page the lexicon passes, the garbled font's runs are condemned too, by its own evidence there.
+    assert verdicts[2].mode is Mode.REPLACE and verdicts[2].judged_by is Tier.FONT
+    # A font of labels or pseudo-Latin misses the lexicon too, but matches a language profile: not garbled.
+    labels = FontJudgement("Labels", weight=200.0, hits=2.0, chars=2000, similarity=0.3)
+    assert not labels.garbled and not FontJudgement("Math", 30.0, 0.0, 900, similarity=0.0).garbled
+    assert (
+        judge_document([prose_page, clean(page=2, lexicon_judged=False, fonts=("Labels",))], [labels, good])[
+            1
+        ].mode
+        is Mode.TEXT
+    )
+
+
+def test_every_page_with_text_says_which_tier_judged_it() -> None:
+    assert judge_page(PageEvidence(page=1, chars=0)).judged_by is Tier.NO_TEXT
+    assert judge_page(clean(bad_rune_ratio=0.4)).judged_by is Tier.CHARACTERS
+    assert judge_page(clean()).judged_by is Tier.LEXICON
+    table = dict(lexicon_judged=False, prose_blocks=0, letters=600)
+    own = judge_page(clean(**table, font_evidence={"Body": (900, 120.0, 60.0)}))
+    assert (own.mode, own.judged_by) == (Mode.TEXT, Tier.FONT)
+    short = judge_page(clean(**table, language_similarity=0.4))
+    assert short.judged_by is Tier.TRIGRAM
+    gibberish = judge_page(clean(lexicon_judged=False, language=None, language_similarity=0.05, letters=600))
+    assert (gibberish.mode, gibberish.judged_by) == (Mode.REPLACE, Tier.TRIGRAM)
+    # No profile matched, no prose: the fonts' verdicts from the document's other pages decide...
+    numbers = clean(
+        page=2,
+        language=None,
+        language_similarity=0.15,
+        lexicon_judged=False,
+        prose_blocks=0,
+        letters=300,
+        font_evidence={"Body": (800, 0.0, 0.0)},
+    )
+    prose = clean(page=1, letters=1200, font_evidence={"Body": (1400, 300.0, 290.0)})
+    borrowed = judge_document([prose, numbers], [FontJudgement("Body", 300.0, 290.0, 2200)])[1]
+    assert (borrowed.mode, borrowed.judged_by) == (Mode.TEXT, Tier.BORROWED)
+    # ...and without them nothing can: unjudgeable, with why.
+    alone = judge_document([numbers])[0]
+    assert alone.judged_by is Tier.UNJUDGEABLE and "unjudgeable:no_profile_fonts_unvouched" in alone.reasons
+    few = judge_page(
+        clean(language=None, language_similarity=0.1, lexicon_judged=False, prose_blocks=0, letters=12)
+    )
+    assert "unjudgeable:few_letters" in few.reasons
 
 
 def test_document_prior_takes_borderline_pages_along() -> None:

@@ -155,7 +155,19 @@ def test_ocr_of_a_shard_whose_file_changed_falls_back_as_for_any_ocr_error(tmp_p
     sha = _sha(walked)
     doc = DocumentRecord(sha, sha[:2], "pdf", "bytes", len(walked), None, None, str(path), "v")
     verdict = PageVerdictRecord(
-        sha, sha[:2], "v", 1, "REPLACE", ["no_text_layer"], "raw_scan", None, None, None, "ocr", "5"
+        sha,
+        sha[:2],
+        "v",
+        1,
+        "REPLACE",
+        ["no_text_layer"],
+        "raw_scan",
+        None,
+        None,
+        None,
+        "ocr",
+        "5",
+        "no_text",
     )
     inp = ShardInput(sha[:2], [doc], [verdict], [], [], [], [])
     (out,) = ocr_shards([inp], "v", default_language="eng", installed=["eng"])

@@ -343,6 +343,7 @@ def add_extraction(
             f.chars,
             round(f.weight, 3),
             round(f.hit_weight, 3),
+            m.font_similarity.get(f.font),
         )
         for p, m in both
         for f in sorted(m.fonts.values(), key=lambda f: f.font)

@@ -15,7 +15,7 @@ from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
 from quality.records import PageVerdictRecord
 from quality.repair import apply_mapping, repair
 from quality.text_signals import lexicon_evidence, page_signals
-from quality.verdicts import BAD_RUNE_MAX, LEXICON_MIN, MIN_LANGUAGE_SIMILARITY, VERDICTS_VERSION
+from quality.verdicts import BAD_RUNE_MAX, LEXICON_MIN, MIN_LANGUAGE_SIMILARITY, VERDICTS_VERSION, Tier
 from readers.core.model import OCR_KINDS, ContentKind, PageText, ReadLimits
 from readers.core.records import PageFontRecord, PageRecord
 from readers.core.snapshot import WalkedFile
@@ -129,6 +129,7 @@ def _unjudged(
                 None,
                 "extracted" if has_text else "none",
                 verdicts_version,
+                Tier.UNJUDGEABLE.value if has_text else Tier.NO_TEXT.value,
             )
         )
     return out

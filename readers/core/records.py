@@ -306,3 +306,10 @@ class PageFontRecord:
     chars: Annotated[int, Doc("non-whitespace characters drawn in the font")]
     weight: Annotated[float, Doc("judgeable lexicon evidence weight of its tokens")]
     hits: Annotated[float, Doc("weight of its tokens found in the lexicon")]
+    similarity: Annotated[
+        Ratio | None,
+        Doc(
+            "best language-profile similarity of all the font's text in the document, measured for a "
+            "font whose tokens miss the lexicon (a suspect); null otherwise"
+        ),
+    ] = None
