@@ -5,6 +5,7 @@
     assay sql "QUERY"           query the catalog (--csv, --json)
     assay search "QUERY"        full-text search (BM25) over the chunks (--limit N, --json)
     assay lineage PATH|SHA256   what happened to one document (--format text|json|mermaid)
+    assay redactions            each redaction judged from its context (--precision: figures per kind)
     assay ui [--daemon]         the Dagster web UI over the same definitions and data (and the daemon)
 
 All state lives under one home directory: --home, else ASSAY_HOME, else ./.assay. The exit codes are in
@@ -144,6 +145,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json", "mermaid"), default="text")
     p.add_argument("--all-versions", action="store_true", help="also the older extractor versions")
     p.set_defaults(func=_cmd_lineage)
+
+    p = with_home(
+        command("redactions", help="each redaction judged from its context; the precision per kind")
+    )
+    p.add_argument("--precision", action="store_true", help="print the figures per kind only")
+    p.add_argument(
+        "--json", action="store_true", help="print one JSON object: the figures and each redaction"
+    )
+    p.set_defaults(func=_cmd_redactions)
 
     p = command("doctor", help="the external tools and libraries assay uses, and what is missing")
     p.add_argument("--json", action="store_true", help="print one JSON array")
@@ -359,6 +369,25 @@ def _cmd_search(args: argparse.Namespace, console: Console) -> int:
 
 def _pages(first: int, last: int) -> str:
     return f"p. {first}" if first == last else f"pp. {first}–{last}"
+
+
+# -- redactions ----------------------------------------------------------------------------------------
+
+
+def _cmd_redactions(args: argparse.Namespace, console: Console) -> int:
+    from assets.settings import settings_from_env
+    from orchestration.redactions import print_listing, print_precision, review, to_json
+
+    home = _existing_home(args.home)
+    # the documents' names as the sanitized tables would show them: their personal data as placeholders
+    reviewed = review(home.warehouse, settings_from_env().path_redactor())
+    if args.json:
+        print(to_json(reviewed))
+        return 0
+    if not args.precision:
+        print_listing(console, reviewed)
+    print_precision(console, reviewed)
+    return 0
 
 
 # -- doctor --------------------------------------------------------------------------------------------

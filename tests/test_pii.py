@@ -596,8 +596,144 @@ def test_property_no_catastrophic_backtracking(motifs: list[str], seed: int) -> 
         "AB12 " * 10_000,
         "+1 " * 16_000,
         "0" * 50_000,
+        "1.2.3.4 " * 6_000,
+        "Section 1.2.3.4 " * 3_000,
     ],
-    ids=["dots", "ats", "long-local", "groups", "colons", "iban-heads", "pluses", "zeros"],
+    ids=[
+        "dots",
+        "ats",
+        "long-local",
+        "groups",
+        "colons",
+        "iban-heads",
+        "pluses",
+        "zeros",
+        "quads",
+        "sections",
+    ],
 )
 def test_long_runs_stay_linear(text: str) -> None:
     assert_scrubs_in_linear_time(Scrubber(), text)
+
+
+# -- dotted numbers of a document's structure --
+
+HEADINGS = (
+    "1.2.3.1 Scope",
+    "#### 1.2.3.1 Scope",
+    "**1.2.3.1** Scope",
+    "1.2.3.1. Scope",
+    "- 1.2.3.1 Überblick",
+)
+REFERENCES = (
+    "Paragraph 1.2.3.1",
+    "see Section 1.2.3.1 and § 1.2.3.2",
+    "Figure 2.1.3.4",
+    "Fig. 2.1.3.4",
+    "Table 1.1.1.1",
+    "Tab. 1.1.1.1",
+    "Table No. 1.1.1.1",
+    "Abb. 2.1.3.4",
+    "Рис. 2.1.3.4",
+    "Annexe 1.2.1.1",
+    "OID 1.3.6.1",
+    "OID 1.3.6.1.4.1",
+    "dated 2023.10.05.1",
+)
+VERSIONS = (
+    "v2.10.3.4",
+    "Python 3.11.7.1",
+    "version 4.2.0.1",
+    "Release 10.0.19041.1",
+    "Version 1.0.0.1",
+    "build 8.8.8.8",
+    "upgrade to 3.11.7.1-beta",
+    "Acrobat Distiller 9.0.0.1",
+)
+REAL_ADDRESSES = (
+    ("192.168.1.20", "⟨IP_1⟩"),
+    ("The router answers at 10.0.0.1 in prose.", "The router answers at ⟨IP_1⟩ in prose."),
+    (
+        "2023-10-05 12:00:01 INFO sshd: connection from 192.168.1.20 port 22",
+        "2023-10-05 12:00:01 INFO sshd: connection from ⟨IP_1⟩ port 22",
+    ),
+    (
+        '192.168.1.20 - - [05/Oct/2023:12:00:01 +0000] "GET / HTTP/1.1" 200',
+        '⟨IP_1⟩ - - [05/Oct/2023:12:00:01 +0000] "GET / HTTP/1.1" 200',
+    ),
+    ("192.168.1.20 GET /index.html", "⟨IP_1⟩ GET /index.html"),
+    ("Server: 8.8.8.8", "Server: ⟨IP_1⟩"),
+    ("Server 8.8.8.8", "Server ⟨IP_1⟩"),
+    ("Note: 10.0.0.1 is the gateway", "Note: ⟨IP_1⟩ is the gateway"),
+    ("| 10.0.0.1 | Gateway |", "| ⟨IP_1⟩ | Gateway |"),
+)
+# Every detector, national phone forms of a few regions too: none may take a section or a version.
+ALL_KINDS = frozenset(PiiKind)
+STRUCTURE_REGIONS = (None, "GB", "DE", "FR", "US")
+
+
+@pytest.mark.parametrize("region", STRUCTURE_REGIONS)
+def test_headings_references_and_versions_are_not_redacted(region: str | None) -> None:
+    scrubber = Scrubber(ALL_KINDS, region)
+    for text in (*HEADINGS, *REFERENCES, *VERSIONS):
+        for framed in (text, f"Intro.\n{text}\nMore text.", f"{text}\n"):
+            assert scrubber.scrub(framed, PlaceholderBook()).text == framed, (region, framed)
+
+
+def test_only_the_real_addresses_are_redacted() -> None:
+    for text, expected in REAL_ADDRESSES:
+        assert Scrubber().scrub(text, PlaceholderBook()).text == expected
+    page = "\n".join((*HEADINGS[:1], *REFERENCES[:1], *VERSIONS[:4], *(t for t, _ in REAL_ADDRESSES)))
+    out = Scrubber(ALL_KINDS).scrub(page, PlaceholderBook())
+    assert {r.kind for r in out.redactions} == {PiiKind.IP}
+    assert len(out.redactions) == len(REAL_ADDRESSES)
+    assert out.text.startswith("\n".join((*HEADINGS[:1], *REFERENCES[:1], *VERSIONS[:4])))
+
+
+octets = st.lists(st.integers(0, 255), min_size=4, max_size=4).map(lambda o: ".".join(map(str, o)))
+addresses = st.integers(0, 2**32 - 1).map(lambda n: str(ipaddress.IPv4Address(n)))
+titles = st.from_regex(r"[A-Z][a-z]{2,12}", fullmatch=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    octets,
+    st.sampled_from(("v", "v ", "version ", "Version ", "release ", "build ", "Python ", "Rev. ")),
+    st.sampled_from(("Upgrade to {}.", "{}", "Tested with {} on Monday.", "({})")),
+)
+def test_property_versions_are_never_redacted(number: str, word: str, sentence: str) -> None:
+    text = sentence.format(word + number)
+    assert Scrubber(ALL_KINDS).scrub(text, PlaceholderBook()).text == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(octets, titles, st.sampled_from(("", "# ", "#### ", "- ", "  ", "> ")), st.sampled_from(("", ".")))
+def test_property_line_opening_numbers_before_a_title_are_never_redacted(
+    number: str, title: str, opening: str, dot: str
+) -> None:
+    text = f"Some text.\n{opening}{number}{dot} {title} of the work\nMore text."
+    assert Scrubber(ALL_KINDS).scrub(text, PlaceholderBook()).text == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    addresses,
+    st.sampled_from(
+        (
+            "IP {}",
+            "IP: {}",
+            "IP address {}",
+            "host {}",
+            "Host: {}",
+            "server {}",
+            "Server: {}",
+            "The gateway answers at {} since Monday.",
+            "connection from {} port 22",
+            "{}",
+            "Start.\n{} is the gateway.",
+        )
+    ),
+)
+def test_property_addresses_in_their_contexts_are_redacted(address: str, sentence: str) -> None:
+    out = Scrubber().scrub(sentence.format(address), PlaceholderBook())
+    assert out.text == sentence.format("⟨IP_1⟩")

@@ -39,6 +39,8 @@ DOCX_LINES = [
     "Questions go to ed\u200bna.moss@example.org or ed dot moss at example dot org.",
     "The card 5555-5555-5555-4444 was charged for the hedge work.",
 ]
+# Numbered like a standard's clause and naming a version: no address, none redacted.
+STRUCTURE_LINE = "1.2.3.1 Scope of the levy, as Paragraph 1.2.3.2 and version 4.2.0.1 define it."
 FILE_NAME = "ana.lima@example.org notes.txt"
 FILE_TEXT = "Notes on the hedges of the lower fields. Call +44 20 7946 0958 about the drainage."
 
@@ -123,6 +125,7 @@ def test_no_planted_value_reaches_a_sanitized_table_or_the_search_output(
     wrapped.add_run().add_break()
     wrapped.add_run("1111 1111 is the old one.")
     word.add_paragraph(DOCX_LINES[2])
+    word.add_paragraph(STRUCTURE_LINE)
     word.save(str(folder / "levy.docx"))
     (folder / FILE_NAME).write_text(FILE_TEXT, encoding="utf-8")
 
@@ -139,6 +142,7 @@ def test_no_planted_value_reaches_a_sanitized_table_or_the_search_output(
     for placeholder in ("⟨EMAIL_", "⟨IBAN_", "⟨CARD_", "⟨PHONE_", "⟨IP_"):
         assert placeholder in texts, placeholder
     assert "hedges of the lower fields" in texts and "drainage levy" in texts
+    assert STRUCTURE_LINE in texts
     hidden = [t for (t,) in query(wh, "select text from hidden_text").rows]
     assert any("Wire the fee to ⟨IBAN_" in t for t in hidden), hidden
     furniture = {t for (t,) in query(wh, "select text from furniture").rows}
@@ -161,6 +165,20 @@ def test_no_planted_value_reaches_a_sanitized_table_or_the_search_output(
         out = capsys.readouterr().out
         outputs.append(out)
         outputs += [h["path"] for h in json.loads(out)]
+    # every redaction judged, printed with its context: placeholders only
+    assert main(["redactions", "--home", str(home)]) == 0
+    outputs.append(capsys.readouterr().out)
+    assert main(["redactions", "--home", str(home), "--json"]) == 0
+    out = capsys.readouterr().out
+    outputs.append(out)
+    judged = json.loads(out)
+    made = query(wh, "select count(*) from redactions").rows[0][0]
+    assert len(judged["redactions"]) == made
+    assert sum(f["made"] for f in judged["precision"]) == made
+    assert not [r for r in judged["redactions"] if r["verdict"] == "structure"], judged
+    assert main(["redactions", "--home", str(home), "--precision"]) == 0
+    outputs.append(capsys.readouterr().out)
+    assert "precision" in outputs[-1]
     shown = "\n".join(outputs)
     assert "archive.zip › ⟨EMAIL_1⟩ ⟨IBAN_1⟩.txt" in shown, shown
     assert "⟨EMAIL_1⟩ notes.txt" in shown, shown
