@@ -47,7 +47,7 @@ from ocr_pages group by scope order by scope desc
 MODES_SQL = "select mode, count(*) from page_verdicts group by mode"
 # Pages with text, by the tier that judged them, and the reasons of the unjudgeable ones.
 TIERS_SQL = """
-select judged_by, coalesce(list_filter(reasons, r -> r like 'unjudgeable:%')[1], '') as why, count(*)
+select judged_by, coalesce(list_filter(reasons, lambda r: r like 'unjudgeable:%')[1], '') as why, count(*)
 from page_verdicts where judged_by <> 'no_text' group by all
 """
 CONFIRMED_SQL = "select count(*) from page_texts where cross_check = 'text_layer_confirmed'"
@@ -236,8 +236,9 @@ def _print_tiers(console: Console, home: Home) -> None:
     confirmed = query(home.warehouse, CONFIRMED_SQL).rows[0][0]
     if confirmed:
         console.print(
-            f"  OCR read back the text layer of {confirmed} REPLACE pages: their layer was kept "
-            "(page_texts.cross_check = 'text_layer_confirmed'), verdict false positives."
+            f"  OCR read back the text layer of {confirmed} REPLACE page{'s' if confirmed != 1 else ''}: "
+            "the layer was kept (page_texts.cross_check = 'text_layer_confirmed'), a verdict false "
+            "positive."
         )
 
 

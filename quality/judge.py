@@ -101,7 +101,7 @@ def evidence_of(
         invisible_share=page.invisible_share or 0.0,
         ocr_font_hint=bool(page.ocr_font_hint),
         fonts=tuple(page.font_names or ()),
-        letters=sum(1 for c in page.text if c.isalpha()),
+        letters=sum(map(str.isalpha, page.text)),
         font_evidence={f.font: (f.chars, f.weight, f.hits) for f in fonts},
     )
 

@@ -248,6 +248,14 @@ class PageTextRecord:
     text: Annotated[
         str | None, Doc("the page's final text, raw (sanitize normalises it); null when there is none")
     ]
+    judged_by: Annotated[
+        str,
+        Doc(
+            "the tier that judged the page in the end: page_verdicts.judged_by, or ocr_cross_check where "
+            "OCR's reading was compared with the layer (cross_check not null)"
+        ),
+        OneOf.of(Tier),
+    ]
     cross_check: Annotated[
         str | None,
         Doc(

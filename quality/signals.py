@@ -82,7 +82,7 @@ def font_language(blocks: Sequence[Block]) -> str | None:
     best: tuple[float, str] | None = None
     for parts in texts.values():
         text = " ".join(parts)
-        if sum(1 for c in text if c.isalpha()) < TRIGRAM_MIN_LETTERS:
+        if sum(map(str.isalpha, text)) < TRIGRAM_MIN_LETTERS:
             continue
         guess = best_language(text)
         judging = guess.language in JUDGING_LANGUAGES and guess.similarity >= MIN_LANGUAGE_SIMILARITY

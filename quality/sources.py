@@ -43,7 +43,7 @@ from quality.records import (
     RepairRecord,
     Source,
 )
-from quality.verdicts import Mode
+from quality.verdicts import Mode, Tier
 
 # Trust of a page's text, 0-1, on one scale with OCR's mean word confidence (0-100, divided by 100) so
 # that a chunk's trust can be the minimum over its pages. A text layer judged clean is the best text there
@@ -168,6 +168,7 @@ def choose_page_texts(
             ocr_confidence=ocr_confidence,
             chars=sum(1 for c in text if not c.isspace()) if text and has_text else 0,
             text=text if has_text else None,
+            judged_by=Tier.OCR_CROSS_CHECK.value if cross_check else v.judged_by,
             cross_check=cross_check,
             agreement=agreement,
         )

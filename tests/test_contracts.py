@@ -63,7 +63,7 @@ def _page_text(i: int, page: int, trust: float | None = 1.0, mode: str = "TEXT")
     sha = _sha(i)
     source = "none" if trust is None else "extracted"
     return PageTextRecord(
-        sha, sha[:2], "v1", page, mode, source, None, "pymupdf", "1", trust, None, 12, "text"
+        sha, sha[:2], "v1", page, mode, source, None, "pymupdf", "1", trust, None, 12, "text", "lexicon"
     )
 
 
@@ -200,6 +200,7 @@ def test_nan_is_a_missing_value_and_a_wrongly_typed_column_fails_with_the_reason
             "chars": [4, 4],
             "trust": [float("nan"), 0.5],  # a missing ratio: allowed, not out of range
             "ocr_confidence": ["high", None],  # text where a number belongs
+            "judged_by": ["lexicon", "lexicon"],
             "cross_check": pa.array([None, None], pa.string()),
             "agreement": pa.array([None, None], pa.float64()),
         }

@@ -250,7 +250,7 @@ SHA = "e5" * 32
 
 def _page(n: int, text: str) -> PageTextRecord:
     return PageTextRecord(
-        SHA, SHA[:2], "v", n, "TEXT", "extracted", None, "pymupdf", "1", 1.0, None, len(text), text
+        SHA, SHA[:2], "v", n, "TEXT", "extracted", None, "pymupdf", "1", 1.0, None, len(text), text, "lexicon"
     )
 
 

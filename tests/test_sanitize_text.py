@@ -410,7 +410,9 @@ def test_pages_that_repeat_each_other_whole_lose_no_line() -> None:
 
     body = "\n".join(f"Line {i} of a scanned page about water meters and their readings." for i in range(20))
     pages = [
-        PageTextRecord("a" * 64, "aa", "v", n, "REPLACE", "ocr", None, "tesseract", "5", 0.9, 90.0, 900, body)
+        PageTextRecord(
+            "a" * 64, "aa", "v", n, "REPLACE", "ocr", None, "tesseract", "5", 0.9, 90.0, 900, body, "no_text"
+        )
         for n in range(1, 5)
     ]
     result = sanitize_document("a" * 64, "aa", "v", pages, {}, None, paged=True)

@@ -146,6 +146,7 @@ def test_a_correct_layer_in_latin_keeps_its_text(tmp_path: Path, text: str) -> N
         assert page_text.source == "extracted"
         return
     assert page_text.cross_check == CrossCheck.TEXT_LAYER_CONFIRMED, page_text
+    assert page_text.judged_by == Tier.OCR_CROSS_CHECK
     assert page_text.source == "extracted" and page_text.text == page.text and page_text.trust == 1.0
     assert page_text.agreement is not None and page_text.agreement >= CONFIRM_AGREEMENT
     assert false_positives([page_text.cross_check]).rate == 1.0
