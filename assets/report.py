@@ -149,16 +149,22 @@ def quality_report(context: dg.AssetExecutionContext, assay: AssaySettings) -> d
             {r.version: {kind: _figures(k) for kind, k in r.rates.items()} for r in rates}
         ),
     }
-    return dg.MaterializeResult(metadata=metadata, check_results=[_false_positive_check(wh, now, assay)])
+    return dg.MaterializeResult(
+        metadata=metadata, check_results=[false_positive_check(wh, EXTRACTOR_VERSION, assay, now)]
+    )
 
 
 def _false_positives(wh: Warehouse, version: str) -> FalsePositives:
     return false_positives(c for (c,) in wh.columns("page_texts", version, ("cross_check",)))
 
 
-def _false_positive_check(wh: Warehouse, now: FalsePositives, assay: AssaySettings) -> dg.AssetCheckResult:
+def false_positive_check(
+    wh: Warehouse, version: str, assay: AssaySettings, now: FalsePositives | None = None
+) -> dg.AssetCheckResult:
+    """The false-positive movement check of ``version`` against the most recently written other one."""
+    now = now or _false_positives(wh, version)
     bound = assay.verdict_false_positive_move_max
-    previous = previous_version(wh, EXTRACTOR_VERSION)
+    previous = previous_version(wh, version)
     meta: dict[str, Any] = {
         "bound": bound,
         "rate": round(now.rate, 4),

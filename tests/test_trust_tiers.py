@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pymupdf
@@ -14,7 +15,7 @@ import pytest
 from orchestration.checkfile import check_file
 from orchestration.demo import _garble_font, _pdf_bytes, _scan_pixmap, _write_atomic, make_text_pdf
 from quality.cross_check import false_positives
-from quality.records import CrossCheck
+from quality.records import CrossCheck, PageTextRecord
 from quality.sources import CONFIRM_AGREEMENT, word_agreement
 from quality.verdicts import Tier
 
@@ -231,3 +232,83 @@ def test_the_false_positive_rate_counts_only_the_verdicts_cross_checks() -> None
     fp = false_positives(checks)
     assert (fp.confirmed, fp.cross_checked) == (1, 3) and abs(fp.rate - 1 / 3) < 1e-9
     assert false_positives([None]).rate == 0.0
+
+
+def _version(wh, version: str, checks: list[str | None]) -> None:
+    """One version of a warehouse: a derivation and a REPLACE page per cross-check value."""
+    from readers.core.records import DerivationRecord
+
+    for i, check in enumerate(checks):
+        sha = f"{i:02x}" * 32
+        wh.write(
+            "derivations",
+            version,
+            [
+                DerivationRecord(
+                    sha,
+                    sha[:2],
+                    version,
+                    "pdf",
+                    "derived",
+                    None,
+                    "pymupdf",
+                    "1",
+                    "pymupdf",
+                    False,
+                    1,
+                    1,
+                    100,
+                    None,
+                    None,
+                    None,
+                    1.0,
+                    datetime.now(UTC),
+                )
+            ],
+            shard=sha[:2],
+        )
+        text = PageTextRecord(
+            sha,
+            sha[:2],
+            version,
+            1,
+            "REPLACE",
+            "extracted" if check == "text_layer_confirmed" else "ocr",
+            None,
+            "pymupdf",
+            "1",
+            1.0,
+            90.0,
+            100,
+            "a page of words",
+            "ocr_cross_check",
+            check,
+            0.9,
+        )
+        wh.write("page_texts", version, [text], shard=sha[:2])
+
+
+def test_the_false_positive_check_warns_when_the_rate_moves(tmp_path: Path) -> None:
+    import os
+
+    import dagster as dg
+
+    from assets.report import false_positive_check
+    from assets.resources import AssaySettings
+    from warehouse import Warehouse
+
+    wh = Warehouse(tmp_path / "warehouse")
+    assay = AssaySettings(home=str(tmp_path))
+    _version(wh, "v1", ["text_layer_confirmed"] + ["ocr_disagrees"] * 9)
+    alone = false_positive_check(wh, "v1", assay)
+    assert alone.passed and "no previous" in alone.metadata["note"].value
+    for part in (wh.table_dir("derivations") / "extractor_version=v1").rglob("*.parquet"):
+        os.utime(part, (part.stat().st_mtime - 3600,) * 2)
+    _version(wh, "v2", ["text_layer_confirmed"] * 5 + ["ocr_disagrees"] * 5)
+    moved = false_positive_check(wh, "v2", assay)
+    meta = {k: v.value for k, v in moved.metadata.items()}
+    assert not moved.passed and moved.severity == dg.AssetCheckSeverity.WARN
+    assert (meta["previous_rate"], meta["rate"], meta["move"]) == (0.1, 0.5, 0.4)
+    assert false_positive_check(
+        wh, "v2", AssaySettings(home=str(tmp_path), verdict_false_positive_move_max=0.5)
+    ).passed

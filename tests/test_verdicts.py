@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from quality.verdicts import (
     BORDERLINE_BAND,
+    FONT_CONDEMN_CHARS,
     LEXICON_MIN,
+    MIN_TEXT_CHARS,
     SANDWICH_LEXICON_MIN,
     SANDWICH_REREAD_BELOW,
     FontJudgement,
@@ -210,3 +215,51 @@ def test_a_document_whose_judging_fails_keeps_its_text_and_says_why(tmp_path) ->
         "pdf", tmp_path / "gone.pdf", page.sha256, "ab", "v", [page], [None], ReadLimits(), size=0
     )
     assert broken.pages[0].reasons[0].startswith("verdict_failed:") and broken.pages[0].mode == "TEXT"
+
+
+_ratios = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+_evidence = st.builds(
+    PageEvidence,
+    page=st.just(1),
+    chars=st.integers(min_value=0, max_value=5000),
+    bad_rune_ratio=_ratios,
+    cid_ratio=_ratios,
+    language=st.sampled_from([None, "en", "de", "zh"]),
+    language_similarity=_ratios,
+    lexicon_judged=st.booleans(),
+    lexicon_hit_rate=_ratios,
+    lexicon_weight=st.floats(min_value=0.0, max_value=2000.0),
+    judging_language=st.booleans(),
+    prose_blocks=st.integers(min_value=0, max_value=20),
+    junk_share=_ratios,
+    replaceable=st.booleans(),
+    image_coverage=_ratios,
+    invisible_share=_ratios,
+    fonts=st.just(("Body", "Garbled")),
+    letters=st.integers(min_value=0, max_value=5000),
+    font_evidence=st.dictionaries(
+        st.sampled_from(["Body", "Garbled"]),
+        st.tuples(
+            st.integers(min_value=0, max_value=3000),
+            st.floats(min_value=0.0, max_value=500.0),
+            st.floats(min_value=0.0, max_value=500.0),
+        ),
+    ),
+)
+
+
+@given(_evidence, st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_every_page_with_text_has_a_tier_and_an_unjudgeable_one_says_why(e: PageEvidence, bad: bool) -> None:
+    fonts = [FontJudgement("Garbled", 300.0, 0.0, 900, similarity=0.05)] if bad else []
+    (v,) = judge_document([e], fonts)
+    assert isinstance(v.judged_by, Tier)
+    if e.chars >= MIN_TEXT_CHARS:
+        assert v.judged_by is not Tier.NO_TEXT
+    unjudgeable = [r for r in v.reasons if r.startswith("unjudgeable:")]
+    assert (v.judged_by is Tier.UNJUDGEABLE) == bool(unjudgeable)
+    # A garbled font drawing enough characters is never trusted as it is.
+    drawn = e.font_evidence.get("Garbled", (MIN_TEXT_CHARS, 0.0, 0.0))[0]
+    if bad and e.chars >= MIN_TEXT_CHARS and drawn >= FONT_CONDEMN_CHARS and e.replaceable:
+        assert v.mode in (Mode.REPLACE, Mode.REPAIRED) or "fallback_reader" in v.reasons
+        assert "font_garbled:Garbled" in v.reasons
