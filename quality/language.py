@@ -14,6 +14,12 @@ Han, kana and Hangul are profiled by their characters and character bigrams inst
 Japanese have no spaces (a text's clause-long runs share almost nothing with word-padded trigrams), and
 wordfreq's Korean list holds morphemes where the text has eojeol.
 
+One profile is not wordfreq's: Latin (``la``), from the word list shipped beside this module
+(:data:`LATIN_WORDS_FILE`, classical Latin's common words and the vocabulary of lorem ipsum), each word
+weighted by its rank as a Zipf list would be. No lexicon judges Latin, so a Latin or lorem ipsum page is
+``LANG``: correct text in a language no lexicon judges, never sent to OCR. Without it such a page matched
+Italian or Spanish and failed their lexicon.
+
 Each language is compared with the runs of its own script only, so a Russian manual that quotes LaTeX
 commands is judged on its Russian; the languages of every script holding at least
 :data:`SCRIPT_SHARE` of the letters compete.
@@ -30,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import hashlib
 import importlib.metadata
 import json
 import math
@@ -137,10 +144,22 @@ def _char_script(char: str) -> str:
     return name.split(" ", 1)[0] if name else ""
 
 
+#: The word list of the Latin profile (see the module docstring).
+LATIN_WORDS_FILE = Path(__file__).with_name("latin_words.txt")
+#: Profiles built from a word list of our own rather than wordfreq's, by language code.
+WORD_LIST_PROFILES: dict[str, Path] = {"la": LATIN_WORDS_FILE}
+
+
+@functools.cache
+def profile_languages() -> tuple[str, ...]:
+    """Every language with a profile: wordfreq's and :data:`WORD_LIST_PROFILES`."""
+    return tuple(sorted(set(wordfreq.available_languages()) | set(WORD_LIST_PROFILES)))
+
+
 @functools.cache
 def _languages_by_script() -> dict[str, tuple[str, ...]]:
     out: dict[str, list[str]] = {}
-    for language in sorted(wordfreq.available_languages()):
+    for language in profile_languages():
         for script in _SCRIPT_CHARS.get(get_language_info(language)["script"], ()):
             out.setdefault(script, []).append(language)
     return {script: tuple(langs) for script, langs in out.items()}
@@ -236,6 +255,10 @@ def build_profile(language: str) -> dict[str, float]:
     only the unspaced-script split of :func:`_prepare` is applied to them. Costs 35-80 ms a language.
     """
     weights: dict[str, float] = {}
+    if language in WORD_LIST_PROFILES:
+        for rank, word in enumerate(_listed_words(WORD_LIST_PROFILES[language])):
+            _add_features(word, 1.0 / (rank + 1), weights)
+        return _top(weights)
     seen = 0
     for bucket, words in enumerate(wordfreq.get_frequency_list(language, wordlist="small")):
         if not words:
@@ -250,9 +273,19 @@ def build_profile(language: str) -> dict[str, float]:
         seen += len(words)
         if seen >= LEXICON_SIZE:
             break
+    return _top(weights)
+
+
+def _top(weights: dict[str, float]) -> dict[str, float]:
     top = sorted(weights.items(), key=lambda item: (-item[1], item[0]))[:PROFILE_SIZE]
     norm = math.sqrt(sum(w * w for _, w in top)) or 1.0
     return {key: w / norm for key, w in top}
+
+
+def _listed_words(path: Path) -> list[str]:
+    """The words of a word list file, in order (``#`` starts a comment line), case-folded."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line.strip().casefold() for line in lines if line.strip() and not line.startswith("#")]
 
 
 #: Every language's profile, built once by ``python -m quality.language`` and shipped in the package:
@@ -274,6 +307,10 @@ def profiles_key() -> dict[str, object]:
         "lexicon_size": LEXICON_SIZE,
         "min_run_letters": MIN_RUN_LETTERS,
         "rules": PROFILE_RULES_REVISION,
+        "word_lists": {
+            language: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+            for language, path in sorted(WORD_LIST_PROFILES.items())
+        },
     }
 
 
@@ -293,7 +330,7 @@ def write_profiles(path: Path = PROFILES_FILE) -> int:
     """Build every language's profile and store them at ``path``; returns the number of languages."""
     profiles = {
         language: [[key, weight] for key, weight in build_profile(language).items()]
-        for language in sorted(wordfreq.available_languages())
+        for language in profile_languages()
     }
     payload = json.dumps({"key": profiles_key(), "profiles": profiles}, ensure_ascii=False, sort_keys=True)
     # No name or time in the gzip header: the same lists write the same bytes.
@@ -400,10 +437,10 @@ def profile_score(text: str, language: str) -> float:
     Unlike :func:`best_language`, every run counts, whatever its script: a candidate repair that leaves
     letters of another script behind must score lower.
 
-    Raises ``LookupError`` for a language wordfreq has no list for.
+    Raises ``LookupError`` for a language without a profile (:func:`profile_languages`).
     """
-    if language not in wordfreq.available_languages():
-        raise LookupError(f"wordfreq has no word list for language {language!r}")
+    if language not in profile_languages():
+        raise LookupError(f"no language profile for {language!r}")
     _, groups = _features(text)
     counts = sum(groups.values(), Counter())
     if not counts:

@@ -135,17 +135,35 @@ LATIN = (
 )
 
 
+ESPERANTO = (
+    "La internacia lingvo Esperanto estis kreita por faciligi la komunikadon inter homoj de diversaj landoj. "
+    "Multaj homoj lernas la lingvon ĉar ĝia gramatiko estas simpla kaj regula, kaj ĝiaj vortoj venas el "
+    "pluraj eŭropaj lingvoj. Oni povas legi librojn, aŭskulti muzikon kaj vojaĝi al kongresoj kie ĉiuj "
+    "parolas la saman lingvon. La unua libro pri la lingvo aperis en la jaro mil okcent okdek sep, kaj "
+    "depost tiam la movado kreskis en multaj landoj de la mondo."
+)
+
+
+@pytest.mark.parametrize("text", [LOREM, LATIN], ids=["lorem-ipsum", "latin"])
+def test_latin_and_lorem_ipsum_are_a_language_no_lexicon_judges(tmp_path: Path, text: str) -> None:
+    out = check_file(make_text_pdf(tmp_path / "latin.pdf", [text], fontsize=12), ocr=False)
+    (verdict,) = out.verdicts.pages
+    assert (verdict.mode, verdict.language, verdict.judged_by) == ("LANG", "la", Tier.TRIGRAM)
+    (page_text,) = out.texts
+    assert page_text.source == "extracted" and page_text.trust == 1.0
+    assert out.ocr == []  # terminal: never sent to OCR
+
+
 @needs_tesseract
 @pytest.mark.slow
-@pytest.mark.parametrize("text", [LOREM, LATIN], ids=["lorem-ipsum", "latin"])
-def test_a_correct_layer_in_latin_keeps_its_text(tmp_path: Path, text: str) -> None:
-    out = check_file(make_text_pdf(tmp_path / "latin.pdf", [text], fontsize=12))
+def test_ocr_confirms_a_correct_layer_the_verdicts_condemned(tmp_path: Path) -> None:
+    # Esperanto has no profile of its own: it matches Spanish's and misses its lexicon, so the page is
+    # condemned on statistics alone, and its layer is right.
+    out = check_file(make_text_pdf(tmp_path / "page.pdf", [ESPERANTO], fontsize=12))
     (verdict,) = out.verdicts.pages
+    assert verdict.mode == "REPLACE" and "lexicon_low" in verdict.reasons, verdict
     (page_text,) = out.texts
     (page,) = out.extracted.rows.pages[out.sha256]
-    if verdict.mode != "REPLACE":  # not sent to OCR at all: the layer is used as it is
-        assert page_text.source == "extracted"
-        return
     assert page_text.cross_check == CrossCheck.TEXT_LAYER_CONFIRMED, page_text
     assert page_text.judged_by == Tier.OCR_CROSS_CHECK
     assert page_text.source == "extracted" and page_text.text == page.text and page_text.trust == 1.0
