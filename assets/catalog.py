@@ -6,7 +6,6 @@ import dagster as dg
 from assets.factory import corpus_stage
 from assets.rate_checks import (
     UNDERIVABLE,
-    corpus_outcome,
     fallback_movement_result,
     movement_check_spec,
     rate_check_results,
@@ -15,6 +14,7 @@ from assets.rate_checks import (
 from assets.resources import AssaySettings
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.catalog import build_catalog
+from warehouse.outcomes import outcomes
 
 
 @corpus_stage(
@@ -30,11 +30,11 @@ from warehouse.catalog import build_catalog
 def catalog(context: dg.AssetExecutionContext, assay: AssaySettings):
     wh = assay.warehouse()
     path = build_catalog(wh, EXTRACTOR_VERSION)
-    # Rescued pages count as recovered by fallback, documents OCR read as derived (corpus_outcome).
-    outcome = corpus_outcome(wh, EXTRACTOR_VERSION)
+    # Each document's final outcome, as the catalog's `outcomes` view gives it (warehouse/outcomes.py).
+    documents = outcomes(wh, EXTRACTOR_VERSION)
     context.log.info(f"catalog rebuilt at {path}")
     yield dg.MaterializeResult(
-        metadata={"path": dg.MetadataValue.path(str(path)), "documents": len(outcome.derivations)}
+        metadata={"path": dg.MetadataValue.path(str(path)), "documents": len(documents)}
     )
-    yield from rate_check_results("catalog", outcome.derivations, assay, ocr_read=outcome.ocr_read)
-    yield fallback_movement_result("catalog", wh, EXTRACTOR_VERSION, assay, current=outcome)
+    yield from rate_check_results("catalog", documents, assay)
+    yield fallback_movement_result("catalog", wh, EXTRACTOR_VERSION, assay, current=documents)

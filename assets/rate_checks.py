@@ -1,21 +1,23 @@
-"""The fallback-rate and Underivable-rate checks, shared by the extract asset (over the shards of a run)
-and the catalog asset (over the whole corpus), and the fallback-rate movement check of the catalog (the
-corpus's rates under the current extractor version against the previous one's)."""
+"""The fallback-rate and Underivable-rate checks, shared by the extract and ocr assets (over the shards of
+a run) and the catalog asset (over the whole corpus), and the fallback-rate movement check of the catalog
+(the corpus's rates under the current extractor version against the previous one's). Every one counts the
+documents' outcomes as the ``outcomes`` view gives them (warehouse/outcomes.py): on extract, before the
+verdicts and OCR have run, that is what the readers did; after OCR, what the documents finally yielded."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 
 import dagster as dg
 
 from assets.resources import AssaySettings
+from quality.outcomes import OutcomeRecord
 from quality.rates import Bound, KindRates, judge_fallback, judge_underivable, rates_by_kind
-from readers.core.records import DerivationRecord
 from warehouse import Warehouse
 from warehouse.catalog import previous_version
-from warehouse.store import to_pylist
+from warehouse.outcomes import outcomes
 
 # KindRates' counts, in field order after its kind.
 KIND_COUNTS = tuple(f.name for f in fields(KindRates))[1:]
@@ -34,10 +36,10 @@ def rate_check_specs(
 ) -> list[dg.AssetCheckSpec]:
     """``blocking``: checks whose ERROR stops the run (the step fails once its results are recorded)."""
     descriptions = {
-        FALLBACK: f"Share of derived documents per content kind whose text came from a fallback reader, "
-        f"over {scope}. Warns past the configured bound.",
-        UNDERIVABLE: f"Share of documents per content kind that nothing (readers, repairs, OCR) got text "
-        f"from, over {scope}. "
+        FALLBACK: f"Share of the documents per content kind that end with text whose outcome is fallback "
+        f"(a fallback reader's text), over {scope}. Warns past the configured bound.",
+        UNDERIVABLE: f"Share of the documents per content kind a reader was tried on whose outcome is "
+        f"underivable (nothing, readers, repairs or OCR, got text from them), over {scope}. "
         + (
             "Fails (ERROR, blocking: the run fails) past the configured bound."
             if UNDERIVABLE in blocking
@@ -52,35 +54,23 @@ def rate_check_specs(
 
 def rate_check_results(
     asset: str,
-    derivations: Sequence[DerivationRecord],
+    documents: Sequence[OutcomeRecord],
     assay: AssaySettings,
-    per_shard: Mapping[str, Sequence[DerivationRecord]] | None = None,
+    *,
+    by_shard: bool = False,
     underivable_severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR,
-    ocr_read: AbstractSet[str] = frozenset(),
     checks: Sequence[str] = (FALLBACK, UNDERIVABLE),
 ) -> Iterator[dg.AssetCheckResult]:
-    """The checks' results. Over a run's shards (a few dozen documents, scans clustered by chance) the
-    Underivable rate only warns; over the corpus it is an error. ``ocr_read``: documents OCR read text
-    from, counted derived (the rate is of the final outcome)."""
-    rates = rates_by_kind(derivations, ocr_read)
+    """The checks' results over the ``documents``' outcomes. Over a run's shards (a few dozen documents,
+    scans clustered by chance) the Underivable rate only warns; over the corpus it is an error.
+    ``by_shard``: report the shard with the highest rate per kind too."""
+    rates = rates_by_kind(documents)
     fallback = judge_fallback(
         rates, Bound(assay.fallback_rate_max, assay.min_documents_for_rate, assay.fallback_rate_max_by_kind)
     )
     underivable = judge_underivable(rates, Bound(assay.underivable_rate_max, assay.min_documents_for_rate))
-    table = {
-        k: {
-            "documents": r.documents,
-            "derived": r.derived,
-            "fallback": r.fallback,
-            "underivable": r.underivable,
-            "read_by_ocr": r.ocr,
-            "error": r.error,
-            "fallback_rate": round(r.fallback_rate, 4),
-            "underivable_rate": round(r.underivable_rate, 4),
-        }
-        for k, r in rates.items()
-    }
-    shard_worst = _worst_shards(per_shard or {}, ocr_read)
+    table = {k: kind_figures(r) for k, r in rates.items()}
+    shard_worst = _worst_shards(documents) if by_shard else {}
     if FALLBACK in checks:
         yield dg.AssetCheckResult(
             asset_key=asset,
@@ -129,20 +119,32 @@ def _plotted(rates: Mapping[str, KindRates], which: str) -> dict[str, float | in
         return r.fallback_rate if which == "fallback" else r.underivable_rate
 
     def over(r: KindRates) -> int:
-        return r.derived if which == "fallback" else r.attempted
+        return r.with_text if which == "fallback" else r.attempted
 
     plotted: dict[str, float | int] = {"rate": round(rate(total), 4), "documents_rated": over(total)}
     plotted |= {f"rate {k}": round(rate(r), 4) for k, r in sorted(rates.items()) if over(r)}
     return plotted
 
 
-def _worst_shards(
-    per_shard: Mapping[str, Sequence[DerivationRecord]], ocr_read: AbstractSet[str]
-) -> dict[str, dict[str, object]]:
+def kind_figures(r: KindRates) -> dict[str, float | int]:
+    """One kind's counts by outcome and its two rates, as the checks' and the report's metadata show them."""
+    return {
+        **{f: getattr(r, f) for f in KIND_COUNTS},
+        "with_text": r.with_text,
+        "attempted": r.attempted,
+        "fallback_rate": round(r.fallback_rate, 4),
+        "underivable_rate": round(r.underivable_rate, 4),
+    }
+
+
+def _worst_shards(documents: Sequence[OutcomeRecord]) -> dict[str, dict[str, object]]:
     """Per kind, the shard with the highest rate (reported, not judged: shards are small)."""
+    per_shard: dict[str, list[OutcomeRecord]] = {}
+    for d in documents:
+        per_shard.setdefault(d.shard, []).append(d)
     worst: dict[str, dict[str, object]] = {FALLBACK: {}, UNDERIVABLE: {}}
-    for shard, rows in per_shard.items():
-        for kind, r in rates_by_kind(rows, ocr_read).items():
+    for shard, rows in sorted(per_shard.items()):
+        for kind, r in rates_by_kind(rows).items():
             for name, rate in ((FALLBACK, r.fallback_rate), (UNDERIVABLE, r.underivable_rate)):
                 best = worst[name].get(kind)
                 if rate > 0 and (best is None or rate > best["rate"]):
@@ -151,33 +153,6 @@ def _worst_shards(
 
 
 # -- the fallback rate's movement between extractor versions -------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class CorpusOutcome:
-    """What the rate checks count over a corpus under one extractor version: the derivations (a document
-    whose garbled pages the fallback reader decoded counted as recovered by fallback) and the documents
-    OCR read text from."""
-
-    derivations: list[DerivationRecord]
-    ocr_read: frozenset[str]
-
-
-def corpus_outcome(wh: Warehouse, version: str) -> CorpusOutcome:
-    """The corpus under ``version`` counted as the catalog's fallback-rate check counts it."""
-    rescued = {
-        sha
-        for sha, source in wh.columns("page_verdicts", version, ("sha256", "text_source"))
-        if source == "fallback"
-    }
-    derivations = [
-        replace(d, recovered_by_fallback=d.recovered_by_fallback or d.sha256 in rescued)
-        for d in (DerivationRecord(**row) for row in to_pylist(wh.read_all_shards("derivations", version)))
-    ]
-    ocr_read = frozenset(
-        sha for sha, source in wh.columns("page_texts", version, ("sha256", "source")) if source == "ocr"
-    )
-    return CorpusOutcome(derivations, ocr_read)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,16 +172,16 @@ class KindMove:
 def fallback_moves(
     previous: Mapping[str, KindRates], current: Mapping[str, KindRates], min_documents: int
 ) -> list[KindMove]:
-    """Per kind, the fallback rate (fallback over derived documents) under both versions; a move is judged
-    only when both versions derived at least ``min_documents`` documents of the kind (the same floor as
-    the rate checks: one document of three switching reader is not a trend)."""
+    """Per kind, the fallback rate (fallback over the documents with text) under both versions; a move is
+    judged only when both versions gave text to at least ``min_documents`` documents of the kind (the same
+    floor as the rate checks: one document of three switching reader is not a trend)."""
     moves = []
     for kind in sorted(set(previous) | set(current)):
         before, now = previous.get(kind), current.get(kind)
-        rate_before = before.fallback_rate if before and before.derived else None
-        rate_now = now.fallback_rate if now and now.derived else None
-        n_before = before.derived if before else 0
-        n_now = now.derived if now else 0
+        rate_before = before.fallback_rate if before and before.with_text else None
+        rate_now = now.fallback_rate if now and now.with_text else None
+        n_before = before.with_text if before else 0
+        n_now = now.with_text if now else 0
         move = rate_now - rate_before if rate_before is not None and rate_now is not None else None
         moves.append(
             KindMove(
@@ -238,10 +213,10 @@ def fallback_movement_result(
     wh: Warehouse,
     version: str,
     assay: AssaySettings,
-    current: CorpusOutcome | None = None,
+    current: Sequence[OutcomeRecord] | None = None,
 ) -> dg.AssetCheckResult:
-    """The movement check's result. ``current``: the corpus under ``version`` when the caller already has
-    it (read from the warehouse otherwise). The previous version is the most recently written other one,
+    """The movement check's result. ``current``: the outcomes under ``version`` when the caller already
+    has them (read from the warehouse otherwise). The previous version is the most recently written other one,
     as ``version_diff`` takes it."""
     bound = assay.fallback_rate_move_max
     previous = previous_version(wh, version)
@@ -258,12 +233,9 @@ def fallback_movement_result(
                 "over_bound": {},
             },
         )
-    now = current or corpus_outcome(wh, version)
-    before = corpus_outcome(wh, previous)
+    now = current if current is not None else outcomes(wh, version)
     moves = fallback_moves(
-        rates_by_kind(before.derivations, before.ocr_read),
-        rates_by_kind(now.derivations, now.ocr_read),
-        assay.min_documents_for_rate,
+        rates_by_kind(outcomes(wh, previous)), rates_by_kind(now), assay.min_documents_for_rate
     )
     over = {m.kind: m.move for m in moves if m.judged and m.move is not None and abs(m.move) > bound}
     return dg.AssetCheckResult(

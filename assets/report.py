@@ -10,7 +10,7 @@ from typing import Any
 
 import dagster as dg
 
-from assets.rate_checks import corpus_outcome
+from assets.rate_checks import kind_figures
 from assets.resources import AssaySettings
 from quality.cross_check import FalsePositives, false_positives, movement
 from quality.rates import KindRates, rates_by_kind
@@ -29,6 +29,7 @@ from quality.verdicts import Mode, Tier
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 from warehouse.catalog import previous_version
+from warehouse.outcomes import outcomes
 
 # The rates chart compares the newest this many extractor versions on disk: enough to see a trend, few
 # enough that each kind's bars stay readable.
@@ -146,7 +147,7 @@ def quality_report(context: dg.AssetExecutionContext, assay: AssaySettings) -> d
         ),
         "versions": dg.MetadataValue.json(versions),
         "rates_by_version": dg.MetadataValue.json(
-            {r.version: {kind: _figures(k) for kind, k in r.rates.items()} for r in rates}
+            {r.version: {kind: kind_figures(k) for kind, k in r.rates.items()} for r in rates}
         ),
     }
     return dg.MaterializeResult(
@@ -195,20 +196,6 @@ def false_positive_check(
 
 
 def _rates(wh: Warehouse, version: str) -> dict[str, KindRates]:
-    """The fallback and Underivable rates of one version by kind, counted as the catalog's checks count
-    them (assets/rate_checks.py corpus_outcome)."""
-    outcome = corpus_outcome(wh, version)
-    return rates_by_kind(outcome.derivations, outcome.ocr_read)
-
-
-def _figures(r: KindRates) -> dict[str, float | int]:
-    return {
-        "documents": r.documents,
-        "attempted": r.attempted,
-        "derived": r.derived,
-        "fallback": r.fallback,
-        "underivable": r.underivable,
-        "read_by_ocr": r.ocr,
-        "fallback_rate": round(r.fallback_rate, 4),
-        "underivable_rate": round(r.underivable_rate, 4),
-    }
+    """The fallback and Underivable rates of one version by kind, of its documents' outcomes, counted as
+    the catalog's checks count them."""
+    return rates_by_kind(outcomes(wh, version))

@@ -1,5 +1,6 @@
 """``assay check FILE``: the same sniffing, reader dispatch, signals, verdicts and OCR as a run, on one
-file, storing nothing."""
+file, storing nothing; and the file's final outcome, by the same definition as the ``outcomes`` view
+(warehouse/outcomes.py), over the rows the check made."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from assets.ocr.shard import ShardInput, ocr_shards
 from assets.verdicts.judging import judge_document_rows
 from orchestration.printing import shown, visible
 from quality.judge import DocumentVerdicts
+from quality.outcomes import OutcomeRecord, describe, has_text
 from quality.records import OcrPageRecord, PageTextRecord
 from quality.sources import ExtractedPage
 from readers.core.model import ReadLimits
@@ -26,6 +28,7 @@ from readers.core.versions import EXTRACTOR_VERSION
 from readers.engine.isolation import IsolatedReads, ReadBudgets
 from readers.images.tesseract import installed_languages
 from readers.walk.sniff import HEAD_BYTES, Sniffed, sniff
+from warehouse.outcomes import outcomes_of
 
 CHECK_MAX_BYTES = 1 << 40  # a file named on the command line is read whatever its size
 SIGNAL_COLUMNS = (
@@ -45,14 +48,21 @@ class CheckOutcome:
     size: int
     sha256: str
     sniffed: Sniffed
+    document: DocumentRecord
     extracted: ShardResult
     verdicts: DocumentVerdicts
     ocr: list[OcrPageRecord]
     texts: list[PageTextRecord]
+    final: OutcomeRecord  # what the file finally yields, as the outcomes view would say
 
     @property
     def derivation(self):
         return self.extracted.rows.derivations[self.sha256]
+
+    @property
+    def yields_text(self) -> bool:
+        """The file ends with text (derived, by a fallback reader, a repair or OCR): check's exit code."""
+        return has_text(self.final.outcome)
 
     def as_dict(self) -> dict[str, Any]:
         d = self.derivation
@@ -65,6 +75,8 @@ class CheckOutcome:
             "kind": self.sniffed.kind.value,
             "kind_decided_by": self.sniffed.decided_by.value,
             "readers": [r.name for r in readers_for(self.sniffed.kind)],
+            "outcome": self.final.outcome,
+            "outcome_reason": self.final.reason,
             "status": d.status,
             "reason": d.reason,
             "reader": d.reader,
@@ -103,12 +115,21 @@ class CheckOutcome:
                 f"  {u.attempt}. {shown(u.tool)} {shown(u.reader_version)}: [yellow]{shown(u.reason)}[/] "
                 f"{shown(u.detail)}"
             )
-        status = f"[bold]{shown(d.status)}[/]" + (f" ({shown(d.reason)})" if d.reason else "")
-        if d.reader:
-            status += f" by {shown(d.reader)} {shown(d.reader_version)}" + (
-                ", recovered by fallback" if d.recovered_by_fallback else ""
+        f = self.final
+        colour = "green" if self.yields_text else "red"
+        status = f"[bold {colour}]{shown(describe(f.outcome))}[/]"
+        status += f" ({shown(f.reason)})" if f.reason else ""
+        if f.pages:
+            status += f": {f.pages_with_text} of {f.pages} pages with text" + (
+                f", {f.pages_ocr} read by OCR" if f.pages_ocr else ""
             )
         console.print(f"status: {status}")
+        readers = f"{shown(d.status)}" + (f" ({shown(d.reason)})" if d.reason else "")
+        if d.reader:
+            readers += f" by {shown(d.reader)} {shown(d.reader_version)}" + (
+                ", recovered by fallback" if d.recovered_by_fallback else ""
+            )
+        console.print(f"text layer: {readers}")
         if d.encoding:
             console.print(f"encoding: {shown(d.encoding)} (by {shown(d.encoding_source)})")
         verdict = {v.page: v for v in self.verdicts.pages}
@@ -232,4 +253,5 @@ def check_file(
         installed=installed_languages() if ocr else (),
         read=ocr,
     )
-    return CheckOutcome(path, size, sha, sniffed, extracted, verdicts, read.ocr, read.texts)
+    (final,) = outcomes_of([extracted.rows.derivations[sha]], read.texts, [doc])
+    return CheckOutcome(path, size, sha, sniffed, doc, extracted, verdicts, read.ocr, read.texts, final)

@@ -115,7 +115,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_run)
 
-    p = command("check", help="what assay makes of one file; stores nothing")
+    p = command(
+        "check",
+        help="what assay makes of one file; stores nothing; exits 1 when nothing gives the file text",
+    )
     p.add_argument("file", type=Path)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--chars", type=int, default=400, help="characters of text to show per page")
@@ -253,9 +256,10 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     )
     if args.json:
         print(json_text(outcome.as_dict(), indent=2, default=_json_default))
-        return 0
-    outcome.print(console, chars=args.chars)
-    return 0
+    else:
+        outcome.print(console, chars=args.chars)
+    # As the file's final outcome says: 1 when nothing (readers, repairs, OCR) gave it text.
+    return Exit.OK if outcome.yields_text else Exit.FAILED
 
 
 # -- lineage -------------------------------------------------------------------------------------------

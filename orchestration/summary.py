@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from dataclasses import astuple
 from pathlib import Path
 
 from rich import box
@@ -16,25 +17,20 @@ from assets.settings import DEFAULT_HOME
 from orchestration.home import Home
 from orchestration.printing import shown
 from orchestration.runner import RunReport
+from quality.outcomes import Outcome
+from quality.rates import KindRates
 from readers.core.versions import EXTRACTOR_VERSION
+from warehouse import Warehouse
 from warehouse.catalog import query
 from warehouse.errors import WarehouseError
 
-RATES_SQL = """
-select kind,
-       count(*) as documents,
-       count(*) filter (where status = 'derived') as derived,
-       count(*) filter (where status = 'underivable' and sha256 in
-           (select sha256 from page_texts where source = 'ocr')) as by_ocr,
-       count(*) filter (where status = 'underivable' and sha256 not in
-           (select sha256 from page_texts where source = 'ocr')) as underivable,
-       count(*) filter (where status = 'error') as error,
-       count(*) filter (where status = 'unsupported') as unsupported,
-       count(*) filter (where status = 'skipped') as skipped,
-       coalesce(sum(pages) filter (where status = 'derived'), 0) as pages,
-       count(*) filter (where recovered_by_fallback or sha256 in
-           (select sha256 from page_verdicts where text_source = 'fallback')) as fallback
-from derivations group by kind order by documents desc, kind
+# Each kind's documents by final outcome (the `outcomes` view: quality/outcomes.py has the rules), in the
+# order of KindRates' counts, and the judged pages that end with text.
+RATES_SQL = f"""
+select kind, count(*) as documents,
+       {", ".join(f"count(*) filter (where outcome = '{o.value}')" for o in Outcome)},
+       coalesce(sum(pages_with_text), 0) as pages
+from outcomes group by kind order by documents desc, kind
 """
 
 
@@ -83,7 +79,7 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             + "."
         )
     try:
-        rows = query(home.warehouse, RATES_SQL).rows
+        rows = [[*astuple(r), pages] for r, pages in kind_outcomes(home.warehouse)]
     except WarehouseError as exc:
         console.print(f"[red]The catalog could not be read[/]: {exc}")
         return
@@ -94,18 +90,31 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             f"{members[0][0]} of the documents were found inside containers (e-mail attachments, archive "
             "members): documents.parent_sha256 and member say where."
         )
-    columns = ("kind", "docs", "derived", "by OCR", "underivable", "error", "unsupported", "skipped", "pages")
+    columns = (
+        "kind",
+        "docs",
+        "derived",
+        "fallback",
+        "repaired",
+        "by OCR",
+        "underivable",
+        "error",
+        "unsupported",
+        "skipped",
+        "pages",
+    )
     data = [list(r) for r in rows]
-    totals = ["all", *(sum(r[i] for r in data) for i in range(1, 10))]
+    totals = ["all", *(sum(r[i] for r in data) for i in range(1, len(columns)))]
     # Columns that are zero everywhere are left out, to keep the table narrow.
     keep = [i for i, c in enumerate(columns) if c in ("kind", "docs", "derived") or totals[i]]
     table = Table(
-        title="Documents by kind and status",
+        title="Documents by kind and final outcome",
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        caption="derived: by a reader of the text layer; by OCR: no text layer, read by Tesseract; "
-        "fallback: share of derived documents (or their pages) read by a fallback reader; "
-        "underivable: share of read documents nothing got text from, after OCR",
+        caption="what each document finally yielded (the outcomes view): derived by the first reader; "
+        "fallback: some text from a fallback reader; repaired: some from a font repair; by OCR: some read by "
+        "Tesseract; underivable: no text after every stage; pages: pages that end with text. fallback %: "
+        "of the documents with text; underivable %: of the documents a reader was tried on",
         caption_justify="left",
     )
     for i in keep:
@@ -113,16 +122,17 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
     table.add_column("fallback %", justify="right")
     table.add_column("underivable %", justify="right")
     for i, row in enumerate([*data, totals]):
-        _, _, derived, by_ocr, und, err, _, _, _, fallback = row
+        rates = KindRates(*row[:-1])
         if i == len(data):
             table.add_section()
         table.add_row(
             *(str(row[k]) for k in keep),
-            _pct(fallback, derived),
-            _pct(und, derived + by_ocr + und + err),
+            _pct(rates.fallback, rates.with_text),
+            _pct(rates.underivable, rates.attempted),
             style="bold" if i == len(data) else None,
         )
-    und, err, unsup = totals[4], totals[5], totals[6]
+    total = KindRates(*totals[:-1])
+    und, err, unsup = total.underivable, total.error, total.unsupported
     console.print(table)
     runs = f"{report.runs} Dagster run" + ("s" if report.runs != 1 else "")
     console.print(f"Catalog: [bold]{shown(home.warehouse.catalog_path)}[/] ({runs}, {report.seconds:.1f} s)")
@@ -184,12 +194,13 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
     assay = _program()
     home_flag = "" if home.path == Path(DEFAULT_HOME).absolute() else f" --home {home.path}"
     console.print(
-        f'  {assay} sql{home_flag} "select status, count(*) from derivations group by 1"', soft_wrap=True
+        f'  {assay} sql{home_flag} "select kind, outcome, count(*) from outcomes group by all order by all"',
+        soft_wrap=True,
     )
     if und or err:
         console.print(
-            f'  {assay} sql{home_flag} "select d.path, v.status, v.reason from derivations v join '
-            "documents d using (sha256) where v.status <> 'derived'\"   # what was not derived, and why",
+            f'  {assay} sql{home_flag} "select path, outcome, reason from outcomes where outcome in '
+            "('underivable', 'error')\"   # what yielded no text, and why",
             soft_wrap=True,
         )
     console.print(
@@ -240,6 +251,12 @@ def _print_tiers(console: Console, home: Home) -> None:
             "the layer was kept (page_texts.cross_check = 'text_layer_confirmed'), a verdict false "
             "positive."
         )
+
+
+def kind_outcomes(wh: Warehouse) -> list[tuple[KindRates, int]]:
+    """Each kind's documents counted by final outcome (the `outcomes` view), with its pages that end with
+    text: the summary's table, most documents first."""
+    return [(KindRates(*row[:-1]), row[-1]) for row in query(wh, RATES_SQL).rows]
 
 
 def _nothing_read(report: RunReport, progress: Progress, statuses: dict[str, int]) -> str:

@@ -1,13 +1,15 @@
-"""The two numbers to watch after any change to a reader: the fallback rate and the Underivable rate.
+"""The two numbers to watch after any change to a reader: the fallback rate and the Underivable rate,
+both of the documents' final outcomes (quality/outcomes.py), so that they measure what the corpus owner
+gets and say the same as the run summary, ``assay check`` and ``version_diff_rates``.
 
-- **fallback rate** of a kind: derived documents whose text came from a reader other than the first, over
-  derived documents. It moves when a primary reader breaks or improves.
-- **Underivable rate** of a kind: documents nothing could get text from, over documents a reader was
-  tried on (derived + underivable + error). Unsupported and skipped documents are left out: no reader was
-  tried. A scan or an image whose readers found no text layer but whose pages OCR read is not
-  underivable: the rate is of the final outcome, after OCR (``ocr_read``), so that it measures what the
-  corpus owner gets, and an image kind (always "underivable" to the text-layer readers) is not a
-  permanent alarm.
+- **fallback rate** of a kind: documents whose outcome is ``fallback`` (some of their final text is a
+  fallback reader's, or a reader other than the first derived them), over the documents that end with
+  text (derived, fallback, repaired or ocr). It moves when a primary reader breaks or improves.
+- **Underivable rate** of a kind: documents whose outcome is ``underivable`` (nothing, readers, repairs
+  or OCR, gave them text), over the documents something was tried on (those with text, underivable and
+  error). Unsupported and skipped documents are left out: no reader was tried. A scan or an image whose
+  pages OCR read is ``ocr``, not underivable, so an image kind (always "underivable" to the text-layer
+  readers) is not a permanent alarm.
 
 A rate over fewer than ``min_documents`` documents is reported but not judged: one scanned PDF in a shard
 of two would otherwise be a 50% alarm.
@@ -15,34 +17,47 @@ of two would otherwise be a 50% alarm.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from quality.outcomes import Outcome
 
-class DerivationLike(Protocol):
-    sha256: str
+
+class OutcomeLike(Protocol):
     kind: str
-    status: str
-    recovered_by_fallback: bool
+    outcome: str
 
 
 @dataclass(frozen=True, slots=True)
 class KindRates:
+    """One kind's documents counted by outcome."""
+
     kind: str
     documents: int
-    attempted: int
-    derived: int
+    derived: int  # by the first reader's text layer alone
     fallback: int
+    repaired: int
+    ocr: int
     underivable: int
     error: int
-    ocr: int = 0  # documents counted derived because OCR read them (their text layer gave nothing)
+    unsupported: int = 0
+    skipped: int = 0
+
+    @property
+    def with_text(self) -> int:
+        """Documents that end with text: the fallback rate's denominator."""
+        return self.derived + self.fallback + self.repaired + self.ocr
+
+    @property
+    def attempted(self) -> int:
+        """Documents something was tried on: the Underivable rate's denominator."""
+        return self.with_text + self.underivable + self.error
 
     @property
     def fallback_rate(self) -> float:
-        return self.fallback / self.derived if self.derived else 0.0
+        return self.fallback / self.with_text if self.with_text else 0.0
 
     @property
     def underivable_rate(self) -> float:
@@ -71,40 +86,19 @@ class RateJudgement:
     too_few: dict[str, int]
 
 
-def rates_by_kind(
-    derivations: Iterable[DerivationLike], ocr_read: AbstractSet[str] = frozenset()
-) -> dict[str, KindRates]:
-    """Counts per kind; ``ocr_read`` holds the documents some page of which OCR read text from."""
-    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for d in derivations:
-        c = counts[d.kind]
-        c["documents"] += 1
-        if d.status in ("derived", "underivable", "error"):
-            c["attempted"] += 1
-        if d.status == "underivable" and d.sha256 in ocr_read:
-            c["derived"] += 1
-            c["ocr"] += 1
-            continue
-        c[d.status] += 1
-        if d.status == "derived" and d.recovered_by_fallback:
-            c["fallback"] += 1
+def rates_by_kind(outcomes: Iterable[OutcomeLike]) -> dict[str, KindRates]:
+    """The documents of each kind counted by outcome."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for o in outcomes:
+        counts[o.kind][Outcome(o.outcome).value] += 1
     return {
-        kind: KindRates(
-            kind=kind,
-            documents=c["documents"],
-            attempted=c["attempted"],
-            derived=c["derived"],
-            fallback=c["fallback"],
-            underivable=c["underivable"],
-            error=c["error"],
-            ocr=c["ocr"],
-        )
+        kind: KindRates(kind, sum(c.values()), **{o.value: c[o.value] for o in Outcome})
         for kind, c in sorted(counts.items())
     }
 
 
 def judge_fallback(rates: dict[str, KindRates], bound: Bound) -> RateJudgement:
-    return _judge({k: (r.fallback_rate, r.derived) for k, r in rates.items()}, bound)
+    return _judge({k: (r.fallback_rate, r.with_text) for k, r in rates.items()}, bound)
 
 
 def judge_underivable(rates: dict[str, KindRates], bound: Bound) -> RateJudgement:

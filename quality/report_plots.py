@@ -117,7 +117,7 @@ class KindModes:
 
 @dataclass(frozen=True, slots=True)
 class VersionRates:
-    """The rates of one extractor version by kind (quality.rates.rates_by_kind over its derivations)."""
+    """The rates of one extractor version by kind (quality.rates.rates_by_kind over its outcomes)."""
 
     version: str
     rates: Mapping[str, KindRates]
@@ -296,7 +296,7 @@ def modes_by_kind_png(kinds: Sequence[KindModes], *, title: str = "Page modes by
 def rates_by_version_png(
     versions: Sequence[VersionRates], *, title: str = "Fallback and Underivable rates by extractor version"
 ) -> bytes:
-    """Two panels side by side, the fallback rate (over derived documents) and the Underivable rate (over
+    """Two panels side by side, the fallback rate (over documents with text) and the Underivable rate (over
     documents a reader was tried on), one row per kind and one bar per version in each row (oldest
     first), each bar labelled with its rate and counts. Kinds no reader was tried on in any version
     (unsupported, skipped) are left out; a version with no such document of a kind draws no bar."""
@@ -315,7 +315,7 @@ def rates_by_version_png(
         kinds = kinds[:MAX_KINDS]
     fallback_ax, underivable_ax = fig.subplots(1, 2, sharey=True)
     panels = (
-        (fallback_ax, "Fallback rate (of derived documents)", lambda r: (r.fallback, r.derived)),
+        (fallback_ax, "Fallback rate (of documents with text)", lambda r: (r.fallback, r.with_text)),
         (
             underivable_ax,
             "Underivable rate after OCR (of documents read)",

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import csv
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 import readers  # noqa: F401  (first: keeps the test process off the network, readers/core/offline.py)
+
+if TYPE_CHECKING:
+    from assets.progress import Progress
+    from orchestration.runner import RunReport
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
@@ -23,14 +29,46 @@ def corpus_manifest() -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
+@dataclass(frozen=True)
+class DevCorpusRun:
+    """One ``assay run`` over the shared corpus's dev folder, into a home of its own."""
+
+    home: Path
+    manifest: list[dict[str, str]]
+    report: RunReport
+    progress: Progress
+
+
+@pytest.fixture(scope="session")
+def dev_corpus(tmp_path_factory: pytest.TempPathFactory) -> DevCorpusRun:
+    """The dev corpus run once for every test of the session that reads its results (each is marked
+    ``corpus`` and ``slow``); skips them where the corpus is absent. The environment the run points at
+    its home is restored afterwards."""
+    from assets.progress import Progress
+    from orchestration.home import Home
+    from orchestration.runner import run
+
+    manifest = corpus_manifest()
+    path = tmp_path_factory.mktemp("dev-corpus") / "home"
+    progress = Progress()
+    with pytest.MonkeyPatch.context() as mp:
+        _point_at(mp, path)
+        report = run(Home(path), [CORPUS / "dev"], progress)
+    return DevCorpusRun(path, manifest, report, progress)
+
+
+def _point_at(mp: pytest.MonkeyPatch, path: Path) -> None:
+    for var in ("DAGSTER_HOME", "ASSAY_HOME"):
+        mp.setenv(var, "")  # recorded, so the original is restored afterwards
+        mp.delenv(var)
+    mp.setenv("ASSAY_HOME", str(path))
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh assay home; DAGSTER_HOME and friends point into it for the test's duration."""
     path = tmp_path / "home"
-    for var in ("DAGSTER_HOME", "ASSAY_HOME"):
-        monkeypatch.setenv(var, "")  # recorded, so the original is restored after the test
-        monkeypatch.delenv(var)
-    monkeypatch.setenv("ASSAY_HOME", str(path))
+    _point_at(monkeypatch, path)
     return path
 
 

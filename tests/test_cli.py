@@ -16,12 +16,19 @@ from orchestration.demo import DEMO_FILES, write_demo_corpus
 ASSAY = Path(sys.executable).with_name("assay")
 
 
+# What each demo file finally yields (its outcome), where that is not what its readers did.
+DEMO_OUTCOMES = {"scanned.pdf": "ocr", "memo-scan.png": "ocr", "garbled-font.pdf": "repaired"}
+
+
 def test_check_prints_what_it_inferred_for_every_demo_file(tmp_path: Path, capsys) -> None:
     files = write_demo_corpus(tmp_path / "demo")
     for f in files:
-        assert main(["check", str(f.path), "--json"]) == 0
+        code = main(["check", str(f.path), "--json"])
         out = json.loads(capsys.readouterr().out)
         assert out["status"] == f.expected_status, f.name
+        assert out["outcome"] == DEMO_OUTCOMES.get(f.name, f.expected_status), f.name
+        # The exit code follows the outcome: 1 when nothing gave the file text.
+        assert code == (0 if out["outcome"] in ("derived", "fallback", "repaired", "ocr") else 1), f.name
         assert out["kind"] and out["kind_decided_by"] in ("bytes", "extension")
         if out["status"] != "derived":
             assert out["reason"], f.name
@@ -35,7 +42,12 @@ def test_check_human_output(tmp_path: Path, capsys) -> None:
     files = {f.name: f for f in write_demo_corpus(tmp_path / "demo")}
     assert main(["check", str(files["scanned.pdf"].path)]) == 0
     out = capsys.readouterr().out
-    assert "kind: pdf (decided by bytes)" in out and "underivable" in out and "pdfplumber" in out
+    assert "kind: pdf (decided by bytes)" in out and "pdfplumber" in out
+    # The status is the final outcome; the text layer's reading is beside it.
+    assert "status: derived by OCR: 2 of 2 pages with text, 2 read by OCR" in out
+    assert "text layer: underivable (empty_text)" in out
+    assert main(["check", "--no-ocr", str(files["scanned.pdf"].path)]) == 1
+    assert "status: underivable (ocr_not_run)" in capsys.readouterr().out
 
 
 def test_errors_say_what_to_fix(tmp_path: Path, capsys) -> None:
@@ -62,7 +74,7 @@ def test_run_then_sql_from_the_shell(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Traceback" not in run.stdout + run.stderr
-    assert "Documents by kind and status" in run.stdout and "assay sql" in run.stdout
+    assert "Documents by kind and final outcome" in run.stdout and "assay sql" in run.stdout
 
     sql = subprocess.run(
         [

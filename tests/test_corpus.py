@@ -11,7 +11,7 @@ from orchestration.home import Home
 from orchestration.runner import run
 from quality.cer import cer
 from readers.images.tesseract import installed_languages
-from tests.conftest import CORPUS, corpus_manifest
+from tests.conftest import CORPUS, DevCorpusRun
 from warehouse.catalog import query
 
 NEEDS_PASSWORD = {"pyp__libreoffice-writer-password.pdf", "pdfminer__aes-256.pdf", "unst__password.pdf"}
@@ -19,10 +19,8 @@ NEEDS_PASSWORD = {"pyp__libreoffice-writer-password.pdf", "pdfminer__aes-256.pdf
 
 @pytest.mark.corpus
 @pytest.mark.slow
-def test_dev_corpus_every_file_has_one_derivation(home: Path) -> None:
-    manifest = corpus_manifest()
-    progress = Progress()
-    report = run(Home(home), [CORPUS / "dev"], progress)
+def test_dev_corpus_every_file_has_one_derivation(dev_corpus: DevCorpusRun, monkeypatch) -> None:
+    manifest, report, home = dev_corpus.manifest, dev_corpus.report, dev_corpus.home
     assert report.ok, report.failures
     wh = Home(home).warehouse
     rows = query(wh, "select sha256, status, reason, reader from derivations").records()
@@ -44,6 +42,8 @@ def test_dev_corpus_every_file_has_one_derivation(home: Path) -> None:
         assert by_sha[sha]["status"] in ("error", "underivable") and by_sha[sha]["reason"], name
 
     again = Progress()
+    monkeypatch.setenv("ASSAY_HOME", str(home))  # recorded: the run points the environment at its home
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
     report2 = run(Home(home), [CORPUS / "dev"], again)
     assert again.hashed == 0 and again.outcomes.get("read", 0) == 0 and report2.touched_shards == []
     assert not again.ocr_pages, "a rerun with nothing changed reads nothing again with OCR"

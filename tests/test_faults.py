@@ -297,4 +297,4 @@ def test_a_disk_that_fills_during_a_run(mount, tmp_path: Path) -> None:
     again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     assert again.returncode == Exit.OK, again.stdout + again.stderr
     assert "Traceback" not in again.stdout + again.stderr
-    assert "Documents by kind and status" in again.stdout
+    assert "Documents by kind and final outcome" in again.stdout

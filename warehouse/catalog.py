@@ -9,6 +9,7 @@ rebuild is needed only when a table gets its first file or the current extractor
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +18,9 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from quality.outcomes import ATTEMPTED, FINAL_STATUSES, WITH_TEXT, Outcome
+from quality.records import Source
+from readers.core.model import DocumentStatus
 from warehouse.errors import CatalogMissing, WarehouseError
 from warehouse.schema import TABLES, Table
 from warehouse.store import PART_FILE, Warehouse, temporary_beside
@@ -30,6 +34,19 @@ _DUCK_TYPES: dict[pa.DataType, str] = {
     pa.list_(pa.string()): "VARCHAR[]",
     pa.list_(pa.int64()): "BIGINT[]",
 }
+
+
+def duck_type(arrow: pa.DataType) -> str:
+    """The DuckDB type a column of ``arrow`` type is read as."""
+    return _DUCK_TYPES[arrow]
+
+
+def _sql_str(value: str) -> str:
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _sql_list(values: Iterable[str]) -> str:
+    return "(" + ", ".join(_sql_str(v) for v in sorted(values)) + ")"
 
 
 # Views that show a table together with the decisions made about its rows: `pages` carries each page's
@@ -114,25 +131,70 @@ SELECT coalesce(n.sha256, o.sha256) AS sha256, coalesce(n.page, o.page) AS page,
   LEFT JOIN k ON k.sha256 = coalesce(n.sha256, o.sha256)
 """
 
-VERSION_DIFF_RATES = """
+# What each document finally yielded after every stage (quality/outcomes.py has the rules, in order),
+# from what the readers did (derivations) and the text each judged page ends with (page_texts): the one
+# definition the run summary, `assay check`, the rate checks, the quality report and version_diff_rates
+# read. It reads the all_ names of derivations, page_texts and documents, whatever binds them: the
+# catalog's views, or a query's own relations over partitions or rows (warehouse/outcomes.py).
+OUTCOMES = f"""
+WITH t AS (
+  SELECT sha256, extractor_version, count(*) AS pages,
+         count(*) FILTER (WHERE source <> {_sql_str(Source.NONE)}) AS pages_with_text,
+         count(*) FILTER (WHERE source = {_sql_str(Source.OCR)}) AS pages_ocr,
+         count(*) FILTER (WHERE source = {_sql_str(Source.REPAIRED)}) AS pages_repaired,
+         count(*) FILTER (WHERE source = {_sql_str(Source.FALLBACK)}) AS pages_fallback,
+         arg_min(reason, page) FILTER (WHERE source = {_sql_str(Source.NONE)} AND reason <> 'blank')
+           AS page_reason
+    FROM all_page_texts GROUP BY sha256, extractor_version),
+o AS (
+  SELECT d.sha256, d.shard, d.extractor_version, d.kind, d.status, d.reason, t.page_reason,
+         coalesce(t.pages, 0) AS pages, coalesce(t.pages_with_text, 0) AS pages_with_text,
+         coalesce(t.pages_ocr, 0) AS pages_ocr,
+         CASE WHEN d.status IN {_sql_list(FINAL_STATUSES)} THEN d.status
+              WHEN t.sha256 IS NULL THEN
+                CASE WHEN d.status <> {_sql_str(DocumentStatus.DERIVED)}
+                       THEN {_sql_str(Outcome.UNDERIVABLE)}
+                     WHEN d.recovered_by_fallback THEN {_sql_str(Outcome.FALLBACK)}
+                     ELSE {_sql_str(Outcome.DERIVED)} END
+              WHEN t.pages_with_text = 0 THEN {_sql_str(Outcome.UNDERIVABLE)}
+              WHEN t.pages_ocr > 0 THEN {_sql_str(Outcome.OCR)}
+              WHEN t.pages_repaired > 0 THEN {_sql_str(Outcome.REPAIRED)}
+              WHEN t.pages_fallback > 0 OR d.recovered_by_fallback THEN {_sql_str(Outcome.FALLBACK)}
+              ELSE {_sql_str(Outcome.DERIVED)} END AS outcome
+    FROM all_derivations d
+    LEFT JOIN t ON t.sha256 = d.sha256 AND t.extractor_version = d.extractor_version)
+SELECT o.sha256, o.shard, o.extractor_version, o.kind, doc.path, o.outcome,
+       CASE WHEN o.outcome IN {_sql_list(FINAL_STATUSES)} THEN o.reason
+            WHEN o.outcome = {_sql_str(Outcome.UNDERIVABLE)} THEN coalesce(o.page_reason, o.reason, 'blank')
+            WHEN o.status = {_sql_str(DocumentStatus.DERIVED)} THEN o.reason END AS reason,
+       o.status AS derivation_status, o.pages, o.pages_with_text, o.pages_ocr
+  FROM o LEFT JOIN all_documents doc ON doc.sha256 = o.sha256 AND doc.extractor_version = o.extractor_version
+"""
+
+# Per kind, the two rates under the previous and the current extractor version, of the documents'
+# outcomes (the `outcomes` view), counted as the rate checks count them (quality/rates.py).
+VERSION_DIFF_RATES = f"""
 WITH r AS (
   SELECT kind, extractor_version, count(*) AS documents,
-         count(*) FILTER (WHERE status = 'derived') AS derived,
-         count(*) FILTER (WHERE status = 'derived' AND recovered_by_fallback) AS fallback,
-         count(*) FILTER (WHERE status = 'underivable') AS underivable
-    FROM all_derivations WHERE extractor_version IN ({old}, {new}) GROUP BY 1, 2)
-SELECT coalesce(n.kind, o.kind) AS kind, {old} AS old_version, {new} AS new_version,
+         count(*) FILTER (WHERE outcome IN {_sql_list(WITH_TEXT)}) AS with_text,
+         count(*) FILTER (WHERE outcome = {_sql_str(Outcome.FALLBACK)}) AS fallback,
+         count(*) FILTER (WHERE outcome = {_sql_str(Outcome.UNDERIVABLE)}) AS underivable,
+         count(*) FILTER (WHERE outcome IN {_sql_list(ATTEMPTED)}) AS attempted
+    FROM all_outcomes WHERE extractor_version IN ({{old}}, {{new}}) GROUP BY 1, 2)
+SELECT coalesce(n.kind, o.kind) AS kind, {{old}} AS old_version, {{new}} AS new_version,
        o.documents AS old_documents, n.documents AS new_documents,
-       o.fallback / nullif(o.derived, 0) AS old_fallback_rate,
-       n.fallback / nullif(n.derived, 0) AS new_fallback_rate,
-       o.underivable / nullif(o.documents, 0) AS old_underivable_rate,
-       n.underivable / nullif(n.documents, 0) AS new_underivable_rate,
+       o.fallback AS old_fallback, n.fallback AS new_fallback,
+       o.underivable AS old_underivable, n.underivable AS new_underivable,
+       o.fallback / nullif(o.with_text, 0) AS old_fallback_rate,
+       n.fallback / nullif(n.with_text, 0) AS new_fallback_rate,
+       o.underivable / nullif(o.attempted, 0) AS old_underivable_rate,
+       n.underivable / nullif(n.attempted, 0) AS new_underivable_rate,
        (SELECT count(*) FROM version_diff d WHERE d.kind = coalesce(n.kind, o.kind) AND d.change = 'mode')
          AS pages_mode_changed,
        (SELECT count(*) FROM version_diff d WHERE d.kind = coalesce(n.kind, o.kind) AND d.change <> 'same')
          AS pages_changed
-  FROM (SELECT * FROM r WHERE extractor_version = {new}) n
-  FULL OUTER JOIN (SELECT * FROM r WHERE extractor_version = {old}) o ON n.kind = o.kind
+  FROM (SELECT * FROM r WHERE extractor_version = {{new}}) n
+  FULL OUTER JOIN (SELECT * FROM r WHERE extractor_version = {{old}}) o ON n.kind = o.kind
 """
 
 
@@ -140,10 +202,6 @@ def previous_version(wh: Warehouse, current_version: str) -> str | None:
     """The extractor version a new one is compared with: the most recently written other version."""
     others = [v for v in wh.versions("derivations") if v != current_version]
     return others[-1] if others else None
-
-
-def _sql_str(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
 
 
 def _glob(wh: Warehouse, table: Table, version: str = "*") -> str:
@@ -192,6 +250,11 @@ def build_catalog(wh: Warehouse, current_version: str) -> Path:
                 "old": _sql_str(previous) if previous is not None else "CAST(NULL AS VARCHAR)",
                 "new": _sql_str(current_version),
             }
+            con.execute(f"CREATE VIEW all_outcomes AS {OUTCOMES}")
+            con.execute(
+                "CREATE VIEW outcomes AS SELECT * FROM all_outcomes "
+                f"WHERE extractor_version = {_sql_str(current_version)}"
+            )
             con.execute(f"CREATE VIEW version_diff AS {VERSION_DIFF.format(**versions)}")
             con.execute(f"CREATE VIEW version_diff_rates AS {VERSION_DIFF_RATES.format(**versions)}")
             built = datetime.now(UTC).isoformat(timespec="seconds")

@@ -17,6 +17,7 @@ from functools import cached_property
 import pyarrow as pa
 
 from quality.contracts import ContractError, TableContract
+from quality.outcomes import OutcomeRecord
 from quality.records import (
     ChunkRecord,
     FontVerdictRecord,
@@ -284,10 +285,25 @@ class View:
     one_row_per: str
     columns: tuple[tuple[str, str], ...]
 
+    @classmethod
+    def of(cls, name: str, one_row_per: str, record: type) -> View:
+        """A view whose rows are ``record``'s: its columns and their meanings are the record's fields."""
+        return cls(name, one_row_per, tuple((f.name, f.doc) for f in fields_of(record)))
+
 
 VIEWS: dict[str, View] = {
     v.name: v
     for v in (
+        View.of(
+            "outcomes",
+            "document and extractor version: what the document finally yielded after every stage, the one "
+            "outcome the run summary, `assay check`, the rate checks and `version_diff_rates` count "
+            "(`all_outcomes`: every version). The rules, in order: a derivation `error`, `unsupported` or "
+            "`skipped` is the outcome; a document none of whose judged pages ends with text is "
+            "`underivable`; otherwise the furthest stage any page's final text came from: `ocr`, then "
+            "`repaired`, then `fallback` (or a derivation recovered by fallback), else `derived`",
+            OutcomeRecord,
+        ),
         View(
             "lineage",
             "edge of a document's derivation graph (`all_lineage`: every version)",
@@ -341,12 +357,21 @@ VIEWS: dict[str, View] = {
                 ("new_version", "the current extractor version"),
                 ("old_documents", "documents of the kind under the previous version"),
                 ("new_documents", "documents of the kind under the current version"),
+                ("old_fallback", "documents whose outcome is `fallback` (`outcomes`), previous version"),
+                ("new_fallback", "the same, current version"),
+                ("old_underivable", "documents whose outcome is `underivable`, previous version"),
+                ("new_underivable", "the same, current version"),
                 (
                     "old_fallback_rate",
-                    "share of derived documents read by a fallback reader, previous version",
+                    "`fallback` documents over the documents with text (outcome derived, fallback, "
+                    "repaired or ocr), previous version: the fallback-rate check's figure",
                 ),
                 ("new_fallback_rate", "the same, current version"),
-                ("old_underivable_rate", "share of documents `underivable` at extract, previous version"),
+                (
+                    "old_underivable_rate",
+                    "`underivable` documents over those a reader was tried on (with text, underivable or "
+                    "error), previous version: the Underivable-rate check's figure",
+                ),
                 ("new_underivable_rate", "the same, current version"),
                 (
                     "pages_mode_changed",
@@ -372,6 +397,7 @@ PERSONAL_DATA: tuple[tuple[str, str, str, str], ...] = (
     ("vocabulary", "`word`", "raw", "words of three or more documents (a surname can be one)"),
     ("ocr_pages", "`text`", "raw", "what Tesseract read"),
     ("page_texts", "`text`", "raw", "each page's final text, before sanitize"),
+    ("outcomes", "`path`, `reason`", "raw", "documents.path, and the derivation's reason"),
     ("lineage", "`from`", "raw", "its `path:` nodes are documents.path"),
     ("texts", "`text`", "sanitized", "placeholders; offsets in redactions"),
     ("redactions", "all", "sanitized", "kind, page, offsets and placeholder; never the value"),

@@ -40,7 +40,7 @@ _PARQUET_READER: tuple[int, duckdb.DuckDBPyConnection] | None = None
 _PARQUET_READER_LOCK = threading.Lock()
 
 
-def _parquet_cursor() -> duckdb.DuckDBPyConnection:
+def parquet_cursor() -> duckdb.DuckDBPyConnection:
     """A cursor of its own (DuckDB's connections are not shared between threads) on this process's
     in-memory database; a process forked from this one makes its own database."""
     global _PARQUET_READER
@@ -226,7 +226,7 @@ class Warehouse:
         pattern = str(self.table_dir(table) / f"extractor_version={version}" / "shard=*" / PART_FILE)
         select = ", ".join(f'"{n}"' for n in names)
         try:
-            con = _parquet_cursor()
+            con = parquet_cursor()
             try:
                 return con.execute(
                     f"select {select} from read_parquet(?, hive_partitioning = false, union_by_name = true)",

@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING
 
 from assets.factory import ShardStep, StageOutcome, shard_stage
 from assets.rate_checks import FALLBACK, rate_check_results, rate_check_specs
-from readers.core.records import DerivationRecord, DocumentRecord
+from readers.core.records import DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
+from warehouse.outcomes import outcomes
 
 if TYPE_CHECKING:
     from assets.extract.shard import ShardRows, ShardWork
@@ -17,7 +18,8 @@ EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts")
 
 
 # The Underivable rate is judged after OCR (on the ocr asset and the catalog), since a scan's text layer
-# is empty by nature; the fallback rate belongs to the readers, here.
+# is empty by nature; the fallback rate belongs to the readers, here, of the documents' outcomes as far as
+# the stages have come (warehouse/outcomes.py): what the readers did, for the documents read now.
 @shard_stage(
     "extract", check_specs=rate_check_specs("extract", scope="the shards of this run", checks=(FALLBACK,))
 )
@@ -28,8 +30,7 @@ def extract(step: ShardStep) -> StageOutcome:
     from readers.engine.isolation import IsolatedReads
 
     wh, assay, progress = step.wh, step.settings, step.progress
-    derivations: list[DerivationRecord] = []
-    per_shard: dict[str, list[DerivationRecord]] = {}
+    rated: set[str] = set()  # the shards whose documents the fallback rate is over
     totals = {o: 0 for o in Outcome}
     figures: dict[str, dict[str, int]] = {}
     work: list[ShardWork] = []
@@ -44,8 +45,7 @@ def extract(step: ShardStep) -> StageOutcome:
                 progress.document_done(Outcome.KEPT.value, d.status)
             totals[Outcome.KEPT] += len(kept)
             figures[shard] = {o.value: len(kept) if o is Outcome.KEPT else 0 for o in Outcome}
-            derivations += kept
-            per_shard[shard] = kept
+            rated.add(shard)
             continue
         work.append(ShardWork(shard, documents, existing, _prior(wh, shard)))
 
@@ -73,8 +73,7 @@ def extract(step: ShardStep) -> StageOutcome:
             figures[shard] = {o.value: result.count(o) for o in Outcome}
             for outcome in Outcome:
                 totals[outcome] += result.count(outcome)
-            derivations += written
-            per_shard[shard] = written
+            rated.add(shard)
 
     step.log.info(
         f"{len(step.shards)} shards: read {totals[Outcome.READ]}, kept {totals[Outcome.KEPT]}, "
@@ -84,7 +83,9 @@ def extract(step: ShardStep) -> StageOutcome:
         ran={w.shard for w in work},
         figures=figures,
         contract_shards=step.shards,
-        checks=rate_check_results("extract", derivations, assay, per_shard=per_shard, checks=(FALLBACK,)),
+        checks=rate_check_results(
+            "extract", outcomes(wh, EXTRACTOR_VERSION, rated), assay, by_shard=True, checks=(FALLBACK,)
+        ),
     )
 
 

@@ -9,9 +9,10 @@ import dagster as dg
 from assets.factory import ShardStep, StageOutcome, shard_stage
 from assets.plans import plan_ocr
 from assets.rate_checks import UNDERIVABLE, rate_check_results, rate_check_specs
-from readers.core.records import DerivationRecord, DocumentRecord
+from readers.core.records import DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
+from warehouse.outcomes import outcomes
 
 OCR_CONFIDENCE = "ocr_confidence"
 
@@ -55,8 +56,6 @@ def ocr(step: ShardStep) -> StageOutcome:
     )
     statuses: Counter[str] = Counter()
     sources: Counter[str] = Counter()
-    ocr_read: set[str] = set()
-    derivations: list[DerivationRecord] = []
     figures: dict[str, dict[str, int]] = {}
     for result in results:
         figures[result.shard] = {"pages_read": len(result.read), "pages_kept": result.kept}
@@ -64,10 +63,6 @@ def ocr(step: ShardStep) -> StageOutcome:
         wh.write("page_texts", EXTRACTOR_VERSION, result.texts, shard=result.shard)
         statuses.update(f"{r.scope}:{r.status}" for r in result.ocr)
         sources.update(t.source for t in result.texts)
-        ocr_read |= {t.sha256 for t in result.texts if t.source == "ocr"}
-        derivations += [
-            DerivationRecord(**r) for r in wh.rows("derivations", EXTRACTOR_VERSION, result.shard)
-        ]
 
     read = [r for result in results for r in result.read]
     kept = sum(result.kept for result in results)
@@ -79,12 +74,13 @@ def ocr(step: ShardStep) -> StageOutcome:
         f"{round(sum(r.seconds for r in read), 1)} s; {dict(statuses)}; final texts from {dict(sources)}"
     )
     checks = [
+        # The final outcomes of the documents of the shards OCR recorded texts for (warehouse/outcomes.py).
         *rate_check_results(
             "ocr",
-            derivations,
+            outcomes(wh, EXTRACTOR_VERSION, {result.shard for result in results}),
             assay,
+            by_shard=True,
             underivable_severity=dg.AssetCheckSeverity.WARN,
-            ocr_read=ocr_read,
             checks=(UNDERIVABLE,),
         ),
         dg.AssetCheckResult(
