@@ -74,7 +74,20 @@ def _page(sha: str, page: int, source: str, reason: str | None = None) -> PageTe
         source, "TEXT"
     )
     return PageTextRecord(
-        sha, sha[:2], V, page, mode, source, reason, "tool", "1", None if text is None else 1.0, None, 0, text
+        sha,
+        sha[:2],
+        V,
+        page,
+        mode,
+        source,
+        reason,
+        "tool",
+        "1",
+        None if text is None else 1.0,
+        None,
+        0,
+        text,
+        "lexicon" if text else "no_text",
     )
 
 
