@@ -349,11 +349,13 @@ def judge_page(
 
 
 def _poor_layer(e: PageEvidence) -> bool:
-    """An OCR layer that reads poorly: a low lexicon score, or enough letters matching no language."""
+    """An OCR layer that reads poorly: a low lexicon score, or prose matching no language. Labels of a
+    graph or a form that match no profile say nothing of the engine (ocrmypdf__graph_ocred: kept)."""
     if e.lexicon_judged:
         return e.lexicon_hit_rate < SANDWICH_REREAD_BELOW
     return (
         e.language is None
+        and e.prose_blocks > 0
         and e.letters >= TRIGRAM_MIN_LETTERS
         and e.language_similarity < MIN_LANGUAGE_SIMILARITY
     )
