@@ -27,6 +27,7 @@ Why the choices:
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -111,6 +112,9 @@ class Lexicon:
     #: The language is not written in Latin letters: a token of ASCII letters on its pages is a foreign
     #: word, a name or code, which its lexicon cannot judge.
     non_latin: bool = field(default=False, compare=False)
+    #: The script its words are written in (the first word of a letter's Unicode name: LATIN, CYRILLIC,
+    #: ARABIC...): a token in another script is a foreign word its lexicon cannot judge.
+    script: str = field(default="LATIN", compare=False)
     #: The language writes compounds closed (:data:`COMPOUNDING_LANGUAGES`).
     compounding: bool = field(default=False, compare=False)
 
@@ -225,6 +229,7 @@ def _load(language: str, extra: frozenset[str]) -> Lexicon:
         segmenting,
         longest,
         non_latin=_non_latin(language),
+        script=_script(language),
         compounding=language in COMPOUNDING_LANGUAGES,
     )
 
@@ -234,6 +239,25 @@ def _non_latin(language: str) -> bool:
     """Most of the language's top words are not ASCII (Cyrillic, Greek, Arabic, Indic scripts...)."""
     top = wordfreq.top_n_list(language, 1_000, wordlist="small")
     return sum(word.isascii() for word in top) < len(top) / 2
+
+
+@functools.lru_cache(maxsize=64)
+def _script(language: str) -> str:
+    """The script most of the language's top words begin with."""
+    top = wordfreq.top_n_list(language, 1_000, wordlist="small")
+    counts: dict[str, int] = {}
+    for word in top:
+        if word[:1].isalpha():
+            script = letter_script(word[0])
+            counts[script] = counts.get(script, 0) + 1
+    return max(counts, key=lambda s: counts[s]) if counts else "LATIN"
+
+
+@functools.lru_cache(maxsize=8192)
+def letter_script(char: str) -> str:
+    """The script of a letter, as the first word of its Unicode name ("LATIN", "ARABIC", ...)."""
+    name = unicodedata.name(char, "")
+    return name.split(" ", 1)[0] if name else ""
 
 
 def load_lexicon(language: str, extra: Iterable[str] = ()) -> Lexicon:

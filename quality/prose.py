@@ -115,7 +115,8 @@ class ProseVerdict:
 
 
 @functools.lru_cache(maxsize=4096)
-def _is_mono_font(font: str) -> bool:
+def is_mono_font(font: str) -> bool:
+    """The font's name is a monospaced family's (code listings, typewriter text)."""
     return bool(_MONO_NAME.search(font))
 
 
@@ -233,7 +234,7 @@ def prose_verdict(
             if not visible:
                 continue
             chars += visible
-            if span.monospaced or _is_mono_font(span.font):
+            if span.monospaced or is_mono_font(span.font):
                 mono += visible
             sized.append((span.size, visible))
     letters = count_letters(block_text(block))

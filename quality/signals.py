@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from quality.language import best_language
 from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
 from quality.text_signals import FontEvidence, PageSignals, font_evidence, page_signals
-from quality.verdicts import MIN_LANGUAGE_SIMILARITY, TRIGRAM_MIN_LETTERS, suspect_font
+from quality.verdicts import MIN_LANGUAGE_SIMILARITY, TRIGRAM_MIN_LETTERS, suspect
 from readers.core.base import collector_paused
 from readers.core.model import Block, PageText
 
@@ -105,7 +105,7 @@ def suspect_similarity(
             weight[f.font] += f.weight
             hits[f.font] += f.hit_weight
             chars[f.font] += f.chars
-    suspects = {font for font in weight if suspect_font(weight[font], hits[font], chars[font])}
+    suspects = {font for font in weight if suspect(font, weight[font], hits[font], chars[font])}
     if not suspects:
         return {}
     texts: dict[str, list[str]] = {font: [] for font in suspects}

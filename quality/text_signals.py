@@ -16,9 +16,10 @@ The lexicon hit rate, the signal that catches a broken ToUnicode map ("Vojw dpot
   (``/ \\ _ @ = < > | # ~ ^ & *``), URLs and dotted names ("report.pdf", "example.com") are not
   judged: no lexicon holds them, clean or not;
 - TeX and code tokens (a backslash or a brace anywhere: "\\ESKDtitleFont", "\\section{Scope}") are not
-  judged either, nor, on a page whose lexicon is of a non-Latin script, tokens of ASCII letters only
-  (English terms and names on a Russian page): the lexicon cannot judge them, and counted as misses
-  they made clean technical Russian score 0.28 (deb-ru__eskdx p24; 0.48 without them);
+  judged either, nor tokens in another script than the lexicon's (English terms and names on a Russian
+  page, Kurdish in Latin letters beside Kurdish in Arabic script): the lexicon cannot judge them, and
+  counted as misses they made clean technical Russian score 0.28 (deb-ru__eskdx p24; 0.48 without
+  them) and condemned a Kurdish document's monospaced font (deb-ar__kurdishlipsum);
 - dashes inside a token split it ("state-of-the-art" is four words);
 - tokens of fewer than :data:`MIN_TOKEN_LETTERS` letters are not judged (short words hit by chance:
   "ab", "oz", "ion" are in the lists), and each token weighs (letters - 3): long words are the
@@ -41,7 +42,7 @@ from dataclasses import dataclass
 import regex
 
 from quality.language import best_language
-from quality.lexicon import JUDGING_LANGUAGES, MAX_SEGMENT_LETTERS, Lexicon, load_lexicon
+from quality.lexicon import JUDGING_LANGUAGES, MAX_SEGMENT_LETTERS, Lexicon, letter_script, load_lexicon
 from quality.prose import block_text, count_letters, prose_verdict
 from readers.core.model import BBox, Block, PageText
 
@@ -283,7 +284,10 @@ def _raw_tokens(text: str) -> Iterator[tuple[int, int, str]]:
 
 def _judge(token: str, lexicon: Lexicon) -> Iterator[tuple[int, bool]]:
     """(weight, hit) for each judgeable word of one whitespace token (see the module docstring)."""
-    if lexicon.non_latin and token.isascii():
+    if token.isascii():
+        if lexicon.non_latin:
+            return
+    elif not _in_script(token, lexicon.script):
         return
     if token.isalpha():  # the common case: nothing to strip or reject, no marks
         letters = len(token)
@@ -300,6 +304,14 @@ def _judge(token: str, lexicon: Lexicon) -> Iterator[tuple[int, bool]]:
         letters = count_letters(piece)
         if letters >= MIN_TOKEN_LETTERS:
             yield letters - 3, _hit(piece, lexicon)
+
+
+def _in_script(token: str, script: str) -> bool:
+    """The token's first letter is of ``script`` (a token without letters is not judged anyway)."""
+    for char in token:
+        if char.isalpha():
+            return letter_script(char) == script
+    return True
 
 
 def _hit(word: str, lexicon: Lexicon) -> bool:

@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from quality.prose import is_mono_font
 from quality.vocabulary import fingerprint
 
 # 2: pages that read poorly get a second opinion; 3: with a document prior; 4-5: both texts measured alike,
@@ -135,6 +136,8 @@ FONT_GARBLED_SIMILARITY = 0.18
 # draws variables, which are short tokens (CMMI10 of pyp__GeoTopo: 80 weight over 11,335 characters,
 # 0.007, and no word of it in any profile).
 FONT_MIN_WORD_SHARE = 0.1
+# A monospaced font is not judged by its words: it sets code and markup ("\\kurdishlipsum*", "\\par" in
+# the LMMono12 of deb-ar__kurdishlipsum), whose identifiers miss every lexicon and match no profile.
 # A garbled font condemns a page where it draws at least this many non-whitespace characters.
 FONT_CONDEMN_CHARS = 20
 # A page's own text in its fonts judges it (tier "font") with at least this much lexicon evidence over all
@@ -207,6 +210,11 @@ def suspect_font(weight: float, hits: float, chars: int) -> bool:
     )
 
 
+def suspect(font: str, weight: float, hits: float, chars: int) -> bool:
+    """:func:`suspect_font`, for a font that is not monospaced (:func:`~quality.prose.is_mono_font`)."""
+    return suspect_font(weight, hits, chars) and not is_mono_font(font)
+
+
 @dataclass(frozen=True, slots=True)
 class FontJudgement:
     font: str
@@ -226,7 +234,7 @@ class FontJudgement:
     @property
     def suspect(self) -> bool:
         """Its words miss the lexicon: its whole text is matched against the language profiles."""
-        return suspect_font(self.weight, self.hits, self.chars)
+        return suspect(self.font, self.weight, self.hits, self.chars)
 
     @property
     def sound(self) -> bool:
