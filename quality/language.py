@@ -50,7 +50,7 @@ import regex
 import wordfreq
 from wordfreq.language_info import get_language_info
 
-from quality.lexicon import LEXICON_SIZE
+from quality.lexicon import LEXICON_SIZE, letter_script
 
 #: Features kept per profile. The similarity margins barely move with it (tests/test_lexicon_language.py's
 #: paragraphs: 300 → 1,000 raises clean similarity by ~0.02, 3,000 by another ~0.003, garbled ones
@@ -137,13 +137,6 @@ class LanguageGuess:
 NO_LANGUAGE = LanguageGuess(None, 0.0, None, 0.0)
 
 
-@functools.lru_cache(maxsize=4096)
-def _char_script(char: str) -> str:
-    """The script of a letter by its Unicode name's first word ("LATIN", "CYRILLIC", "CJK", ...)."""
-    name = unicodedata.name(char, "")
-    return name.split(" ", 1)[0] if name else ""
-
-
 #: The word list of the Latin profile (see the module docstring).
 LATIN_WORDS_FILE = Path(__file__).with_name("latin_words.txt")
 #: Profiles built from a word list of our own rather than wordfreq's, by language code.
@@ -195,10 +188,10 @@ def _add_features(run: str, weight: float, into: dict[str, float]) -> None:
 def _run_script(run: str) -> str:
     first = run[0]
     if first.isalpha():
-        return _char_script(first)
+        return letter_script(first)
     for char in run:
         if char.isalpha():
-            return _char_script(char)
+            return letter_script(char)
     return ""
 
 

@@ -99,6 +99,23 @@ def reading_score(text: str, language: str | None) -> float:
     return best_language(text).similarity
 
 
+def cross_check(v: PageVerdictRecord, layer: str | None, read: str | None) -> tuple[str | None, float | None]:
+    """What OCR's reading ``read`` says of the text layer of a REPLACE page, and their word agreement:
+    (None, None) when the page is not cross-checked."""
+    if not read or not layer or not layer.strip():
+        return None, None
+    if "ocr_layer_poor" in v.reasons:
+        agreement = round(word_agreement(layer, read)[0], 4)
+        better = reading_score(layer, v.language) > reading_score(read, v.language)
+        return (OCR_LAYER_KEPT if better else OCR_LAYER_REPLACED), agreement
+    if not confirmable(v, layer):
+        return None, None
+    measured, words = word_agreement(layer, read)
+    if words < CONFIRM_MIN_WORDS:
+        return None, None
+    return (TEXT_LAYER_CONFIRMED if measured >= CONFIRM_AGREEMENT else OCR_DISAGREES), round(measured, 4)
+
+
 def confirmable(v: PageVerdictRecord, layer: str | None) -> bool:
     """A REPLACE page whose text layer only statistical evidence condemned."""
     if not layer or not layer.strip():
@@ -198,55 +215,27 @@ def choose_page_texts(
             else:
                 conf = o.confidence
                 layer = page.text if page else None
-                check, agreement = None, None
-                if "ocr_layer_poor" in v.reasons and layer and layer.strip() and o.text:
-                    agreement = round(word_agreement(layer, o.text)[0], 4)
-                    if reading_score(layer, v.language) > reading_score(o.text, v.language):
-                        out.append(
-                            row(
-                                v,
-                                Source.EXTRACTED,
-                                layer,
-                                reason=OCR_LAYER_KEPT,
-                                tool=tool,
-                                tool_version=tool_version,
-                                trust=layer_trust,
-                                ocr_confidence=conf,
-                                cross_check=OCR_LAYER_KEPT,
-                                agreement=agreement,
-                            )
-                        )
-                        continue
-                    check = OCR_LAYER_REPLACED
-                elif confirmable(v, layer) and o.text:
-                    measured, words = word_agreement(layer or "", o.text)
-                    if words >= CONFIRM_MIN_WORDS:
-                        agreement = round(measured, 4)
-                        check = TEXT_LAYER_CONFIRMED if measured >= CONFIRM_AGREEMENT else OCR_DISAGREES
-                if check == TEXT_LAYER_CONFIRMED:
-                    out.append(
-                        row(
-                            v,
-                            Source.EXTRACTED,
-                            layer,
-                            reason=TEXT_LAYER_CONFIRMED,
-                            tool=tool,
-                            tool_version=tool_version,
-                            trust=layer_trust,
-                            ocr_confidence=conf,
-                            cross_check=check,
-                            agreement=agreement,
-                        )
+                check, agreement = cross_check(v, layer, o.text)
+                kept = check in (TEXT_LAYER_CONFIRMED, OCR_LAYER_KEPT)  # the layer's exact text stands
+                if kept:
+                    source, text, tool_used, trust = (
+                        Source.EXTRACTED,
+                        layer,
+                        (tool, tool_version),
+                        layer_trust,
                     )
-                    continue
+                else:
+                    source, text, tool_used = Source.OCR, o.text, (o.engine, o.engine_version)
+                    trust = round(conf / 100, 4) if conf is not None else None
                 out.append(
                     row(
                         v,
-                        Source.OCR,
-                        o.text,
-                        tool=o.engine,
-                        tool_version=o.engine_version,
-                        trust=round(conf / 100, 4) if conf is not None else None,
+                        source,
+                        text,
+                        reason=check if kept else None,
+                        tool=tool_used[0],
+                        tool_version=tool_used[1],
+                        trust=trust,
                         ocr_confidence=conf,
                         cross_check=check,
                         agreement=agreement,
