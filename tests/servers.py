@@ -348,28 +348,64 @@ def daemon_until_backfilled(
     after_first_tick: Callable[[], None] | None = None,
     covering: Collection[str] = (),
 ) -> Any:
-    """Run `dagster-daemon` on ``workspace`` until a backfill of ``asset`` emitted meanwhile, whose
-    partitions of ``asset`` include ``covering``, has finished; returns it. ``after_first_tick`` is called
-    once the automation sensor has evaluated once (what the sensor then sees is new to it). A tick during
-    that call may see part of what it writes and emit a backfill of part of it: ``covering`` waits for the
-    one that holds what the test needs. The daemon is stopped however this ends; a daemon that exits, or
-    no such finished backfill within ``timeout_s``, fails the test with the tail of its log."""
+    """Run `dagster-daemon` on ``workspace`` until a backfill of ``asset`` emitted meanwhile has finished;
+    returns it. ``after_first_tick`` is called once the automation sensor has evaluated once (what the
+    sensor then sees is new to it). The daemon is stopped however this ends; a daemon that exits, or no
+    finished backfill within ``timeout_s``, fails the test with the tail of its log. With ``covering``,
+    see :func:`daemon_until_covered` (this returns the first of its backfills)."""
+    return daemon_until_covered(
+        instance,
+        asset,
+        workspace=workspace,
+        env=env,
+        log=log,
+        timeout_s=timeout_s,
+        after_first_tick=after_first_tick,
+        covering=covering,
+    )[0]
+
+
+def daemon_until_covered(
+    instance: dg.DagsterInstance,
+    asset: str,
+    *,
+    workspace: Path,
+    env: Mapping[str, str],
+    log: Path,
+    timeout_s: float,
+    after_first_tick: Callable[[], None] | None = None,
+    covering: Collection[str] = (),
+) -> list[Any]:
+    """Run `dagster-daemon` on ``workspace`` until the backfills of ``asset`` emitted meanwhile hold the
+    partitions ``covering`` between them and have all finished; returns them, oldest first. A tick during
+    ``after_first_tick`` may see part of what it writes and emit a backfill of part of it, the next tick a
+    backfill of the rest: the test needs both. Without ``covering``, the first such backfill is enough."""
     before = {b.backfill_id for b in instance.get_backfills()}
     key = dg.AssetKey(asset)
     found: list[Any] = []
 
     def finished() -> bool:
-        for backfill in instance.get_backfills():
-            data = backfill.asset_backfill_data
-            if backfill.backfill_id in before or data is None or key not in data.target_subset.asset_keys:
-                continue
-            if covering:
-                subset = data.target_subset.get_partitions_subset(key)
-                if not set(covering) <= set(subset.get_partition_keys()):
-                    continue
-            found[:] = [backfill]
-            return backfill.status.value not in ("REQUESTED", "CANCELING")
-        return False
+        mine = [
+            b
+            for b in instance.get_backfills()
+            if b.backfill_id not in before
+            and b.asset_backfill_data is not None
+            and key in b.asset_backfill_data.target_subset.asset_keys
+        ]
+        mine.sort(key=lambda b: b.backfill_timestamp)
+        held: set[str] = set()
+        chosen: list[Any] = []
+        for backfill in mine:
+            chosen.append(backfill)
+            held |= set(
+                backfill.asset_backfill_data.target_subset.get_partitions_subset(key).get_partition_keys()
+            )
+            if set(covering) <= held:
+                break
+        else:
+            return False
+        found[:] = chosen
+        return all(b.status.value not in ("REQUESTED", "CANCELING") for b in chosen)
 
     pending = after_first_tick
     daemon = start_logged(
@@ -388,4 +424,4 @@ def daemon_until_backfilled(
             time.sleep(DAEMON_POLL_S)
     finally:
         stop_process_group(daemon)
-    return found[0]
+    return found

@@ -33,7 +33,7 @@ from tests.servers import (
     BACKFILL_ID_TAG,
     DEPLOY,
     REPO,
-    daemon_until_backfilled,
+    daemon_until_covered,
     dask_cluster,
     free_port,
     worker_environment,
@@ -100,7 +100,7 @@ def test_a_backfill_runs_its_steps_on_dask_workers_chosen_by_the_definitions(
     with dask_cluster(env, tmp_path / "dask", workers=2, port=port) as cluster:
         # The daemon's sensor evaluates once with nothing to do; then the verdicts are made, here, and
         # send the scans' pages to OCR, which the sensor finds stale and backfills on the cluster.
-        backfill = daemon_until_backfilled(
+        backfills = daemon_until_covered(
             instance,
             "ocr",
             workspace=DEPLOY / "workspace.yaml",
@@ -112,11 +112,20 @@ def test_a_backfill_runs_its_steps_on_dask_workers_chosen_by_the_definitions(
         )
         worker_pids = set(cluster.worker_pids.values())
 
-    assert backfill.status.value == "COMPLETED_SUCCESS", backfill.status
-    target = backfill.asset_backfill_data.target_subset
-    requested = set(target.get_partitions_subset(dg.AssetKey("ocr")).get_partition_keys())
+    assert all(b.status.value == "COMPLETED_SUCCESS" for b in backfills), [b.status for b in backfills]
+    requested = {
+        key
+        for b in backfills
+        for key in b.asset_backfill_data.target_subset.get_partitions_subset(
+            dg.AssetKey("ocr")
+        ).get_partition_keys()
+    }
     assert {_shard(p) for p in scans} <= requested
-    runs = instance.get_runs(filters=dg.RunsFilter(tags={BACKFILL_ID_TAG: backfill.backfill_id}))
+    runs = [
+        run
+        for b in backfills
+        for run in instance.get_runs(filters=dg.RunsFilter(tags={BACKFILL_ID_TAG: b.backfill_id}))
+    ]
     assert runs and all(r.status == dg.DagsterRunStatus.SUCCESS for r in runs), runs
     steps = [step for run in runs for step in _steps(instance, run.run_id)]
     assert "ocr" in {s.step for s in steps}
