@@ -109,9 +109,6 @@ class Lexicon:
     #: The words a glued run may be broken into (see :data:`SHORT_SEGMENT_RANK`); ``words`` when empty.
     segment_words: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
     _max_letters: int = field(default=MAX_SEGMENT_LETTERS, repr=False, compare=False)
-    #: The language is not written in Latin letters: a token of ASCII letters on its pages is a foreign
-    #: word, a name or code, which its lexicon cannot judge.
-    non_latin: bool = field(default=False, compare=False)
     #: The script its words are written in (the first word of a letter's Unicode name: LATIN, CYRILLIC,
     #: ARABIC...): a token in another script is a foreign word its lexicon cannot judge.
     script: str = field(default="LATIN", compare=False)
@@ -151,6 +148,12 @@ class Lexicon:
             end = start
         pieces.reverse()
         return pieces
+
+    @property
+    def non_latin(self) -> bool:
+        """The language is not written in Latin letters: a token of ASCII letters on its pages is a
+        foreign word, a name or code, which its lexicon cannot judge."""
+        return self.script != "LATIN"
 
     def is_compound(self, normal: str) -> bool:
         """``normal`` (already normalised) is a closed compound of listed words: two or three parts of
@@ -228,17 +231,9 @@ def _load(language: str, extra: frozenset[str]) -> Lexicon:
         words,
         segmenting,
         longest,
-        non_latin=_non_latin(language),
         script=_script(language),
         compounding=language in COMPOUNDING_LANGUAGES,
     )
-
-
-@functools.lru_cache(maxsize=64)
-def _non_latin(language: str) -> bool:
-    """Most of the language's top words are not ASCII (Cyrillic, Greek, Arabic, Indic scripts...)."""
-    top = wordfreq.top_n_list(language, 1_000, wordlist="small")
-    return sum(word.isascii() for word in top) < len(top) / 2
 
 
 @functools.lru_cache(maxsize=64)

@@ -95,7 +95,7 @@ def suspect_similarity(
     pages: Sequence[PageText], fonts: Sequence[dict[str, FontEvidence]]
 ) -> dict[str, float]:
     """Best language-profile similarity of the whole text of each suspect font of the document
-    (:func:`~quality.verdicts.suspect_font`: enough words, missing the lexicon). Most documents have none,
+    (:func:`~quality.verdicts.suspect`: enough words, missing the lexicon). Most documents have none,
     so this costs nothing."""
     weight: Counter[str] = Counter()
     hits: Counter[str] = Counter()

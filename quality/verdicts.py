@@ -200,19 +200,15 @@ class PageEvidence:
         return sum(w for _, w, _ in self.font_evidence.values())
 
 
-def suspect_font(weight: float, hits: float, chars: int) -> bool:
+def suspect(font: str, weight: float, hits: float, chars: int) -> bool:
     """A font with enough words to judge (:data:`FONT_MIN_WEIGHT`, :data:`FONT_MIN_WORD_SHARE`) that miss
-    the lexicon (:data:`FONT_GARBLED_MAX`)."""
+    the lexicon (:data:`FONT_GARBLED_MAX`), and not monospaced (:func:`~quality.prose.is_mono_font`)."""
     return (
         weight >= FONT_MIN_WEIGHT
         and weight >= FONT_MIN_WORD_SHARE * chars
         and hits < FONT_GARBLED_MAX * weight
+        and not is_mono_font(font)
     )
-
-
-def suspect(font: str, weight: float, hits: float, chars: int) -> bool:
-    """:func:`suspect_font`, for a font that is not monospaced (:func:`~quality.prose.is_mono_font`)."""
-    return suspect_font(weight, hits, chars) and not is_mono_font(font)
 
 
 @dataclass(frozen=True, slots=True)
