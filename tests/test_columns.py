@@ -132,7 +132,15 @@ def test_every_tables_rows_round_trip_their_declared_types(name: str) -> None:
     """Each project table's schema takes the Python values its record's types declare (a null where the
     field is optional)."""
     table = TABLES[name]
-    samples = {str: "x", int: 3, float: 0.5, bool: True, list[str]: ["x"], list[int]: [1]}
+    samples = {
+        str: "x",
+        int: 3,
+        float: 0.5,
+        bool: True,
+        list[str]: ["x"],
+        list[int]: [1],
+        list[list[str]]: [["x"]],
+    }
     row = {}
     for f in table.fields:
         value = datetime(2026, 1, 1, tzinfo=UTC) if f.type is datetime else samples[f.type]

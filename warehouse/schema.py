@@ -39,6 +39,7 @@ from readers.core.records import (
     ObservationRecord,
     PageFontRecord,
     PageRecord,
+    TableRecord,
     UnderivableRecord,
 )
 
@@ -61,6 +62,7 @@ ARROW_TYPES: dict[object, pa.DataType] = {
     datetime: TS,
     list[str]: pa.list_(S),
     list[int]: pa.list_(I64),
+    list[list[str]]: pa.list_(pa.list_(S)),
 }
 
 
@@ -165,6 +167,13 @@ PAGE_FONTS = Table(
     sharded=True,
 )
 
+TABLES_FOUND = Table(
+    "tables",
+    TableRecord,
+    "table found in a document (a PDF's tagged, ruled or aligned table; an Office or HTML table), as data",
+    sharded=True,
+)
+
 PAGE_VERDICTS = Table(
     "page_verdicts",
     PageVerdictRecord,
@@ -253,6 +262,7 @@ TABLES: dict[str, Table] = {
         UNDERIVABLES,
         PAGES,
         PAGE_FONTS,
+        TABLES_FOUND,
         PAGE_VERDICTS,
         FONT_VERDICTS,
         REPAIRS,

@@ -398,4 +398,10 @@ def _page_record(
         ocr_font_hint=getattr(f, "ocr_font_hint", False),
         hidden_text=[h.text for h in page.hidden],
         hidden_why=[h.why for h in page.hidden],
+        label=page.label,
+        reading_order=page.order.source,
+        order_confidence=round(page.order.confidence, 4),
+        broken_seams=page.order.broken_seams,
+        columns=page.order.columns,
+        artifacts=list(page.artifacts),
     )

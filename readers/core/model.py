@@ -198,6 +198,70 @@ class HiddenSpan:
     why: str  # a HiddenWhy value
 
 
+class OrderSource(StrEnum):
+    """Where a page's reading order came from (readers/pdf/order.py decides it)."""
+
+    TAGGED = "tagged"  # the structure tree of a tagged PDF, which covers the page
+    NATIVE = "native"  # the producer's order, as MuPDF reports the blocks
+    ROWS = "rows"  # top to bottom, then left to right: (y, x) order of the blocks
+    COLUMNS = "columns"  # column by column, left to right, between gutters found by projection
+    COLUMNS_RTL = "columns_rtl"  # column by column, right to left (a right-to-left page)
+    NONE = "none"  # the document has no layout (not a PDF), or the page has no text
+
+
+@dataclass(frozen=True, slots=True)
+class ReadingOrder:
+    """The order a page's text was written in, with how sure the reader is of it.
+
+    ``broken_seams`` counts, in the order chosen, the consecutive text blocks where a sentence breaks
+    off without continuing in the next (readers/pdf/order.py says how a seam is judged); ``columns`` is
+    the number of columns the layout analysis found (1 for a single column).
+    """
+
+    source: str = OrderSource.NONE.value  # an OrderSource value
+    confidence: float = 0.0
+    broken_seams: int = 0
+    columns: int = 1
+
+
+class TableSource(StrEnum):
+    """How a table was found on a page."""
+
+    TAGGED = "tagged"  # a Table element of the PDF's structure tree
+    RULED = "ruled"  # the page's ruling lines form its grid (readers/pdf/tables.py)
+    ALIGNED = "aligned"  # word edges that line up over three or more lines, without rules
+    MARKUP = "markup"  # the document's own markup says it is a table (HTML, Office, ODF)
+
+
+@dataclass(frozen=True, slots=True)
+class FoundTable:
+    """A table as data: its cells (rows of strings, header rows first), where it is, and how sure.
+
+    ``index`` is the table's position in the document, from 0. ``continues`` is the index of the table
+    this one carries on from (the previous page's last table, split by the page break), or None.
+    ``evidence`` says, in a few ``name=value`` words, what the confidence rests on.
+    """
+
+    page: int
+    index: int
+    bbox: BBox
+    cells: tuple[tuple[str, ...], ...]
+    header_rows: int
+    markdown: str
+    source: str  # a TableSource value
+    confidence: float
+    evidence: str = ""
+    continues: int | None = None
+
+    @property
+    def rows(self) -> int:
+        return len(self.cells)
+
+    @property
+    def columns(self) -> int:
+        return max((len(r) for r in self.cells), default=0)
+
+
 @dataclass(frozen=True, slots=True)
 class PageText:
     """The text one reader produced for one page (1-based), raw: no normalisation has happened.
@@ -212,6 +276,14 @@ class PageText:
     facts: PageFacts = field(default_factory=PageFacts)
     blocks: tuple[Block, ...] = ()
     hidden: tuple[HiddenSpan, ...] = ()
+    # The page's label as the document prints it (a PDF's /PageLabels: "xii", "A-3"); None without one.
+    label: str | None = None
+    order: ReadingOrder = field(default_factory=ReadingOrder)
+    # The page's tables as data; each is also in ``text`` as GFM where it stands.
+    tables: tuple[FoundTable, ...] = ()
+    # Lines the document itself marks as page furniture (a tagged PDF's pagination artifacts: running
+    # heads, footers, page numbers), as they stand in ``text``; sanitize removes them.
+    artifacts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

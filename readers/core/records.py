@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from readers.core.columns import KEY, Annotated, Count, Doc, OneOf, PageNumber, Ratio
-from readers.core.model import ContentKind, DocumentStatus, KindSource
+from readers.core.model import ContentKind, DocumentStatus, KindSource, OrderSource, TableSource
 
 # The columns every sharded table of a stage carries (a stage's own tables use them too).
 Sha256 = Annotated[str, Doc("sha256 of the document's bytes: the document's identity")]
@@ -287,11 +287,40 @@ class PageRecord:
         ),
     ] = field(default_factory=list)
 
+    label: Annotated[
+        str | None,
+        Doc("the page's label as the document prints it (a PDF's /PageLabels: xii, A-3); null without one"),
+    ] = None
+    reading_order: Annotated[
+        str | None,
+        Doc(
+            "where the order of the page's text came from: tagged (the structure tree), native (the "
+            "producer's), rows (top to bottom), columns, columns_rtl (column by column between gutters), "
+            "none (no layout); null in rows of extractor versions before the column"
+        ),
+        OneOf.of(OrderSource),
+    ] = None
+    order_confidence: Annotated[Ratio | None, Doc("how sure the reader is of that order, 0-1")] = None
+    broken_seams: Annotated[
+        int | None,
+        Doc("consecutive blocks, in the chosen order, where a sentence breaks off without continuing"),
+    ] = None
+    columns: Annotated[int | None, Doc("text columns the layout analysis found on the page")] = None
+    artifacts: Annotated[
+        list[str],
+        Doc(
+            "lines the document marks as page furniture (a tagged PDF's pagination artifacts), as they "
+            "stand in `text`; sanitize removes them"
+        ),
+    ] = field(default_factory=list)
+
     def __post_init__(self) -> None:
         if self.hidden_text is None:
             object.__setattr__(self, "hidden_text", [])
         if self.hidden_why is None:
             object.__setattr__(self, "hidden_why", [])
+        if self.artifacts is None:
+            object.__setattr__(self, "artifacts", [])
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,4 +341,37 @@ class PageFontRecord:
             "best language-profile similarity of all the font's text in the document, measured for a "
             "font whose tokens miss the lexicon (a suspect); null otherwise"
         ),
+    ] = None
+
+
+@dataclass(frozen=True, slots=True)
+class TableRecord:
+    """One table found in a document, as data: its cells, where it is, how it was found and how sure."""
+
+    sha256: Annotated[Sha256, KEY]
+    shard: Shard
+    extractor_version: Annotated[Version, KEY]
+    table: Annotated[int, KEY, Doc("the table's position in the document, from 0")]
+    page: Annotated[PageNumber, Doc("page the table is on")]
+    x0: Annotated[float, Doc("left edge of its box, in points")]
+    y0: Annotated[float, Doc("top edge of its box, in points")]
+    x1: Annotated[float, Doc("right edge of its box, in points")]
+    y1: Annotated[float, Doc("bottom edge of its box, in points")]
+    rows: Annotated[Count, Doc("rows, header rows included")]
+    columns: Annotated[Count, Doc("columns")]
+    header_rows: Annotated[Count, Doc("leading rows that are the header")]
+    cells: Annotated[list[list[str]], Doc("the cells' text, row by row, header rows first")]
+    markdown: Annotated[str, Doc("the table as GFM, as it stands in the page's text")]
+    source: Annotated[
+        str,
+        Doc(
+            "how it was found: tagged (a Table of the structure tree), ruled (its ruling lines), aligned "
+            "(word edges lined up over three or more lines), markup (the document's own table markup)"
+        ),
+        OneOf.of(TableSource),
+    ]
+    confidence: Annotated[Ratio, Doc("how sure the reader is that this is a table with these cells")]
+    evidence: Annotated[str, Doc("what the confidence rests on, as name=value words")]
+    continues: Annotated[
+        int | None, Doc("the table (of this document) this one carries on from across a page break")
     ] = None
