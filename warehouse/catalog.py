@@ -33,6 +33,7 @@ _DUCK_TYPES: dict[pa.DataType, str] = {
     pa.timestamp("us", tz="UTC"): "TIMESTAMPTZ",
     pa.list_(pa.string()): "VARCHAR[]",
     pa.list_(pa.int64()): "BIGINT[]",
+    pa.list_(pa.list_(pa.string())): "VARCHAR[][]",
 }
 
 
