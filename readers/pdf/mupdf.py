@@ -39,6 +39,7 @@ Why it is built this way (measured on the corpus's 28 born-digital PDFs, 241 pag
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -218,8 +219,9 @@ class PyMuPDFReader(Reader):
     name = "pymupdf"
     # 2: the page's invisible runs are recorded (pages.hidden_text/hidden_why); a PDF read by 1 is read
     # again, not carried over, since its rows would say "nothing hidden". 3: a PDF none of whose pages
-    # loads is `corrupt` (an error), not an empty read.
-    revision = 3
+    # loads is `corrupt` (an error), not an empty read. 4: each page carries its printed label (the
+    # document's /PageLabels, pages.label).
+    revision = 4
     kinds = frozenset({ContentKind.PDF})
 
     @property
@@ -309,10 +311,39 @@ def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes:
         drafts.append(draft)
     refuse_unreadable_pages(path, page_count, notes, first_failure)
     pages = _render(drafts)
+    labels = page_labels(doc)
+    pages = [replace(page, label=label) for page, label in zip(pages, labels, strict=True)]
     total = sum(len(page.text.encode("utf-8", "surrogatepass")) for page in pages)
     if total > limits.max_text_bytes:
         raise LimitExceeded(f"{path.name}: {total} bytes of text, over the limit of {limits.max_text_bytes}")
     return ReadResult(pages=tuple(pages), page_count=page_count, notes=tuple(notes))
+
+
+def page_labels(doc: pymupdf.Document) -> list[str | None]:
+    """Each page's label as the document prints it (its /PageLabels: "i", "ii", "1", "A-1"), None where
+    it has none (no /PageLabels, or a range with neither style nor prefix).
+
+    The label rules are read once for the document: ``Page.get_label`` reads them again for every page
+    (on the corpus's pyp__GeoTopo-komprimiert.pdf, 117 pages: 0.2 ms once, 17.5 ms page by page).
+    A broken /PageLabels leaves the document unlabelled rather than unread.
+    """
+    try:
+        rules = sorted(doc.get_page_labels(), key=lambda rule: rule["startpage"])
+        starts = [rule["startpage"] for rule in rules]
+        out: list[str | None] = []
+        for index in range(doc.page_count):
+            at = bisect.bisect_right(starts, index) - 1
+            if at < 0:  # before the first range: the PDF gives it no label
+                out.append(None)
+                continue
+            rule = rules[at]
+            style = rule.get("style", "")
+            # letters count from A = 1 in the PDF, from A = 0 in PyMuPDF's construct_label
+            number = index - rule["startpage"] + rule.get("firstpagenum", 1) - (style in ("a", "A"))
+            out.append(pymupdf.utils.construct_label(style, rule.get("prefix", ""), number) or None)
+        return out
+    except Exception:
+        return [None] * doc.page_count
 
 
 # --- first pass: one page -----------------------------------------------------------------------------

@@ -15,6 +15,7 @@ pdfminer cannot get past is ``encrypted``, anything else that stops the file fro
 from __future__ import annotations
 
 import contextlib
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,8 @@ class PdfPlumberReader(Reader):
     name = "pdfplumber"
     # 2: right-to-left lines in reading order (readers/pdf/bidi.py); 3: a PDF none of whose pages could be
     # read
-    # is `corrupt`, not an empty read.
-    revision = 3
+    # is `corrupt`, not an empty read. 4: each page carries its printed label (/PageLabels, pages.label).
+    revision = 4
     kinds = frozenset({ContentKind.PDF})
 
     @property
@@ -155,7 +156,8 @@ def _read_pages(pdf: pdfplumber.PDF, path: Path, limits: ReadLimits, notes: list
     out: list[PageText] = []
     total = 0
     first_failure = ""
-    for page in pages:
+    labels = _page_labels(pdf, len(pages))
+    for page, label in zip(pages, labels, strict=True):
         try:
             text, facts = _read_page(page)
         except MemoryError as exc:
@@ -169,9 +171,19 @@ def _read_pages(pdf: pdfplumber.PDF, path: Path, limits: ReadLimits, notes: list
         total += len(text.encode("utf-8", "surrogatepass"))
         if total > limits.max_text_bytes:
             raise LimitExceeded(f"{path.name}: more than {limits.max_text_bytes} bytes of text")
-        out.append(PageText(page=page.page_number, text=text, facts=facts))
+        out.append(PageText(page=page.page_number, text=text, facts=facts, label=label))
     refuse_unreadable_pages(path, len(pages), notes, first_failure)
     return ReadResult(pages=tuple(out), page_count=len(pages), notes=tuple(notes))
+
+
+def _page_labels(pdf: pdfplumber.PDF, count: int) -> list[str | None]:
+    """Each page's label as the document prints it (its /PageLabels), None where it has none; a broken
+    /PageLabels leaves the document unlabelled rather than unread."""
+    try:
+        labels = list(itertools.islice(pdf.doc.get_page_labels(), count))
+    except Exception:  # PDFNoPageLabels, or a malformed number tree
+        return [None] * count
+    return [label or None for label in labels] + [None] * (count - len(labels))
 
 
 def _read_page(page: Any) -> tuple[str, PageFacts]:
