@@ -27,10 +27,12 @@ def chunk(step: ShardStep) -> StageOutcome:
         out: list[ChunkRecord] = []
         for text in wh.rows("texts", version, shard):
             sha = text["sha256"]
+            # rows written before texts.page_labels read back as null: no labels
+            labels = text.get("page_labels") or [None] * len(text["pages"])
             pages = [
-                PageSpan(page, start, languages.get((sha, page)), source, trust.get((sha, page)))
-                for page, start, source in zip(
-                    text["pages"], text["page_starts"], text["page_sources"], strict=True
+                PageSpan(page, start, languages.get((sha, page)), source, trust.get((sha, page)), label)
+                for page, start, source, label in zip(
+                    text["pages"], text["page_starts"], text["page_sources"], labels, strict=True
                 )
             ]
             try:
@@ -63,6 +65,7 @@ def chunk(step: ShardStep) -> StageOutcome:
                     list(c.sources),
                     c.trust,
                     c.text,
+                    list(c.page_labels),
                 )
                 for c in chunks
             ]

@@ -242,7 +242,7 @@ def check_file(
                 shard=doc.shard,
                 documents=[doc],
                 verdicts=verdicts.pages,
-                pages=[ExtractedPage(p.page, p.text, p.reader, p.reader_version) for p in pages],
+                pages=[ExtractedPage(p.page, p.text, p.reader, p.reader_version, p.label) for p in pages],
                 page_documents=[sha] * len(pages),
                 repairs=verdicts.repairs,
                 existing=[],

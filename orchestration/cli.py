@@ -358,6 +358,8 @@ def _cmd_search(args: argparse.Namespace, console: Console) -> int:
         head.append(visible(hit.path), style="bold")
         if hit.page is not None:
             head.append(f"  p. {hit.page}", style="green")
+            if hit.label and hit.label != str(hit.page):  # the page as the document prints it
+                head.append(visible(f" [{hit.label}]"), style="green")
             if hit.page_start != hit.page_end:
                 head.append(f" (chunk {_pages(hit.page_start, hit.page_end)})", style="dim")
         else:

@@ -118,6 +118,7 @@ class PageSpan:
     language: str | None
     source: str
     trust: float | None
+    label: str | None = None  # the page's printed label (texts.page_labels)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +141,9 @@ class Chunk:
     sources: tuple[str, ...]
     trust: float | None
     text: str
+    # the printed label of each page of page_start..page_end, parallel to page_offsets; None for a page
+    # without one, or without text in the document (it is not among ``pages``)
+    page_labels: tuple[str | None, ...] = ()
 
     @property
     def new_text(self) -> str:
@@ -527,11 +531,13 @@ def _make_chunk(
     trusts = [pg.trust for pg in touched if pg.trust is not None]
     chunk_text = header + body
     offsets = []
+    labels: list[str | None] = []
     i = first
     for number in range(pages[first].page, pages[last].page + 1):
         while i < last and pages[i].page < number:
             i += 1
         offsets.append(0 if i == first else len(header) + min(max(starts[i] - start, 0), end - start))
+        labels.append(pages[i].label if pages[i].page == number else None)
     digest = hashlib.sha256(f"{sha256}\x00{start}\x00{end}\x00{chunk_text}".encode()).hexdigest()
     return Chunk(
         chunk_id=digest[:32],
@@ -547,6 +553,7 @@ def _make_chunk(
         sources=tuple(sorted({pg.source for pg in touched})),
         trust=min(trusts) if trusts else None,
         text=chunk_text,
+        page_labels=tuple(labels),
     )
 
 

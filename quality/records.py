@@ -5,7 +5,7 @@ from which the warehouse's schema and the table's contract are derived.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from quality.verdicts import Mode, Provenance, Tier
@@ -210,6 +210,18 @@ class ChunkRecord:
     sources: Annotated[list[str], Doc("where its pages' texts came from")]
     trust: Annotated[Ratio | None, Doc("the minimum trust over its pages (page_texts.trust)")]
     text: Annotated[str, Doc("the chunk's text (a split table's header row repeated at its start)")]
+    page_labels: Annotated[
+        list[str | None],
+        Doc(
+            "the printed label of each page from page_start to page_end (page_texts.label: xii, A-3), "
+            "parallel to page_offsets: cite a page by it; null for a page without one (or without text "
+            "here)"
+        ),
+    ] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.page_labels is None:  # rows written before the column
+            object.__setattr__(self, "page_labels", [])
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +286,10 @@ class PageTextRecord:
             "cross-checked"
         ),
     ] = None
+    label: Annotated[
+        str | None,
+        Doc("the page's label as the document prints it (pages.label: xii, A-3); null without one"),
+    ] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +312,14 @@ class TextRecord:
     hidden_removed: Annotated[int, Doc("invisible runs removed (rows in hidden_text)")]
     furniture_removed: Annotated[int, Doc("running header and footer lines removed (rows in furniture)")]
     sanitize_version: Annotated[str, Doc("version of the sanitize rules")]
+    page_labels: Annotated[
+        list[str | None],
+        Doc("the printed label of each of pages (page_texts.label: xii, A-3), pairwise; null without one"),
+    ] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.page_labels is None:  # rows written before the column
+            object.__setattr__(self, "page_labels", [])
 
 
 @dataclass(frozen=True, slots=True)

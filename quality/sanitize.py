@@ -153,5 +153,6 @@ def sanitize_document(
         hidden_removed=sum(1 for h in out.hidden if h.found),
         furniture_removed=len(out.furniture),
         sanitize_version=SANITIZE_VERSION,
+        page_labels=[p.label for p in kept],
     )
     return out

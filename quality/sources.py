@@ -136,6 +136,7 @@ class ExtractedPage:
     text: str
     reader: str
     reader_version: str
+    label: str | None = None  # the page's printed label (pages.label), carried to page_texts
 
 
 def figures_heading(page: int) -> str:
@@ -171,6 +172,7 @@ def choose_page_texts(
         agreement: float | None = None,
     ) -> PageTextRecord:
         has_text = bool(text and text.strip())
+        extracted_page = by_page.get(v.page)
         return PageTextRecord(
             sha256=sha256,
             shard=shard,
@@ -188,6 +190,7 @@ def choose_page_texts(
             judged_by=Tier.OCR_CROSS_CHECK.value if cross_check else v.judged_by,
             cross_check=cross_check,
             agreement=agreement,
+            label=extracted_page.label if extracted_page else None,
         )
 
     out: list[PageTextRecord] = []

@@ -61,6 +61,7 @@ ARROW_TYPES: dict[object, pa.DataType] = {
     bool: B,
     datetime: TS,
     list[str]: pa.list_(S),
+    list[str | None]: pa.list_(S),  # a list parallel to another, null where an item has no value
     list[int]: pa.list_(I64),
     list[list[str]]: pa.list_(pa.list_(S)),
 }

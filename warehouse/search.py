@@ -62,8 +62,8 @@ from warehouse.store import PART_FILE, Warehouse, temporary_beside
 INDEX_FILE = "search.duckdb"
 CHUNKS_TABLE = "chunks"
 # Bumped whenever the tokens or the index layout change: an index built by another version is rebuilt.
-# 2: paths stored redacted.
-TOKENIZER_VERSION = "2"
+# 2: paths stored redacted. 3: the chunks' page labels stored, for a hit's printed page.
+TOKENIZER_VERSION = "3"
 # Okapi BM25 parameters, the values of Lucene and of DuckDB's fts extension: k1 saturates term frequency
 # (a word's tenth occurrence adds little), b normalises by chunk length (1: fully, 0: not at all). Our
 # chunks are of nearly one size (quality/chunking.py), so b matters little; no corpus of labelled queries
@@ -134,6 +134,8 @@ class ChunkRow:
     trust: float | None
     # where in ``text`` each page of page_start..page_end begins (quality/chunking.py); None: not known
     page_offsets: tuple[int, ...] | list[int] | None = None
+    # the printed label of each page of page_start..page_end, parallel to page_offsets; None: not known
+    page_labels: tuple[str | None, ...] | list[str | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +153,7 @@ class SearchHit:
     ordinal: int
     trust: float | None
     phrase: bool  # the chunk holds the query's words as one phrase
+    label: str | None = None  # the printed label of ``page`` ("xii", "A-3"); None: it has none, or unknown
 
 
 _CHUNK_SCHEMA = pa.schema(
@@ -164,6 +167,7 @@ _CHUNK_SCHEMA = pa.schema(
         ("text", pa.string()),
         ("trust", pa.float64()),
         ("page_offsets", pa.list_(pa.int64())),
+        ("page_labels", pa.list_(pa.string())),
     ]
 )
 
@@ -247,7 +251,8 @@ def _populate(con: duckdb.DuckDBPyConnection, fingerprint: str) -> int:
         "CREATE TABLE chunks AS SELECT "
         "CAST(row_number() OVER (ORDER BY s.sha256, s.ordinal, s.chunk_id) AS INTEGER) AS docid, "
         "s.chunk_id, s.sha256, s.ordinal, CAST(s.heading_path AS VARCHAR[]) AS heading_path, "
-        "s.page_start, s.page_end, CAST(s.page_offsets AS BIGINT[]) AS page_offsets, s.trust, "
+        "s.page_start, s.page_end, CAST(s.page_offsets AS BIGINT[]) AS page_offsets, "
+        "CAST(s.page_labels AS VARCHAR[]) AS page_labels, s.trust, "
         "coalesce(p.path, s.sha256) AS path, s.text, 0 AS len "
         "FROM src s LEFT JOIN paths p ON p.sha256 = s.sha256 WHERE s.text IS NOT NULL"
     )
@@ -346,9 +351,11 @@ def ensure_index(wh: Warehouse, version: str, *, redact_path: PathRedaction | No
     def load(con: duckdb.DuckDBPyConnection) -> None:
         parquet = "read_parquet(?, union_by_name = true, hive_partitioning = false)"
         present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {parquet}", [pattern]).fetchall()}
-        # page_offsets is optional: without it a hit spanning pages has no single page
+        # page_offsets and page_labels are optional: without the first a hit spanning pages has no
+        # single page, without the second a page has no printed label
+        optional = {"page_offsets": "BIGINT[]", "page_labels": "VARCHAR[]"}
         cols = ", ".join(
-            n if n in present or n != "page_offsets" else f"CAST(NULL AS BIGINT[]) AS {n}"
+            n if n in present or n not in optional else f"CAST(NULL AS {optional[n]}) AS {n}"
             for n in _CHUNK_SCHEMA.names
         )
         con.execute(f"CREATE TEMP TABLE src AS SELECT {cols} FROM {parquet}", [pattern])
@@ -421,7 +428,7 @@ def query_index(path: Path, query: str, *, limit: int = 10) -> list[SearchHit]:
             ),
             phrase AS (SELECT ' ' || array_to_string({tokens_sql("?")}, ' ') || ' ' AS words)
             SELECT c.chunk_id, c.sha256, c.path, c.page_start, c.page_end, c.page_offsets,
-                   c.heading_path, s.score, c.ordinal, c.trust, c.text,
+                   c.page_labels, c.heading_path, s.score, c.ordinal, c.trust, c.text,
                    contains(' ' || array_to_string({tokens_sql("c.text")}, ' ') || ' ', phrase.words)
                        AS phrase
             FROM scored s JOIN chunks c ON c.docid = s.docid CROSS JOIN phrase
@@ -436,7 +443,7 @@ def query_index(path: Path, query: str, *, limit: int = 10) -> list[SearchHit]:
         con.close()
     words = tokenize(query)
     hits = []
-    for chunk_id, sha, shown, p0, p1, offsets, heading, score, ordinal, trust, text, phrase in rows:
+    for chunk_id, sha, shown, p0, p1, offsets, labels, heading, score, ordinal, trust, text, phrase in rows:
         snippet = make_snippet(text, words)
         if p0 == p1:
             page: int | None = p0
@@ -444,6 +451,7 @@ def query_index(path: Path, query: str, *, limit: int = 10) -> list[SearchHit]:
             page = p0 + bisect.bisect_right(offsets, snippet.anchor) - 1
         else:
             page = None
+        label = labels[page - p0] if page is not None and labels and 0 <= page - p0 < len(labels) else None
         hits.append(
             SearchHit(
                 chunk_id=chunk_id,
@@ -459,6 +467,7 @@ def query_index(path: Path, query: str, *, limit: int = 10) -> list[SearchHit]:
                 ordinal=ordinal,
                 trust=trust,
                 phrase=bool(phrase),
+                label=label,
             )
         )
     return hits

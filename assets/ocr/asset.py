@@ -108,7 +108,10 @@ def _shard_input(wh: Warehouse, shard: str):
         shard=shard,
         documents=[DocumentRecord(**r) for r in wh.rows("documents", EXTRACTOR_VERSION, shard)],
         verdicts=[PageVerdictRecord(**r) for r in wh.rows("page_verdicts", EXTRACTOR_VERSION, shard)],
-        pages=[ExtractedPage(r["page"], r["text"], r["reader"], r["reader_version"]) for r in pages],
+        pages=[
+            ExtractedPage(r["page"], r["text"], r["reader"], r["reader_version"], r.get("label"))
+            for r in pages
+        ],
         page_documents=[r["sha256"] for r in pages],
         repairs=[RepairRecord(**r) for r in wh.rows("repairs", EXTRACTOR_VERSION, shard)],
         existing=[OcrPageRecord(**r) for r in wh.rows("ocr_pages", EXTRACTOR_VERSION, shard)],
