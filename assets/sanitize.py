@@ -31,8 +31,11 @@ def sanitize(step: ShardStep) -> StageOutcome:
             if v.provenance == "ocr_sandwich"
         }
         hidden: dict[str, dict[int, PageHidden]] = {}
-        columns = ["sha256", "page", "hidden_text", "hidden_why"]
+        artifacts: dict[str, dict[int, list[str]]] = {}
+        columns = ["sha256", "page", "hidden_text", "hidden_why", "artifacts"]
         for row in to_pylist(wh.read("pages", version, shard, columns)):
+            if row.get("artifacts"):
+                artifacts.setdefault(row["sha256"], {})[row["page"]] = row["artifacts"]
             if row["hidden_text"]:
                 key = (row["sha256"], row["page"])
                 hidden.setdefault(row["sha256"], {})[row["page"]] = PageHidden(
@@ -48,6 +51,7 @@ def sanitize(step: ShardStep) -> StageOutcome:
                 hidden.get(sha, {}),
                 scrubber,
                 paged=ContentKind(kinds.get(sha, "unknown")) in OCR_KINDS,
+                artifacts=artifacts.get(sha, {}),
             )
             if result.text is not None:
                 out["texts"].append(result.text)

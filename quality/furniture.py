@@ -47,10 +47,12 @@ puts it 7 lines from the end, pages 1 and 3 have none). No body line is found.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Literal
 
 Band = Literal["top", "bottom"]
@@ -94,6 +96,9 @@ class Furniture:
     line: int
     band: Band
     text: str
+    # the rule that found it (FurnitureWhy) and how sure it is, 0-1 (the *_CONFIDENCE constants)
+    why: str = "repeated"
+    confidence: float = 0.95
 
 
 _DIGITS = re.compile(r"\d+")
@@ -250,7 +255,9 @@ def find_furniture(pages: Sequence[str]) -> list[Furniture]:
         for page in on_pages:
             index = where[(band, key)][page].index
             if (page, index) not in found or band == "top":
-                found[(page, index)] = Furniture(page, index, band, lines_of[page][index])
+                found[(page, index)] = Furniture(
+                    page, index, band, lines_of[page][index], FurnitureWhy.REPEATED.value, REPEATED_CONFIDENCE
+                )
     return [found[k] for k in sorted(found)]
 
 
@@ -285,3 +292,362 @@ def strip_furniture(pages: Sequence[str], furniture: Iterable[Furniture]) -> lis
                 kept.pop()
         out.append("\n".join(kept))
     return out
+
+
+# --- furniture on one page ----------------------------------------------------------------------------
+#
+# Repetition needs pages to compare; a one- or two-page document (an article's first page, a letter, a
+# printed web page) still carries a download stamp, its DOI, a journal line, a copyright line and a page
+# number. These rules read one page at a time: a line is furniture when it stands in the page's top or
+# bottom band (its first RULE_TOP_BAND, last RULE_BOTTOM_BAND non-empty lines, before any transcribed
+# figures) and one rule matches the whole line (markdown emphasis around it dropped). Never a heading, a
+# table row, a line inside fenced code, or a line a rule only matches part of: a sentence mentioning a
+# download, a DOI inside a reference, a number in a table row stay. Each rule has a confidence, the share
+# of its matches that are furniture as judged on the dev corpus and on the shapes publishers print.
+
+
+class FurnitureWhy(StrEnum):
+    """The rule that made a line furniture (``furniture.why``)."""
+
+    REPEATED = "repeated"  # the same line in the same band on many pages (find_furniture)
+    PAGE_NUMBER = "page_number"
+    DOWNLOAD_STAMP = "download_stamp"
+    DOI = "doi"
+    COPYRIGHT = "copyright"
+    JOURNAL = "journal"
+    REVISION = "revision"
+    RUNNING_TITLE = "running_title"
+    TAGGED_ARTIFACT = "tagged_artifact"  # the document marks the line as a pagination artifact
+
+
+#: Non-empty lines at the top and bottom of a page the single-page rules look at. An article's first
+#: page stacks 4 lines of header (journal line, "Contents lists available at", journal name, homepage)
+#: and 5 of footer under its footnotes (corresponding author, e-mail, DOI, received/accepted, copyright);
+#: on the dev corpus every rule match stands within 3 lines of its page's end ("1 von 19" 2nd from
+#: the top, "Page 1/1" 5th from the bottom of a printed listing), and 6 or 7 lines find nothing more.
+RULE_TOP_BAND = 5
+RULE_BOTTOM_BAND = 5
+
+#: The document marks the line itself (a tagged PDF's /Artifact /Pagination): no guess at all.
+TAGGED_ARTIFACT_CONFIDENCE = 1.0
+#: Cross-page repetition: 282 lines read by eye on the dev corpus, none of them body (module docstring).
+REPEATED_CONFIDENCE = 0.95
+#: "Page 3 of 10", "- 3 -", "第4 页共6 页", "3 | Journal": worded as a page number, nothing else reads so.
+PAGE_NUMBER_WORDED_CONFIDENCE = 0.95
+#: A bare number ("3", "iii", "١"): a page number on every dev corpus page that ends with one, but a
+#: figure's axis value or a count alone on a line reads the same, hence less.
+PAGE_NUMBER_BARE_CONFIDENCE = 0.85
+#: "Downloaded from <url> on <date>", "This content downloaded from <ip>": a publisher's stamp, never prose.
+DOWNLOAD_STAMP_CONFIDENCE = 0.95
+#: A line that is only a DOI (or arXiv identifier) on a page citing no other DOI: the article's own.
+DOI_CONFIDENCE = 0.9
+#: "© 2020 Elsevier Ltd. All rights reserved.": a year or the rights clause after the copyright sign.
+COPYRIGHT_CONFIDENCE = 0.9
+#: "Journal of X 12 (2020) 1–20", "Vol. 3, No. 2, pp. 11-19": a citation of the page itself; a wrapped
+#: reference can read the same, which the bibliography test below rules out on reference pages.
+JOURNAL_CONFIDENCE = 0.85
+#: "Revision: 2.4", "Printed 2021-03-04", a date with a time of day: document metadata, though a
+#: version line can belong to a title block.
+REVISION_CONFIDENCE = 0.8
+#: A short top line repeating the document's first heading: a running title, or a kicker above it.
+RUNNING_TITLE_REPEAT_CONFIDENCE = 0.7
+#: A short all-caps line above the page's first heading ("RESEARCH ARTICLE", "SOIL AND WATER"): a
+#: running title or a journal's section mark more often than not, but only by its look.
+RUNNING_TITLE_CAPS_CONFIDENCE = 0.5
+#: A running title is short: at most this many words (the corpus's running heads have 2-9).
+RUNNING_TITLE_MAX_WORDS = 10
+#: A page with this many reference-like lines ("[12] ...") or other DOIs is a bibliography: its DOIs and
+#: journal lines are references, not the page's own.
+BIBLIOGRAPHY_MIN_REFERENCES = 2
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|januar|februar|märz|mai|juni|juli|oktober|dezember"
+    r"|janvier|février|mars|avril|juin|juillet|août|septembre|octobre|novembre|décembre)\.?"
+)
+_WEEKDAY = (
+    r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag"
+)
+_DATE = (
+    rf"(?:(?:{_WEEKDAY})\s+)?(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-]\d{{2,4}}"
+    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\.?\s+{_MONTH},?\s+\d{{4}})"
+)
+_TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?:\s*(?:utc|gmt|[a-z]{3}))?"
+_URL = r"(?:https?://\S+|www\.\S+|[\w-]+(?:\.[\w-]+)+(?:/\S*)?)"
+_ROMAN = r"m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
+_DOI_CORE = r"10\.\d{4,9}/\S+"
+_I = re.IGNORECASE
+
+#: Page numbers worded as such.
+_PAGE_WORDED = re.compile(
+    r"(?:page|p\.|pg\.?|pp\.|seite|s\.|página|pagina|pág\.|стр\.?|страница|sayfa|strona)\s*\d+"
+    r"(?:\s*(?:of|/|von|de|di|из|sur|z)\s*\d+)?"
+    r"|[-–—]\s*\d+\s*[-–—]|\[\s*\d+\s*\]|\d+\s*/\s*\d+|\d+\s+(?:of|von|de|sur)\s+\d+"
+    r"|第\s*\d+\s*页(?:\s*[,，]?\s*共\s*\d+\s*页)?",
+    _I,
+)
+#: "3 | Journal Name", "Journal Name | 3": a page number beside a running title.
+_PAGE_BESIDE_TITLE = re.compile(r"\d{1,5}\s*\|\s*[^|\d][^|]{1,80}|[^|\d][^|]{1,80}\|\s*\d{1,5}")
+_BARE_NUMBER = re.compile(r"\d{1,5}")
+_BARE_ROMAN = re.compile(_ROMAN)
+_YEAR = re.compile(r"1[89]\d\d|20\d\d")
+_DOWNLOAD = re.compile(
+    rf"(?:this\s+(?:content|article|document)\s+(?:was\s+)?)?downloaded\s+(?:from|by|on|via|at)\b.*"
+    rf"(?:{_URL}|{_DATE}|{_TIME}|\d{{1,3}}(?:\.\d{{1,3}}){{3}}).*"
+    r"|access\s+provided\s+by\s+.{2,100}|heruntergeladen\s+(?:von|am)\s+.{2,100}|téléchargé\s+(?:depuis|le)\s+.{2,100}",
+    _I,
+)
+_DOI = re.compile(
+    rf"(?:doi\s*:?\s*|https?://(?:dx\.)?doi\.org/)\s*{_DOI_CORE}"
+    r"|arxiv:\d{4}\.\d{4,5}(?:v\d+)?(?:\s+\[[\w.-]+\])?(?:\s+\d{1,2}\s+\w{3,9}\s+\d{4})?",
+    _I,
+)
+_ANY_DOI = re.compile(_DOI_CORE)
+_COPYRIGHT = re.compile(
+    r"(?:[\w/.-]*\s*)?(?:©|\(c\)|copyright\b)\s*(?:©\s*)?.{0,160}"
+    r"(?:(?<!\d)(?:19|20)\d\d(?!\d).{0,160}|all\s+rights\s+reserved\.?.{0,60}|the\s+authors?\b.{0,120})",
+    _I,
+)
+_JOURNAL = re.compile(
+    # "Journal of X 12 (2020) 1–20", "Data in Brief 22 (2019) 451–457"
+    r".{2,120}?\s\d{1,4}\s*\((?:19|20)\d\d\)\s*\d+\s*[-–]\s*\d+"
+    # "Vol. 3, No. 2, pp. 11-19", "Journal of X, Vol. 3, No. 2 (2020)", "Volume 21, Number 8, August 1978"
+    r"|(?:[A-Z][\w.&’'-]*(?:\s+[\w.&’'-]+){0,10},?\s+)?(?i:vol\.?|volume)\s*\d+\s*[,;]?\s*"
+    r"(?:(?i:no\.?|issue|number|nr\.?|heft)\s*\d+\s*[,;]?\s*)"
+    r"(?:(?i:pp?\.|pages)\s*\d+\s*[-–]\s*\d+\s*[,;]?\s*)?(?:\(?(?:\w+\.?\s+)?(?:19|20)\d\d\)?)?"
+    # "Sensors 2020, 20, 1234", "Sensors 2020, 20, 1234; doi:..."
+    r"|[A-Z][\w.&-]*(?:\s+[\w.&-]+){0,6}\s+(?:19|20)\d\d,\s*\d{1,4},\s*\d{1,6}(?:\s*[;,].{0,80})?",
+)
+_REVISION = re.compile(
+    rf"(?:revision|rev\.|version|ver\.|release)\s*:?\s*v?\d+(?:\.\d+)*[a-z]?(?:\s*[,;(]?\s*{_DATE}\)?)?"
+    rf"|(?:printed|generated|last\s+(?:updated|modified|revised)|updated|revised|created|gedruckt|"
+    rf"stand|imprimé\s+le)\s*(?:on|at|am|by)?\s*:?\s*{_DATE}(?:,?\s*(?:at\s+)?{_TIME})?"
+    rf"|printed\s+by(?:\s+\S+){{0,4}}"
+    # a date with a time of day alone: a browser's or printer's stamp; a letter's date has no time
+    rf"|{_DATE},?\s+{_TIME}|{_TIME},?\s+{_DATE}",
+    _I,
+)
+_REFERENCE_LINE = re.compile(r"\s*\[\d{1,3}\]\s+\S")
+_EMPHASIS = re.compile(r"^(\*\*|__|\*|_|`)(.+)\1$")
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _plain(line: str) -> str:
+    """A band line as the rules read it: whitespace folded, emphasis around it dropped."""
+    text = _SPACES.sub(" ", line.strip())
+    while match := _EMPHASIS.match(text):
+        text = match.group(2).strip()
+    return text
+
+
+def _is_number_line(text: str) -> bool:
+    return bool(_BARE_NUMBER.fullmatch(text) or _PAGE_WORDED.fullmatch(text))
+
+
+def _page_number(text: str, label: str | None, neighbours: Sequence[str]) -> float | None:
+    """The confidence that ``text`` is the page's number, or None. A bare number next to another number
+    line is a column of data (a transcript's line numbers, a table read line by line), never a page
+    number; a bare year is a date unless the page's label says it is the page's number."""
+    if label and text.casefold() == label.casefold():
+        return PAGE_NUMBER_WORDED_CONFIDENCE
+    if _PAGE_WORDED.fullmatch(text) or _PAGE_BESIDE_TITLE.fullmatch(text):
+        if "/" in text and not re.search(r"\D", text.replace("/", "").replace(" ", "")):
+            first, _, second = text.partition("/")
+            if int(first) > int(second) or int(first) == 0:
+                return None  # "12/5" is a ratio or a date, not page 12 of 5
+        return PAGE_NUMBER_WORDED_CONFIDENCE
+    bare = bool(_BARE_NUMBER.fullmatch(text)) or (
+        bool(_BARE_ROMAN.fullmatch(text)) and text.islower() and len(text) <= 6
+    )
+    if not bare or _YEAR.fullmatch(text):
+        return None
+    if any(_is_number_line(n) for n in neighbours):
+        return None
+    return PAGE_NUMBER_BARE_CONFIDENCE
+
+
+def _bibliography(lines: Sequence[str], own: str) -> bool:
+    """The page cites others: reference-like lines, or DOIs other than those on ``own``."""
+    references = sum(1 for line in lines if _REFERENCE_LINE.match(line))
+    own_dois = set(_ANY_DOI.findall(own))
+    others = {d for line in lines for d in _ANY_DOI.findall(line)} - own_dois
+    return references >= BIBLIOGRAPHY_MIN_REFERENCES or len(others) >= 1
+
+
+def _title_words(text: str) -> tuple[str, ...]:
+    return tuple(w.casefold() for w in _WORD.findall(text))
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    index: int  # line index in the page's text
+    band: Band
+    text: str  # as the rules read it (_plain)
+
+
+def _rule_candidates(lines: Sequence[str]) -> tuple[list[_Candidate], list[int]]:
+    """The band lines the single-page rules may take, and the indices of every non-empty line before any
+    transcribed figures (the page's lines, for the neighbour and bibliography tests)."""
+    content: list[tuple[int, bool]] = []  # (index, may be furniture)
+    in_fence = False
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if _FIGURES_HEADING.fullmatch(stripped):
+            break
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            content.append((index, False))
+        elif stripped:
+            ok = not in_fence and not _TABLE_ROW.match(stripped) and not _HEADING_MARKS.match(stripped)
+            content.append((index, ok))
+    top = content[:RULE_TOP_BAND]
+    bottom = content[-RULE_BOTTOM_BAND:] if len(content) > RULE_TOP_BAND else []
+    bottom = [c for c in bottom if c not in top]
+    out = [_Candidate(i, "top", _plain(lines[i])) for i, ok in top if ok]
+    out += [_Candidate(i, "bottom", _plain(lines[i])) for i, ok in bottom if ok]
+    return out, [i for i, _ in content]
+
+
+def _first_heading(pages: Sequence[str]) -> tuple[int, int, tuple[str, ...]] | None:
+    """(page, line, words) of the document's first markdown heading: its title, as far as text tells."""
+    for page, text in enumerate(pages):
+        for index, line in enumerate(text.split("\n")):
+            if _FIGURES_HEADING.fullmatch(line.strip()):
+                break
+            if match := _HEADING_MARKS.match(line.strip()):
+                words = _title_words(line.strip()[match.end() :])
+                if words:
+                    return page, index, words
+    return None
+
+
+def find_page_furniture(pages: Sequence[str], labels: Sequence[str | None] | None = None) -> list[Furniture]:
+    """The lines the single-page rules find in each page's bands, in page and line order. ``labels``:
+    each page's printed label (pages.label), which makes a line that reads the same a page number."""
+    title = _first_heading(pages)
+    out: list[Furniture] = []
+    for page, text in enumerate(pages):
+        if not text:
+            continue
+        lines = text.split("\n")
+        candidates, content = _rule_candidates(lines)
+        position = {index: n for n, index in enumerate(content)}
+        label = labels[page] if labels is not None and page < len(labels) else None
+        page_text = [lines[i] for i in content]
+        first_heading = next((i for i in content if _HEADING_MARKS.match(lines[i].strip())), None)
+        for c in candidates:
+            if not c.text:
+                continue
+            n = position[c.index]
+            neighbours = [_plain(lines[content[k]]) for k in (n - 1, n + 1) if 0 <= k < len(content)]
+            found = _match(c, label, neighbours, page_text, lines[c.index])
+            if found is None:
+                found = _running_title(c, title, page, first_heading)
+            if found is not None:
+                why, confidence = found
+                out.append(Furniture(page, c.index, c.band, lines[c.index], why, confidence))
+    return out
+
+
+def _match(
+    c: _Candidate, label: str | None, neighbours: Sequence[str], page_text: Sequence[str], raw: str
+) -> tuple[str, float] | None:
+    text = c.text
+    confidence = _page_number(text, label, neighbours)
+    if confidence is not None:
+        return FurnitureWhy.PAGE_NUMBER.value, confidence
+    if _DOWNLOAD.fullmatch(text):
+        return FurnitureWhy.DOWNLOAD_STAMP.value, DOWNLOAD_STAMP_CONFIDENCE
+    if _DOI.fullmatch(text) and not _bibliography(page_text, raw):
+        return FurnitureWhy.DOI.value, DOI_CONFIDENCE
+    if _COPYRIGHT.fullmatch(text) and len(text) <= 240:
+        return FurnitureWhy.COPYRIGHT.value, COPYRIGHT_CONFIDENCE
+    if _JOURNAL.fullmatch(text) and not text.endswith(".") and not _bibliography(page_text, raw):
+        return FurnitureWhy.JOURNAL.value, JOURNAL_CONFIDENCE
+    if _REVISION.fullmatch(text):
+        return FurnitureWhy.REVISION.value, REVISION_CONFIDENCE
+    return None
+
+
+def _running_title(
+    c: _Candidate,
+    title: tuple[int, int, tuple[str, ...]] | None,
+    page: int,
+    first_heading: int | None,
+) -> tuple[str, float] | None:
+    """A short top-band line repeating the document's first heading (not that heading itself), or a
+    short all-caps line above the page's first heading."""
+    if c.band != "top":
+        return None
+    words = _title_words(c.text)
+    if not words or len(words) > RUNNING_TITLE_MAX_WORDS or c.text.endswith((".", ":", ",", ";")):
+        return None
+    if title is not None and (title[0], title[1]) != (page, c.index):
+        heading = title[2]
+        if len(words) >= 2 and heading[: len(words)] == words:
+            return FurnitureWhy.RUNNING_TITLE.value, RUNNING_TITLE_REPEAT_CONFIDENCE
+    letters = [ch for ch in c.text if ch.isalpha()]
+    if (
+        first_heading is not None
+        and c.index < first_heading
+        and len(letters) >= 4
+        and all(ch.isupper() for ch in letters)
+    ):
+        return FurnitureWhy.RUNNING_TITLE.value, RUNNING_TITLE_CAPS_CONFIDENCE
+    return None
+
+
+def find_tagged_artifacts(pages: Sequence[str], artifacts: Sequence[Sequence[str]]) -> list[Furniture]:
+    """The lines each page's document marks as pagination artifacts (``artifacts[page]``, as they stand
+    in the text), whole lines only: each listed line takes one line of the page that reads the same
+    (whitespace folded), the one nearest the page's ends, where furniture stands. Its band is the end
+    it is nearer."""
+    out: list[Furniture] = []
+    for page, text in enumerate(pages):
+        marked = artifacts[page] if page < len(artifacts) else ()
+        if not text or not marked:
+            continue
+        lines = text.split("\n")
+        wanted = Counter(
+            folded
+            for item in marked
+            for part in item.split("\n")
+            if (folded := _SPACES.sub(" ", part.strip()))
+        )
+        # from both ends inwards: 0, n-1, 1, n-2, ...
+        order = [
+            i for pair in itertools.zip_longest(range(len(lines)), reversed(range(len(lines)))) for i in pair
+        ]
+        taken: set[int] = set()
+        for index in order:
+            if index is None or index in taken:
+                continue
+            folded = _SPACES.sub(" ", lines[index].strip())
+            if folded and wanted[folded] > 0:
+                wanted[folded] -= 1
+                taken.add(index)
+        for index in sorted(taken):
+            band: Band = "top" if index < len(lines) / 2 else "bottom"
+            out.append(
+                Furniture(
+                    page,
+                    index,
+                    band,
+                    lines[index],
+                    FurnitureWhy.TAGGED_ARTIFACT.value,
+                    TAGGED_ARTIFACT_CONFIDENCE,
+                )
+            )
+    return out
+
+
+def merge_furniture(*found: Iterable[Furniture]) -> list[Furniture]:
+    """One entry per line, in page and line order: where several rules took a line, the surest one (the
+    first given, on a tie)."""
+    best: dict[tuple[int, int], Furniture] = {}
+    for items in found:
+        for item in items:
+            key = (item.page, item.line)
+            if key not in best or item.confidence > best[key].confidence:
+                best[key] = item
+    return [best[k] for k in sorted(best)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from quality.furniture import FurnitureWhy
 from quality.verdicts import Mode, Provenance, Tier
 from readers.core.columns import KEY, UNIQUE, Annotated, Count, Doc, OneOf, PageNumber, Percent, Ratio
 from readers.core.model import DocumentStatus
@@ -356,3 +357,17 @@ class FurnitureRecord:
     text: Annotated[
         str, Doc("the line as it stood, its personal data as the text's placeholders (⟨EMAIL_1⟩)")
     ]
+    why: Annotated[
+        str,
+        Doc(
+            "the rule that took the line out (quality/furniture.py): repeated (the same line in the same "
+            "band on many pages), page_number, download_stamp, doi, copyright, journal, revision "
+            "(revision, print or date stamps), running_title (one page's evidence), tagged_artifact (the "
+            "document marks it as pagination furniture); null in rows of sanitize versions before the "
+            "column"
+        ),
+        OneOf.of(FurnitureWhy),
+    ] = FurnitureWhy.REPEATED.value
+    confidence: Annotated[
+        Ratio | None, Doc("how sure that rule is, 0-1 (1.0 for a tagged artifact); null in older rows")
+    ] = None

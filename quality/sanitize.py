@@ -6,7 +6,9 @@ In order, because each step needs the previous one's output:
 2. invisible text that is not an OCR layer removed from the pages whose text came from the text layer
    (quality/hidden.py), and recorded: it is how instructions are smuggled into documents fed to language
    models;
-3. running headers and footers found across the pages and removed (quality/furniture.py), and recorded;
+3. running headers and footers removed (quality/furniture.py), and recorded with the rule that found
+   them: lines the document marks as pagination artifacts, lines repeated across the pages, and lines a
+   single-page rule matches in a page's top or bottom band (page numbers, download stamps, DOIs...);
 4. hyphenated line breaks joined;
 5. personal data replaced by placeholders stable across the document (quality/pii.py), recorded by kind,
    page and offsets, never with the value;
@@ -25,7 +27,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from quality.furniture import find_furniture, strip_furniture
+from quality.furniture import (
+    find_furniture,
+    find_page_furniture,
+    find_tagged_artifacts,
+    merge_furniture,
+    strip_furniture,
+)
 from quality.hidden import TEXT_LAYER_SOURCES, remove_hidden
 from quality.normalise import join_hyphenated, normalise
 from quality.pii import PlaceholderBook, Scrubber
@@ -38,7 +46,8 @@ from quality.records import (
 )
 
 PAGE_SEPARATOR = "\n\n"
-SANITIZE_VERSION = "2"
+# 3: furniture found on one page too (page numbers, stamps, DOIs...), and tagged artifacts removed
+SANITIZE_VERSION = "3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +76,13 @@ def sanitize_document(
     scrubber: Scrubber | None,
     *,
     paged: bool,
+    artifacts: Mapping[int, Sequence[str]] | None = None,
 ) -> Sanitized:
     """One document's clean text and what was taken out of it (module docstring). ``paged``: the kind has
     printed pages (PDFs, scans), the only ones with running headers and footers; a spreadsheet's unit
-    line repeated on every sheet is content."""
+    line repeated on every sheet is content. ``artifacts``: by page, the lines the document marks as
+    pagination furniture (pages.artifacts), as they stand in the extracted text: removed from the pages
+    whose text is that text layer's."""
     out = Sanitized(None)
     ordered = sorted(pages, key=lambda p: p.page)
     kept = [p for p in ordered if p.text]
@@ -101,9 +113,22 @@ def sanitize_document(
                 repeated.add(p.page)
             every.append("" if p.page in repeated else text)
             seen.add(text)
-        found = find_furniture(every)
+        marked = [
+            [normalise(a) for a in (artifacts or {}).get(p.page, ())]
+            if p.source in TEXT_LAYER_SOURCES
+            else []
+            for p in ordered
+        ]
+        found = merge_furniture(
+            find_tagged_artifacts(every, marked),
+            find_furniture(every),
+            find_page_furniture(every, [p.label for p in ordered]),
+        )
         out.furniture = [
-            FurnitureRecord(sha256, shard, version, ordered[f.page].page, f.band, f.text) for f in found
+            FurnitureRecord(
+                sha256, shard, version, ordered[f.page].page, f.band, f.text, f.why, round(f.confidence, 4)
+            )
+            for f in found
         ]
         stripped = dict(zip((p.page for p in ordered), strip_furniture(every, found), strict=True))
         texts = [by_page[p.page] if p.page in repeated else stripped[p.page] for p in kept]
