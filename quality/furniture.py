@@ -471,7 +471,7 @@ def _bibliography(lines: Sequence[str], own: str) -> bool:
     references = sum(1 for line in lines if _REFERENCE_LINE.match(line))
     own_dois = set(_ANY_DOI.findall(own))
     others = {d for line in lines for d in _ANY_DOI.findall(line)} - own_dois
-    return references >= BIBLIOGRAPHY_MIN_REFERENCES or len(others) >= 1
+    return references >= BIBLIOGRAPHY_MIN_REFERENCES or len(others) >= BIBLIOGRAPHY_MIN_REFERENCES
 
 
 def _title_words(text: str) -> tuple[str, ...]:
