@@ -322,11 +322,14 @@ class FurnitureWhy(StrEnum):
 
 #: Non-empty lines at the top and bottom of a page the single-page rules look at. An article's first
 #: page stacks 4 lines of header (journal line, "Contents lists available at", journal name, homepage)
-#: and 5 of footer under its footnotes (corresponding author, e-mail, DOI, received/accepted, copyright);
-#: on the dev corpus every rule match stands within 3 lines of its page's end ("1 von 19" 2nd from
-#: the top, "Page 1/1" 5th from the bottom of a printed listing), and 6 or 7 lines find nothing more.
+#: and 5 of footer under its footnotes (corresponding author, e-mail, DOI, received/accepted, copyright).
+#: On the dev corpus (`find_page_furniture` over every paged document's final page texts, each line
+#: read): with bands of 3 the rules take 15 lines, 5 take 16 (+ "Printed by" of a printed listing,
+#: 3rd from the end), 8 take 18 (+ its "Page 1/1", 6th from the end, and pr-136's "第2 页共6 页", 7th
+#: from the end of page 2); no band from 3 to 8 takes a body line, and all top-band matches stand in
+#: the first 3 lines, so the top band stays at 5.
 RULE_TOP_BAND = 5
-RULE_BOTTOM_BAND = 5
+RULE_BOTTOM_BAND = 8
 
 #: The document marks the line itself (a tagged PDF's /Artifact /Pagination): no guess at all.
 TAGGED_ARTIFACT_CONFIDENCE = 1.0
@@ -356,6 +359,9 @@ RUNNING_TITLE_REPEAT_CONFIDENCE = 0.7
 RUNNING_TITLE_CAPS_CONFIDENCE = 0.5
 #: A running title is short: at most this many words (the corpus's running heads have 2-9).
 RUNNING_TITLE_MAX_WORDS = 10
+#: Share of an all-caps running title's characters that are letters: words, not a formula ("U1 × X2 U2
+#: × X2" above a heading of pyp__GeoTopo-komprimiert.pdf has 4 letters in 10 characters).
+RUNNING_TITLE_LETTER_SHARE = 0.8
 #: A page with this many reference-like lines ("[12] ...") or other DOIs is a bibliography: its DOIs and
 #: journal lines are references, not the page's own.
 BIBLIOGRAPHY_MIN_REFERENCES = 2
@@ -374,7 +380,6 @@ _DATE = (
 )
 _TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?:\s*(?:utc|gmt|[a-z]{3}))?"
 _URL = r"(?:https?://\S+|www\.\S+|[\w-]+(?:\.[\w-]+)+(?:/\S*)?)"
-_ROMAN = r"m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
 _DOI_CORE = r"10\.\d{4,9}/\S+"
 _I = re.IGNORECASE
 
@@ -389,7 +394,7 @@ _PAGE_WORDED = re.compile(
 #: "3 | Journal Name", "Journal Name | 3": a page number beside a running title.
 _PAGE_BESIDE_TITLE = re.compile(r"\d{1,5}\s*\|\s*[^|\d][^|]{1,80}|[^|\d][^|]{1,80}\|\s*\d{1,5}")
 _BARE_NUMBER = re.compile(r"\d{1,5}")
-_BARE_ROMAN = re.compile(_ROMAN)
+_BARE_ROMAN = re.compile(r"x{0,3}(?:ix|iv|v?i{0,3})")  # lower case, up to xxxix: front matter
 _YEAR = re.compile(r"1[89]\d\d|20\d\d")
 _DOWNLOAD = re.compile(
     rf"(?:this\s+(?:content|article|document)\s+(?:was\s+)?)?downloaded\s+(?:from|by|on|via|at)\b.*"
@@ -444,25 +449,31 @@ def _is_number_line(text: str) -> bool:
     return bool(_BARE_NUMBER.fullmatch(text) or _PAGE_WORDED.fullmatch(text))
 
 
-def _page_number(text: str, label: str | None, neighbours: Sequence[str]) -> float | None:
-    """The confidence that ``text`` is the page's number, or None. A bare number next to another number
-    line is a column of data (a transcript's line numbers, a table read line by line), never a page
-    number; a bare year is a date unless the page's label says it is the page's number."""
-    if label and text.casefold() == label.casefold():
-        return PAGE_NUMBER_WORDED_CONFIDENCE
+def _page_number(text: str, label: str | None, neighbours: Sequence[str], outermost: bool) -> float | None:
+    """The confidence that ``text`` is the page's number, or None.
+
+    Worded ("Page 3 of 10", "- 3 -") it is one wherever it stands in the bands. A bare number or roman
+    numeral reads like a formula's index, a map's label or a table's value, so it must be the page's
+    label when the page has one (a book's "1" at the foot of its page 48 is a formula's); without a
+    label, the page's first or last line. Either way a bare number next to another number line is a
+    column of data (a transcript's line numbers, a table read line by line), and a bare year is a date.
+    """
     if _PAGE_WORDED.fullmatch(text) or _PAGE_BESIDE_TITLE.fullmatch(text):
         if "/" in text and not re.search(r"\D", text.replace("/", "").replace(" ", "")):
             first, _, second = text.partition("/")
             if int(first) > int(second) or int(first) == 0:
                 return None  # "12/5" is a ratio or a date, not page 12 of 5
         return PAGE_NUMBER_WORDED_CONFIDENCE
-    bare = bool(_BARE_NUMBER.fullmatch(text)) or (
-        bool(_BARE_ROMAN.fullmatch(text)) and text.islower() and len(text) <= 6
-    )
-    if not bare or _YEAR.fullmatch(text):
+    bare = bool(_BARE_NUMBER.fullmatch(text) or _BARE_ROMAN.fullmatch(text))
+    is_label = bool(label) and text.casefold() == (label or "").casefold()
+    if any(_is_number_line(n) for n in neighbours) and (bare or is_label):
         return None
-    if any(_is_number_line(n) for n in neighbours):
+    if is_label:
+        return PAGE_NUMBER_WORDED_CONFIDENCE
+    if not bare or label or not outermost or _YEAR.fullmatch(text):
         return None
+    if _BARE_ROMAN.fullmatch(text) and len(text) < 2:
+        return None  # "i", "v", "x" alone are a formula's letters more often than a page's numeral
     return PAGE_NUMBER_BARE_CONFIDENCE
 
 
@@ -540,7 +551,8 @@ def find_page_furniture(pages: Sequence[str], labels: Sequence[str | None] | Non
                 continue
             n = position[c.index]
             neighbours = [_plain(lines[content[k]]) for k in (n - 1, n + 1) if 0 <= k < len(content)]
-            found = _match(c, label, neighbours, page_text, lines[c.index])
+            outermost = n in (0, len(content) - 1)
+            found = _match(c, label, neighbours, page_text, lines[c.index], outermost)
             if found is None:
                 found = _running_title(c, title, page, first_heading)
             if found is not None:
@@ -550,10 +562,15 @@ def find_page_furniture(pages: Sequence[str], labels: Sequence[str | None] | Non
 
 
 def _match(
-    c: _Candidate, label: str | None, neighbours: Sequence[str], page_text: Sequence[str], raw: str
+    c: _Candidate,
+    label: str | None,
+    neighbours: Sequence[str],
+    page_text: Sequence[str],
+    raw: str,
+    outermost: bool,
 ) -> tuple[str, float] | None:
     text = c.text
-    confidence = _page_number(text, label, neighbours)
+    confidence = _page_number(text, label, neighbours, outermost)
     if confidence is not None:
         return FurnitureWhy.PAGE_NUMBER.value, confidence
     if _DOWNLOAD.fullmatch(text):
@@ -587,11 +604,13 @@ def _running_title(
         if len(words) >= 2 and heading[: len(words)] == words:
             return FurnitureWhy.RUNNING_TITLE.value, RUNNING_TITLE_REPEAT_CONFIDENCE
     letters = [ch for ch in c.text if ch.isalpha()]
+    visible = [ch for ch in c.text if not ch.isspace()]
     if (
         first_heading is not None
         and c.index < first_heading
-        and len(letters) >= 4
         and all(ch.isupper() for ch in letters)
+        and len(letters) >= RUNNING_TITLE_LETTER_SHARE * len(visible)
+        and any(len(w) >= 3 and w.isalpha() for w in words)  # a word, not a formula's "U1 × X2"
     ):
         return FurnitureWhy.RUNNING_TITLE.value, RUNNING_TITLE_CAPS_CONFIDENCE
     return None

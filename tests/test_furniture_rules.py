@@ -95,8 +95,9 @@ BODY_LOOKALIKES = [
 
 
 def _page(*, top: list[str] = (), bottom: list[str] = (), middle: list[str] = ()) -> str:
-    half = len(BODY) // 2
-    return "\n".join([*top, *BODY[:half], *middle, *BODY[half:], *bottom])
+    """A page of 24 body lines, ``middle`` between its halves: outside both bands."""
+    assert len(BODY) >= max(RULE_TOP_BAND, RULE_BOTTOM_BAND)
+    return "\n".join([*top, *BODY, *middle, *BODY, *bottom])
 
 
 @pytest.mark.parametrize(("line", "why"), FURNITURE_LINES)
@@ -142,6 +143,16 @@ def test_the_page_label_makes_a_matching_line_a_page_number() -> None:
     assert find_page_furniture([page]) == []  # "A-3" alone could be anything
     (found,) = find_page_furniture([page], ["A-3"])
     assert (found.text, found.why) == ("A-3", FurnitureWhy.PAGE_NUMBER.value)
+
+
+def test_a_bare_number_is_the_pages_label_or_its_outermost_line() -> None:
+    # a book's page 48 whose formula ends in "1": not its page number
+    assert find_page_furniture([_page(bottom=["1"])], ["48"]) == []
+    assert [f.text for f in find_page_furniture([_page(bottom=["48"])], ["48"])] == ["48"]
+    # without a label, only the page's first or last line
+    assert find_page_furniture([_page(bottom=["4", BODY[0] + " again"])]) == []
+    assert find_page_furniture([_page(bottom=["x"])]) == []  # a formula's letter, not a numeral
+    assert [f.text for f in find_page_furniture([_page(bottom=["xii"])])] == ["xii"]
 
 
 def test_running_titles_repeat_the_title_or_stand_in_capitals_above_it() -> None:

@@ -63,3 +63,48 @@ def test_texts_lose_furniture_hidden_text_and_personal_data_and_chunks_rebuild_t
     for sha, whole in query(wh, "select sha256, text from texts").rows:
         rows = query(wh, f"select text, overlap from chunks where sha256 = '{sha}' order by ordinal").rows
         assert rows and "".join(t[o:] for t, o in rows) == whole
+
+
+@pytest.mark.slow
+def test_printed_page_labels_and_one_page_furniture_reach_the_tables(
+    home: Path, tmp_path: Path, capsys
+) -> None:
+    from orchestration.cli import main
+    from tests.test_furniture_rules import ONE_PAGE_BODY, ONE_PAGE_FURNITURE, one_page_article
+    from tests.test_page_labels import LABELS, labelled_pdf
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    labelled_pdf(folder / "labelled.pdf")
+    one_page_article(folder / "article.pdf")
+    report = run(Home(home), [folder], Progress())
+    assert report.ok, report.failures
+    wh = Home(home).warehouse
+
+    def sha_of(name: str) -> str:
+        ((sha,),) = query(wh, f"select sha256 from documents where path like '%{name}'").rows
+        return sha
+
+    labelled = sha_of("labelled.pdf")
+    pages = query(wh, f"select label from pages where sha256 = '{labelled}' order by page").rows
+    assert [label for (label,) in pages] == LABELS
+    finals = query(wh, f"select label from page_texts where sha256 = '{labelled}' order by page").rows
+    assert [label for (label,) in finals] == LABELS
+    ((text_labels,),) = query(wh, f"select page_labels from texts where sha256 = '{labelled}'").rows
+    assert list(text_labels) == LABELS
+    chunks = query(
+        wh,
+        f"select page_start, page_end, page_labels from chunks where sha256 = '{labelled}' order by ordinal",
+    ).rows
+    by_page = {p: label for start, _, labels in chunks for p, label in enumerate(labels, start)}
+    assert by_page == dict(enumerate(LABELS, 1))
+    assert main(["search", "--home", str(home), "appendix tables"]) == 0
+    assert "p. 4 [A-1]" in capsys.readouterr().out
+
+    article = sha_of("article.pdf")
+    furniture = query(wh, f"select text, why, confidence from furniture where sha256 = '{article}'").rows
+    assert {text: why for text, why, _ in furniture} == ONE_PAGE_FURNITURE
+    assert all(0 < confidence <= 1 for _, _, confidence in furniture)
+    ((text,),) = query(wh, f"select text from texts where sha256 = '{article}'").rows
+    lines = text.split("\n")
+    assert not set(ONE_PAGE_FURNITURE) & set(lines) and all(line in lines for line in ONE_PAGE_BODY)
