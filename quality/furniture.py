@@ -43,6 +43,13 @@ section heads of pyp__GeoTopo-komprimiert.pdf on 102 of 117 pages (the other 15 
 front or back matter and have none), zhlipsum's on 14 of 15, eskdx's frame on 33 of 35, samplebook's
 page numbers on 21 of 22, the footer of pr-136's OCR layer ("第4 页共6 页") on 3 of 6 (page 2's layer
 puts it 7 lines from the end, pages 1 and 3 have none). No body line is found.
+
+Furniture on one page (:func:`find_page_furniture`): a document too short for repetition still prints
+page numbers, download stamps, its DOI, copyright, journal and revision lines and a running title. Named
+rules each take a line of a page's top or bottom band (RULE_TOP_BAND, RULE_BOTTOM_BAND) that they match
+as a whole, with a confidence per rule; lines a tagged PDF marks as pagination artifacts are taken
+whatever they say (:func:`find_tagged_artifacts`). Each line removed says which rule took it
+(:class:`FurnitureWhy`); :func:`merge_furniture` keeps the surest where several did.
 """
 
 from __future__ import annotations
@@ -81,9 +88,28 @@ FURNITURE_MIN_SHARE = 0.5
 #: are chance; three in a window of eight that hold half of it are a pattern. It also makes the
 #: odd/even test need 5 pages or more.
 FURNITURE_MIN_REPEATS = 3
-#: Documents shorter than this have no furniture: a two-page letter whose pages both open with the
-#: sender's name has not enough pages to tell a running head from a coincidence.
+#: Documents shorter than this have no repeated furniture (the single-page rules still apply): a
+#: two-page letter whose pages both open with the sender's name has not enough pages to tell a running
+#: head from a coincidence.
 FURNITURE_MIN_PAGES = 3
+
+
+class FurnitureWhy(StrEnum):
+    """The rule that made a line furniture (``furniture.why``)."""
+
+    REPEATED = "repeated"  # the same line in the same band on many pages (find_furniture)
+    PAGE_NUMBER = "page_number"
+    DOWNLOAD_STAMP = "download_stamp"
+    DOI = "doi"
+    COPYRIGHT = "copyright"
+    JOURNAL = "journal"
+    REVISION = "revision"
+    RUNNING_TITLE = "running_title"
+    TAGGED_ARTIFACT = "tagged_artifact"  # the document marks the line as a pagination artifact
+
+
+#: Cross-page repetition: 282 lines read by eye on the dev corpus, none of them body (module docstring).
+REPEATED_CONFIDENCE = 0.95
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +123,8 @@ class Furniture:
     band: Band
     text: str
     # the rule that found it (FurnitureWhy) and how sure it is, 0-1 (the *_CONFIDENCE constants)
-    why: str = "repeated"
-    confidence: float = 0.95
+    why: str = FurnitureWhy.REPEATED.value
+    confidence: float = REPEATED_CONFIDENCE
 
 
 _DIGITS = re.compile(r"\d+")
@@ -306,20 +332,6 @@ def strip_furniture(pages: Sequence[str], furniture: Iterable[Furniture]) -> lis
 # of its matches that are furniture as judged on the dev corpus and on the shapes publishers print.
 
 
-class FurnitureWhy(StrEnum):
-    """The rule that made a line furniture (``furniture.why``)."""
-
-    REPEATED = "repeated"  # the same line in the same band on many pages (find_furniture)
-    PAGE_NUMBER = "page_number"
-    DOWNLOAD_STAMP = "download_stamp"
-    DOI = "doi"
-    COPYRIGHT = "copyright"
-    JOURNAL = "journal"
-    REVISION = "revision"
-    RUNNING_TITLE = "running_title"
-    TAGGED_ARTIFACT = "tagged_artifact"  # the document marks the line as a pagination artifact
-
-
 #: Non-empty lines at the top and bottom of a page the single-page rules look at. An article's first
 #: page stacks 4 lines of header (journal line, "Contents lists available at", journal name, homepage)
 #: and 5 of footer under its footnotes (corresponding author, e-mail, DOI, received/accepted, copyright).
@@ -333,8 +345,6 @@ RULE_BOTTOM_BAND = 8
 
 #: The document marks the line itself (a tagged PDF's /Artifact /Pagination): no guess at all.
 TAGGED_ARTIFACT_CONFIDENCE = 1.0
-#: Cross-page repetition: 282 lines read by eye on the dev corpus, none of them body (module docstring).
-REPEATED_CONFIDENCE = 0.95
 #: "Page 3 of 10", "- 3 -", "第4 页共6 页", "3 | Journal": worded as a page number, nothing else reads so.
 PAGE_NUMBER_WORDED_CONFIDENCE = 0.95
 #: A bare number ("3", "iii", "١"): a page number on every dev corpus page that ends with one, but a
