@@ -389,7 +389,8 @@ _DATE = (
     rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\.?\s+{_MONTH},?\s+\d{{4}})"
 )
 _TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?:\s*(?:utc|gmt|[a-z]{3}))?"
-_URL = r"(?:https?://\S+|www\.\S+|[\w-]+(?:\.[\w-]+)+(?:/\S*)?)"
+# a web address: scheme, www. or a name ending in a top-level domain ("e.g" and "3.5" are not one)
+_URL = r"(?:https?://\S+|www\.\S+|[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?:/\S*)?)"
 _DOI_CORE = r"10\.\d{4,9}/\S+"
 _I = re.IGNORECASE
 
@@ -419,8 +420,13 @@ _DOI = re.compile(
 )
 _ANY_DOI = re.compile(_DOI_CORE)
 _COPYRIGHT = re.compile(
-    r"(?:[\w/.-]*\s*)?(?:©|\(c\)|copyright\b)\s*(?:©\s*)?.{0,160}"
-    r"(?:(?<!\d)(?:19|20)\d\d(?!\d).{0,160}|all\s+rights\s+reserved\.?.{0,60}|the\s+authors?\b.{0,120})",
+    # the sign, then a year, the rights clause or the authors: "0167-1987/© 2020 Elsevier B.V."
+    r"[\w/.-]*\s*©.{0,160}"
+    r"(?:(?<!\d)(?:19|20)\d\d(?!\d).{0,160}|all\s+rights\s+reserved\.?.{0,60}|the\s+authors?\b.{0,120})"
+    # the word or "(c)" only with the year right after: "(c) In 2019 the board..." is a list item
+    r"|(?:copyright\s*(?:©|\(c\))?|\(c\))\s*(?:19|20)\d\d(?!\d)(?:\s*[-–,]\s*(?:19|20)?\d\d)?"
+    r"(?:\s+(?:by\s+)?(?-i:[A-Z\u00c0-\u024f]).{0,160})?"
+    r"|.{0,120}all\s+rights\s+reserved\.?",
     _I,
 )
 _JOURNAL = re.compile(
@@ -442,7 +448,10 @@ _REVISION = re.compile(
     rf"|{_DATE},?\s+{_TIME}|{_TIME},?\s+{_DATE}",
     _I,
 )
-_REFERENCE_LINE = re.compile(r"\s*\[\d{1,3}\]\s+\S")
+#: A line that opens a reference: "[12] ", "12. ", or an author-year entry's "Smith, J." / "Smith, John".
+_REFERENCE_LINE = re.compile(
+    r"\s*(?:\[\d{1,3}\]|\d{1,3}\.)\s+\S|\s*[A-Z][^\W\d_]+(?:[-'’][^\W\d_]+)?,\s+(?:[A-Z]\.\s*){1,3}"
+)
 _EMPHASIS = re.compile(r"^(\*\*|__|\*|_|`)(.+)\1$")
 _WORD = re.compile(r"[^\W_]+")
 
@@ -468,7 +477,12 @@ def _page_number(text: str, label: str | None, neighbours: Sequence[str], outerm
     label, the page's first or last line. Either way a bare number next to another number line is a
     column of data (a transcript's line numbers, a table read line by line), and a bare year is a date.
     """
-    if _PAGE_WORDED.fullmatch(text) or _PAGE_BESIDE_TITLE.fullmatch(text):
+    if _PAGE_BESIDE_TITLE.fullmatch(text):
+        # "3 | Journal Name"; several such lines together are a plain-text table's rows
+        if any(_PAGE_BESIDE_TITLE.fullmatch(n) for n in neighbours) or len(text.split()) > 10:
+            return None
+        return PAGE_NUMBER_BARE_CONFIDENCE
+    if _PAGE_WORDED.fullmatch(text):
         if "/" in text and not re.search(r"\D", text.replace("/", "").replace(" ", "")):
             first, _, second = text.partition("/")
             if int(first) > int(second) or int(first) == 0:
@@ -591,7 +605,8 @@ def _match(
         return FurnitureWhy.COPYRIGHT.value, COPYRIGHT_CONFIDENCE
     if _JOURNAL.fullmatch(text) and not text.endswith(".") and not _bibliography(page_text, raw):
         return FurnitureWhy.JOURNAL.value, JOURNAL_CONFIDENCE
-    if _REVISION.fullmatch(text):
+    if _REVISION.fullmatch(text) and not any(_REVISION.fullmatch(n) for n in neighbours):
+        # one stamp; a run of dated lines is a schedule or a change log
         return FurnitureWhy.REVISION.value, REVISION_CONFIDENCE
     return None
 
@@ -609,7 +624,8 @@ def _running_title(
     words = _title_words(c.text)
     if not words or len(words) > RUNNING_TITLE_MAX_WORDS or c.text.endswith((".", ":", ",", ";")):
         return None
-    if title is not None and (title[0], title[1]) != (page, c.index):
+    # on the title's own page only a line above it: one below is a subtitle or the text
+    if title is not None and (title[0] != page or c.index < title[1]):
         heading = title[2]
         if len(words) >= 2 and heading[: len(words)] == words:
             return FurnitureWhy.RUNNING_TITLE.value, RUNNING_TITLE_REPEAT_CONFIDENCE

@@ -91,6 +91,9 @@ BODY_LOOKALIKES = [
     "| 3 | 4 |",  # a table row
     "Vol. 3 of the series appeared in print soon after.",
     "Mittwoch Mai 30, 2018",  # a date alone: a letter's date is content
+    "(c) 2019 amendments to the act took effect in May.",  # a list item, not a copyright line
+    "Copyright 2020 changes to the act were approved.",
+    "Downloaded from the archive, e.g the copy the library keeps.",
 ]
 
 
@@ -123,6 +126,23 @@ def test_a_column_of_numbers_is_data_not_page_numbers() -> None:
     # a transcript's line numbers, a table read line by line
     page = "\n".join(["1", "2", "3", *BODY, "41", "42"])
     assert find_page_furniture([page]) == []
+
+
+def test_runs_of_dated_lines_and_numbered_rows_are_data() -> None:
+    schedule = ["12.03.2020 10:00", "12.03.2020 11:30", "13.03.2020 09:00"]
+    assert find_page_furniture([_page(bottom=schedule)]) == []
+    rows = ["12 | Total revenue", "13 | Operating costs"]
+    assert find_page_furniture([_page(bottom=rows)]) == []
+
+
+def test_an_author_year_bibliography_keeps_its_journal_lines() -> None:
+    references = [
+        "Smith, J. and Brown, C. Soil and water in the dry years,",
+        "Journal of Soil Studies 12 (2020) 1–20",
+        "Jones, B. Moisture and yield on twelve plots,",
+        "Field Crops Research 3 (2019) 11–19",
+    ]
+    assert find_page_furniture(["\n".join([*BODY, *references])]) == []
 
 
 def test_a_bibliography_keeps_its_dois_and_journal_lines() -> None:
@@ -164,6 +184,9 @@ def test_running_titles_repeat_the_title_or_stand_in_capitals_above_it() -> None
     caps = "RESEARCH ARTICLE\n# Soil Moisture and Wheat Yield\n" + "\n".join(BODY)
     (kicker,) = find_page_furniture([caps])
     assert kicker.text == "RESEARCH ARTICLE" and kicker.confidence < found.confidence
+    # a line below the title on its own page is a subtitle or the text
+    subtitle = "# Soil Moisture and Wheat Yield\nSoil Moisture and Wheat\n" + "\n".join(BODY)
+    assert find_page_furniture([subtitle]) == []
     # the title itself, a capital line below the heading, a capital line without any heading: kept
     assert find_page_furniture(["# Soil Moisture and Wheat Yield\nABSTRACT\n" + "\n".join(BODY)]) == []
     assert find_page_furniture(["ANNUAL REPORT\n" + "\n".join(BODY)]) == []
