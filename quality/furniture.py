@@ -398,7 +398,8 @@ _I = re.IGNORECASE
 _PAGE_WORDED = re.compile(
     r"(?:page|p\.|pg\.?|pp\.|seite|s\.|página|pagina|pág\.|стр\.?|страница|sayfa|strona)\s*\d+"
     r"(?:\s*(?:of|/|von|de|di|из|sur|z)\s*\d+)?"
-    r"|[-–—]\s*\d+\s*[-–—]|\[\s*\d+\s*\]|\d+\s*/\s*\d+|\d+\s+(?:of|von|de|sur)\s+\d+"
+    # not "[12]": alone on a line that is a citation mark more often than a page number
+    r"|[-–—]\s*\d+\s*[-–—]|\d+\s*/\s*\d+|\d+\s+(?:of|von|de|sur)\s+\d+"
     r"|第\s*\d+\s*页(?:\s*[,，]?\s*共\s*\d+\s*页)?",
     _I,
 )

@@ -91,6 +91,7 @@ BODY_LOOKALIKES = [
     "| 3 | 4 |",  # a table row
     "Vol. 3 of the series appeared in print soon after.",
     "Mittwoch Mai 30, 2018",  # a date alone: a letter's date is content
+    "[5]",  # a citation mark left alone on its line
     "(c) 2019 amendments to the act took effect in May.",  # a list item, not a copyright line
     "Copyright 2020 changes to the act were approved.",
     "Downloaded from the archive, e.g the copy the library keeps.",
