@@ -647,13 +647,17 @@ def find_tagged_artifacts(pages: Sequence[str], artifacts: Sequence[Sequence[str
     """The lines each page's document marks as pagination artifacts (``artifacts[page]``, as they stand
     in the text), whole lines only: each listed line takes one line of the page that reads the same
     (whitespace folded), the one nearest the page's ends, where furniture stands. Its band is the end
-    it is nearer."""
+    it is nearer. The OCR of the page's figures under its transcribed-figures heading is not the text
+    layer the artifacts were marked in: never taken."""
     out: list[Furniture] = []
     for page, text in enumerate(pages):
         marked = artifacts[page] if page < len(artifacts) else ()
         if not text or not marked:
             continue
         lines = text.split("\n")
+        figures = next((i for i, line in enumerate(lines) if _FIGURES_HEADING.fullmatch(line.strip())), None)
+        if figures is not None:
+            lines = lines[:figures]
         wanted = Counter(
             folded
             for item in marked

@@ -206,6 +206,9 @@ def test_tagged_artifacts_are_taken_whole_nearest_the_page_ends() -> None:
         (len(BODY) + 2, "bottom", FurnitureWhy.TAGGED_ARTIFACT.value, TAGGED_ARTIFACT_CONFIDENCE),
     ]
     assert find_tagged_artifacts([page], [[]]) == [] and find_tagged_artifacts([""], [["Page 2"]]) == []
+    # what OCR read in the page's figures is not the text layer the artifacts were marked in
+    figures = "\n".join([*BODY, "## Page 1 (transcribed figures)", "Page 2"])
+    assert find_tagged_artifacts([figures], [["Page 2"]]) == []
 
 
 def test_merge_keeps_one_entry_per_line_the_surest() -> None:
