@@ -357,3 +357,18 @@ def one_page_article(path: Path) -> Path:
     page.insert_text((290, 815), "3", fontsize=9)
     doc.save(path)
     return path
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_LINE, min_size=1, max_size=30), st.data())
+def test_tagged_artifacts_take_only_listed_lines_at_most_as_often_as_listed(lines: list[str], data) -> None:
+    page = "\n".join(lines)
+    marked = data.draw(st.lists(st.sampled_from([*lines, "never on the page"]), max_size=6))
+    found = merge_furniture(find_tagged_artifacts([page], [marked]), find_page_furniture([page]))
+    tagged = [f for f in found if f.why == FurnitureWhy.TAGGED_ARTIFACT.value]
+    folded = Counter(" ".join(m.split()) for m in marked if m.strip())
+    assert all(n <= folded[text] for text, n in Counter(" ".join(f.text.split()) for f in tagged).items())
+    (after,) = strip_furniture([page], found)
+    kept = Counter(line for line in after.split("\n") if line.strip())
+    removed = Counter(f.text for f in found)
+    assert kept + removed == Counter(line for line in lines if line.strip())
