@@ -378,6 +378,10 @@ RUNNING_TITLE_REPEAT_CONFIDENCE = 0.7
 #: A short all-caps line above the page's first heading ("RESEARCH ARTICLE", "SOIL AND WATER"): a
 #: running title or a journal's section mark more often than not, but only by its look.
 RUNNING_TITLE_CAPS_CONFIDENCE = 0.5
+#: Lines longer than this are never single-page furniture: the longest stamp the rules are written
+#: for ("This content downloaded from <ip> on <weekday, date time UTC>", a journal line with its
+#: authors) runs under 150 characters, and the bound keeps the patterns' work per line small.
+RULE_MAX_CHARS = 300
 #: A running title is short: at most this many words (the corpus's running heads have 2-9).
 RUNNING_TITLE_MAX_WORDS = 10
 #: Share of an all-caps running title's characters that are letters: words, not a formula ("U1 × X2 U2
@@ -583,7 +587,7 @@ def find_page_furniture(pages: Sequence[str], labels: Sequence[str | None] | Non
         page_text = [lines[i] for i in content]
         first_heading = next((i for i in content if _HEADING_MARKS.match(lines[i].strip())), None)
         for c in candidates:
-            if not c.text:
+            if not c.text or len(c.text) > RULE_MAX_CHARS:
                 continue
             n = position[c.index]
             neighbours = [_plain(lines[content[k]]) for k in (n - 1, n + 1) if 0 <= k < len(content)]

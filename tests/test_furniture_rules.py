@@ -372,3 +372,12 @@ def test_tagged_artifacts_take_only_listed_lines_at_most_as_often_as_listed(line
     kept = Counter(line for line in after.split("\n") if line.strip())
     removed = Counter(f.text for f in found)
     assert kept + removed == Counter(line for line in lines if line.strip())
+
+
+def test_a_huge_band_line_is_not_furniture_and_costs_little() -> None:
+    import time
+
+    huge = "Downloaded from https://example.org on May 3, 2021 " + "and so on " * 100_000
+    started = time.perf_counter()
+    assert find_page_furniture([_page(top=[huge], bottom=["© 2020 " + "x" * 500_000])]) == []
+    assert time.perf_counter() - started < 1.0
