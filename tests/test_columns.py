@@ -138,6 +138,7 @@ def test_every_tables_rows_round_trip_their_declared_types(name: str) -> None:
         float: 0.5,
         bool: True,
         list[str]: ["x"],
+        list[str | None]: ["x", None],
         list[int]: [1],
         list[list[str]]: [["x"]],
     }
