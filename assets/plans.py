@@ -40,7 +40,7 @@ def plan_extract(wh: Warehouse, version: str, within: Collection[str] | None = N
         if status == "skipped" and reason in FILE_PROBLEMS:
             again.setdefault(shard, set()).add(sha)
     complete = set(done)
-    for table in ("underivables", "pages", "page_fonts"):
+    for table in ("underivables", "pages", "page_fonts", "tables"):
         complete &= set(wh.shards(table, version))
     stale = sorted(
         shard

@@ -130,7 +130,7 @@ DECLARED: tuple[Stage, ...] = (
         "extract",
         after=("walk",),
         reads=("documents",),
-        writes=("underivables", "pages", "page_fonts", "derivations"),
+        writes=("underivables", "pages", "page_fonts", "tables", "derivations"),
         partitioned=True,
         stale=lambda wh, version, within=None: plans.plan_extract(wh, version, within).shards,
         asset="assets.extract.asset:extract",

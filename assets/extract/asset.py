@@ -1,6 +1,6 @@
 """extract: for each shard, run every document through the readers for its kind, keep what the current
 extractor version already has, carry over what unchanged readers produced under an earlier one, and write
-derivations, underivables and pages."""
+derivations, underivables, pages, their fonts and the tables found on them."""
 
 from typing import TYPE_CHECKING
 
@@ -14,7 +14,7 @@ from warehouse.outcomes import outcomes
 if TYPE_CHECKING:
     from assets.extract.shard import ShardRows, ShardWork
 
-EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts")
+EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts", "tables")
 
 
 # The Underivable rate is judged after OCR (on the ocr asset and the catalog), since a scan's text layer
@@ -69,6 +69,7 @@ def extract(step: ShardStep) -> StageOutcome:
             wh.write("underivables", EXTRACTOR_VERSION, result.rows.sorted_underivables(), shard=shard)
             wh.write("pages", EXTRACTOR_VERSION, result.rows.sorted_pages(), shard=shard)
             wh.write("page_fonts", EXTRACTOR_VERSION, result.rows.sorted_fonts(), shard=shard)
+            wh.write("tables", EXTRACTOR_VERSION, result.rows.sorted_tables(), shard=shard)
             wh.write("derivations", EXTRACTOR_VERSION, written, shard=shard)
             figures[shard] = {o.value: result.count(o) for o in Outcome}
             for outcome in Outcome:

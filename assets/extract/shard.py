@@ -28,12 +28,21 @@ from enum import StrEnum
 from typing import Any
 
 from quality.signals import PageMeasures, measure_document
-from readers.core.model import FILE_PROBLEMS, OCR_KINDS, ContentKind, DocumentStatus, PageText, ReadLimits
+from readers.core.model import (
+    FILE_PROBLEMS,
+    OCR_KINDS,
+    ContentKind,
+    DocumentStatus,
+    FoundTable,
+    PageText,
+    ReadLimits,
+)
 from readers.core.records import (
     DerivationRecord,
     DocumentRecord,
     PageFontRecord,
     PageRecord,
+    TableRecord,
     UnderivableRecord,
 )
 from readers.core.table import chain_signature
@@ -68,6 +77,7 @@ class ShardRows:
     underivables: dict[str, list[UnderivableRecord]] = field(default_factory=lambda: defaultdict(list))
     pages: dict[str, list[PageRecord]] = field(default_factory=lambda: defaultdict(list))
     fonts: dict[str, list[PageFontRecord]] = field(default_factory=lambda: defaultdict(list))
+    tables: dict[str, list[TableRecord]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
     def from_rows(
@@ -76,6 +86,7 @@ class ShardRows:
         underivables: Iterable[Mapping[str, Any]],
         pages: Iterable[Mapping[str, Any]],
         fonts: Iterable[Mapping[str, Any]] = (),
+        tables: Iterable[Mapping[str, Any]] = (),
     ) -> ShardRows:
         rows = cls()
         for d in derivations:
@@ -86,6 +97,8 @@ class ShardRows:
             rows.pages[p["sha256"]].append(PageRecord(**p))
         for f in fonts:
             rows.fonts[f["sha256"]].append(PageFontRecord(**f))
+        for t in tables:
+            rows.tables[t["sha256"]].append(TableRecord(**t))
         return rows
 
     def add(self, other: ShardRows, sha256: str) -> None:
@@ -93,6 +106,7 @@ class ShardRows:
         self.underivables[sha256] = list(other.underivables.get(sha256, ()))
         self.pages[sha256] = list(other.pages.get(sha256, ()))
         self.fonts[sha256] = list(other.fonts.get(sha256, ()))
+        self.tables[sha256] = list(other.tables.get(sha256, ()))
 
     def sorted_derivations(self) -> list[DerivationRecord]:
         return [self.derivations[k] for k in sorted(self.derivations)]
@@ -114,6 +128,11 @@ class ShardRows:
             f
             for k in sorted(self.derivations)
             for f in sorted(self.fonts.get(k, ()), key=lambda f: (f.page, f.font))
+        ]
+
+    def sorted_tables(self) -> list[TableRecord]:
+        return [
+            t for k in sorted(self.derivations) for t in sorted(self.tables.get(k, ()), key=lambda t: t.table)
         ]
 
 
@@ -249,6 +268,9 @@ def _carry(prior: ShardRows, sha256: str, version: str, out: ShardRows) -> None:
     out.pages[sha256] = [
         dataclasses.replace(p, extractor_version=version) for p in prior.pages.get(sha256, ())
     ]
+    out.tables[sha256] = [
+        dataclasses.replace(t, extractor_version=version) for t in prior.tables.get(sha256, ())
+    ]
 
 
 def cap_pages(pages: Sequence[PageText], bound: int) -> tuple[tuple[PageText, ...], bool]:
@@ -348,6 +370,31 @@ def add_extraction(
         for p, m in both
         for f in sorted(m.fonts.values(), key=lambda f: f.font)
     ]
+    out.tables[doc.sha256] = [_table_record(doc, version, t) for p in pages for t in p.tables]
+
+
+def _table_record(doc: DocumentRecord, version: str, table: FoundTable) -> TableRecord:
+    x0, y0, x1, y1 = table.bbox
+    return TableRecord(
+        sha256=doc.sha256,
+        shard=doc.shard,
+        extractor_version=version,
+        table=table.index,
+        page=table.page,
+        x0=round(x0, 2),
+        y0=round(y0, 2),
+        x1=round(x1, 2),
+        y1=round(y1, 2),
+        rows=table.rows,
+        columns=table.columns,
+        header_rows=table.header_rows,
+        cells=[list(row) for row in table.cells],
+        markdown=table.markdown,
+        source=table.source,
+        confidence=round(table.confidence, 4),
+        evidence=table.evidence,
+        continues=table.continues,
+    )
 
 
 def _page_record(

@@ -69,6 +69,7 @@ from readers.core.model import (
     ReadResult,
     Span,
 )
+from readers.pdf.aligned import find_aligned_tables
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
     INVISIBLE_MAX_SIZE,
@@ -81,7 +82,8 @@ from readers.pdf.facts import (
     ocr_font_hint,
     span_luminance,
 )
-from readers.pdf.tables import RuledTable, find_ruled_tables
+from readers.pdf.placed import PlacedTable, found_tables
+from readers.pdf.tables import find_ruled_tables
 
 # --- extraction flags -------------------------------------------------------------------------------
 
@@ -189,6 +191,7 @@ class _Draft:
     sizes: Counter[float] = field(default_factory=Counter)
     blocks: tuple[Block, ...] = ()
     hidden: tuple[HiddenSpan, ...] = ()
+    tables: list[PlacedTable] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -220,8 +223,10 @@ class PyMuPDFReader(Reader):
     # 2: the page's invisible runs are recorded (pages.hidden_text/hidden_why); a PDF read by 1 is read
     # again, not carried over, since its rows would say "nothing hidden". 3: a PDF none of whose pages
     # loads is `corrupt` (an error), not an empty read. 4: each page carries its printed label (the
-    # document's /PageLabels, pages.label).
-    revision = 4
+    # document's /PageLabels, pages.label). 5: tables as data (the tables table): ruled tables with their
+    # cells, header rows and confidence, tables aligned by whitespace (readers/pdf/aligned.py), and a
+    # table's continuation on the next page.
+    revision = 5
     kinds = frozenset({ContentKind.PDF})
 
     @property
@@ -355,6 +360,10 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     scan = _scan_dict(textpage.extractDICT())
     paths = page.get_cdrawings()
     tables = find_ruled_tables(paths, scan.lines, textpage)
+    tables = sorted(
+        [*tables, *find_aligned_tables(scan.lines, tables, page.rect.width)],
+        key=lambda t: (t.bbox[1], t.bbox[0]),
+    )
     items, sizes = _layout(scan.lines, tables)
     fonts = sorted({span.font for block in scan.lines for line in block for span in line.spans})
     rect = page.rect
@@ -390,7 +399,7 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
         invisible_share=round(invisible / chars, 4) if chars else 0.0,
         ocr_font_hint=ocr_font_hint(fonts),
     )
-    return _Draft(number, items, facts, sizes, blocks, tuple(hidden))
+    return _Draft(number, items, facts, sizes, blocks, tuple(hidden), tables)
 
 
 def _image_infos(page: pymupdf.Page) -> list[dict[str, Any]]:
@@ -571,14 +580,14 @@ def _outside_crop_runs(page: pymupdf.Page) -> list[HiddenSpan]:
 
 
 def _layout(
-    blocks: list[list[_Line]], tables: list[RuledTable]
+    blocks: list[list[_Line]], tables: list[PlacedTable]
 ) -> tuple[list[_Block | _Table], Counter[float]]:
     """The page's items in reading order: text blocks with table spans removed, tables where they start.
 
     Also counts the characters per (rounded) font size of the flow text, for the body size.
     """
     members: set[int] = set()
-    starts: dict[int, RuledTable] = {}
+    starts: dict[int, PlacedTable] = {}
     for table in tables:
         members |= table.members
         starts[table.first] = table
@@ -700,7 +709,8 @@ def _render(drafts: list[_Draft]) -> list[PageText]:
         for rank, size in enumerate(sorted(heading_sizes, reverse=True))
     }
     pages: list[PageText] = []
-    for draft in drafts:
+    tables = found_tables([(draft.number, draft.facts.height, draft.tables) for draft in drafts])
+    for draft, found in zip(drafts, tables, strict=True):
         parts: list[str] = []
         headings = 0
         for item in draft.items:
@@ -718,6 +728,7 @@ def _render(drafts: list[_Draft]) -> list[PageText]:
                 facts=facts,
                 blocks=draft.blocks,
                 hidden=draft.hidden,
+                tables=tuple(found),
             )
         )
     return pages

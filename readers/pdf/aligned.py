@@ -1,0 +1,328 @@
+"""Tables without rules: columns of text whose edges line up over three or more lines.
+
+A financial statement, a price list or a schedule often draws no line at all: its columns are set by
+tab stops, so MuPDF reports each cell as its own span (or line, or block) and the flow text reads
+``Cost of revenue $ 178 $ 141 $ 138``. This module puts the page's spans back into visual rows, cuts each
+row into segments where a gap is wider than word spacing, and takes a run of three or more such rows as a
+table when its segments fall into columns whose left, right or centre edges line up.
+
+The cascade, cheapest first, so a page of prose pays almost nothing:
+
+1. the gate: fewer than :data:`MIN_ROWS` rows with two or more segments, no table (one pass over the
+   spans, grouped by their vertical centre);
+2. runs of consecutive multi-segment rows (a label row between two of them may stay in the run);
+3. columns from the rows with the most segments; every segment assigned to the column it overlaps;
+4. what is not a table: fewer than two columns, cells that read as prose (more than
+   :data:`MAX_CELL_WORDS` words on average), dot leaders (a table of contents), fixed-pitch text (code),
+   two columns whose second is not numbers (a list, a form), columns whose edges do not line up.
+
+Each table found says how sure it is (:data:`ALIGNED_BASE_CONFIDENCE`) and why, in its evidence.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from readers.core.model import TableSource
+from readers.pdf.placed import PlacedTable, header_rows, is_number
+from readers.pdf.tables import LineLike, SpanLike
+
+# --- thresholds -------------------------------------------------------------------------------------
+
+#: A table has at least this many rows with two or more segments (the "three or more lines" of the
+#: definition); fewer and the page is not looked at further (the gate).
+MIN_ROWS = 3
+#: A gap between two spans of one visual row wider than this many font sizes separates two cells. Word
+#: spacing is 0.2-0.35 em and a sentence gap under 0.6 em in every corpus font; tab-set columns in the
+#: corpus's statements and schedules are 1.5-20 em apart.
+SEGMENT_GAP_EM = 1.0
+#: Two spans are on one visual row when their vertical centres are closer than this share of the
+#: smaller span's height (superscripts and mixed sizes on one baseline stay together).
+SAME_ROW_SHARE = 0.5
+#: The blank between consecutive rows of one table is at most this many row heights (0.1-0.8 in the
+#: corpus's tables and in generated ones; a gap wider than a line is a new paragraph or a new table).
+ROW_GAP_HEIGHTS = 1.2
+#: Edges line up when they differ by no more than this many points (a tab stop is exact; right-aligned
+#: numbers in a proportional font differ by the width of a thin space at most).
+EDGE_TOLERANCE = 2.0
+#: A column lines up when at least this share of its cells share a left, right or centre edge; every
+#: column of a table must. On the corpus, the real aligned tables (tabula__campaign_donors.pdf,
+#: tabula__MultiColumn.pdf, the booktabs table of pyp__multicolumn.pdf) line up in every column, while
+#: displayed formulas (pyp__GeoTopo-komprimiert.pdf) and prose columns leave one or more ragged.
+COLUMN_ALIGNED_SHARE = 0.6
+#: At least this share of a table's cells hold text: the corpus's real aligned tables fill 0.92-1.0,
+#: formulas and fragments of prose set side by side 0.38-0.63.
+MIN_FILL = 0.75
+#: A column whose cells line up on both sides and average this many words or more is justified prose
+#: (a newspaper column of plumb__federal-register-2020-17221.pdf), not a column of a table.
+JUSTIFIED_MIN_WORDS = 3.0
+#: A column where more than this share of its cells start in lower case after a cell above them is a
+#: sentence running down a column of prose (plumb__federal-register-2020-17221.pdf: 0.6-0.8); in the
+#: corpus's tables the share is 0-0.1 (names, numbers and labels start in capitals or digits).
+RUNNING_PROSE_SHARE = 0.5
+#: Cells that average more words than this are prose set in columns, not a table: the corpus's
+#: two-column papers average 8-12 words per column line; table cells average 1-3.
+MAX_CELL_WORDS = 5.0
+#: A two-column candidate is a table only when this share of its second column's cells are numbers (a
+#: price list, a statement); otherwise it is a list with bullets, a form's labels, or a glossary.
+TWO_COLUMN_NUMERIC_SHARE = 0.6
+#: How sure an aligned table is: this base, plus the rest times the share of columns that line up times
+#: how full the table is. Calibrated on generated statements (4 columns x 6 rows: 0.95-1.0) and on the
+#: corpus's pages, where the tables found line up in every column and the candidates refused do not.
+ALIGNED_BASE_CONFIDENCE = 0.4
+
+_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:·\s?){4,}")
+_CURRENCY = frozenset("$€£¥")
+
+
+@dataclass(slots=True)
+class _Segment:
+    x0: float
+    x1: float
+    spans: list[SpanLike]
+    text: str = ""
+
+
+@dataclass(slots=True)
+class _Row:
+    top: float
+    bottom: float
+    centre: float
+    height: float
+    spans: list[tuple[int, SpanLike]] = field(default_factory=list)  # (reading position, span)
+    segments: list[_Segment] = field(default_factory=list)
+
+
+def find_aligned_tables(
+    blocks: Sequence[Sequence[LineLike]], ruled: Sequence[PlacedTable], page_width: float
+) -> list[PlacedTable]:
+    """The page's tables aligned by whitespace (source ``aligned``), top to bottom; spans already in a
+    ruled table are not looked at."""
+    taken: set[int] = set()
+    for table in ruled:
+        taken |= table.members
+    rows = _rows(blocks, taken)
+    if sum(1 for row in rows if len(row.segments) >= 2) < MIN_ROWS:
+        return []
+    tables: list[PlacedTable] = []
+    for run in _runs(rows):
+        table = _table(run, page_width)
+        if table is not None:
+            tables.append(table)
+    return tables
+
+
+def _rows(blocks: Sequence[Sequence[LineLike]], taken: set[int]) -> list[_Row]:
+    """The page's horizontal spans grouped into visual rows, top to bottom, each cut into segments."""
+    spans: list[tuple[float, int, SpanLike]] = []
+    position = 0
+    for block in blocks:
+        for line in block:
+            if not line.horizontal:
+                continue
+            for span in line.spans:
+                position += 1
+                if id(span) not in taken and span.text.strip():
+                    _, y0, _, y1 = span.bbox
+                    spans.append(((y0 + y1) / 2, position, span))
+    spans.sort(key=lambda item: item[0])
+    rows: list[_Row] = []
+    for centre, position, span in spans:
+        _, y0, _, y1 = span.bbox
+        height = max(y1 - y0, 0.1)
+        row = rows[-1] if rows else None
+        if row is not None and abs(centre - row.centre) <= SAME_ROW_SHARE * min(height, row.height):
+            row.spans.append((position, span))
+            row.top, row.bottom = min(row.top, y0), max(row.bottom, y1)
+            continue
+        rows.append(_Row(y0, y1, centre, height, [(position, span)]))
+    for row in rows:
+        row.segments = _segments(row)
+    return rows
+
+
+def _segments(row: _Row) -> list[_Segment]:
+    ordered = sorted((span for _, span in row.spans), key=lambda s: s.bbox[0])
+    size = statistics.median(span.bbox[3] - span.bbox[1] for span in ordered)
+    segments: list[_Segment] = []
+    for span in ordered:
+        x0, _, x1, _ = span.bbox
+        current = segments[-1] if segments else None
+        if current is not None and x0 - current.x1 <= SEGMENT_GAP_EM * size:
+            current.spans.append(span)
+            current.x1 = max(current.x1, x1)
+            continue
+        segments.append(_Segment(x0, x1, [span]))
+    for segment in segments:
+        segment.text = " ".join(" ".join(s.text.split()) for s in segment.spans if s.text.strip())
+    # A currency sign set apart from its amount ($ 178) belongs to the amount's cell.
+    merged: list[_Segment] = []
+    for segment in segments:
+        if merged and merged[-1].text in _CURRENCY and len(merged[-1].spans) == 1:
+            sign = merged.pop()
+            segment = _Segment(
+                sign.x0, segment.x1, [*sign.spans, *segment.spans], f"{sign.text} {segment.text}"
+            )
+        merged.append(segment)
+    return merged
+
+
+def _runs(rows: list[_Row]) -> list[list[_Row]]:
+    """Runs of consecutive rows with two or more segments, close together; a one-segment row between two
+    such rows (a section label of a statement) stays in its run."""
+    runs: list[list[_Row]] = []
+    current: list[_Row] = []
+    pending: _Row | None = None  # a one-segment row that may be inside the run
+    for row in rows:
+        last = pending if pending is not None else (current[-1] if current else None)
+        near = last is not None and row.top - last.bottom <= ROW_GAP_HEIGHTS * last.height
+        if len(row.segments) >= 2:
+            if current and near:
+                if pending is not None:
+                    current.append(pending)
+                current.append(row)
+            else:
+                _close(runs, current)
+                current = [row]
+            pending = None
+        elif current and near and pending is None:
+            pending = row
+        else:
+            _close(runs, current)
+            current, pending = [], None
+    _close(runs, current)
+    return runs
+
+
+def _close(runs: list[list[_Row]], run: list[_Row]) -> None:
+    if sum(1 for row in run if len(row.segments) >= 2) >= MIN_ROWS:
+        runs.append(run)
+
+
+def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
+    spans = [span for row in run for _, span in row.spans]
+    if all(getattr(span, "monospaced", False) for span in spans):
+        return None  # fixed-pitch text lines up by nature: code, a terminal listing
+    segments = [segment for row in run for segment in row.segments]
+    if sum(1 for s in segments if _LEADER.search(s.text)) * 2 >= len(run):
+        return None  # dot leaders: a table of contents
+    columns = _columns(run)
+    if len(columns) < 2:
+        return None
+    cells = [_assign(row, columns) for row in run]
+    texts = [c for row in cells for c in row if c]
+    if sum(len(c.split()) for c in texts) / len(texts) > MAX_CELL_WORDS:
+        return None
+    if _running_prose(cells):
+        return None
+    if len(columns) == 2:
+        second = [row[1] for row in cells[1:] if row[1]]
+        if not second or sum(1 for c in second if is_number(c)) < TWO_COLUMN_NUMERIC_SHARE * len(second):
+            return None
+    fill = len(texts) / (len(cells) * len(columns))
+    if fill < MIN_FILL:
+        return None
+    aligned, justified = _aligned_columns(run, columns)
+    if aligned < len(columns) or justified:
+        return None
+    confidence = ALIGNED_BASE_CONFIDENCE + (1 - ALIGNED_BASE_CONFIDENCE) * (aligned / len(columns)) * fill
+    positions = [position for row in run for position, _ in row.spans]
+    first = min(positions)
+    first_span = next(span for row in run for position, span in row.spans if position == first)
+    x0 = min(s.bbox[0] for s in spans)
+    x1 = max(s.bbox[2] for s in spans)
+    return PlacedTable(
+        cells=cells,
+        bbox=(x0, run[0].top, x1, run[-1].bottom),
+        source=TableSource.ALIGNED.value,
+        confidence=round(confidence, 4),
+        evidence=(
+            f"rows={len(cells)} columns={len(columns)} aligned_columns={aligned} fill={fill:.2f} "
+            f"width_share={(x1 - x0) / page_width:.2f}"
+            if page_width > 0
+            else f"rows={len(cells)} columns={len(columns)} aligned_columns={aligned} fill={fill:.2f}"
+        ),
+        header_rows=header_rows(cells),
+        members={id(span) for span in spans},
+        first=id(first_span),
+        column_edges=(*(c[0] for c in columns), columns[-1][1]),
+    )
+
+
+def _running_prose(cells: list[list[str]]) -> bool:
+    """A column whose cells mostly go on, in lower case, from the cell above: prose set in columns."""
+    for column in zip(*cells, strict=True):
+        texts = [c for c in column if c]
+        pairs = len(texts) - 1
+        if pairs >= MIN_ROWS - 1:
+            lower = sum(1 for c in texts[1:] if c[0].islower() and " " in c)  # a phrase, not an identifier
+            if lower > RUNNING_PROSE_SHARE * pairs:
+                return True
+    return False
+
+
+def _columns(run: list[_Row]) -> list[tuple[float, float]]:
+    """The columns' x ranges, from the rows with the most segments: the union of their segments' ranges
+    where they overlap. A header cell spanning two columns does not join them, since it is not counted."""
+    widest = max(len(row.segments) for row in run)
+    ranges = sorted((s.x0, s.x1) for row in run if len(row.segments) == widest for s in row.segments)
+    columns: list[list[float]] = []
+    for x0, x1 in ranges:
+        if columns and x0 <= columns[-1][1]:
+            columns[-1][1] = max(columns[-1][1], x1)
+        else:
+            columns.append([x0, x1])
+    return [(c[0], c[1]) for c in columns]
+
+
+def _column_of(segment: _Segment, columns: list[tuple[float, float]]) -> int:
+    """The column the segment overlaps most, or the nearest one."""
+    best, best_overlap = 0, float("-inf")
+    for index, (x0, x1) in enumerate(columns):
+        overlap = min(x1, segment.x1) - max(x0, segment.x0)
+        if overlap > best_overlap:
+            best, best_overlap = index, overlap
+    return best
+
+
+def _assign(row: _Row, columns: list[tuple[float, float]]) -> list[str]:
+    cells = [""] * len(columns)
+    for segment in row.segments:
+        index = _column_of(segment, columns)
+        cells[index] = f"{cells[index]} {segment.text}".strip()
+    return cells
+
+
+def _aligned_columns(run: list[_Row], columns: list[tuple[float, float]]) -> tuple[int, bool]:
+    """How many columns have COLUMN_ALIGNED_SHARE of their cells (at least MIN_ROWS) on a common left,
+    right or centre edge, and whether a column is justified prose (both sides lined up, wordy cells)."""
+    edges: list[list[tuple[float, float, float]]] = [[] for _ in columns]
+    words: list[list[int]] = [[] for _ in columns]
+    for row in run:
+        for segment in row.segments:
+            index = _column_of(segment, columns)
+            edges[index].append((segment.x0, segment.x1, (segment.x0 + segment.x1) / 2))
+            words[index].append(len(segment.text.split()))
+    aligned = 0
+    justified = False
+    for column, counts in zip(edges, words, strict=True):
+        if len(column) < MIN_ROWS:
+            continue
+        sides = [_lines_up([edge[side] for edge in column]) for side in range(3)]
+        if any(sides):
+            aligned += 1
+        if sides[0] and sides[1] and sum(counts) / len(counts) >= JUSTIFIED_MIN_WORDS:
+            justified = True
+    return aligned, justified
+
+
+def _lines_up(positions: list[float]) -> bool:
+    """COLUMN_ALIGNED_SHARE of the positions (and at least MIN_ROWS) within EDGE_TOLERANCE of the most
+    common one."""
+    common, _ = Counter(round(x / EDGE_TOLERANCE) for x in positions).most_common(1)[0]
+    near = sum(1 for x in positions if abs(x / EDGE_TOLERANCE - common) <= 1)
+    return near >= MIN_ROWS and near >= COLUMN_ALIGNED_SHARE * len(positions)

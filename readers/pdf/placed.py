@@ -1,0 +1,145 @@
+"""The vocabulary every PDF table finder shares: a table placed in a page's text, its GFM, its header rows,
+and the links between a table and its continuation on the next page.
+
+A finder (:mod:`readers.pdf.tables` for ruled grids, :mod:`readers.pdf.aligned` for tables aligned by
+whitespace) gives a :class:`PlacedTable`: the cells as rows of strings, the box, how sure it is and why,
+the spans it took out of the flow text (``members``, by ``id()``) and the span where it starts (``first``),
+where the reader writes its GFM. :func:`found_tables` numbers a document's tables and links each one that
+carries on from the previous page's last table (:func:`continues`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from readers.core.model import BBox, FoundTable
+
+#: A table that starts this close to the top of its page (a share of the page's height) may carry on
+#: from the previous page, and one that ends this close to the bottom may be carried on: the corpus's
+#: split tables (tabula__campaign_donors.pdf) sit inside 8% margins; 0.25 leaves room for a running head.
+CONTINUATION_BAND = 0.25
+#: Column edges of a continued table line up with the previous part's within this many points (snap
+#: tolerance of the ruled finder, tripled for aligned columns whose edges are word edges).
+CONTINUATION_EDGE_TOLERANCE = 9.0
+
+_NUMBER = re.compile(r"^[\s$€£¥(+\-−–]*\d[\d\s.,'’]*%?\)?[\s*†‡]*$")
+
+
+@dataclass(slots=True)
+class PlacedTable:
+    """A table found on a page, as data, and where it stands among the page's spans."""
+
+    cells: list[list[str]]  # rows of cell texts, header rows first, every row as long as the widest
+    bbox: BBox
+    source: str  # a TableSource value
+    confidence: float
+    evidence: str
+    header_rows: int
+    members: set[int] = field(default_factory=set)  # id() of the spans that went into the table
+    first: int = 0  # id() of the first span in reading order, where the table is placed
+    column_edges: tuple[float, ...] = ()  # x of its column borders (for linking a continuation)
+
+    @property
+    def markdown(self) -> str:
+        return gfm(self.cells)
+
+
+def is_number(text: str) -> bool:
+    """A cell that reads as a number: 1,234.5, (12), 45%, $ 178, -3."""
+    return bool(text) and _NUMBER.match(text) is not None
+
+
+def header_rows(cells: Sequence[Sequence[str]]) -> int:
+    """1 when the first row reads as a header, else 0.
+
+    The rule: the first row has no number in a column whose other cells are mostly numbers, and at least
+    one such column exists, or no cell of the first row is a number while some later row has one. Years
+    over a numeric column (2023 2022 2021) are headers too: a first row of 4-digit years above non-year
+    numbers. A table of words only (no number anywhere) takes its first row as the header, as GFM must.
+    """
+    if len(cells) < 2:
+        return 0
+    first, rest = cells[0], cells[1:]
+    if not any(is_number(c) for row in rest for c in row):
+        return 1
+    if not any(is_number(c) for c in first if c):
+        return 1
+    years = [c for c in first if c]
+    if years and all(re.fullmatch(r"(19|20)\d\d", c.strip()) for c in years):
+        return 1
+    return 0
+
+
+def gfm(cells: Sequence[Sequence[str]]) -> str:
+    """The table as GFM: the first row is GFM's header row (GFM has no table without one, whatever
+    ``header_rows`` says), then the separator, then the other rows; pipes in cells are escaped and line
+    breaks become blanks."""
+    if not cells:
+        return ""
+    width = max(len(row) for row in cells)
+
+    def line(row: Sequence[str]) -> str:
+        padded = [*(_cell(c) for c in row), *([""] * (width - len(row)))]
+        return "| " + " | ".join(padded) + " |"
+
+    separator = "| " + " | ".join("---" for _ in range(width)) + " |"
+    return "\n".join([line(cells[0]), separator, *map(line, cells[1:])])
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def found_tables(pages: Sequence[tuple[int, float, Sequence[PlacedTable]]]) -> list[list[FoundTable]]:
+    """Each page's tables as :class:`FoundTable`, numbered through the document, each linked to the table
+    it carries on from. ``pages`` gives, per page, its number, its height and its placed tables, top to
+    bottom."""
+    out: list[list[FoundTable]] = []
+    index = 0
+    previous: tuple[PlacedTable, int, float] | None = None  # the previous page's last table
+    for number, height, placed in pages:
+        found: list[FoundTable] = []
+        for position, table in enumerate(placed):
+            link = None
+            if position == 0 and previous is not None and continues(previous[0], previous[2], table, height):
+                link = previous[1]
+            found.append(
+                FoundTable(
+                    page=number,
+                    index=index,
+                    bbox=table.bbox,
+                    cells=tuple(tuple(row) for row in table.cells),
+                    header_rows=table.header_rows,
+                    markdown=table.markdown,
+                    source=table.source,
+                    confidence=table.confidence,
+                    evidence=table.evidence,
+                    continues=link,
+                )
+            )
+            index += 1
+        previous = (placed[-1], index - 1, height) if placed else None
+        out.append(found)
+    return out
+
+
+def continues(before: PlacedTable, before_height: float, after: PlacedTable, after_height: float) -> bool:
+    """``after`` (the first table of a page) carries on ``before`` (the last table of the previous page):
+    ``before`` ends in the bottom band of its page, ``after`` starts in the top band of its own, they have
+    as many columns, and their column edges line up (or ``after`` repeats ``before``'s header row)."""
+    if not (before.cells and after.cells) or len(before.cells[0]) != len(after.cells[0]):
+        return False
+    if (
+        before.bbox[3] < before_height * (1 - CONTINUATION_BAND)
+        or after.bbox[1] > after_height * CONTINUATION_BAND
+    ):
+        return False
+    if before.header_rows and after.header_rows and before.cells[0] == after.cells[0]:
+        return True
+    a, b = before.column_edges, after.column_edges
+    return (
+        len(a) == len(b) > 0
+        and max(abs(x - y) for x, y in zip(a, b, strict=True)) <= CONTINUATION_EDGE_TOLERANCE
+    )
