@@ -65,6 +65,7 @@ from readers.core.model import (
     Line,
     PageFacts,
     PageText,
+    ReadingOrder,
     ReadLimits,
     ReadResult,
     Span,
@@ -82,6 +83,7 @@ from readers.pdf.facts import (
     ocr_font_hint,
     span_luminance,
 )
+from readers.pdf.order import OrderBlock, Ordered, reading_order
 from readers.pdf.placed import PlacedTable, found_tables
 from readers.pdf.tables import find_ruled_tables
 
@@ -192,6 +194,7 @@ class _Draft:
     blocks: tuple[Block, ...] = ()
     hidden: tuple[HiddenSpan, ...] = ()
     tables: list[PlacedTable] = field(default_factory=list)
+    order: ReadingOrder = field(default_factory=ReadingOrder)
 
 
 @dataclass(slots=True)
@@ -225,7 +228,8 @@ class PyMuPDFReader(Reader):
     # loads is `corrupt` (an error), not an empty read. 4: each page carries its printed label (the
     # document's /PageLabels, pages.label). 5: tables as data (the tables table): ruled tables with their
     # cells, header rows and confidence, tables aligned by whitespace (readers/pdf/aligned.py), and a
-    # table's continuation on the next page.
+    # table's continuation on the next page; the page's blocks in the reading order of readers/pdf/order.py
+    # (pages.reading_order, order_confidence, broken_seams, columns).
     revision = 5
     kinds = frozenset({ContentKind.PDF})
 
@@ -364,7 +368,8 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
         [*tables, *find_aligned_tables(scan.lines, tables, page.rect.width)],
         key=lambda t: (t.bbox[1], t.bbox[0]),
     )
-    items, sizes = _layout(scan.lines, tables)
+    ordered = _reading_order(scan, page.rect.width)
+    items, sizes = _layout([scan.lines[i] for i in ordered.permutation], tables)
     fonts = sorted({span.font for block in scan.lines for line in block for span in line.spans})
     rect = page.rect
     # Spans, images and paths are in unrotated page space, so shares are taken of the crop box's sides.
@@ -399,7 +404,21 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
         invisible_share=round(invisible / chars, 4) if chars else 0.0,
         ocr_font_hint=ocr_font_hint(fonts),
     )
-    return _Draft(number, items, facts, sizes, blocks, tuple(hidden), tables)
+    return _Draft(number, items, facts, sizes, blocks, tuple(hidden), tables, ordered.order)
+
+
+def _reading_order(scan: _Scan, width: float) -> Ordered:
+    """The order of the page's text blocks (readers/pdf/order.py), from their boxes and their ends."""
+    blocks = [
+        OrderBlock(
+            model.bbox,
+            "".join(span.text for span in lines[0].spans),
+            "".join(span.text for span in lines[-1].spans),
+            len(lines),
+        )
+        for lines, model in zip(scan.lines, scan.blocks, strict=True)
+    ]
+    return reading_order(blocks, width)
 
 
 def _image_infos(page: pymupdf.Page) -> list[dict[str, Any]]:
@@ -729,6 +748,7 @@ def _render(drafts: list[_Draft]) -> list[PageText]:
                 blocks=draft.blocks,
                 hidden=draft.hidden,
                 tables=tuple(found),
+                order=draft.order,
             )
         )
     return pages

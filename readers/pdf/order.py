@@ -1,0 +1,220 @@
+"""The reading order of a page's text blocks: the producer's, top to bottom, or column by column.
+
+MuPDF reports a page's blocks in the order the producer drew them. That is the reading order for most
+born-digital pages, but not for a page whose producer drew the right column first, a scan's OCR layer laid
+out in the order of detection, or a form filled in field by field. Three candidate orders are compared:
+
+- ``native``: the blocks as MuPDF reports them;
+- ``rows``: top to bottom, then left to right;
+- ``columns``: the page cut into horizontal bands at the gaps that run across the whole page, consecutive
+  bands with the same gutters (vertical gaps found by projecting the blocks' boxes on the x axis) taken
+  as one stretch of columns, and each stretch read column by column, left to right (``columns_rtl``:
+  right to left, where the page's letters are mostly of a right-to-left script).
+
+Each candidate's **broken seams** are counted: consecutive blocks where a sentence breaks off (the first
+block ends inside a sentence) without the next going on with it (it starts a new sentence), or where the
+next block goes on with a sentence (it starts in lower case) the first did not leave open; a seam next to
+a label (a heading, a caption: one short line) is not judged. The order with the fewest broken seams
+wins: where the layout has columns, the column order stands when it breaks no more seams than the
+producer's (the geometry decides a tie: a producer that drew the right column first breaks no seam doing
+so); otherwise the native order keeps the page unless another has at least :data:`MIN_SEAM_GAIN` fewer
+and at most :data:`MAX_SEAM_SHARE` of its broken seams. Its confidence is the share of its judged seams
+that are whole (1 when none can be judged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from readers.core.model import OrderSource, ReadingOrder
+from readers.pdf.bidi import RTL_LINE_SHARE, rtl_share
+
+# --- thresholds -------------------------------------------------------------------------------------
+
+#: A vertical gap between blocks at least this wide (points) may be a gutter between columns. Column
+#: gutters in the corpus's multi-column PDFs are 10-36 pt (pyp__multicolumn.pdf: LaTeX's 10 pt
+#: \columnsep; unst__multi-column-2p.pdf: 18 pt); gaps inside one column between blocks of text do not
+#: exist, since a column's blocks overlap on the x axis.
+MIN_GUTTER = 6.0
+#: A column holds at least this share of the page's width (three columns of a Letter page are 0.3 each;
+#: the cells of a table without rules are narrower and not columns of text).
+MIN_COLUMN_SHARE = 0.15
+#: A block of one line of at most this many words is a label (a heading, a caption, a page number):
+#: LaTeX and Word headings on the corpus are 1-10 words.
+LABEL_MAX_WORDS = 12
+#: A column of text holds at least this many lines; narrower stacks side by side are a figure's labels,
+#: a form's fields or a table's cells (pyp__GeoTopo-komprimiert.pdf's figures: 1-4 lines a stack).
+MIN_COLUMN_LINES = 6
+#: Another order replaces the producer's only with at least this many fewer broken seams, and at most
+#: MAX_SEAM_SHARE of the producer's: on the corpus's born-digital PDFs the producer's order is right on
+#: all but a handful of pages, and a seam is misjudged now and then (a formula, a code line, a list item
+#: ending without a stop), so a difference of one seam is noise; a page drawn column by column in the
+#: wrong order breaks a seam at every column.
+MIN_SEAM_GAIN = 2
+MAX_SEAM_SHARE = 0.5
+#: The native order's confidence when it is the only order there is (a single block, or no columns and
+#: rows that agree with it).
+SINGLE_ORDER_CONFIDENCE = 1.0
+
+_TERMINAL = frozenset(".!?:;)]}\"'”’»…。！？")
+
+
+@dataclass(frozen=True, slots=True)
+class OrderBlock:
+    """What the order needs of a text block: its box, and the first and last characters of its text."""
+
+    bbox: tuple[float, float, float, float]
+    first: str  # the block's text, its first line
+    last: str  # its last line
+    lines: int = 2
+
+    @property
+    def label(self) -> bool:
+        """A heading, a caption or a page number: one short line. Seams next to it are not judged, since
+        a heading neither ends a sentence nor is continued."""
+        return self.lines == 1 and len(self.first.split()) <= LABEL_MAX_WORDS
+
+
+@dataclass(frozen=True, slots=True)
+class Ordered:
+    """The blocks' reading order (a permutation of their indexes) and what the page records of it."""
+
+    permutation: tuple[int, ...]
+    order: ReadingOrder
+
+
+def reading_order(blocks: Sequence[OrderBlock], page_width: float) -> Ordered:
+    """Choose the order of ``blocks`` (in the producer's order) on a page ``page_width`` wide."""
+    n = len(blocks)
+    if n == 0:
+        return Ordered((), ReadingOrder(OrderSource.NONE.value, 0.0, 0, 1))
+    native = tuple(range(n))
+    if n == 1:
+        return Ordered(native, ReadingOrder(OrderSource.NATIVE.value, SINGLE_ORDER_CONFIDENCE, 0, 1))
+    rows = tuple(sorted(native, key=lambda i: (round(blocks[i].bbox[1]), blocks[i].bbox[0])))
+    rtl = _right_to_left(blocks)
+    columns, count = _columns(blocks, page_width, rtl)
+    seams = {
+        OrderSource.NATIVE: broken_seams(blocks, native),
+        OrderSource.ROWS: broken_seams(blocks, rows),
+    }
+    orders = {OrderSource.NATIVE: native, OrderSource.ROWS: rows}
+    column_source = OrderSource.COLUMNS_RTL if rtl else OrderSource.COLUMNS
+    if count > 1:
+        orders[column_source] = columns
+        seams[column_source] = broken_seams(blocks, columns)
+    chosen = OrderSource.NATIVE
+    native_seams = seams[OrderSource.NATIVE]
+    if count > 1 and seams[column_source] <= native_seams:
+        # Columns found by the layout, read with no more broken seams than the producer's order: the
+        # geometry decides (a producer that drew the right column first breaks no seam doing so).
+        chosen = column_source
+    elif seams[OrderSource.ROWS] <= min(native_seams - MIN_SEAM_GAIN, MAX_SEAM_SHARE * native_seams):
+        chosen = OrderSource.ROWS
+    elif (
+        count > 1
+        and seams[column_source] <= native_seams - MIN_SEAM_GAIN
+        and seams[column_source] <= MAX_SEAM_SHARE * native_seams
+    ):
+        chosen = column_source
+    broken = seams[chosen]
+    judged = sum(1 for a, b in pairwise(orders[chosen]) if not (blocks[a].label or blocks[b].label))
+    confidence = 1.0 - broken / judged if judged else SINGLE_ORDER_CONFIDENCE
+    return Ordered(orders[chosen], ReadingOrder(chosen.value, round(confidence, 4), broken, count))
+
+
+def broken_seams(blocks: Sequence[OrderBlock], order: Sequence[int]) -> int:
+    """Consecutive blocks in ``order`` where a sentence breaks off, or one goes on that was not open."""
+    broken = 0
+    for a, b in pairwise(order):
+        first, second = blocks[a], blocks[b]
+        if not (first.label or second.label) and _open(first.last) != _continues(second.first):
+            broken += 1
+    return broken
+
+
+def _open(text: str) -> bool:
+    """The text ends inside a sentence: with a letter, a digit, a comma or a hyphen."""
+    end = text.rstrip()[-1:]
+    return bool(end) and end not in _TERMINAL and (end.isalnum() or end in ",-–")
+
+
+def _continues(text: str) -> bool:
+    """The text goes on with a sentence: it starts in lower case."""
+    start = text.lstrip()[:1]
+    return start.islower()
+
+
+def _right_to_left(blocks: Sequence[OrderBlock]) -> bool:
+    text = " ".join(b.first + " " + b.last for b in blocks)
+    return rtl_share(text) >= RTL_LINE_SHARE
+
+
+def _columns(blocks: Sequence[OrderBlock], page_width: float, rtl: bool) -> tuple[tuple[int, ...], int]:
+    """The column-by-column order and the most columns a stretch of the page has (1: no columns)."""
+    bands = _bands(blocks)
+    stretches: list[tuple[list[float], list[int]]] = []  # (gutters, blocks) per stretch of bands
+    for band in bands:
+        gutters = _gutters(blocks, band, page_width)
+        if stretches and stretches[-1][0] and not _crosses(blocks, band, stretches[-1][0]):
+            stretches[-1][1].extend(band)
+        else:
+            stretches.append((gutters, list(band)))
+    order: list[int] = []
+    most = 1
+    for gutters, members in stretches:
+        edges = [float("-inf"), *gutters, float("inf")]
+        columns = [
+            [i for i in members if edges[c] <= _centre(blocks[i]) < edges[c + 1]]
+            for c in range(len(edges) - 1)
+        ]
+        if any(sum(blocks[i].lines for i in column) < MIN_COLUMN_LINES for column in columns):
+            columns = [members]  # side by side, but not columns of text: a figure's labels, a form
+        most = max(most, len(columns))
+        if rtl:
+            columns.reverse()
+        for column in columns:
+            order.extend(sorted(column, key=lambda i: (blocks[i].bbox[1], blocks[i].bbox[0])))
+    return tuple(order), most
+
+
+def _centre(block: OrderBlock) -> float:
+    return (block.bbox[0] + block.bbox[2]) / 2
+
+
+def _bands(blocks: Sequence[OrderBlock]) -> list[list[int]]:
+    """The blocks cut into horizontal bands at the gaps no block spans, top to bottom."""
+    ordered = sorted(range(len(blocks)), key=lambda i: blocks[i].bbox[1])
+    bands: list[list[int]] = []
+    bottom = float("-inf")
+    for i in ordered:
+        y0, y1 = blocks[i].bbox[1], blocks[i].bbox[3]
+        if bands and y0 < bottom:
+            bands[-1].append(i)
+            bottom = max(bottom, y1)
+        else:
+            bands.append([i])
+            bottom = y1
+    return bands
+
+
+def _gutters(blocks: Sequence[OrderBlock], band: list[int], page_width: float) -> list[float]:
+    """The middles of the vertical gaps that cut a band into columns of text, left to right."""
+    spans = sorted((blocks[i].bbox[0], blocks[i].bbox[2]) for i in band)
+    merged: list[list[float]] = []
+    for x0, x1 in spans:
+        if merged and x0 < merged[-1][1] + MIN_GUTTER:
+            merged[-1][1] = max(merged[-1][1], x1)
+        else:
+            merged.append([x0, x1])
+    min_width = MIN_COLUMN_SHARE * page_width
+    if len(merged) < 2 or any(x1 - x0 < min_width for x0, x1 in merged):
+        return []
+    return [(a[1] + b[0]) / 2 for a, b in pairwise(merged)]
+
+
+def _crosses(blocks: Sequence[OrderBlock], band: list[int], gutters: list[float]) -> bool:
+    """Some block of the band spans a gutter: the band is not part of that stretch of columns."""
+    return any(blocks[i].bbox[0] < g < blocks[i].bbox[2] for i in band for g in gutters)
