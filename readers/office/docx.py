@@ -16,7 +16,9 @@ document order:
   a box whose text was already written is not written again;
 - footnote and endnote references as ``[^N]`` / ``[^eN]``, their texts after the body as definitions;
 - headers and footers at the end under ``## Header`` / ``## Footer`` headings, each distinct one once;
-- hyperlink text, field results, insertions; not deleted text, field codes or comments.
+- hyperlink text, field results, insertions; not deleted text, field codes or comments;
+- equations (``m:oMath``) as linear text where they stand (:mod:`readers.office.omml`), a display
+  equation (``m:oMathPara``) on a line of its own.
 
 The whole document is one page: Word's pagination is decided at layout time and is not in the file.
 """
@@ -39,6 +41,7 @@ from readers.archives.safezip import parse_xml
 from readers.core.base import Reader
 from readers.core.errors import CorruptDocument
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
+from readers.office import omml
 from readers.office.common import TextBudget, gfm_table, join_blocks, one_line, open_ooxml
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -306,8 +309,12 @@ class _Walker:
     def inline(self, element: Any, pieces: list[str], boxes: list[Any]) -> None:
         for child in element:
             tag = _tag(child)
-            if tag in (f"{W}t", f"{M}t"):
+            if tag == f"{W}t":
                 pieces.append(child.text or "")
+            elif tag == f"{M}oMath":
+                pieces.append(omml.linear(child))
+            elif tag == f"{M}oMathPara":
+                pieces.append("\n" + "\n".join(omml.display_lines(child)) + "\n")
             elif tag == f"{W}tab":
                 pieces.append("\t")
             elif tag in (f"{W}br", f"{W}cr"):
@@ -442,7 +449,8 @@ class DocxReader(Reader):
     """Reads a Word document (.docx, .docm, templates) into one page of markdown."""
 
     name: ClassVar[str] = "python-docx"
-    revision: ClassVar[int] = 1
+    # 2: equations as linear text with their operators (1 read only their runs: "∑₀² x" was "02x").
+    revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.DOCX})
 
     @property
