@@ -1,5 +1,6 @@
 """Content the office and HTML readers once lost: a presentation's comments (legacy and threaded, with
-replies) and Word equations (OMML) as linear text with their operators. Every fixture is built in code."""
+replies), Word equations (OMML) as linear text with their operators, and HTML table cells holding lists,
+line breaks and inline formatting. Every fixture is built in code."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 import docx
+import lxml.html
 import pytest
 from docx.oxml import parse_xml
 from hypothesis import given, settings
@@ -18,6 +20,10 @@ from pptx import Presentation
 from pptx.util import Inches
 
 from readers.core.model import ReadLimits
+from readers.html.common import CELL_SEPARATOR, cell_text, fold, read_html_bytes
+from readers.html.main import HtmlMainReader
+from readers.html.page import HtmlPageReader
+from readers.html.region import HtmlRegionReader
 from readers.office import omml
 from readers.office.docx import DocxReader
 from readers.office.pptx import PptxReader
@@ -436,3 +442,80 @@ def test_every_run_appears_in_the_linear_form_in_order(fragments: list[tuple[str
         found = text.find(run, at)
         assert found >= 0, (run, text)
         at = found + len(run)
+
+
+# --------------------------------------------------------------------------------------------------------
+# HTML table cells
+
+PROSE = (
+    "This page describes a handful of compounds that the laboratory works with every week, "
+    "and the table below lists their formulas and their common uses in some detail."
+)
+CELL_PAGE = f"""<html><head><title>Compounds</title></head><body><main><h1>Compounds</h1><p>{PROSE}</p>
+<table><tr><th>Name</th><th>Formula</th><th>Uses</th></tr>
+<tr><td>Water</td><td>H<sub>2</sub>O <u>under</u></td><td><ul><li>drinking</li><li>washing</li></ul></td></tr>
+<tr><td>Salt</td><td>Na<sup>+</sup>Cl<sup>-</sup><br>in brine</td><td></td></tr>
+<tr><td></td><td></td><td></td></tr>
+</table><p>{PROSE}</p></main></body></html>""".encode()
+
+
+@pytest.mark.parametrize(
+    "reader", [HtmlRegionReader(), HtmlMainReader(), HtmlPageReader()], ids=lambda r: r.name
+)
+def test_table_cells_keep_lists_breaks_and_formatted_text(reader: object) -> None:
+    text = reader.read_bytes(CELL_PAGE, limits=LIMITS).pages[0].text  # type: ignore[attr-defined]
+    assert "<" not in text and ">" not in text, text
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    cells = [[c.strip() for c in row.strip().strip("|").split("|")] for row in rows]
+    assert ["Name", "Formula", "Uses"] in cells, text
+    assert ["Water", "H2O under", "drinking; washing"] in cells, text
+    assert ["Salt", "Na+Cl-; in brine", ""] in cells, text
+
+
+def test_inline_formatting_outside_tables_is_text_in_every_reader() -> None:
+    page = (
+        f"<html><body><article><p>{PROSE} Water is H<sub>2</sub>O, area is m<sup>2</sup>, <u>noted</u>.</p>"
+    )
+    page += f"<p>{PROSE}</p></article></body></html>"
+    for reader in (HtmlRegionReader(), HtmlMainReader(), HtmlPageReader()):
+        text = reader.read_bytes(page.encode(), limits=LIMITS).pages[0].text
+        assert "Water is H2O, area is m2, noted." in text, (reader.name, text)
+
+
+def test_a_nested_list_in_a_cell_is_flattened_in_order() -> None:
+    page = (
+        f"<html><body><p>{PROSE}</p><table><tr><th>Step</th><th>Parts</th></tr>"
+        "<tr><td>1</td><td><ol><li>one<ul><li>one-a</li><li>one-b</li></ul></li><li>two</li></ol></td></tr>"
+        "</table></body></html>"
+    )
+    text = read_html_bytes(page.encode(), limits=LIMITS).pages[0].text
+    assert "| 1 | one; one-a; one-b; two |" in text, text
+
+
+def test_empty_cells_lists_and_breaks_add_no_separators() -> None:
+    page = (
+        f"<html><body><main><p>{PROSE}</p><table><tr><th>A</th><th>B</th></tr>"
+        "<tr><td><ul><li> </li><li></li></ul></td><td><br><br>x<br></td></tr>"
+        "<tr><td><ol></ol></td><td>y<br> <br>z</td></tr></table></main></body></html>"
+    )
+    for reader in (HtmlRegionReader(), HtmlMainReader(), HtmlPageReader()):
+        text = reader.read_bytes(page.encode(), limits=LIMITS).pages[0].text
+        rows = [
+            [c.strip() for c in r.strip().strip("|").split("|")]
+            for r in text.splitlines()
+            if r.startswith("|")
+        ]
+        assert ["", "x"] in rows and ["", "y; z"] in rows, (reader.name, text)
+
+
+_ITEM = st.text(alphabet=st.sampled_from("ab <>&;é\t"), max_size=6)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_ITEM, max_size=6))
+def test_a_cell_list_is_its_non_empty_items_joined(items: list[str]) -> None:
+    lis = "".join(f"<li>{escape(item)}</li>" for item in items)
+    root = lxml.html.fromstring(f"<table><tr><td><ul>{lis}</ul></td></tr></table>")
+    (cell,) = root.iter("td")
+    expected = CELL_SEPARATOR.join(f for f in (fold(i) for i in items) if f)
+    assert cell_text(cell) == expected
