@@ -519,3 +519,12 @@ def test_a_cell_list_is_its_non_empty_items_joined(items: list[str]) -> None:
     (cell,) = root.iter("td")
     expected = CELL_SEPARATOR.join(f for f in (fold(i) for i in items) if f)
     assert cell_text(cell) == expected
+
+
+def test_a_single_column_layout_table_keeps_its_lines_for_trafilatura() -> None:
+    page = (
+        f"<html><body><table><tr><td><p>{PROSE}<br>{PROSE}</p><p>{PROSE}</p></td></tr></table></body></html>"
+    )
+    text = HtmlMainReader().read_bytes(page.encode(), limits=LIMITS).pages[0].text
+    assert CELL_SEPARATOR.strip() + " " + PROSE[:20] not in text, text
+    assert text.count(PROSE) == 3

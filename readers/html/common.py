@@ -902,20 +902,32 @@ def is_layout_cell(cell: lxml.html.HtmlElement) -> bool:
 
 
 def flatten_cells(root: lxml.html.HtmlElement) -> None:
-    """Replace, in place, the content of each data cell holding a list or a ``<br>`` by its
+    """Replace, in place, the content of each data table's cell holding a list or a ``<br>`` by its
     :func:`cell_text`: for an extractor (trafilatura) that would drop a cell's list or run its lines
-    together. Cells of layout grids are left as they are."""
-    for cell in list(root.iter("td", "th")):
-        if is_layout_cell(cell):
+    together. Layout grids (:func:`is_layout_grid`) are left as they are."""
+    for table in list(root.iter("table")):
+        grid = [_cells(r) for r in _rows(table)]
+        if is_layout_grid(grid):
             continue
-        if not any(
-            isinstance(e.tag, str) and e.tag.lower() in ("ul", "ol", "menu", "br") for e in cell.iter()
-        ):
-            continue
-        text = cell_text(cell)
-        for child in list(cell):
-            cell.remove(child)
-        cell.text = text
+        for cell in (c for cells in grid for c in cells):
+            if not any(
+                isinstance(e.tag, str) and e.tag.lower() in ("ul", "ol", "menu", "br") for e in cell.iter()
+            ):
+                continue
+            text = cell_text(cell)
+            for child in list(cell):
+                cell.remove(child)
+            cell.text = text
+
+
+def _grid_width(grid: list[list[lxml.html.HtmlElement]]) -> int:
+    return max((sum(_span(c) for c in cells) for cells in grid), default=0)
+
+
+def is_layout_grid(grid: list[list[lxml.html.HtmlElement]]) -> bool:
+    """Whether a table's cells (by row) are a layout grid: a single column, or a cell holding what only a
+    layout grid's cell does (:func:`is_layout_cell`)."""
+    return _grid_width(grid) < 2 or any(is_layout_cell(c) for cells in grid for c in cells)
 
 
 def _rows(table: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
@@ -937,12 +949,11 @@ def _cells(row: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
 
 
 def _table_blocks(table: lxml.html.HtmlElement, depth: int) -> list[str]:
-    """A data table as GFM rows (the first row as header); a layout table (nested tables, headings or
-    lists in cells, a single column) as the blocks of its cells, in reading order."""
-    rows = _rows(table)
-    grid = [_cells(r) for r in rows]
-    width = max((sum(_span(c) for c in cells) for cells in grid), default=0)
-    layout = width < 2 or any(is_layout_cell(c) for cells in grid for c in cells)
+    """A data table as GFM rows (the first row as header); a layout table (nested tables, headings, code
+    or quotes in cells, a single column) as the blocks of its cells, in reading order."""
+    grid = [_cells(r) for r in _rows(table)]
+    width = _grid_width(grid)
+    layout = is_layout_grid(grid)
     blocks: list[str] = []
     for caption in table:
         if isinstance(caption.tag, str) and caption.tag.lower() == "caption":
