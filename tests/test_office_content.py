@@ -67,13 +67,29 @@ def _legacy_authors(authors: dict[str, str]) -> bytes:
     return f'<?xml version="1.0"?><p:cmAuthorLst xmlns:p="{P_NS}">{items}</p:cmAuthorLst>'.encode()
 
 
-def _legacy_comments(comments: list[tuple[str, str]]) -> bytes:
-    items = "".join(
-        f'<p:cm authorId="{a}" dt="2020-01-01T00:00:00" idx="{n}"><p:pos x="10" y="10"/>'
-        f"<p:text>{escape(text)}</p:text></p:cm>"
-        for n, (a, text) in enumerate(comments, start=1)
-    )
-    return f'<?xml version="1.0" encoding="UTF-8"?><p:cmLst xmlns:p="{P_NS}">{items}</p:cmLst>'.encode()
+P15_NS = "http://schemas.microsoft.com/office/powerpoint/2012/main"
+
+
+def _legacy_comments(
+    comments: list[tuple[str, str]], parents: dict[int, tuple[str, int]] | None = None
+) -> bytes:
+    """A ``p:cmLst``: comment n (from 1) by its author id, a reply naming its parent (author id, index)
+    in PowerPoint 2013's threading extension."""
+    items = ""
+    for n, (a, text) in enumerate(comments, start=1):
+        thread = ""
+        if parents and n in parents:
+            parent_author, parent_idx = parents[n]
+            thread = (
+                '<p:extLst><p:ext uri="{C676402C-5697-4E1C-873F-D02D1690AC5C}"><p15:threadingInfo>'
+                f'<p15:parentCm authorId="{parent_author}" idx="{parent_idx}"/></p15:threadingInfo>'
+                "</p:ext></p:extLst>"
+            )
+        items += (
+            f'<p:cm authorId="{a}" dt="2020-01-01T00:00:00" idx="{n}"><p:pos x="10" y="10"/>'
+            f"<p:text>{escape(text)}</p:text>{thread}</p:cm>"
+        )
+    return f'<?xml version="1.0"?><p:cmLst xmlns:p="{P_NS}" xmlns:p15="{P15_NS}">{items}</p:cmLst>'.encode()
 
 
 def _modern_authors(authors: dict[str, str]) -> bytes:
@@ -190,6 +206,19 @@ def test_legacy_comments_close_their_slide_with_authors(tmp_path: Path) -> None:
         "Comments:\n\n- Ada Lovelace: Check the revenue figure\n- Alan Turing: Agreed & fixed"
     )
     assert second.index("Body of slide 2") < second.index("Comments:")
+
+
+def test_legacy_replies_are_threaded_under_their_parent(tmp_path: Path) -> None:
+    comments = [("0", "First point"), ("1", "Second point"), ("1", "Reply to first"), ("0", "Lost reply")]
+    data = _with_comments(
+        _slides(1),
+        legacy={1: _legacy_comments(comments, parents={3: ("0", 1), 4: ("9", 9)})},
+        legacy_authors=_legacy_authors({"0": "Ada", "1": "Alan"}),
+    )
+    (page,) = _read_pptx(tmp_path, data)
+    assert page.endswith(
+        "Comments:\n\n- Ada: First point\n   - Alan: Reply to first\n- Alan: Second point\n- Ada: Lost reply"
+    )
 
 
 def test_threaded_comments_carry_their_replies(tmp_path: Path) -> None:

@@ -18,11 +18,12 @@ the slide is read like any shape (slide numbers are not: they are the page numbe
 only on a layout or master (placeholder prompts, decorations) is not the slide's and is not read.
 
 Comments are parts python-pptx does not model: the legacy ones (``ppt/comments/commentN.xml``, a
-``p:cmLst``, authors in ``ppt/commentAuthors.xml``) and the threaded ones of PowerPoint 365
-(``ppt/comments/modernComment_*.xml``, a ``p188:cmLst`` whose comments hold their replies, authors in
-``ppt/authors.xml``). Both are found by relationship type from the slide (authors from the presentation)
-and parsed with entities refused (:func:`readers.archives.safezip.parse_xml`). A comments part that is
-not well-formed is left out: the slide is read without its comments, never refused for them.
+``p:cmLst``, authors in ``ppt/commentAuthors.xml``, a reply naming its parent in ``p15:parentCm``) and
+the threaded ones of PowerPoint 365 (``ppt/comments/modernComment_*.xml``, a ``p188:cmLst`` whose
+comments hold their replies, authors in ``ppt/authors.xml``). Both are found by relationship type from
+the slide (authors from the presentation) and parsed with entities refused
+(:func:`readers.archives.safezip.parse_xml`). A comments part that is not well-formed is left out: the
+slide is read without its comments, never refused for them.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ MAIN_TYPES = (
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 P188 = "{http://schemas.microsoft.com/office/powerpoint/2018/8/main}"
+P15 = "{http://schemas.microsoft.com/office/powerpoint/2012/main}"
 
 #: Relationship types of the comment parts (from a slide) and their authors (from the presentation).
 LEGACY_COMMENTS_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments"
@@ -289,16 +291,37 @@ def _body_text(element: Any) -> str:
     return one_line(" ".join(paragraphs))
 
 
+def _legacy_threads(root: Any, authors: _Authors) -> list[str]:
+    """A legacy comments part's comments, each with the replies PowerPoint 2013 threads under it (a
+    ``p15:parentCm`` naming its parent's author and index) indented below; a reply whose parent is not
+    in the part stands on its own."""
+    comments: list[tuple[tuple[str, str], tuple[str, str] | None, str]] = []
+    for cm in root.iter(f"{P}cm"):
+        text_element = cm.find(f"{P}text")
+        text = one_line(text_element.text or "") if text_element is not None else ""
+        if not text:
+            continue
+        parent = next(cm.iter(f"{P15}parentCm"), None)
+        parent_key = None if parent is None else (parent.get("authorId", ""), parent.get("idx", ""))
+        line = _comment_line(authors.legacy.get(cm.get("authorId", ""), ""), text)
+        comments.append(((cm.get("authorId", ""), cm.get("idx", "")), parent_key, line))
+    keys = {key for key, _, _ in comments}
+    replies: dict[tuple[str, str], list[str]] = {}
+    for _, parent_key, line in comments:
+        if parent_key is not None and parent_key in keys:
+            replies.setdefault(parent_key, []).append(LIST_INDENT + line)
+    return [
+        "\n".join([line, *replies.get(key, [])])
+        for key, parent_key, line in comments
+        if parent_key is None or parent_key not in keys
+    ]
+
+
 def _comments(slide_part: Any, authors: _Authors, budget: TextBudget) -> list[Block]:
     """The slide's comments as list items, ``- author: text``, a threaded comment's replies under it."""
     out: list[Block] = []
     for root in _related_xml(slide_part, LEGACY_COMMENTS_REL):
-        for cm in root.iter(f"{P}cm"):
-            text_element = cm.find(f"{P}text")
-            text = one_line(text_element.text or "") if text_element is not None else ""
-            if text:
-                author = authors.legacy.get(cm.get("authorId", ""), "")
-                out.append((budget.add(_comment_line(author, text)), True))
+        out += [(budget.add(thread), True) for thread in _legacy_threads(root, authors)]
     for root in _related_xml(slide_part, MODERN_COMMENTS_REL):
         for cm in root.iter(f"{P188}cm"):
             lines = []
