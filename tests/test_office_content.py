@@ -414,6 +414,21 @@ def test_docx_equations_inline_and_display(tmp_path: Path) -> None:
     assert "02x" not in page.text
 
 
+def test_docx_equation_is_read_rather_than_its_fallback(tmp_path: Path) -> None:
+    mc = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+    alternate = (
+        f'<mc:AlternateContent xmlns:mc="{mc}" xmlns:w="{W_NS}" xmlns:m="{M_NS}">'
+        f'<mc:Choice Requires="m">{_math(FRACTION)}</mc:Choice>'
+        "<mc:Fallback><w:r><w:t>[picture of the equation]</w:t></w:r></mc:Fallback></mc:AlternateContent>"
+    )
+    document = docx.Document()
+    document.add_paragraph("Ratio ")._p.append(parse_xml(alternate))
+    path = tmp_path / "alternate.docx"
+    document.save(path)
+    (page,) = DocxReader().read(path, LIMITS).pages
+    assert page.text == "Ratio (a+b)/(c)"
+
+
 def test_docx_empty_equation_adds_nothing(tmp_path: Path) -> None:
     document = docx.Document()
     paragraph = document.add_paragraph("Before")

@@ -418,12 +418,13 @@ def _symbol(sym: Any) -> str:
 
 
 def _branch(alternate: Any) -> Any | None:
-    """The branch of an ``mc:AlternateContent`` to read: the first choice that holds text, else the
-    fallback, else the first choice."""
+    """The branch of an ``mc:AlternateContent`` to read: the first choice that holds text (an equation's
+    runs count: Word gives an equation a picture of itself as the fallback), else the fallback, else the
+    first choice."""
     choices = [c for c in alternate if _tag(c) == f"{MC}Choice"]
     fallback = next((c for c in alternate if _tag(c) == f"{MC}Fallback"), None)
     for choice in choices:
-        if any(True for _ in choice.iter(f"{W}t")):
+        if any(True for _ in choice.iter(f"{W}t", f"{M}t")):  # an equation's choice holds only math runs
             return choice
     return fallback if fallback is not None else (choices[0] if choices else None)
 
@@ -449,7 +450,8 @@ class DocxReader(Reader):
     """Reads a Word document (.docx, .docm, templates) into one page of markdown."""
 
     name: ClassVar[str] = "python-docx"
-    # 2: equations as linear text with their operators (1 read only their runs: "∑₀² x" was "02x").
+    # 2: equations as linear text with their operators (1 read only their runs: "∑₀² x" was "02x"), and
+    # an equation in an mc:AlternateContent is read rather than its fallback.
     revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.DOCX})
 
