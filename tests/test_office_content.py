@@ -572,3 +572,12 @@ def test_a_single_column_layout_table_keeps_its_lines_for_trafilatura() -> None:
     text = HtmlMainReader().read_bytes(page.encode(), limits=LIMITS).pages[0].text
     assert CELL_SEPARATOR.strip() + " " + PROSE[:20] not in text, text
     assert text.count(PROSE) == 3
+
+
+def test_a_deeply_nested_list_in_a_cell_keeps_every_item() -> None:
+    deep = "<ul><li>x" * 120 + "</li></ul>" * 120
+    page = f"<html><body><p>{PROSE}</p><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>{deep}</td></tr>"
+    page += "</table></body></html>"
+    for reader in (HtmlMainReader(), HtmlPageReader()):  # the page marks no region
+        text = reader.read_bytes(page.encode(), limits=LIMITS).pages[0].text
+        assert "| 1 | " + CELL_SEPARATOR.join(["x"] * 120) + " |" in text, reader.name
