@@ -698,9 +698,11 @@ class _Renderer:
     """Walks a cleaned tree into markdown blocks: inline text gathers into a paragraph until a block
     element ends it."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, in_cell: bool = False) -> None:
         self.blocks: list[str] = []
         self._inline: list[str] = []
+        #: In a table's cell a list is its items, one per line, without markers (:func:`cell_text`).
+        self.in_cell = in_cell
 
     def render(self, element: lxml.html.HtmlElement, depth: int = 0) -> None:
         tag = element.tag.lower() if isinstance(element.tag, str) else ""
@@ -714,6 +716,11 @@ class _Renderer:
             text = fold(text_of(element, depth + 1))
             if text:
                 self.blocks.append(f"{'#' * HEADINGS[tag]} {text}")
+        elif tag in ("ul", "ol", "menu") and self.in_cell:
+            self.flush()
+            items = _cell_items(element, depth + 1)
+            if items:
+                self.blocks.append("\n".join(items))
         elif tag in ("ul", "ol", "menu"):
             self.flush()
             self.blocks.extend(_list_lines(element, ordered=tag == "ol", depth=depth + 1))
@@ -846,10 +853,81 @@ def _item_text(item: lxml.html.HtmlElement, depth: int) -> str:
     return fold(" ".join(renderer.blocks).replace("\n", " "))
 
 
-#: Elements whose presence in a cell makes a table a layout grid rather than data.
-_LAYOUT_CELL_CONTENT = frozenset(
-    {"table", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "pre", "blockquote"}
-)
+#: Elements whose presence in a cell makes a table a layout grid rather than data. A list is not one: a
+#: data table's cell may list its values (uses, authors, options), and is read as ``item; item``.
+_LAYOUT_CELL_CONTENT = frozenset({"table", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote"})
+
+#: What separates a cell's list items and its ``<br>`` lines when the cell is written on one line.
+CELL_SEPARATOR = "; "
+
+
+def cell_text(cell: lxml.html.HtmlElement, depth: int = 0) -> str:
+    """A data table cell's text on one line: paragraphs joined by a space, list items (nested ones in
+    order after their item) and ``<br>`` lines by :data:`CELL_SEPARATOR`; inline formatting as its text."""
+    renderer = _Renderer(in_cell=True)
+    renderer._children(cell, depth)
+    renderer.flush()
+    blocks = (
+        CELL_SEPARATOR.join(fold(line) for line in b.split("\n") if line.strip()) for b in renderer.blocks
+    )
+    return fold(" ".join(b for b in blocks if b))
+
+
+def _cell_items(element: lxml.html.HtmlElement, depth: int) -> list[str]:
+    """A list's item texts in document order, a nested list's items after the item that holds them."""
+    items: list[str] = []
+    if depth > MAX_RENDER_DEPTH:
+        return [fold(" ".join(element.itertext()))]
+    for child in element:
+        if not isinstance(child.tag, str):
+            continue
+        tag = child.tag.lower()
+        if tag in ("ul", "ol", "menu"):
+            items.extend(_cell_items(child, depth + 1))
+            continue
+        head = _item_text(child, depth)
+        if head:
+            items.append(head)
+        for nested in child:
+            if isinstance(nested.tag, str) and nested.tag.lower() in ("ul", "ol", "menu"):
+                items.extend(_cell_items(nested, depth + 1))
+    return items
+
+
+def is_layout_cell(cell: lxml.html.HtmlElement) -> bool:
+    """Whether a cell holds what only a layout grid's cell does (:data:`_LAYOUT_CELL_CONTENT`)."""
+    return any(
+        isinstance(e.tag, str) and e.tag.lower() in _LAYOUT_CELL_CONTENT for e in cell.iterdescendants()
+    )
+
+
+def flatten_cells(root: lxml.html.HtmlElement) -> None:
+    """Replace, in place, the content of each data table's cell holding a list or a ``<br>`` by its
+    :func:`cell_text`: for an extractor (trafilatura) that would drop a cell's list or run its lines
+    together. Layout grids (:func:`is_layout_grid`) are left as they are."""
+    for table in list(root.iter("table")):
+        grid = [_cells(r) for r in _rows(table)]
+        if is_layout_grid(grid):
+            continue
+        for cell in (c for cells in grid for c in cells):
+            if not any(
+                isinstance(e.tag, str) and e.tag.lower() in ("ul", "ol", "menu", "br") for e in cell.iter()
+            ):
+                continue
+            text = cell_text(cell)
+            for child in list(cell):
+                cell.remove(child)
+            cell.text = text
+
+
+def _grid_width(grid: list[list[lxml.html.HtmlElement]]) -> int:
+    return max((sum(_span(c) for c in cells) for cells in grid), default=0)
+
+
+def is_layout_grid(grid: list[list[lxml.html.HtmlElement]]) -> bool:
+    """Whether a table's cells (by row) are a layout grid: a single column, or a cell holding what only a
+    layout grid's cell does (:func:`is_layout_cell`)."""
+    return _grid_width(grid) < 2 or any(is_layout_cell(c) for cells in grid for c in cells)
 
 
 def _rows(table: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
@@ -871,17 +949,11 @@ def _cells(row: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
 
 
 def _table_blocks(table: lxml.html.HtmlElement, depth: int) -> list[str]:
-    """A data table as GFM rows (the first row as header); a layout table (nested tables, headings or
-    lists in cells, a single column) as the blocks of its cells, in reading order."""
-    rows = _rows(table)
-    grid = [_cells(r) for r in rows]
-    width = max((sum(_span(c) for c in cells) for cells in grid), default=0)
-    layout = width < 2 or any(
-        isinstance(e.tag, str) and e.tag.lower() in _LAYOUT_CELL_CONTENT
-        for cells in grid
-        for c in cells
-        for e in c.iterdescendants()
-    )
+    """A data table as GFM rows (the first row as header); a layout table (nested tables, headings, code
+    or quotes in cells, a single column) as the blocks of its cells, in reading order."""
+    grid = [_cells(r) for r in _rows(table)]
+    width = _grid_width(grid)
+    layout = is_layout_grid(grid)
     blocks: list[str] = []
     for caption in table:
         if isinstance(caption.tag, str) and caption.tag.lower() == "caption":
@@ -895,7 +967,7 @@ def _table_blocks(table: lxml.html.HtmlElement, depth: int) -> list[str]:
     for cells in grid:
         texts: list[str] = []
         for c in cells:
-            texts.append(text_of(c, depth).replace("|", "\\|"))
+            texts.append(cell_text(c, depth).replace("|", "\\|"))
             texts.extend([""] * (_span(c) - 1))
         if not any(texts):
             continue

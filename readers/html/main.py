@@ -17,10 +17,11 @@ from configparser import ConfigParser
 from typing import ClassVar, Final
 
 import trafilatura
+from lxml import etree
 from trafilatura.settings import use_config
 
 from readers.core.model import ReadLimits
-from readers.html.common import CONTENT_DROP, Content, HtmlDocument, HtmlReader, clean
+from readers.html.common import CONTENT_DROP, Content, HtmlDocument, HtmlReader, clean, flatten_cells
 
 #: trafilatura's options, chosen on the corpus's seven annotated pages (benchmarks/eval_html.py, this
 #: reader alone: ``--only trafilatura``):
@@ -53,6 +54,12 @@ OPTIONS: Final = {
 MAIN_DROP = CONTENT_DROP
 
 
+#: Inline elements trafilatura's markdown writes as HTML tags (``H<sub>2</sub>O``: its ``#u``, ``#sub`` and
+#: ``#sup`` renderings, which markdown has no mark for): unwrapped to their text before it reads the tree,
+#: as the other readers of the chain write them.
+UNWRAPPED: Final = ("u", "sub", "sup")
+
+
 #: trafilatura's packaged defaults (its ``settings.cfg``, never a user's settings file). Its download
 #: settings there serve ``fetch_url`` only; the extraction ones (the sizes under which it retries with
 #: its fallback extractors) are left as trafilatura measured them.
@@ -63,7 +70,8 @@ class HtmlMainReader(HtmlReader):
     """trafilatura's main content of the page, as markdown; nothing when it finds none."""
 
     name: ClassVar[str] = "trafilatura"
-    revision: ClassVar[int] = 2
+    # 3: <u>, <sub>, <sup> as their text, not tags; a cell's list items and <br> lines kept, "a; b".
+    revision: ClassVar[int] = 3
 
     @property
     def tool_version(self) -> str:
@@ -71,5 +79,7 @@ class HtmlMainReader(HtmlReader):
 
     def content(self, document: HtmlDocument, limits: ReadLimits) -> Content:
         tree = clean(document.root, MAIN_DROP)
+        etree.strip_tags(tree, *UNWRAPPED)
+        flatten_cells(tree)
         text = trafilatura.extract(tree, url=None, config=CONFIG, **OPTIONS)
         return Content(text or "")

@@ -18,7 +18,9 @@ class HtmlPageReader(HtmlReader):
     """The body of the page, cleaned (:data:`readers.html.common.PAGE_DROP`), as markdown."""
 
     name: ClassVar[str] = "html-page"
-    revision: ClassVar[int] = 2
+    # 3: a data table's cell lists its items ("a; b") and its <br> lines on one line; a list in a cell no
+    # longer makes the table a layout grid.
+    revision: ClassVar[int] = 3
 
     def content(self, document: HtmlDocument, limits: ReadLimits) -> Content:
         tree = clean(document.root, PAGE_DROP)

@@ -146,7 +146,9 @@ class HtmlRegionReader(HtmlReader):
     """The widest marked region of the page, as markdown; nothing when the page marks none."""
 
     name: ClassVar[str] = "html-region"
-    revision: ClassVar[int] = 2
+    # 3: a data table's cell lists its items ("a; b") and its <br> lines on one line; a list in a cell no
+    # longer makes the table a layout grid.
+    revision: ClassVar[int] = 3
 
     def content(self, document: HtmlDocument, limits: ReadLimits) -> Content:
         tree = clean(document.root, REGION_DROP)

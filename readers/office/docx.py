@@ -16,7 +16,9 @@ document order:
   a box whose text was already written is not written again;
 - footnote and endnote references as ``[^N]`` / ``[^eN]``, their texts after the body as definitions;
 - headers and footers at the end under ``## Header`` / ``## Footer`` headings, each distinct one once;
-- hyperlink text, field results, insertions; not deleted text, field codes or comments.
+- hyperlink text, field results, insertions; not deleted text, field codes or comments;
+- equations (``m:oMath``) as linear text where they stand (:mod:`readers.office.omml`), a display
+  equation (``m:oMathPara``) on a line of its own.
 
 The whole document is one page: Word's pagination is decided at layout time and is not in the file.
 """
@@ -39,6 +41,7 @@ from readers.archives.safezip import parse_xml
 from readers.core.base import Reader
 from readers.core.errors import CorruptDocument
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
+from readers.office import omml
 from readers.office.common import TextBudget, gfm_table, join_blocks, one_line, open_ooxml
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -306,8 +309,12 @@ class _Walker:
     def inline(self, element: Any, pieces: list[str], boxes: list[Any]) -> None:
         for child in element:
             tag = _tag(child)
-            if tag in (f"{W}t", f"{M}t"):
+            if tag == f"{W}t":
                 pieces.append(child.text or "")
+            elif tag == f"{M}oMath":
+                pieces.append(omml.linear(child))
+            elif tag == f"{M}oMathPara":
+                pieces.append("\n" + "\n".join(omml.display_lines(child)) + "\n")
             elif tag == f"{W}tab":
                 pieces.append("\t")
             elif tag in (f"{W}br", f"{W}cr"):
@@ -411,12 +418,13 @@ def _symbol(sym: Any) -> str:
 
 
 def _branch(alternate: Any) -> Any | None:
-    """The branch of an ``mc:AlternateContent`` to read: the first choice that holds text, else the
-    fallback, else the first choice."""
+    """The branch of an ``mc:AlternateContent`` to read: the first choice that holds text (an equation's
+    runs count: Word gives an equation a picture of itself as the fallback), else the fallback, else the
+    first choice."""
     choices = [c for c in alternate if _tag(c) == f"{MC}Choice"]
     fallback = next((c for c in alternate if _tag(c) == f"{MC}Fallback"), None)
     for choice in choices:
-        if any(True for _ in choice.iter(f"{W}t")):
+        if any(True for _ in choice.iter(f"{W}t", f"{M}t")):  # an equation's choice holds only math runs
             return choice
     return fallback if fallback is not None else (choices[0] if choices else None)
 
@@ -442,7 +450,9 @@ class DocxReader(Reader):
     """Reads a Word document (.docx, .docm, templates) into one page of markdown."""
 
     name: ClassVar[str] = "python-docx"
-    revision: ClassVar[int] = 1
+    # 2: equations as linear text with their operators (1 read only their runs: "∑₀² x" was "02x"), and
+    # an equation in an mc:AlternateContent is read rather than its fallback.
+    revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.DOCX})
 
     @property

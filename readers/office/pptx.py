@@ -8,11 +8,22 @@ within bounds. Each page is::
     <tables as GFM>
     Notes:
     <the speaker notes>
+    Comments:
+    - <author>: <comment>
+       - <author>: <reply>
 
 Paragraphs are lines; in body placeholders, whose master styles draw bullets, and wherever a paragraph
 sets a bullet or a number itself, they are list items indented by level. A footer or date placeholder on
 the slide is read like any shape (slide numbers are not: they are the page number again). Text that lives
 only on a layout or master (placeholder prompts, decorations) is not the slide's and is not read.
+
+Comments are parts python-pptx does not model: the legacy ones (``ppt/comments/commentN.xml``, a
+``p:cmLst``, authors in ``ppt/commentAuthors.xml``, a reply naming its parent in ``p15:parentCm``) and
+the threaded ones of PowerPoint 365 (``ppt/comments/modernComment_*.xml``, a ``p188:cmLst`` whose
+comments hold their replies, authors in ``ppt/authors.xml``). Both are found by relationship type from
+the slide (authors from the presentation) and parsed with entities refused
+(:func:`readers.archives.safezip.parse_xml`). A comments part that is not well-formed is left out: the
+slide is read without its comments, never refused for them.
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PythonPptxError
 from pptx.package import Package
 
+from readers.archives.safezip import parse_xml
 from readers.core.base import Reader
 from readers.core.errors import CorruptDocument, LimitExceeded
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
@@ -42,6 +54,15 @@ MAIN_TYPES = (
 )
 
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+P188 = "{http://schemas.microsoft.com/office/powerpoint/2018/8/main}"
+P15 = "{http://schemas.microsoft.com/office/powerpoint/2012/main}"
+
+#: Relationship types of the comment parts (from a slide) and their authors (from the presentation).
+LEGACY_COMMENTS_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments"
+LEGACY_AUTHORS_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/commentAuthors"
+MODERN_COMMENTS_REL = "http://schemas.microsoft.com/office/2018/10/relationships/comments"
+MODERN_AUTHORS_REL = "http://schemas.microsoft.com/office/2018/10/relationships/authors"
 #: Spaces per list level, as in the DOCX reader: enough to nest under "- " and "1. " alike.
 LIST_INDENT = "   "
 
@@ -69,7 +90,8 @@ class PptxReader(Reader):
     """Reads a presentation into one page per slide: title, body, tables, notes."""
 
     name: ClassVar[str] = "python-pptx"
-    revision: ClassVar[int] = 1
+    # 2: each slide's comments (legacy, and threaded with their replies) after its notes.
+    revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.PPTX})
 
     @property
@@ -87,7 +109,10 @@ class PptxReader(Reader):
                     f"{path.name}: {len(slides)} slides, over the limit of {limits.max_pages}"
                 )
             budget = TextBudget(limits)
-            pages = tuple(_slide_page(number, slide, budget) for number, slide in enumerate(slides, start=1))
+            authors = _Authors(presentation.part)
+            pages = tuple(
+                _slide_page(number, slide, budget, authors) for number, slide in enumerate(slides, start=1)
+            )
         except _LIBRARY_ERRORS as exc:
             raise CorruptDocument(
                 f"{path.name}: not a readable presentation: {type(exc).__name__}: {exc}"
@@ -98,7 +123,7 @@ class PptxReader(Reader):
         return ReadResult(pages=pages, page_count=len(pages))
 
 
-def _slide_page(number: int, slide: Any, budget: TextBudget) -> PageText:
+def _slide_page(number: int, slide: Any, budget: TextBudget, authors: _Authors) -> PageText:
     title_shape = slide.shapes.title
     title = one_line(title_shape.text_frame.text) if title_shape is not None else ""
     hidden = " (hidden)" if slide.element.get("show") in ("0", "false") else ""
@@ -111,6 +136,10 @@ def _slide_page(number: int, slide: Any, budget: TextBudget) -> PageText:
         if notes:
             blocks.append(("Notes:", False))
             blocks += notes
+    comments = _comments(slide.part, authors, budget)
+    if comments:
+        blocks.append(("Comments:", False))
+        blocks += comments
     facts = PageFacts(tables=counts["tables"], headings=1)
     return PageText(page=number, text=join_blocks(blocks), facts=facts)
 
@@ -213,4 +242,97 @@ def _notes(notes_slide: Any, budget: TextBudget) -> list[Block]:
             if block[0] not in seen:
                 seen.add(block[0])
                 out.append(block)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------
+# Comments
+
+
+def _related_xml(part: Any, reltype: str) -> list[Any]:
+    """The parsed roots of ``part``'s related parts of ``reltype``; a part that is not well-formed XML
+    (or declares entities) is left out."""
+    roots = []
+    for rel in part.rels.values():
+        if rel.is_external or rel.reltype != reltype:
+            continue
+        target = rel.target_part
+        try:
+            roots.append(parse_xml(target.blob, str(target.partname)))
+        except CorruptDocument:
+            continue
+    return roots
+
+
+class _Authors:
+    """Comment authors' names by id, legacy and threaded, read once per presentation."""
+
+    def __init__(self, presentation_part: Any) -> None:
+        self.legacy: dict[str, str] = {}
+        self.modern: dict[str, str] = {}
+        for root in _related_xml(presentation_part, LEGACY_AUTHORS_REL):
+            for author in root.iter(f"{P}cmAuthor"):
+                self.legacy[author.get("id", "")] = one_line(author.get("name", ""))
+        for root in _related_xml(presentation_part, MODERN_AUTHORS_REL):
+            for author in root.iter(f"{P188}author"):
+                self.modern[author.get("id", "")] = one_line(author.get("name", ""))
+
+
+def _comment_line(author: str, text: str, indent: str = "") -> str:
+    return f"{indent}- {author}: {text}" if author else f"{indent}- {text}"
+
+
+def _body_text(element: Any) -> str:
+    """A threaded comment's or reply's text: its ``p188:txBody`` paragraphs, one line."""
+    body = element.find(f"{P188}txBody")
+    if body is None:
+        return ""
+    paragraphs = ["".join(t.text or "" for t in p.iter(f"{A}t")) for p in body.iter(f"{A}p")]
+    return one_line(" ".join(paragraphs))
+
+
+def _legacy_threads(root: Any, authors: _Authors) -> list[str]:
+    """A legacy comments part's comments, each with the replies PowerPoint 2013 threads under it (a
+    ``p15:parentCm`` naming its parent's author and index) indented below; a reply whose parent is not
+    in the part stands on its own."""
+    comments: list[tuple[tuple[str, str], tuple[str, str] | None, str]] = []
+    for cm in root.iter(f"{P}cm"):
+        text_element = cm.find(f"{P}text")
+        text = one_line(text_element.text or "") if text_element is not None else ""
+        if not text:
+            continue
+        parent = next(cm.iter(f"{P15}parentCm"), None)
+        parent_key = None if parent is None else (parent.get("authorId", ""), parent.get("idx", ""))
+        line = _comment_line(authors.legacy.get(cm.get("authorId", ""), ""), text)
+        comments.append(((cm.get("authorId", ""), cm.get("idx", "")), parent_key, line))
+    keys = {key for key, _, _ in comments}
+    replies: dict[tuple[str, str], list[str]] = {}
+    for _, parent_key, line in comments:
+        if parent_key is not None and parent_key in keys:
+            replies.setdefault(parent_key, []).append(LIST_INDENT + line)
+    return [
+        "\n".join([line, *replies.get(key, [])])
+        for key, parent_key, line in comments
+        if parent_key is None or parent_key not in keys
+    ]
+
+
+def _comments(slide_part: Any, authors: _Authors, budget: TextBudget) -> list[Block]:
+    """The slide's comments as list items, ``- author: text``, a threaded comment's replies under it."""
+    out: list[Block] = []
+    for root in _related_xml(slide_part, LEGACY_COMMENTS_REL):
+        out += [(budget.add(thread), True) for thread in _legacy_threads(root, authors)]
+    for root in _related_xml(slide_part, MODERN_COMMENTS_REL):
+        for cm in root.iter(f"{P188}cm"):
+            lines = []
+            text = _body_text(cm)
+            if text:
+                lines.append(_comment_line(authors.modern.get(cm.get("authorId", ""), ""), text))
+            for reply in cm.iter(f"{P188}reply"):
+                reply_text = _body_text(reply)
+                if reply_text:
+                    author = authors.modern.get(reply.get("authorId", ""), "")
+                    lines.append(_comment_line(author, reply_text, LIST_INDENT if text else ""))
+            if lines:
+                out.append((budget.add("\n".join(lines)), True))
     return out
