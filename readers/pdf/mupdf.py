@@ -81,6 +81,7 @@ from readers.pdf.facts import (
     ocr_font_hint,
     span_luminance,
 )
+from readers.pdf.structure import read_tagged
 from readers.pdf.tables import RuledTable, find_ruled_tables
 
 # --- extraction flags -------------------------------------------------------------------------------
@@ -220,8 +221,9 @@ class PyMuPDFReader(Reader):
     # 2: the page's invisible runs are recorded (pages.hidden_text/hidden_why); a PDF read by 1 is read
     # again, not carried over, since its rows would say "nothing hidden". 3: a PDF none of whose pages
     # loads is `corrupt` (an error), not an empty read. 4: each page carries its printed label (the
-    # document's /PageLabels, pages.label).
-    revision = 4
+    # document's /PageLabels, pages.label). 5: a tagged PDF's pages the structure tree covers read in
+    # its order (pages.reading_order = tagged), with its pagination artifacts and its tables as data.
+    revision = 5
     kinds = frozenset({ContentKind.PDF})
 
     @property
@@ -313,6 +315,7 @@ def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes:
     pages = _render(drafts)
     labels = page_labels(doc)
     pages = [replace(page, label=label) for page, label in zip(pages, labels, strict=True)]
+    pages = read_tagged(doc, str(path), pages)  # a tagged PDF's pages in its structure tree's order
     total = sum(len(page.text.encode("utf-8", "surrogatepass")) for page in pages)
     if total > limits.max_text_bytes:
         raise LimitExceeded(f"{path.name}: {total} bytes of text, over the limit of {limits.max_text_bytes}")
