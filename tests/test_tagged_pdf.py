@@ -57,13 +57,14 @@ def tagged_pdf(
     marked: bool = True,
     document_kids: bytes | None = None,
     root_kids: bytes = b"6 0 R",
+    body_row: bytes = b"[17 0 R 18 0 R]",
 ) -> Path:
     """A one-page tagged PDF: a running head and a page number as pagination artifacts, a rule as a
     layout artifact, two paragraphs (MCIDs 0, 1) drawn bottom-up, and a 2x2 table (TH row, TD row).
 
     ``order``: the paragraphs' MCIDs in the tree's order; ``document_kids`` replaces the Document
     element's /K, ``root_kids`` the StructTreeRoot's (to break the tree); ``marked``: the catalog's
-    /MarkInfo says the document is tagged.
+    /MarkInfo says the document is tagged; ``body_row``: the body row's cells in the tree's order.
     """
     content = (
         b"/Artifact <</Type /Pagination /Subtype /Header>> BDC\n" + _show(72, 760, HEAD, 9) + b"EMC\n"
@@ -93,7 +94,7 @@ def tagged_pdf(
         b"<< /Type /StructElem /S /THead /P 9 0 R /K 12 0 R >>",
         b"<< /Type /StructElem /S /TBody /P 9 0 R /K 13 0 R >>",
         b"<< /Type /StructElem /S /TR /P 10 0 R /K [15 0 R 16 0 R] >>",
-        b"<< /Type /StructElem /S /TR /P 11 0 R /K [17 0 R 18 0 R] >>",
+        b"<< /Type /StructElem /S /TR /P 11 0 R /K " + body_row + b" >>",
         b"<< /Nums [0 [7 0 R 8 0 R 15 0 R 16 0 R 17 0 R 18 0 R]] >>",
         b"<< /Type /StructElem /S /TH /P 12 0 R /Pg 3 0 R /K 2 >>",
         b"<< /Type /StructElem /S /TH /P 12 0 R /Pg 3 0 R /K 3 >>",
@@ -161,6 +162,12 @@ def test_the_tagged_table_is_one_found_table_written_as_gfm_where_it_stands(tmp_
     x0, y0, x1, y1 = table.bbox
     # the cells' characters: from x=72 to past x=200, between the two rows' baselines (792 - 500, 480)
     assert 71 <= x0 < 73 and 200 < x1 < 260 and 280 < y0 < 292 < 312 < y1 < 316
+
+
+def test_a_rows_cells_tagged_out_of_order_stand_left_to_right(tmp_path: Path) -> None:
+    page = _read(tagged_pdf(tmp_path / "t.pdf", body_row=b"[18 0 R 17 0 R]"))
+    (table,) = page.tables
+    assert table.cells == TABLE
 
 
 def test_every_character_is_read_once_in_either_reading(tmp_path: Path) -> None:

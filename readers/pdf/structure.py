@@ -457,6 +457,7 @@ def _table(
         (header_rows if leaf.header else body_rows).add(leaf.row)
     rows = sorted({r for r, _ in cells})
     width = max((c for _, c in cells), default=-1) + 1
+    _cells_left_to_right(cells, rows, width)
     if len(rows) < 2 or width < 2:
         for leaf in leaves:
             done.discard(leaf.mcid)
@@ -494,6 +495,18 @@ def _table(
         confidence=round(coverage, 4),
         evidence=f"structure=Table rows={len(rows)} columns={width} th_rows={header}",
     )
+
+
+def _cells_left_to_right(cells: dict[tuple[int, int], list[MarkedChar]], rows: list[int], width: int) -> None:
+    """Put each row's filled cells in the order they stand on the page, left to right, in the slots the
+    filled cells hold: a producer may tag a row's cells out of order (plumb__ca-warn-report.pdf tags a
+    wrapped "Layoff/Closure" cell after the row's last column), and the tree's order would shift them."""
+    for r in rows:
+        slots = [c for c in range(width) if any(not ch.text.isspace() for ch in cells.get((r, c), ()))]
+        left = sorted(slots, key=lambda c: min(ch.bbox[0] for ch in cells[(r, c)] if not ch.text.isspace()))
+        moved = [cells[(r, c)] for c in left]
+        for c, chars in zip(slots, moved, strict=True):
+            cells[(r, c)] = chars
 
 
 def gfm(rows: Sequence[Sequence[str]], header_rows: int = 1) -> str:
