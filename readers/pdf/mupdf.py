@@ -8,10 +8,12 @@ OCR-layer fonts) for the signals; and the page's layout as model blocks of lines
 box, bold, monospaced, invisible), built from the same ``dict`` as the text; and the page's invisible
 runs of text with the reason for each (:class:`~readers.core.model.HiddenSpan`: render mode 3, zero alpha,
 tiny, white on its own background, outside the crop box), which the text keeps and sanitize removes
-where the page is not an OCR layer. The text is RAW: no
-Unicode normalisation, no ligature expansion, U+FFFD, controls and private-use characters are kept as
-MuPDF reports them, and whitespace inside a line is kept; only the ends of each reconstructed line are
-trimmed (leading blanks would turn a line into a markdown code block, trailing ones into a hard break).
+where the page is not an OCR layer. A tagged PDF's pages that its structure tree covers are read in the
+tree's order, with its pagination artifacts and its tables as data (:mod:`readers.pdf.structure`).
+The text is RAW: no Unicode normalisation, no ligature expansion, U+FFFD, controls and private-use
+characters are kept as MuPDF reports them, and whitespace inside a line is kept; only the ends of each
+reconstructed line are trimmed (leading blanks would turn a line into a markdown code block, trailing
+ones into a hard break).
 
 Why it is built this way (measured on the corpus's 28 born-digital PDFs, 241 pages, 2-core machine;
 ``benchmarks/bench_extract.py`` repeats the comparison):
