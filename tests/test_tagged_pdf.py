@@ -256,3 +256,35 @@ def test_a_pipeline_run_records_the_tagged_order_and_the_artifacts_as_furniture(
     assert furniture == [(FOOT, "tagged_artifact"), (HEAD, "tagged_artifact")]
     ((text,),) = query(wh, f"select text from texts where sha256 = '{sha}'").rows
     assert HEAD not in text and PARAGRAPHS[0] in text
+
+
+_KID_TOKENS = [
+    "7 0 R",
+    "8 0 R",
+    "9 0 R",
+    "6 0 R",
+    "5 0 R",
+    "1 0 R",
+    "999 0 R",
+    "0",
+    "1",
+    "5",
+    "-3",
+    "/P",
+    "(x)",
+]
+_KID_TOKENS += ["<< /Type /MCR /MCID 1 >>", "<< /Type /OBJR /Obj 7 0 R >>", "[7 0 R]", "null", "true"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from(_KID_TOKENS), max_size=8), st.sampled_from(["6 0 R", "[6 0 R 6 0 R]", "7"]))
+def test_any_structure_tree_reads_without_error_and_keeps_every_character(
+    tmp_path_factory, kids: list[str], root: str
+) -> None:
+    folder = tmp_path_factory.mktemp("k")
+    document_kids = ("[" + " ".join(kids) + "]").encode()
+    page = _read(tagged_pdf(folder / "t.pdf", document_kids=document_kids, root_kids=root.encode()))
+    untagged = _read(tagged_pdf(folder / "u.pdf", marked=False))
+    assert _letters(page.text) == _letters(untagged.text)
+    if page.order.source != OrderSource.TAGGED.value:
+        assert page.text == untagged.text and page.artifacts == ()
