@@ -316,14 +316,14 @@ def _marked_chars(path: str, pages: set[int]) -> dict[int, list[MarkedChar]]:
             device = Device(manager)
             PDFPageInterpreter(manager, device).process_page(page)
             layout = device.get_result()
-            height = page.mediabox[3]
+            left, height = page.mediabox[0], page.mediabox[3]  # MuPDF's origin: the media box's top left
             out: list[MarkedChar] = []
             stack: list[Any] = [layout]
             while stack:  # depth first, children in content order
                 item = stack.pop()
                 if isinstance(item, LTChar):
                     mcid, artifact, furniture, run = device.stamps.get(id(item), (-1, False, False, -1))
-                    box = (item.x0, height - item.y1, item.x1, height - item.y0)
+                    box = (item.x0 - left, height - item.y1, item.x1 - left, height - item.y0)
                     text = item.get_text()
                     if _CID.fullmatch(text):  # a glyph without Unicode: U+FFFD, as MuPDF writes it
                         text = "\ufffd"
@@ -614,20 +614,32 @@ def _overlaps(a: BBox, b: BBox) -> bool:
 def read_tagged(doc: pymupdf.Document, path: str, pages: Sequence[PageText]) -> list[PageText]:
     """``pages`` with each page the structure tree covers read in the tree's order (text, order,
     tables, artifacts); the others, and every page of an untagged or unreadable tree, as they are."""
-    out = list(pages)
     if not is_tagged(doc):
-        return out
+        return list(pages)
+    try:
+        return _read_tagged(doc, path, pages)
+    except MemoryError:
+        raise
+    except Exception:  # the tags must never cost the document its reading
+        return list(pages)
+
+
+def _read_tagged(doc: pymupdf.Document, path: str, pages: Sequence[PageText]) -> list[PageText]:
+    out = list(pages)
     leaves = structure_leaves(doc)
     if not leaves:
         return out
-    xrefs = {leaf.page for leaf in leaves}
-    wanted = {i for i in range(min(doc.page_count, len(out))) if doc.page_xref(i) in xrefs}
+    by_page: dict[int, list[Leaf]] = {}  # grouped once: a long document has a long tree
+    for leaf in leaves:
+        by_page.setdefault(leaf.page, []).append(leaf)
+    wanted = {i for i in range(min(doc.page_count, len(out))) if doc.page_xref(i) in by_page}
     chars = marked_chars(path, wanted)
     tables = 0
     for index, page in enumerate(out):
         tagged = None
         if index in chars:
-            tagged = tagged_page(leaves, doc.page_xref(index), page.page, chars[index], tables)
+            xref = doc.page_xref(index)
+            tagged = tagged_page(by_page[xref], xref, page.page, chars[index], tables)
         if tagged is None:
             tables += len(page.tables)
             continue
