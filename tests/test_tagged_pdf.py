@@ -58,16 +58,21 @@ def tagged_pdf(
     document_kids: bytes | None = None,
     root_kids: bytes = b"6 0 R",
     body_row: bytes = b"[17 0 R 18 0 R]",
+    stamp: str = "",
 ) -> Path:
     """A one-page tagged PDF: a running head and a page number as pagination artifacts, a rule as a
     layout artifact, two paragraphs (MCIDs 0, 1) drawn bottom-up, and a 2x2 table (TH row, TD row).
 
     ``order``: the paragraphs' MCIDs in the tree's order; ``document_kids`` replaces the Document
     element's /K, ``root_kids`` the StructTreeRoot's (to break the tree); ``marked``: the catalog's
-    /MarkInfo says the document is tagged; ``body_row``: the body row's cells in the tree's order.
+    /MarkInfo says the document is tagged; ``body_row``: the body row's cells in the tree's order;
+    ``stamp``: text drawn first, outside any marked content.
     """
     content = (
-        b"/Artifact <</Type /Pagination /Subtype /Header>> BDC\n" + _show(72, 760, HEAD, 9) + b"EMC\n"
+        (_show(400, 650, stamp) if stamp else b"")
+        + b"/Artifact <</Type /Pagination /Subtype /Header>> BDC\n"
+        + _show(72, 760, HEAD, 9)
+        + b"EMC\n"
         b"/P <</MCID 1>> BDC\n" + _show(72, 700, PARAGRAPHS[1]) + b"EMC\n"
         b"/P <</MCID 0>> BDC\n" + _show(72, 600, PARAGRAPHS[0]) + b"EMC\n"
         b"/TH <</MCID 2>> BDC\n" + _show(72, 500, TABLE[0][0]) + b"EMC\n"
@@ -168,6 +173,14 @@ def test_a_rows_cells_tagged_out_of_order_stand_left_to_right(tmp_path: Path) ->
     page = _read(tagged_pdf(tmp_path / "t.pdf", body_row=b"[18 0 R 17 0 R]"))
     (table,) = page.tables
     assert table.cells == TABLE
+
+
+def test_text_the_tree_does_not_reach_follows_and_lowers_the_confidence(tmp_path: Path) -> None:
+    page = _read(tagged_pdf(tmp_path / "t.pdf", stamp="COPY"))
+    assert page.order.source == OrderSource.TAGGED.value and 0.9 <= page.order.confidence < 1.0
+    assert page.text.index("barley") < page.text.index("COPY") < page.text.index(FOOT)
+    long = _read(tagged_pdf(tmp_path / "l.pdf", stamp="A stamp long enough to be more than a tenth"))
+    assert long.order.source != OrderSource.TAGGED.value  # the tree no longer covers the page
 
 
 def test_every_character_is_read_once_in_either_reading(tmp_path: Path) -> None:
