@@ -301,3 +301,14 @@ def test_any_structure_tree_reads_without_error_and_keeps_every_character(
     assert _letters(page.text) == _letters(untagged.text)
     if page.order.source != OrderSource.TAGGED.value:
         assert page.text == untagged.text and page.artifacts == ()
+
+
+def test_an_elements_keys_read_from_its_source_are_pymupdfs_own(tmp_path: Path) -> None:
+    from readers.pdf.structure import _keys
+
+    kids = b"[7 0 R 8 0 R 9 0 R] /Alt (a /K 3 and /S /Fake) /A << /O /Layout >>"
+    with pymupdf.open(tagged_pdf(tmp_path / "t.pdf", document_kids=kids)) as doc:
+        for xref in range(1, doc.xref_length()):
+            if doc.xref_is_stream(xref):
+                continue
+            assert _keys(doc, xref) == {key: doc.xref_get_key(xref, key) for key in ("S", "Pg", "K")}, xref
