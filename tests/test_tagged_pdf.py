@@ -312,3 +312,23 @@ def test_an_elements_keys_read_from_its_source_are_pymupdfs_own(tmp_path: Path) 
             if doc.xref_is_stream(xref):
                 continue
             assert _keys(doc, xref) == {key: doc.xref_get_key(xref, key) for key in ("S", "Pg", "K")}, xref
+
+
+def test_the_trees_order_as_a_permutation_of_the_layout_blocks(tmp_path: Path) -> None:
+    from readers.pdf.structure import marked_chars, tagged_block_order
+
+    path = tagged_pdf(tmp_path / "t.pdf")
+    page = _read(path)
+    texts = ["".join(line.text for line in block.lines) for block in page.blocks]
+    with pymupdf.open(path) as doc:
+        order = tagged_order(structure_leaves(doc), doc.page_xref(0))
+    permutation = tagged_block_order([b.bbox for b in page.blocks], marked_chars(str(path), {0})[0], order)
+    assert sorted(permutation) == list(range(len(page.blocks)))
+    ordered = [texts[b] for b in permutation]
+    first = next(i for i, t in enumerate(ordered) if PARAGRAPHS[0] in t)
+    second = next(i for i, t in enumerate(ordered) if PARAGRAPHS[1] in t)
+    # drawn second-then-first, the blocks read first-then-second; the artifacts' blocks come last
+    assert first < second and texts.index(next(t for t in texts if PARAGRAPHS[1] in t)) < texts.index(
+        next(t for t in texts if PARAGRAPHS[0] in t)
+    )
+    assert HEAD in ordered[-1] or HEAD in ordered[-2]

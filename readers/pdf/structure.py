@@ -20,7 +20,8 @@ elements of ``TR`` rows of ``TH``/``TD`` cells). This module reads that, for tag
   writes each table as GFM where it stands, and lists the pagination artifacts' lines. Every character
   is written once: what the tree does not reach follows, in content order. Otherwise it returns None
   and the page keeps MuPDF's reading.
-- :func:`tagged_order` gives the tree's MCID order on each page, one candidate among the layout orders;
+- :func:`tagged_order` gives the tree's MCID order on each page, and :func:`tagged_block_order` that
+  order as a permutation of the page's layout blocks: one candidate among the layout orders;
   :func:`prefer_tagged` is the rule between tables: where a tagged table and a found one overlap, the
   tagged one wins.
 
@@ -390,6 +391,24 @@ def tagged_order(leaves: Sequence[Leaf], page_xref: int) -> list[int]:
             seen.add(leaf.mcid)
             out.append(leaf.mcid)
     return out
+
+
+def tagged_block_order(boxes: Sequence[BBox], chars: Sequence[MarkedChar], order: Sequence[int]) -> list[int]:
+    """The tree's order as a permutation of a page's layout blocks (given by their boxes), for the
+    reading-order candidates: each block goes where the first MCID its characters carry stands in
+    ``order`` (:func:`tagged_order`); blocks with no such character follow, in their own order.
+    A character belongs to the blocks holding its centre."""
+    rank = {mcid: i for i, mcid in enumerate(order)}
+    first = [len(rank)] * len(boxes)
+    for c in chars:
+        at = rank.get(c.mcid)
+        if at is None or c.artifact or c.text.isspace():
+            continue
+        x, y = (c.bbox[0] + c.bbox[2]) / 2, (c.bbox[1] + c.bbox[3]) / 2
+        for b, (x0, y0, x1, y1) in enumerate(boxes):
+            if x0 <= x <= x1 and y0 <= y <= y1 and at < first[b]:
+                first[b] = at
+    return sorted(range(len(boxes)), key=lambda b: (first[b], b))
 
 
 def tagged_page(
