@@ -8,10 +8,12 @@ OCR-layer fonts) for the signals; and the page's layout as model blocks of lines
 box, bold, monospaced, invisible), built from the same ``dict`` as the text; and the page's invisible
 runs of text with the reason for each (:class:`~readers.core.model.HiddenSpan`: render mode 3, zero alpha,
 tiny, white on its own background, outside the crop box), which the text keeps and sanitize removes
-where the page is not an OCR layer. The text is RAW: no
-Unicode normalisation, no ligature expansion, U+FFFD, controls and private-use characters are kept as
-MuPDF reports them, and whitespace inside a line is kept; only the ends of each reconstructed line are
-trimmed (leading blanks would turn a line into a markdown code block, trailing ones into a hard break).
+where the page is not an OCR layer. A tagged PDF's pages that its structure tree covers are read in the
+tree's order, with its pagination artifacts and its tables as data (:mod:`readers.pdf.structure`).
+The text is RAW: no Unicode normalisation, no ligature expansion, U+FFFD, controls and private-use
+characters are kept as MuPDF reports them, and whitespace inside a line is kept; only the ends of each
+reconstructed line are trimmed (leading blanks would turn a line into a markdown code block, trailing
+ones into a hard break).
 
 Why it is built this way (measured on the corpus's 28 born-digital PDFs, 241 pages, 2-core machine;
 ``benchmarks/bench_extract.py`` repeats the comparison):
@@ -84,7 +86,8 @@ from readers.pdf.facts import (
     span_luminance,
 )
 from readers.pdf.order import OrderBlock, Ordered, reading_order
-from readers.pdf.placed import PlacedTable, found_tables
+from readers.pdf.placed import PlacedTable, found_tables, renumber_tables
+from readers.pdf.structure import read_tagged
 from readers.pdf.tables import find_ruled_tables
 
 # --- extraction flags -------------------------------------------------------------------------------
@@ -229,7 +232,8 @@ class PyMuPDFReader(Reader):
     # document's /PageLabels, pages.label). 5: tables as data (the tables table): ruled tables with their
     # cells, header rows and confidence, tables aligned by whitespace (readers/pdf/aligned.py), and a
     # table's continuation on the next page; the page's blocks in the reading order of readers/pdf/order.py
-    # (pages.reading_order, order_confidence, broken_seams, columns).
+    # (pages.reading_order, order_confidence, broken_seams, columns); a tagged PDF's pages the structure
+    # tree covers read in its order (reading_order = tagged), with its pagination artifacts and tables.
     revision = 5
     kinds = frozenset({ContentKind.PDF})
 
@@ -322,6 +326,7 @@ def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes:
     pages = _render(drafts)
     labels = page_labels(doc)
     pages = [replace(page, label=label) for page, label in zip(pages, labels, strict=True)]
+    pages = renumber_tables(read_tagged(doc, str(path), pages))  # a tagged PDF in its tree's order
     total = sum(len(page.text.encode("utf-8", "surrogatepass")) for page in pages)
     if total > limits.max_text_bytes:
         raise LimitExceeded(f"{path.name}: {total} bytes of text, over the limit of {limits.max_text_bytes}")

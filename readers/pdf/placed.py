@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from readers.core.model import BBox, FoundTable
+from readers.core.model import BBox, FoundTable, PageText, TableSource
 
 #: A table that starts this close to the top of its page (a share of the page's height) may carry on
 #: from the previous page, and one that ends this close to the bottom may be carried on: the corpus's
@@ -143,3 +143,22 @@ def continues(before: PlacedTable, before_height: float, after: PlacedTable, aft
         len(a) == len(b) > 0
         and max(abs(x - y) for x, y in zip(a, b, strict=True)) <= CONTINUATION_EDGE_TOLERANCE
     )
+
+
+def renumber_tables(pages: Sequence[PageText]) -> list[PageText]:
+    """The pages with their tables numbered again through the document, in page order, and each link
+    to a continued table following its table's new number (a tagged page replaces the tables found on
+    it by its tagged ones, which leaves gaps and repeats in the numbers :func:`found_tables` gave)."""
+    new_index: dict[int, int] = {}  # a found (untagged) table's number -> its new number
+    count = 0
+    out: list[PageText] = []
+    for page in pages:
+        tables: list[FoundTable] = []
+        for table in page.tables:
+            if table.source != TableSource.TAGGED.value:
+                new_index[table.index] = count
+            link = new_index.get(table.continues) if table.continues is not None else None
+            tables.append(replace(table, index=count, continues=link))
+            count += 1
+        out.append(replace(page, tables=tuple(tables)) if page.tables else page)
+    return out
