@@ -30,10 +30,13 @@ from typing import Any, ClassVar
 import openpyxl
 from openpyxl.utils.exceptions import InvalidFileException
 
+from readers.archives.safezip import SafeZip
 from readers.core.base import Reader
 from readers.core.errors import CorruptDocument, FileUnreadable, LimitExceeded
 from readers.core.model import ContentKind, PageText, ReadLimits, ReadResult
-from readers.office.common import SheetRow, TextBudget, open_ooxml, sheet_records
+from readers.office.charts import sheet_chart_text, workbook_sheet_parts
+from readers.office.common import TextBudget, open_ooxml
+from readers.office.regions import GridRow, sheet_tables
 
 #: Main part content types read as workbooks: workbooks and templates, with and without macros.
 MAIN_TYPES = (
@@ -69,7 +72,10 @@ class XlsxReader(Reader):
     """Reads a workbook into one page per sheet of ``Header: value`` records."""
 
     name: ClassVar[str] = "openpyxl"
-    revision: ClassVar[int] = 1
+    # 1: rows as records under one header per sheet. 2: a sheet's tables found as regions of cells
+    # between blank rows and columns, each under its own header and title; charts on sheets and chart
+    # sheets written as text.
+    revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.XLSX})
 
     @property
@@ -77,14 +83,15 @@ class XlsxReader(Reader):
         return openpyxl.__version__
 
     def read(self, path: Path, limits: ReadLimits) -> ReadResult:
-        open_ooxml(path, limits, what="workbook", main_types=MAIN_TYPES)
+        main = open_ooxml(path, limits, what="workbook", main_types=MAIN_TYPES).main_part
+        charts = _sheet_charts(path, limits, main)
         try:
             # A file object, not the path: openpyxl refuses paths whose extension is not .xlsx/.xlsm, and
             # the kind was decided by the bytes.
             with path.open("rb") as fh:
                 workbook = openpyxl.load_workbook(fh, read_only=True, data_only=True, keep_links=False)
                 try:
-                    pages = self._pages(workbook, limits)
+                    pages = self._pages(workbook, limits, charts)
                 finally:
                     workbook.close()
         except OSError as exc:
@@ -97,7 +104,7 @@ class XlsxReader(Reader):
             raise LimitExceeded(f"{path.name}: {len(pages)} sheets, over the limit of {limits.max_pages}")
         return ReadResult(pages=tuple(pages), page_count=len(pages))
 
-    def _pages(self, workbook: Any, limits: ReadLimits) -> list[PageText]:
+    def _pages(self, workbook: Any, limits: ReadLimits, charts: list[list[str]]) -> list[PageText]:
         budget = TextBudget(limits)
         cells = 0
         pages: list[PageText] = []
@@ -106,14 +113,16 @@ class XlsxReader(Reader):
                 break
             sheet = workbook[name]
             state = {"hidden": " (hidden)", "veryHidden": " (very hidden)"}.get(sheet.sheet_state, "")
-            if not hasattr(sheet, "iter_rows"):  # a chart sheet: no cells
-                pages.append(PageText(page=number, text=budget.add(f"## {name} (chart){state}")))
+            drawn = [budget.add(line) for line in charts[number - 1]] if number <= len(charts) else []
+            if not hasattr(sheet, "iter_rows"):  # a chart sheet: no cells, its chart's text
+                lines = [budget.add(f"## {name} (chart){state}"), *drawn]
+                pages.append(PageText(page=number, text="\n".join(lines)))
                 continue
             # The declared dimension is a claim (a sheet may declare A1:XFD1048576): forget it, so rows
             # are only as wide as their last cell.
             sheet.reset_dimensions()
-            rows: list[SheetRow] = []
-            for row in sheet.iter_rows():
+            rows: list[GridRow] = []
+            for row_number, row in enumerate(sheet.iter_rows()):
                 cells += len(row)
                 if cells > MAX_CELLS:
                     raise LimitExceeded(f"the workbook has more than {MAX_CELLS} cells")
@@ -125,11 +134,29 @@ class XlsxReader(Reader):
                     if text.strip():
                         values[index] = budget.add(text)
                 if values:
-                    rows.append(SheetRow(values))
-            lines = [f"## {name}{state}", *sheet_records(rows)]
+                    rows.append(GridRow(row_number, values))
+            lines = [f"## {name}{state}", *sheet_tables(rows)]
+            if drawn:
+                lines += ["", *drawn]
             pages.append(PageText(page=number, text="\n".join(lines)))
         budget.check("\n\n".join(p.text for p in pages))
         return pages
+
+
+def _sheet_charts(path: Path, limits: ReadLimits, workbook: str) -> list[list[str]]:
+    """The text of the charts drawn on each sheet (worksheets and chart sheets), in workbook order.
+
+    openpyxl's read-only mode does not load drawings, so the chart parts are found in the package by
+    relationships (workbook -> sheet -> drawing -> chart) and read from their cached values.
+    """
+    try:
+        with SafeZip(path, limits) as package:
+            return [
+                sheet_chart_text(package, part) if part else []
+                for part in workbook_sheet_parts(package, workbook)
+            ]
+    except CorruptDocument:
+        return []  # the workbook itself is judged by openpyxl; without readable parts there are no charts
 
 
 def _format_id(cell: Any) -> int | None:

@@ -1,0 +1,285 @@
+"""A sheet's tables: its filled cells split into regions by the blank rows and columns between them.
+
+A sheet often holds more than one table: two side by side with a blank column between them, one below
+another, each perhaps under a title line. Labelling every value with one header row for the whole sheet
+gives a right-hand table's values the left-hand table's headers. :func:`sheet_regions` finds the tables:
+
+1. Connected regions of filled cells (a cell touches the eight around it), found row by row on runs of
+   adjacent filled cells, so the cost is in the sheet's filled cells, not its area.
+2. Regions whose bounding boxes overlap are one (a table with a gap inside a row or column stays whole).
+3. A region of one cell directly above another region's columns, at most :data:`TITLE_GAP_ROWS` blank
+   rows above it, is that region's title.
+4. A region at most :data:`CONTINUATION_GAP_ROWS` blank rows below another, within its columns, whose
+   first row is not a header (it holds a number), continues the table above: a blank row inside a table.
+
+Regions come in reading order: top to bottom, then left to right. :func:`region_records` writes each as
+:func:`readers.office.common.sheet_records` writes a sheet (title lines, header row, ``Header: value``
+records) but a single-cell first row of a table wider than one column is always a title, never the
+header. A sheet with more than :data:`MAX_REGIONS` regions is scattered cells, not tables: it is written
+as one region, as before regions were found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from readers.office.common import HEADER_MIN_SHARE, SheetRow, column_letter, escape_cell, one_line
+
+# Blank rows between a single-cell title and the table below it for the title to still be that table's.
+# The corpus's workbooks put a title 0 or 1 rows above its header ("3. Analyses by segment", then a
+# blank row, then "In millions of CHF" and the header); 2 blank rows already part unrelated blocks.
+TITLE_GAP_ROWS = 1
+# Blank rows inside one table: a region this close below another, within its columns, and not starting
+# with a header, is more of the same table. One blank row separates groups of rows in the corpus's
+# segment analyses; tables stacked on one sheet are 2 or more rows apart or start with a header row.
+CONTINUATION_GAP_ROWS = 1
+# Regions on one sheet past which the cells are taken as scattered values rather than tables (and the
+# quadratic overlap merge is not attempted). The corpus's workbooks have 1-6 regions per sheet; a
+# sheet of cells with blanks between all of them would otherwise give a region per cell.
+MAX_REGIONS = 1000
+
+_NUMBER = re.compile(r"^[-+(]?[$€£¥]?\s*[\d.,]+\s*%?\)?$")
+
+
+@dataclass(frozen=True, slots=True)
+class GridRow:
+    """One non-empty row of a sheet at its 0-based row number: cell texts by 0-based column."""
+
+    number: int
+    cells: dict[int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """One table of a sheet: its rows (only their cells inside the region) and its bounding box."""
+
+    top: int
+    left: int
+    bottom: int
+    right: int
+    rows: tuple[GridRow, ...]
+
+
+class _Sets:
+    """Union-find over region ids."""
+
+    def __init__(self) -> None:
+        self.parent: list[int] = []
+
+    def add(self) -> int:
+        self.parent.append(len(self.parent))
+        return len(self.parent) - 1
+
+    def find(self, item: int) -> int:
+        root = item
+        while self.parent[root] != root:
+            root = self.parent[root]
+        while self.parent[item] != root:
+            self.parent[item], item = root, self.parent[item]
+        return root
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def _runs(cells: dict[int, str]) -> list[tuple[int, int]]:
+    """The row's runs of adjacent filled columns as (first, last)."""
+    runs: list[tuple[int, int]] = []
+    for col in sorted(cells):
+        if runs and runs[-1][1] == col - 1:
+            runs[-1] = (runs[-1][0], col)
+        else:
+            runs.append((col, col))
+    return runs
+
+
+def _components(rows: Sequence[GridRow]) -> list[list[tuple[int, int, int]]]:
+    """8-connected regions of filled cells as lists of runs (row number, first column, last column)."""
+    sets = _Sets()
+    runs: list[tuple[int, int, int]] = []
+    previous: list[tuple[int, int, int]] = []  # (first, last, id) of the row above
+    previous_number = None
+    for row in rows:
+        current: list[tuple[int, int, int]] = []
+        above = previous if previous_number == row.number - 1 else []
+        j = 0
+        for first, last in _runs(row.cells):
+            rid = sets.add()
+            runs.append((row.number, first, last))
+            while j < len(above) and above[j][1] < first - 1:
+                j += 1
+            k = j
+            while k < len(above) and above[k][0] <= last + 1:
+                sets.union(rid, above[k][2])
+                k += 1
+            current.append((first, last, rid))
+        previous, previous_number = current, row.number
+    groups: dict[int, list[tuple[int, int, int]]] = {}
+    for rid, run in enumerate(runs):
+        groups.setdefault(sets.find(rid), []).append(run)
+    return list(groups.values())
+
+
+@dataclass(slots=True)
+class _Box:
+    top: int
+    left: int
+    bottom: int
+    right: int
+    title: bool = False  # a one-cell region taken as the title of the region below it
+
+    def overlaps(self, other: _Box) -> bool:
+        return not (
+            self.bottom < other.top
+            or other.bottom < self.top
+            or self.right < other.left
+            or other.right < self.left
+        )
+
+
+def _merged_boxes(components: list[list[tuple[int, int, int]]]) -> list[_Box]:
+    boxes = [
+        _Box(
+            top=min(r for r, _, _ in runs),
+            left=min(f for _, f, _ in runs),
+            bottom=max(r for r, _, _ in runs),
+            right=max(last for _, _, last in runs),
+        )
+        for runs in components
+    ]
+    merged = True
+    while merged:
+        merged = False
+        out: list[_Box] = []
+        for box in boxes:
+            for kept in out:
+                if kept.overlaps(box):
+                    kept.top, kept.left = min(kept.top, box.top), min(kept.left, box.left)
+                    kept.bottom, kept.right = max(kept.bottom, box.bottom), max(kept.right, box.right)
+                    merged = True
+                    break
+            else:
+                out.append(box)
+        boxes = out
+    return boxes
+
+
+def sheet_regions(rows: Sequence[GridRow]) -> list[Region]:
+    """A sheet's non-empty rows (in row order) as its tables in reading order."""
+    rows = [r for r in rows if r.cells]
+    if not rows:
+        return []
+    components = _components(rows)
+    if len(components) > MAX_REGIONS:
+        return [_whole(rows)]
+    boxes = sorted(_merged_boxes(components), key=lambda b: (b.top, b.left))
+    by_row = {r.number: r for r in rows}
+    # Titles and continuations: each box joins the group of at most one box above it.
+    groups: list[list[_Box]] = []
+    owner: dict[int, list[_Box]] = {}
+    for index, box in enumerate(boxes):
+        host = _host(box, boxes[:index], by_row, owner)
+        group = owner[id(host)] if host is not None else []
+        if not group:
+            groups.append(group)
+        group.append(box)
+        owner[id(box)] = group
+    regions = [_group_region(group, by_row) for group in groups]
+    return sorted(regions, key=lambda r: (r.top, r.left))
+
+
+def _host(
+    box: _Box, earlier: list[_Box], by_row: dict[int, GridRow], owner: dict[int, list[_Box]]
+) -> _Box | None:
+    """The box above whose table ``box`` belongs to (as its title's table or its continuation), or None."""
+    for above in reversed(earlier):
+        gap = box.top - above.bottom - 1
+        if gap < 0 or gap > max(TITLE_GAP_ROWS, CONTINUATION_GAP_ROWS):
+            continue
+        if above.left > box.right or box.left > above.right:
+            continue
+        single = above.top == above.bottom and above.left == above.right
+        if single and gap <= TITLE_GAP_ROWS and box.left <= above.left <= box.right:
+            if not above.title and len(owner[id(above)]) == 1:
+                above.title = True
+                return above
+            continue
+        # The first row across the table above's columns: a row split into runs by empty cells is judged
+        # whole ("West", empty, "7" starts no new table).
+        first = [v for c, v in by_row[box.top].cells.items() if above.left <= c <= above.right]
+        within = above.left <= box.left and box.right <= above.right
+        if within and gap <= CONTINUATION_GAP_ROWS and any(_NUMBER.match(v.strip()) for v in first):
+            return above
+    return None
+
+
+def _group_region(group: list[_Box], by_row: dict[int, GridRow]) -> Region:
+    """One table from its boxes: each row's cells inside any of them (boxes never overlap, so a cell is
+    in one box of one table), a row split across boxes made whole again."""
+    cells: dict[int, dict[int, str]] = {}
+    for box in group:
+        for number in range(box.top, box.bottom + 1):
+            row = by_row.get(number)
+            if row is None:
+                continue
+            inside = {c: v for c, v in row.cells.items() if box.left <= c <= box.right}
+            if inside:
+                cells.setdefault(number, {}).update(inside)
+    return Region(
+        top=min(b.top for b in group),
+        left=min(b.left for b in group),
+        bottom=max(b.bottom for b in group),
+        right=max(b.right for b in group),
+        rows=tuple(GridRow(n, dict(sorted(cells[n].items()))) for n in sorted(cells)),
+    )
+
+
+def _whole(rows: Sequence[GridRow]) -> Region:
+    cols = [c for r in rows for c in r.cells]
+    return Region(rows[0].number, min(cols), rows[-1].number, max(cols), tuple(rows))
+
+
+def region_records(region: Region) -> list[str]:
+    """A table's rows as title lines, its header row, then one ``Header: value | ...`` line per row.
+
+    The header is the first row at least :data:`HEADER_MIN_SHARE` as full as the widest row, and never
+    a single-cell row when the table is wider than one column and has rows below it; the rows above the
+    header are the table's title lines.
+    """
+    rows = [r for r in region.rows if any(v.strip() for v in r.cells.values())]
+    if not rows:
+        return []
+    widest = max(len(r.cells) for r in rows)
+    header_at = len(rows) - 1
+    for i, row in enumerate(rows):
+        title_like = widest > 1 and len(row.cells) == 1 and i < len(rows) - 1
+        if len(row.cells) >= HEADER_MIN_SHARE * widest and not title_like:
+            header_at = i
+            break
+    lines = [" | ".join(escape_cell(v) for _, v in sorted(r.cells.items())) for r in rows[: header_at + 1]]
+    header = {col: one_line(text) for col, text in rows[header_at].cells.items()}
+    for row in rows[header_at + 1 :]:
+        pairs = [
+            f"{escape_cell(header.get(col) or column_letter(col))}: {escape_cell(value)}"
+            for col, value in sorted(row.cells.items())
+            if value.strip()
+        ]
+        lines.append(" | ".join(pairs))
+    return lines
+
+
+def sheet_tables(rows: Sequence[GridRow]) -> list[str]:
+    """A sheet's tables as lines, one table after another with a blank line between them."""
+    lines: list[str] = []
+    for region in sheet_regions(rows):
+        records = region_records(region)
+        if records:
+            lines += ([""] if lines else []) + records
+    return lines
+
+
+__all__ = ["GridRow", "Region", "SheetRow", "region_records", "sheet_regions", "sheet_tables"]
