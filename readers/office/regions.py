@@ -40,6 +40,11 @@ CONTINUATION_GAP_ROWS = 1
 # sheet of cells with blanks between all of them would otherwise give a region per cell.
 MAX_REGIONS = 1000
 
+# Blank columns between two boxes of filled cells that may still be spacers inside one table (see
+# _join_spaced_columns). The corpus's financial sheets use 1 narrow spacer column between groups of
+# figures (vodafone's index, the segment analyses); 3 or more blank columns part tables.
+MAX_SPACER_COLUMNS = 2
+
 _NUMBER = re.compile(r"^[-+(]?[$€£¥]?\s*[\d.,]+\s*%?\)?$")
 
 
@@ -151,6 +156,11 @@ def _merged_boxes(components: list[list[tuple[int, int, int]]]) -> list[_Box]:
         )
         for runs in components
     ]
+    return _merge_overlapping(boxes)
+
+
+def _merge_overlapping(boxes: list[_Box]) -> list[_Box]:
+    """Boxes whose bounding boxes overlap made one, until none overlap."""
     merged = True
     while merged:
         merged = False
@@ -168,6 +178,64 @@ def _merged_boxes(components: list[list[tuple[int, int, int]]]) -> list[_Box]:
     return boxes
 
 
+def _filled_rows(box: _Box, by_row: dict[int, GridRow]) -> list[int]:
+    return [
+        n
+        for n in range(box.top, box.bottom + 1)
+        if n in by_row and any(box.left <= c <= box.right for c in by_row[n].cells)
+    ]
+
+
+def _first_wide_row(box: _Box, rows: list[int], by_row: dict[int, GridRow]) -> int | None:
+    for n in rows:
+        if sum(box.left <= c <= box.right for c in by_row[n].cells) > 1:
+            return n
+    return None
+
+
+def _join_spaced_columns(boxes: list[_Box], by_row: dict[int, GridRow]) -> bool:
+    """Join a box to the box on its left when the blank columns between them are spacers inside one
+    table, not the gap between two tables; True when a box was joined.
+
+    Spacer columns (narrow blank columns between groups of figures) are common in financial sheets. The
+    box on the right is taken as more columns of the table on its left when it is at most
+    :data:`MAX_SPACER_COLUMNS` away, has no row the left one lacks, starts on the left one's first row
+    or header row (its first row with more than one cell), and has no title of its own (a single cell at
+    its left edge above wider rows): two tables side by side, each under its own title, stay two, while
+    a column group's heading ("January-June 2022" over its columns) does not make a title.
+    """
+    for right in sorted(boxes, key=lambda b: b.left):
+        for left in boxes:
+            gap = right.left - left.right - 1
+            if left is right or not 0 < gap <= MAX_SPACER_COLUMNS:
+                continue
+            if right.top < left.top or right.bottom > left.bottom:
+                continue
+            between = [
+                b
+                for b in boxes
+                if b is not left
+                and b is not right
+                and left.right < b.left <= b.right < right.left
+                and not (b.bottom < right.top or right.bottom < b.top)
+            ]
+            if between:
+                continue
+            left_rows = _filled_rows(left, by_row)
+            right_rows = _filled_rows(right, by_row)
+            if not set(right_rows) <= set(left_rows):
+                continue
+            if right.top not in (left.top, _first_wide_row(left, left_rows, by_row)):
+                continue
+            first = [c for c in by_row[right.top].cells if right.left <= c <= right.right]
+            if first == [right.left] and _first_wide_row(right, right_rows, by_row) is not None:
+                continue  # a title of its own, at its left edge above wider rows
+            left.right = right.right
+            boxes.remove(right)
+            return True
+    return False
+
+
 def sheet_regions(rows: Sequence[GridRow]) -> list[Region]:
     """A sheet's non-empty rows (in row order) as its tables in reading order."""
     rows = [r for r in rows if r.cells]
@@ -176,8 +244,11 @@ def sheet_regions(rows: Sequence[GridRow]) -> list[Region]:
     components = _components(rows)
     if len(components) > MAX_REGIONS:
         return [_whole(rows)]
-    boxes = sorted(_merged_boxes(components), key=lambda b: (b.top, b.left))
     by_row = {r.number: r for r in rows}
+    boxes = _merged_boxes(components)
+    while _join_spaced_columns(boxes, by_row):
+        boxes = _merge_overlapping(boxes)
+    boxes.sort(key=lambda b: (b.top, b.left))
     # Titles and continuations: each box joins the group of at most one box above it.
     groups: list[list[_Box]] = []
     owner: dict[int, list[_Box]] = {}
@@ -248,12 +319,15 @@ def region_records(region: Region) -> list[str]:
 
     The header is the first row at least :data:`HEADER_MIN_SHARE` as full as the widest row, and never
     a single-cell row when the table is wider than one column and has rows below it; the rows above the
-    header are the table's title lines.
+    header are the table's title lines. A one-column region (a title, a list, footnotes) is its lines.
     """
     rows = [r for r in region.rows if any(v.strip() for v in r.cells.values())]
     if not rows:
         return []
     widest = max(len(r.cells) for r in rows)
+    if widest == 1:
+        # One column: a title, a list, footnotes. Its first line is no header for the others.
+        return [escape_cell(v) for r in rows for v in r.cells.values()]
     header_at = len(rows) - 1
     for i, row in enumerate(rows):
         title_like = widest > 1 and len(row.cells) == 1 and i < len(rows) - 1
