@@ -69,6 +69,7 @@ def chart_lines(root: Element) -> list[str]:
     title = _title(chart.find(f"{C}title"))
     types: list[str] = []
     series: list[str] = []
+    seen = 0
     plot = chart.find(f"{C}plotArea")
     for element in plot if plot is not None else ():
         kind = _TYPES.get(_local(element.tag))
@@ -77,7 +78,8 @@ def chart_lines(root: Element) -> list[str]:
         if kind not in types:
             types.append(kind)
         for ser in element.findall(f"{C}ser"):
-            line = _series_line(ser, len(series) + 1)
+            seen += 1  # an unnamed series goes by its place in the chart, written or not
+            line = _series_line(ser, seen)
             if line:
                 series.append(line)
     if not title and not series:

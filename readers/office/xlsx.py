@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import openpyxl
+from openpyxl.chartsheet import Chartsheet
+from openpyxl.reader.excel import ExcelReader
 from openpyxl.utils.exceptions import InvalidFileException
 
 from readers.archives.safezip import SafeZip
@@ -68,6 +70,19 @@ _LIBRARY_ERRORS = (
 )
 
 
+class _WorkbookReader(ExcelReader):
+    """openpyxl's workbook reader, with a chart sheet taken as its name and state alone.
+
+    In read-only mode openpyxl skips worksheets' drawings but still parses every chart sheet's charts,
+    and a chart part that is missing or malformed fails the whole workbook. The charts are read from the
+    package by :mod:`readers.office.charts` instead, where a broken part costs that chart only.
+    """
+
+    def read_chartsheet(self, sheet: Any, rel: Any) -> None:
+        state = sheet.state if sheet.state in ("hidden", "veryHidden") else "visible"
+        self.wb._add_sheet(Chartsheet(parent=self.wb, title=sheet.name, sheet_state=state))
+
+
 class XlsxReader(Reader):
     """Reads a workbook into one page per sheet of ``Header: value`` records."""
 
@@ -89,7 +104,9 @@ class XlsxReader(Reader):
             # A file object, not the path: openpyxl refuses paths whose extension is not .xlsx/.xlsm, and
             # the kind was decided by the bytes.
             with path.open("rb") as fh:
-                workbook = openpyxl.load_workbook(fh, read_only=True, data_only=True, keep_links=False)
+                reader = _WorkbookReader(fh, read_only=True, data_only=True, keep_links=False)
+                reader.read()
+                workbook = reader.wb
                 try:
                     pages = self._pages(workbook, limits, charts)
                 finally:
