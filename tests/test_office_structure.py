@@ -382,3 +382,27 @@ def test_a_slides_chart_in_reading_order(tmp_path: Path) -> None:
         "Chart (pie)\nSeries Share: North = 0.6; South = 0.4",
         "Below the chart",
     ]
+
+
+# --------------------------------------------------------------------------------------------------------
+# The shared corpus
+
+
+@pytest.mark.corpus
+def test_the_corpus_workbooks_tables_keep_their_own_headers() -> None:
+    from tests.conftest import CORPUS, corpus_manifest
+
+    corpus_manifest()
+    subtables = XlsxReader().read(CORPUS / "dev" / "unst__xlsx-subtable-cases.xlsx", LIMITS).text
+    tables = subtables.split("\n\n")
+    assert len(tables) == 13  # the sheet's 13 blocks, each its own table
+    assert "a: a" not in subtables and "b: b" not in subtables  # no table's title under another's header
+    assert "b | c\nb: d | c: e\nc: f" in subtables  # a title above, a short last row kept in its table
+    index = XlsxReader().read(CORPUS / "dev" / "unst__vodafone.xlsx", LIMITS).text
+    # the page column beyond a spacer column stays in its table; section titles are not records
+    assert "Topic: Mobile customers | Period: Nine quarters to 30 June 2023 | Page: 6" in index
+    assert "\n\nOperational metrics\nTopic | Period | Page\n" in index
+    segments = XlsxReader().read(CORPUS / "dev" / "unst__2023-half-year-analyses-by-segment.xlsx", LIMITS)
+    first = segments.pages[0].text
+    assert "A: Total | Sales (a): 46,293 |" in first
+    assert "\n(a) Inter-segment sales are not significant.\n(b) Trading" in first  # footnotes as lines

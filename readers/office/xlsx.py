@@ -5,8 +5,11 @@ defusedxml) with the values cached at the last save (``data_only``: a formula's 
 after :func:`readers.office.common.open_ooxml` has checked the container within bounds.
 
 Each page starts with ``## <sheet name>`` (``(hidden)`` or ``(very hidden)`` when the sheet is, ``(chart)``
-for a chart sheet); its rows follow as :func:`readers.office.common.sheet_records` writes them: title lines,
-the header row, then one ``Header: value | Header: value`` line per row. Fully empty rows are skipped.
+for a chart sheet); the sheet's tables follow, found as regions of cells between blank rows and columns
+(:mod:`readers.office.regions`), each as its title lines, its header row, then one
+``Header: value | Header: value`` line per row, a blank line between tables. Fully empty rows are skipped.
+The charts drawn on the sheet come last, as text (:mod:`readers.office.charts`); a chart sheet's page is
+its chart's text.
 
 Values are written as Excel displays them: openpyxl hands over raw numbers and dates with the cell's number
 format string, so :func:`format_value` applies the format (thousands separators, fixed decimals, percent,
