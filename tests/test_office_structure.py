@@ -130,6 +130,26 @@ def test_scattered_cells_past_the_region_bound_are_one_table() -> None:
     assert sum(len(r.cells) for r in regions[0].rows) == side * side
 
 
+def test_a_sheet_of_many_small_tables_is_read_in_time() -> None:
+    """Just under the region bound, blocks beside and below each other, some a spacer apart: the
+    joins are looked up, not tried pair by pair."""
+    cells: dict[int, dict[int, str]] = {}
+    count = 0
+    for band in range(31):
+        for block in range(32):
+            gap = 2 if block % 2 else 4  # alternately spacers (joined) and gaps between tables
+            left = block * (2 + 3) + (gap - 3)
+            cells.setdefault(3 * band, {}).update({left: f"h{count}a", left + 1: f"h{count}b"})
+            cells.setdefault(3 * band + 1, {}).update({left: f"{count}", left + 1: f"{count + 1}"})
+            count += 2
+    rows = [GridRow(n, cells[n]) for n in sorted(cells)]
+    started = time.perf_counter()
+    regions = sheet_regions(rows)
+    assert time.perf_counter() - started < 2.0
+    assert MAX_REGIONS // 4 < len(regions) < MAX_REGIONS
+    assert sum(len(r.cells) for region in regions for r in region.rows) == 4 * 31 * 32
+
+
 def test_a_sheet_over_the_cell_bound_is_refused(tmp_path: Path) -> None:
     """Each row claims a cell in the last column, so every row costs 16,384 cells: the bound holds on
     what openpyxl pads, not on what is filled."""

@@ -135,6 +135,7 @@ class _Box:
     left: int
     bottom: int
     right: int
+    rows: set[int]  # the row numbers holding its cells
     title: bool = False  # a one-cell region taken as the title of the region below it
 
     def overlaps(self, other: _Box) -> bool:
@@ -145,6 +146,11 @@ class _Box:
             or other.right < self.left
         )
 
+    def absorb(self, other: _Box) -> None:
+        self.top, self.left = min(self.top, other.top), min(self.left, other.left)
+        self.bottom, self.right = max(self.bottom, other.bottom), max(self.right, other.right)
+        self.rows |= other.rows
+
 
 def _merged_boxes(components: list[list[tuple[int, int, int]]]) -> list[_Box]:
     boxes = [
@@ -153,6 +159,7 @@ def _merged_boxes(components: list[list[tuple[int, int, int]]]) -> list[_Box]:
             left=min(f for _, f, _ in runs),
             bottom=max(r for r, _, _ in runs),
             right=max(last for _, _, last in runs),
+            rows={r for r, _, _ in runs},
         )
         for runs in components
     ]
@@ -160,16 +167,16 @@ def _merged_boxes(components: list[list[tuple[int, int, int]]]) -> list[_Box]:
 
 
 def _merge_overlapping(boxes: list[_Box]) -> list[_Box]:
-    """Boxes whose bounding boxes overlap made one, until none overlap."""
+    """Boxes whose bounding boxes overlap made one, until none overlap. Every cell inside a box's
+    bounds is then one of its own cells."""
     merged = True
     while merged:
         merged = False
         out: list[_Box] = []
-        for box in boxes:
+        for box in sorted(boxes, key=lambda b: (b.top, b.left)):
             for kept in out:
                 if kept.overlaps(box):
-                    kept.top, kept.left = min(kept.top, box.top), min(kept.left, box.left)
-                    kept.bottom, kept.right = max(kept.bottom, box.bottom), max(kept.right, box.right)
+                    kept.absorb(box)
                     merged = True
                     break
             else:
@@ -178,62 +185,59 @@ def _merge_overlapping(boxes: list[_Box]) -> list[_Box]:
     return boxes
 
 
-def _filled_rows(box: _Box, by_row: dict[int, GridRow]) -> list[int]:
-    return [
-        n
-        for n in range(box.top, box.bottom + 1)
-        if n in by_row and any(box.left <= c <= box.right for c in by_row[n].cells)
-    ]
-
-
-def _first_wide_row(box: _Box, rows: list[int], by_row: dict[int, GridRow]) -> int | None:
-    for n in rows:
+def _first_wide_row(box: _Box, by_row: dict[int, GridRow]) -> int | None:
+    """The first of the box's rows with more than one cell inside it."""
+    for n in sorted(box.rows):
         if sum(box.left <= c <= box.right for c in by_row[n].cells) > 1:
             return n
     return None
 
 
 def _join_spaced_columns(boxes: list[_Box], by_row: dict[int, GridRow]) -> bool:
-    """Join a box to the box on its left when the blank columns between them are spacers inside one
+    """Join each box to the box on its left when the blank columns between them are spacers inside one
     table, not the gap between two tables; True when a box was joined.
 
     Spacer columns (narrow blank columns between groups of figures) are common in financial sheets. The
     box on the right is taken as more columns of the table on its left when it is at most
-    :data:`MAX_SPACER_COLUMNS` away, has no row the left one lacks, starts on the left one's first row
-    or header row (its first row with more than one cell), and has no title of its own (a single cell at
-    its left edge above wider rows): two tables side by side, each under its own title, stay two, while
-    a column group's heading ("January-June 2022" over its columns) does not make a title.
+    :data:`MAX_SPACER_COLUMNS` away (the nearest box on its left in its rows), has no row the left one lacks,
+    starts on the left one's first row or header row (its first row with more than one cell), and has
+    no title of its own (a single cell at its left edge above wider rows): two tables side by side,
+    each under its own title, stay two, while a column group's heading ("January-June 2022" over its
+    columns) does not make a title. Boxes are looked up by the column they end on, so a sheet of many
+    boxes costs one pass over them, not a pass per pair.
     """
+    ending: dict[int, list[_Box]] = {}
+    for box in boxes:
+        ending.setdefault(box.right, []).append(box)
+    joined: set[int] = set()
     for right in sorted(boxes, key=lambda b: b.left):
-        for left in boxes:
-            gap = right.left - left.right - 1
-            if left is right or not 0 < gap <= MAX_SPACER_COLUMNS:
-                continue
-            if right.top < left.top or right.bottom > left.bottom:
-                continue
-            between = [
-                b
-                for b in boxes
-                if b is not left
-                and b is not right
-                and left.right < b.left <= b.right < right.left
-                and not (b.bottom < right.top or right.bottom < b.top)
-            ]
-            if between:
-                continue
-            left_rows = _filled_rows(left, by_row)
-            right_rows = _filled_rows(right, by_row)
-            if not set(right_rows) <= set(left_rows):
-                continue
-            if right.top not in (left.top, _first_wide_row(left, left_rows, by_row)):
-                continue
-            first = [c for c in by_row[right.top].cells if right.left <= c <= right.right]
-            if first == [right.left] and _first_wide_row(right, right_rows, by_row) is not None:
-                continue  # a title of its own, at its left edge above wider rows
-            left.right = right.right
-            boxes.remove(right)
-            return True
-    return False
+        if id(right) in joined:
+            continue
+        near = [
+            b
+            for col in range(right.left - MAX_SPACER_COLUMNS - 1, right.left)
+            for b in ending.get(col, ())
+            if b is not right and id(b) not in joined and b.top <= right.bottom and right.top <= b.bottom
+        ]
+        if not near:
+            continue
+        left = min(near, key=lambda b: right.left - b.right)
+        if sum(b.right == left.right for b in near) > 1:
+            continue  # two boxes end in that column beside it: neither is its table alone
+        if right.top < left.top or right.bottom > left.bottom or not right.rows <= left.rows:
+            continue
+        if right.top not in (left.top, _first_wide_row(left, by_row)):
+            continue
+        first = [c for c in by_row[right.top].cells if right.left <= c <= right.right]
+        if first == [right.left] and _first_wide_row(right, by_row) is not None:
+            continue  # a title of its own, at its left edge above wider rows
+        ending[left.right].remove(left)
+        ending[right.right].remove(right)
+        left.absorb(right)
+        ending.setdefault(left.right, []).append(left)
+        joined.add(id(right))
+    boxes[:] = [b for b in boxes if id(b) not in joined]
+    return bool(joined)
 
 
 def sheet_regions(rows: Sequence[GridRow]) -> list[Region]:
