@@ -22,6 +22,7 @@ not well-formed XML: the rest of the page is read as if the chart were not there
 
 from __future__ import annotations
 
+import math
 import posixpath
 from xml.etree.ElementTree import Element
 
@@ -247,8 +248,10 @@ def _points(holder: Element | None) -> dict[int, str]:
         return {0: (direct.text or "").strip()}
     for cache in holder.iter():
         local = _local(cache.tag)
-        if local in ("strCache", "numCache", "strLit", "numLit"):
+        if local in ("strCache", "strLit"):
             return _cache_points(cache)
+        if local in ("numCache", "numLit"):
+            return {i: _number(v) for i, v in _cache_points(cache).items()}
         if local == "multiLvlStrCache":
             level = cache.find(f"{C}lvl")
             return _cache_points(level) if level is not None else {}
@@ -266,3 +269,13 @@ def _cache_points(cache: Element) -> dict[int, str]:
         if index >= 0 and value is not None:
             points[index] = (value.text or "").strip()
     return dict(sorted(points.items()))
+
+
+def _number(text: str) -> str:
+    """A cached number without binary float noise (``12.300000000000001`` is 12.3: 15 significant
+    digits, what Excel shows at most); text that is not a number as it is."""
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return f"{value:.15g}" if math.isfinite(value) else text

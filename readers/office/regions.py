@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from readers.office.common import HEADER_MIN_SHARE, SheetRow, column_letter, escape_cell, one_line
+from readers.office.common import HEADER_MIN_SHARE, column_letter, escape_cell, one_line
 
 # Blank rows between a single-cell title and the table below it for the title to still be that table's.
 # The corpus's workbooks put a title 0 or 1 rows above its header ("3. Analyses by segment", then a
@@ -358,6 +358,3 @@ def sheet_tables(rows: Sequence[GridRow]) -> list[str]:
         if records:
             lines += ([""] if lines else []) + records
     return lines
-
-
-__all__ = ["GridRow", "Region", "SheetRow", "region_records", "sheet_regions", "sheet_tables"]

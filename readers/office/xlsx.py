@@ -92,7 +92,7 @@ class XlsxReader(Reader):
     name: ClassVar[str] = "openpyxl"
     # 1: rows as records under one header per sheet. 2: a sheet's tables found as regions of cells
     # between blank rows and columns, each under its own header and title; charts on sheets and chart
-    # sheets written as text.
+    # sheets written as text; a hidden chart sheet shown as hidden.
     revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.XLSX})
 
