@@ -371,6 +371,44 @@ def test_chart_parts_by_their_xml() -> None:
     assert chart_lines(parse_xml(f'<c:chartSpace xmlns:c="{c}"><c:chart/></c:chartSpace>'.encode())) == []
 
 
+#: Labels as the writer shows them: words of letters, digits and signs, one space between.
+_WORD = st.text(alphabet="abcxyzABC019-=;%", min_size=1, max_size=5)
+_LABEL = st.lists(_WORD, min_size=1, max_size=3).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(_LABEL, min_size=1, max_size=8, unique=True),
+    st.lists(st.tuples(_LABEL, st.lists(st.integers(-(10**6), 10**6), min_size=8, max_size=8)), max_size=4),
+)
+def test_every_cached_point_is_written_beside_its_category(
+    categories: list[str], series: list[tuple[str, list[int]]]
+) -> None:
+    c = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+
+    def cache(tag: str, values: list[object]) -> str:
+        points = "".join(f'<c:pt idx="{i}"><c:v>{v}</c:v></c:pt>' for i, v in enumerate(values))
+        return f'<c:{tag}><c:ptCount val="{len(values)}"/>{points}</c:{tag}>'
+
+    sers = "".join(
+        f"<c:ser><c:tx><c:strRef>{cache('strCache', [name])}</c:strRef></c:tx>"
+        f"<c:cat><c:strRef>{cache('strCache', list(categories))}</c:strRef></c:cat>"
+        f"<c:val><c:numRef>{cache('numCache', values[: len(categories)])}</c:numRef></c:val></c:ser>"
+        for name, values in series
+    )
+    plot = f"<c:plotArea><c:areaChart>{sers}</c:areaChart></c:plotArea>"
+    xml = f'<c:chartSpace xmlns:c="{c}"><c:chart>{plot}</c:chart></c:chartSpace>'
+    lines = chart_lines(parse_xml(xml.encode()))
+    if not series:
+        assert lines == []
+        return
+    assert lines[0] == "Chart (area)"
+    for line, (name, values) in zip(lines[1:], series, strict=True):
+        assert line == f"Series {name}: " + "; ".join(
+            f"{category} = {value}" for category, value in zip(categories, values, strict=False)
+        )
+
+
 # --------------------------------------------------------------------------------------------------------
 # Charts in presentations
 
