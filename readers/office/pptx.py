@@ -5,7 +5,7 @@ within bounds. Each page is::
 
     ## Slide N: <title>            ("(hidden)" for a hidden slide; no title, no colon)
     <the other shapes' text in reading order: top to bottom, then left to right; groups recursed>
-    <tables as GFM>
+    <tables as GFM; charts as their title, type and series (readers.office.charts)>
     Notes:
     <the speaker notes>
     Comments:
@@ -41,6 +41,7 @@ from readers.archives.safezip import parse_xml
 from readers.core.base import Reader
 from readers.core.errors import CorruptDocument, LimitExceeded
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
+from readers.office.charts import chart_lines
 from readers.office.common import TextBudget, gfm_table, join_blocks, one_line, open_ooxml
 
 #: Main part content types read as presentations.
@@ -90,7 +91,9 @@ class PptxReader(Reader):
     """Reads a presentation into one page per slide: title, body, tables, notes."""
 
     name: ClassVar[str] = "python-pptx"
-    # 2: each slide's comments (legacy, and threaded with their replies) after its notes.
+    # 1: title, shapes in reading order, tables, notes; a chart's title only. 2: a chart's type and its
+    # series' names, categories and values (cached at the last save), not only its title; each slide's
+    # comments (legacy, and threaded with their replies) after its notes.
     revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.PPTX})
 
@@ -165,14 +168,25 @@ def _shapes(shapes: Any, title_shape: Any, budget: TextBudget, counts: dict[str,
                 counts["tables"] += 1
                 out.append((budget.add(table), False))
         elif getattr(shape, "has_chart", False) and shape.has_chart:
-            chart = shape.chart
-            if chart.has_title and chart.chart_title.has_text_frame:
-                text = one_line(chart.chart_title.text_frame.text)
-                if text:
-                    out.append((budget.add(f"Chart: {text}"), False))
+            lines = _chart(shape)
+            if lines:
+                out.append((budget.add("\n".join(lines)), False))
         elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
             out += _paragraphs(shape.text_frame, bulleted=placeholder in _BULLETED, budget=budget)
     return out
+
+
+def _chart(shape: Any) -> list[str]:
+    """A chart frame's title, type and series as text (:mod:`readers.office.charts`), from the chart
+    part's XML; a frame whose chart part is missing or unreadable is no lines."""
+    try:
+        blob = shape.chart_part.blob
+    except (KeyError, ValueError, AttributeError):  # no relationship, or no chart part behind it
+        return []
+    try:
+        return chart_lines(parse_xml(blob, what="chart part"))
+    except CorruptDocument:
+        return []
 
 
 def _placeholder_type(shape: Any) -> Any:

@@ -5,8 +5,11 @@ defusedxml) with the values cached at the last save (``data_only``: a formula's 
 after :func:`readers.office.common.open_ooxml` has checked the container within bounds.
 
 Each page starts with ``## <sheet name>`` (``(hidden)`` or ``(very hidden)`` when the sheet is, ``(chart)``
-for a chart sheet); its rows follow as :func:`readers.office.common.sheet_records` writes them: title lines,
-the header row, then one ``Header: value | Header: value`` line per row. Fully empty rows are skipped.
+for a chart sheet); the sheet's tables follow, found as regions of cells between blank rows and columns
+(:mod:`readers.office.regions`), each as its title lines, its header row, then one
+``Header: value | Header: value`` line per row, a blank line between tables. Fully empty rows are skipped.
+The charts drawn on the sheet come last, as text (:mod:`readers.office.charts`); a chart sheet's page is
+its chart's text.
 
 Values are written as Excel displays them: openpyxl hands over raw numbers and dates with the cell's number
 format string, so :func:`format_value` applies the format (thousands separators, fixed decimals, percent,
@@ -28,12 +31,17 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import openpyxl
+from openpyxl.chartsheet import Chartsheet
+from openpyxl.reader.excel import ExcelReader
 from openpyxl.utils.exceptions import InvalidFileException
 
+from readers.archives.safezip import SafeZip
 from readers.core.base import Reader
 from readers.core.errors import CorruptDocument, FileUnreadable, LimitExceeded
 from readers.core.model import ContentKind, PageText, ReadLimits, ReadResult
-from readers.office.common import SheetRow, TextBudget, open_ooxml, sheet_records
+from readers.office.charts import sheet_chart_text, workbook_sheet_parts
+from readers.office.common import TextBudget, open_ooxml
+from readers.office.regions import GridRow, sheet_tables
 
 #: Main part content types read as workbooks: workbooks and templates, with and without macros.
 MAIN_TYPES = (
@@ -65,11 +73,27 @@ _LIBRARY_ERRORS = (
 )
 
 
+class _WorkbookReader(ExcelReader):
+    """openpyxl's workbook reader, with a chart sheet taken as its name and state alone.
+
+    In read-only mode openpyxl skips worksheets' drawings but still parses every chart sheet's charts,
+    and a chart part that is missing or malformed fails the whole workbook. The charts are read from the
+    package by :mod:`readers.office.charts` instead, where a broken part costs that chart only.
+    """
+
+    def read_chartsheet(self, sheet: Any, rel: Any) -> None:
+        state = sheet.state if sheet.state in ("hidden", "veryHidden") else "visible"
+        self.wb._add_sheet(Chartsheet(parent=self.wb, title=sheet.name, sheet_state=state))
+
+
 class XlsxReader(Reader):
     """Reads a workbook into one page per sheet of ``Header: value`` records."""
 
     name: ClassVar[str] = "openpyxl"
-    revision: ClassVar[int] = 1
+    # 1: rows as records under one header per sheet. 2: a sheet's tables found as regions of cells
+    # between blank rows and columns, each under its own header and title; charts on sheets and chart
+    # sheets written as text; a hidden chart sheet shown as hidden.
+    revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.XLSX})
 
     @property
@@ -77,14 +101,17 @@ class XlsxReader(Reader):
         return openpyxl.__version__
 
     def read(self, path: Path, limits: ReadLimits) -> ReadResult:
-        open_ooxml(path, limits, what="workbook", main_types=MAIN_TYPES)
+        main = open_ooxml(path, limits, what="workbook", main_types=MAIN_TYPES).main_part
+        charts = _sheet_charts(path, limits, main)
         try:
             # A file object, not the path: openpyxl refuses paths whose extension is not .xlsx/.xlsm, and
             # the kind was decided by the bytes.
             with path.open("rb") as fh:
-                workbook = openpyxl.load_workbook(fh, read_only=True, data_only=True, keep_links=False)
+                reader = _WorkbookReader(fh, read_only=True, data_only=True, keep_links=False)
+                reader.read()
+                workbook = reader.wb
                 try:
-                    pages = self._pages(workbook, limits)
+                    pages = self._pages(workbook, limits, charts)
                 finally:
                     workbook.close()
         except OSError as exc:
@@ -97,7 +124,7 @@ class XlsxReader(Reader):
             raise LimitExceeded(f"{path.name}: {len(pages)} sheets, over the limit of {limits.max_pages}")
         return ReadResult(pages=tuple(pages), page_count=len(pages))
 
-    def _pages(self, workbook: Any, limits: ReadLimits) -> list[PageText]:
+    def _pages(self, workbook: Any, limits: ReadLimits, charts: list[list[str]]) -> list[PageText]:
         budget = TextBudget(limits)
         cells = 0
         pages: list[PageText] = []
@@ -106,14 +133,16 @@ class XlsxReader(Reader):
                 break
             sheet = workbook[name]
             state = {"hidden": " (hidden)", "veryHidden": " (very hidden)"}.get(sheet.sheet_state, "")
-            if not hasattr(sheet, "iter_rows"):  # a chart sheet: no cells
-                pages.append(PageText(page=number, text=budget.add(f"## {name} (chart){state}")))
+            drawn = [budget.add(line) for line in charts[number - 1]] if number <= len(charts) else []
+            if not hasattr(sheet, "iter_rows"):  # a chart sheet: no cells, its chart's text
+                lines = [budget.add(f"## {name} (chart){state}"), *drawn]
+                pages.append(PageText(page=number, text="\n".join(lines)))
                 continue
             # The declared dimension is a claim (a sheet may declare A1:XFD1048576): forget it, so rows
             # are only as wide as their last cell.
             sheet.reset_dimensions()
-            rows: list[SheetRow] = []
-            for row in sheet.iter_rows():
+            rows: list[GridRow] = []
+            for row_number, row in enumerate(sheet.iter_rows()):
                 cells += len(row)
                 if cells > MAX_CELLS:
                     raise LimitExceeded(f"the workbook has more than {MAX_CELLS} cells")
@@ -125,11 +154,29 @@ class XlsxReader(Reader):
                     if text.strip():
                         values[index] = budget.add(text)
                 if values:
-                    rows.append(SheetRow(values))
-            lines = [f"## {name}{state}", *sheet_records(rows)]
+                    rows.append(GridRow(row_number, values))
+            lines = [f"## {name}{state}", *sheet_tables(rows)]
+            if drawn:
+                lines += ["", *drawn]
             pages.append(PageText(page=number, text="\n".join(lines)))
         budget.check("\n\n".join(p.text for p in pages))
         return pages
+
+
+def _sheet_charts(path: Path, limits: ReadLimits, workbook: str) -> list[list[str]]:
+    """The text of the charts drawn on each sheet (worksheets and chart sheets), in workbook order.
+
+    openpyxl's read-only mode does not load drawings, so the chart parts are found in the package by
+    relationships (workbook -> sheet -> drawing -> chart) and read from their cached values.
+    """
+    try:
+        with SafeZip(path, limits) as package:
+            return [
+                sheet_chart_text(package, part) if part else []
+                for part in workbook_sheet_parts(package, workbook)
+            ]
+    except CorruptDocument:
+        return []  # the workbook itself is judged by openpyxl; without readable parts there are no charts
 
 
 def _format_id(cell: Any) -> int | None:
