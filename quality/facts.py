@@ -5,7 +5,7 @@ the text (``present``), a running header or a page number line is not (``absent`
 before another (``order``: the end of column 1 before the start of column 2), a value sits in a table
 under its header (``table_cell``). Each check is a pure function of the text; the comparison is on a
 folded form (:func:`fold`: normalised as sanitize does, case kept, every run of whitespace one space,
-markdown emphasis and escapes dropped) so a line break or a bold run does not decide a fact.
+markdown heading marks, emphasis and escapes dropped) so a line break or a bold run does not decide a fact.
 
 Facts live as data (``benchmarks/facts/*.jsonl``, one JSON object a line) and name their document by
 file name and sha256; :func:`load_facts` rejects a malformed line with its file and line number.
@@ -34,6 +34,7 @@ EDITS_PER_100_CHARS = 2
 _EMPHASIS = re.compile(r"(?<!\w)[*_]{1,3}|[*_]{1,3}(?!\w)")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
 _WHITESPACE = re.compile(r"\s+")
+_HEADING_MARK = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-"})
 
 
@@ -141,9 +142,9 @@ class SuiteResult:
 
 
 def fold(text: str) -> str:
-    """The form facts are compared in: normalised, hyphenated breaks joined, no markdown emphasis or
-    escapes, curly quotes and en dashes as ASCII, every run of whitespace one space."""
-    text = join_hyphenated(normalise(text))
+    """The form facts are compared in: normalised, hyphenated breaks joined, no markdown heading marks,
+    emphasis or escapes, curly quotes and en dashes as ASCII, every run of whitespace one space."""
+    text = _HEADING_MARK.sub("", join_hyphenated(normalise(text)))
     text = _ESCAPE.sub(r"\1", text)
     text = _EMPHASIS.sub("", text)
     return _WHITESPACE.sub(" ", text.translate(_QUOTES)).strip()
