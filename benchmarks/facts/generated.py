@@ -253,5 +253,21 @@ def write_generated(folder: Path) -> list[Fact]:
         else:
             fresh.replace(path)
         sha = hashlib.sha256(path.read_bytes()).hexdigest()
-        facts += [Fact(name, sha, c, f"generated: {type(c).__name__} on {name}") for c in checks]
+        facts += [Fact(name, sha, c, _why(c)) for c in checks]
     return facts
+
+
+def _why(fact_check: Check) -> str:
+    """What the fact says, in a line: its arguments shortened."""
+
+    def short(text: str) -> str:
+        return text if len(text) <= 40 else text[:39] + "…"
+
+    if isinstance(fact_check, Present):
+        return f"drawn on the page: {short(fact_check.passage)!r}"
+    if isinstance(fact_check, Absent):
+        return f"furniture on every page: {short(fact_check.line)!r}"
+    if isinstance(fact_check, Order):
+        return f"{short(fact_check.before)!r} is read before {short(fact_check.after)!r}"
+    where = f" in row {fact_check.row!r}" if fact_check.row else ""
+    return f"table: {fact_check.value!r} under {fact_check.header!r}{where}"
