@@ -69,10 +69,15 @@ def _three_columns(path: Path) -> list[Check]:
     return _columns(path, (_COLUMN_1, _COLUMN_2, _COLUMN_3))
 
 
+#: The body of the furniture pages: words that differ on every page, as a report's pages do (a body
+#: repeated on every page is itself furniture).
+_SITES = ("Alder Creek", "Birch Hollow", "Cedar Point", "Dune Ridge")
 _BODY = [
-    "Chapter {n} of the field report describes the samples taken at site {n}.",
-    "Each sample was dried, weighed and stored in a sealed jar for the laboratory.",
-    "The measurements of page {n} agree with the survey of the previous season.",
+    "Chapter {n} of the field report describes the samples taken at {site}.",
+    "At {site} the team dug {holes} test holes along the eastern slope.",
+    "The soil of hole {n}{n} held clay over a layer of coarse sand.",
+    "Water reached the surface after {hours} hours of steady rain at {site}.",
+    "The measurements of {site} agree with the survey of the previous season.",
 ]
 
 
@@ -83,7 +88,8 @@ def _furniture(path: Path) -> list[Check]:
         page.insert_text((72, 40), "Journal of Field Studies, Volume 12", fontsize=8)  # type: ignore[attr-defined]
         y = 120
         for line in _BODY:
-            page.insert_text((72, y), line.format(n=n + 1), fontsize=11)  # type: ignore[attr-defined]
+            text = line.format(n=n + 1, site=_SITES[n], holes=3 + 2 * n, hours=5 + n)
+            page.insert_text((72, y), text, fontsize=11)  # type: ignore[attr-defined]
             y += 16
         page.insert_text((72, 800), "https://doi.org/10.1234/jfs.2024.0012", fontsize=8)  # type: ignore[attr-defined]
         page.insert_textbox(  # type: ignore[attr-defined]
@@ -92,9 +98,9 @@ def _furniture(path: Path) -> list[Check]:
 
     _pdf(path, draw, pages=4)
     return [
-        Present("Each sample was dried, weighed and stored in a sealed jar for the laboratory."),
-        Present("Chapter 3 of the field report describes the samples taken at site 3."),
-        Order("samples taken at site 1.", "samples taken at site 2."),
+        Present("At Birch Hollow the team dug 5 test holes along the eastern slope."),
+        Present("Chapter 3 of the field report describes the samples taken at Cedar Point."),
+        Order("samples taken at Alder Creek.", "samples taken at Birch Hollow."),
         Absent("Journal of Field Studies, Volume 12"),
         Absent("https://doi.org/10.1234/jfs.2024.0012"),
         Absent("3"),
