@@ -7,6 +7,7 @@
     assay lineage PATH|SHA256   what happened to one document (--format text|json|mermaid)
     assay redactions            each redaction judged from its context (--precision: figures per kind)
     assay ui [--daemon]         the Dagster web UI over the same definitions and data (and the daemon)
+    assay facts [--generated]   pass rates of the facts about the dev corpus (and generated documents)
 
 All state lives under one home directory: --home, else ASSAY_HOME, else ./.assay. The exit codes are in
 orchestration/exits.py; a fault of the machine or the home (a full disk, a home that is a file or
@@ -165,6 +166,26 @@ def _parser() -> argparse.ArgumentParser:
     p = with_home(command("calibrate", help="score clean pages against garbled variants of them"))
     p.set_defaults(func=_cmd_calibrate)
 
+    p = with_home(command("facts", help="check the facts suites on the clean texts; print pass rates"))
+    p.add_argument(
+        "--corpus",
+        type=Path,
+        default=None,
+        help="the corpus the fact files name (default: ../shared/corpus/dev when it exists)",
+    )
+    p.add_argument(
+        "--generated", action="store_true", help="the documents written in code (with --corpus: both suites)"
+    )
+    p.add_argument("--no-run", action="store_true", help="evaluate the home as it is; run nothing")
+    p.add_argument("--json", action="store_true", help="print one JSON object of the results")
+    p.add_argument(
+        "--facts",
+        type=Path,
+        default=None,
+        help="the corpus fact file (default: benchmarks/facts/corpus.jsonl)",
+    )
+    p.set_defaults(func=_cmd_facts)
+
     p = with_home(command("ui", help="start the Dagster web UI on localhost"))
     p.add_argument("--port", type=int, default=3000)
     p.add_argument("--host", default="127.0.0.1")
@@ -276,6 +297,15 @@ def _cmd_lineage(args: argparse.Namespace, console: Console) -> int:
     else:
         print_lineage(console, found)
     return 0
+
+
+# -- facts -------------------------------------------------------------------------------------------
+
+
+def _cmd_facts(args: argparse.Namespace, console: Console) -> int:
+    from orchestration.facts import run_facts
+
+    return run_facts(args, console, run_command=_cmd_run)
 
 
 # -- sql -----------------------------------------------------------------------------------------------
