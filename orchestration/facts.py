@@ -45,7 +45,8 @@ def _generator() -> Callable[[Path], list[Fact]]:
 
 
 def _default_corpus() -> Path | None:
-    for candidate in (Path("../shared/corpus/dev"), REPO.parent.parent / "shared" / "corpus" / "dev"):
+    # the corpus beside the project's folder, from the folder or from the project's root
+    for candidate in (Path("../shared/corpus/dev"), REPO.parent / "shared" / "corpus" / "dev"):
         if candidate.is_dir():
             return candidate
     return None
