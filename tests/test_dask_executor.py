@@ -58,6 +58,10 @@ SENSOR_INTERVAL_S = 5
 # (the worker rebuilds the job, Tesseract reads a page at 300 dpi). A backfill not over in this long is
 # stuck.
 BACKFILL_TIMEOUT_S = 600
+# A sensor tick while the verdicts run here holds the home may launch a run of the shards already judged;
+# that run waits for the home as a run queued behind another does (assets/settings.py lock_wait_s), rather
+# than failing its backfill.
+LOCK_WAIT_S = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +96,7 @@ def test_a_backfill_runs_its_steps_on_dask_workers_chosen_by_the_definitions(
             "ASSAY_DAGSTER_YAML": os.environ["ASSAY_DAGSTER_YAML"],
             "ASSAY_AUTOMATION_INTERVAL_SECONDS": str(SENSOR_INTERVAL_S),
             "ASSAY_VERSION_BACKFILL_CRON": "",
+            "ASSAY_LOCK_WAIT_S": str(LOCK_WAIT_S),
         },
     )
     # What the daemon's code location builds from that environment: every job on the Dask executor.
