@@ -171,7 +171,7 @@ PAGE_FONTS = Table(
 TABLES_FOUND = Table(
     "tables",
     TableRecord,
-    "table found in a document (a PDF's tagged, ruled or aligned table; an Office or HTML table), as data",
+    "table found in a PDF (tagged, ruled or aligned), as data; Office and HTML tables stay in the text only",
     sharded=True,
 )
 
