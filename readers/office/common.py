@@ -25,7 +25,7 @@ import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 from xml.etree.ElementTree import Element
 
 from readers.archives.safezip import SafeZip, parse_xml
@@ -357,6 +357,13 @@ def join_blocks(blocks: Iterable[tuple[str, bool]]) -> str:
 HEADER_MIN_SHARE = 0.5
 
 
+class _Cells(Protocol):
+    """A sheet row as the record writer reads it: cell texts by 0-based column."""
+
+    @property
+    def cells(self) -> dict[int, str]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class SheetRow:
     """One non-empty row of a sheet: cell texts by 0-based column, as displayed (empty cells absent)."""
@@ -389,6 +396,12 @@ def sheet_records(rows: Sequence[SheetRow]) -> list[str]:
         return []
     widest = max(len(r.cells) for r in rows)
     header_at = next(i for i, r in enumerate(rows) if len(r.cells) >= HEADER_MIN_SHARE * widest)
+    return records_under_header(rows, header_at)
+
+
+def records_under_header(rows: Sequence[_Cells], header_at: int) -> list[str]:
+    """The rows up to ``header_at`` as they are (title lines, then the header row), then each row below
+    as ``Header: value | Header: value``, a value without a header under its column's letter."""
     lines = [" | ".join(escape_cell(v) for _, v in sorted(r.cells.items())) for r in rows[: header_at + 1]]
     header = {col: one_line(text) for col, text in rows[header_at].cells.items()}
     for row in rows[header_at + 1 :]:

@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from readers.office.common import HEADER_MIN_SHARE, column_letter, escape_cell, one_line
+from readers.office.common import HEADER_MIN_SHARE, escape_cell, records_under_header
 
 # Blank rows between a single-cell title and the table below it for the title to still be that table's.
 # The corpus's workbooks put a title 0 or 1 rows above its header ("3. Analyses by segment", then a
@@ -341,16 +341,7 @@ def region_records(region: Region) -> list[str]:
         if len(row.cells) >= HEADER_MIN_SHARE * widest and not title_like:
             header_at = i
             break
-    lines = [" | ".join(escape_cell(v) for _, v in sorted(r.cells.items())) for r in rows[: header_at + 1]]
-    header = {col: one_line(text) for col, text in rows[header_at].cells.items()}
-    for row in rows[header_at + 1 :]:
-        pairs = [
-            f"{escape_cell(header.get(col) or column_letter(col))}: {escape_cell(value)}"
-            for col, value in sorted(row.cells.items())
-            if value.strip()
-        ]
-        lines.append(" | ".join(pairs))
-    return lines
+    return records_under_header(rows, header_at)
 
 
 def sheet_tables(rows: Sequence[GridRow]) -> list[str]:

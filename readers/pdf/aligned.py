@@ -240,12 +240,8 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
         bbox=(x0, run[0].top, x1, run[-1].bottom),
         source=TableSource.ALIGNED.value,
         confidence=round(confidence, 4),
-        evidence=(
-            f"rows={len(cells)} columns={len(columns)} aligned_columns={aligned} fill={fill:.2f} "
-            f"width_share={(x1 - x0) / page_width:.2f}"
-            if page_width > 0
-            else f"rows={len(cells)} columns={len(columns)} aligned_columns={aligned} fill={fill:.2f}"
-        ),
+        evidence=f"rows={len(cells)} columns={len(columns)} aligned_columns={aligned} fill={fill:.2f}"
+        + (f" width_share={(x1 - x0) / page_width:.2f}" if page_width > 0 else ""),
         header_rows=header_rows(cells),
         members={id(span) for span in spans},
         first=id(first_span),

@@ -94,8 +94,11 @@ def reading_order(blocks: Sequence[OrderBlock], page_width: float) -> Ordered:
     if n == 1:
         return Ordered(native, ReadingOrder(OrderSource.NATIVE.value, SINGLE_ORDER_CONFIDENCE, 0, 1))
     rows = tuple(sorted(native, key=lambda i: (round(blocks[i].bbox[1]), blocks[i].bbox[0])))
-    rtl = _right_to_left(blocks)
-    columns, count = _columns(blocks, page_width, rtl)
+    columns, count = _columns(blocks, page_width, rtl=False)
+    # The script decides the columns' direction only where there are columns: one pass over the text then.
+    rtl = count > 1 and _right_to_left(blocks)
+    if rtl:
+        columns, count = _columns(blocks, page_width, rtl=True)
     seams = {
         OrderSource.NATIVE: broken_seams(blocks, native),
         OrderSource.ROWS: broken_seams(blocks, rows),

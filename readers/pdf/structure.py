@@ -40,6 +40,7 @@ from typing import Any
 import pymupdf
 
 from readers.core.model import BBox, FoundTable, OrderSource, PageText, ReadingOrder, TableSource
+from readers.pdf.placed import gfm
 
 #: The tree covers a page when at least this share of its visible characters outside artifacts is in
 #: content the tree reaches. On the corpus's 7 tagged PDFs (24 pages), the 5 whose trees reach text cover
@@ -415,9 +416,11 @@ def tagged_block_order(boxes: Sequence[BBox], chars: Sequence[MarkedChar], order
 
 
 def tagged_page(
-    leaves: Sequence[Leaf], page_xref: int, number: int, chars: Sequence[MarkedChar], first_table: int = 0
+    leaves: Sequence[Leaf], page_xref: int, number: int, chars: Sequence[MarkedChar]
 ) -> TaggedPage | None:
-    """The page in the tree's order, or None where the tree does not cover it (see module doc)."""
+    """The page in the tree's order, or None where the tree does not cover it (see module doc). Its
+    tables are numbered on the page; the reader numbers a document's tables once they are all known
+    (readers.pdf.placed.renumber_tables)."""
     mine = [leaf for leaf in leaves if leaf.page == page_xref]
     reached = {leaf.mcid for leaf in mine}
     content = [c for c in chars if not c.artifact and not c.text.isspace()]
@@ -441,7 +444,7 @@ def tagged_page(
             end = index
             while end < len(mine) and mine[end].table == leaf.table:
                 end += 1
-            table = _table(mine[index:end], by_mcid, done, number, first_table + len(tables), coverage)
+            table = _table(mine[index:end], by_mcid, done, number, len(tables), coverage)
             if table is not None:
                 tables.append(table)
                 parts.append(table.markdown)
@@ -532,7 +535,7 @@ def _table(
         max(b[2] for b in boxes),
         max(b[3] for b in boxes),
     )
-    markdown = gfm(matrix, max(header, 1))
+    markdown = gfm(matrix)
     extra = _text([c for leaf in loose if leaf.mcid not in done for c in by_mcid.get(leaf.mcid, ())])
     for leaf in loose:
         done.add(leaf.mcid)
@@ -561,19 +564,6 @@ def _cells_left_to_right(cells: dict[tuple[int, int], list[MarkedChar]], rows: l
         moved = [cells[(r, c)] for c in left]
         for c, chars in zip(slots, moved, strict=True):
             cells[(r, c)] = chars
-
-
-def gfm(rows: Sequence[Sequence[str]], header_rows: int = 1) -> str:
-    """Rows as a GFM table: the first row is GFM's header, ``|`` escaped, short rows padded.
-
-    GFM has one header row; further header rows are written as the first body rows."""
-    width = max((len(r) for r in rows), default=0)
-    lines = [
-        "| " + " | ".join(cell.replace("|", "\\|") for cell in (*row, *("",) * (width - len(row)))) + " |"
-        for row in rows
-    ]
-    lines.insert(1, "| " + " | ".join("---" for _ in range(width)) + " |")
-    return "\n".join(lines)
 
 
 def _artifact_lines(chars: Sequence[MarkedChar]) -> tuple[list[str], list[str], list[str]]:
@@ -683,17 +673,14 @@ def _read_tagged(doc: pymupdf.Document, path: str, pages: Sequence[PageText]) ->
         by_page.setdefault(leaf.page, []).append(leaf)
     wanted = {i for i in range(min(doc.page_count, len(out))) if doc.page_xref(i) in by_page}
     chars = marked_chars(path, wanted)
-    tables = 0
     for index, page in enumerate(out):
         tagged = None
         if index in chars:
             xref = doc.page_xref(index)
-            tagged = tagged_page(by_page[xref], xref, page.page, chars[index], tables)
+            tagged = tagged_page(by_page[xref], xref, page.page, chars[index])
         if tagged is None:
-            tables += len(page.tables)
             continue
         kept = prefer_tagged(tagged.tables, page.tables)
-        tables += len(kept)
         out[index] = replace(
             page, text=tagged.text, order=tagged.order, tables=tuple(kept), artifacts=tagged.artifacts
         )
