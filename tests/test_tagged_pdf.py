@@ -322,7 +322,8 @@ def test_the_trees_order_as_a_permutation_of_the_layout_blocks(tmp_path: Path) -
     texts = ["".join(line.text for line in block.lines) for block in page.blocks]
     with pymupdf.open(path) as doc:
         order = tagged_order(structure_leaves(doc), doc.page_xref(0))
-    permutation = tagged_block_order([b.bbox for b in page.blocks], marked_chars(str(path), {0})[0], order)
+        chars = marked_chars(doc, {0})[0]
+    permutation = tagged_block_order([b.bbox for b in page.blocks], chars, order)
     assert sorted(permutation) == list(range(len(page.blocks)))
     ordered = [texts[b] for b in permutation]
     first = next(i for i, t in enumerate(ordered) if PARAGRAPHS[0] in t)

@@ -234,7 +234,9 @@ class PyMuPDFReader(Reader):
     # table's continuation on the next page; the page's blocks in the reading order of readers/pdf/order.py
     # (pages.reading_order, order_confidence, broken_seams, columns); a tagged PDF's pages the structure
     # tree covers read in its order (reading_order = tagged), with its pagination artifacts and tables.
-    revision = 5
+    # 6: a tagged page's marked content is read through MuPDF (readers/pdf/marked.py), its characters
+    # MuPDF's own (a glyph without Unicode as MuPDF writes it).
+    revision = 6
     kinds = frozenset({ContentKind.PDF})
 
     @property
@@ -326,7 +328,7 @@ def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes:
     pages = _render(drafts)
     labels = page_labels(doc)
     pages = [replace(page, label=label) for page, label in zip(pages, labels, strict=True)]
-    pages = renumber_tables(read_tagged(doc, str(path), pages))  # a tagged PDF in its tree's order
+    pages = renumber_tables(read_tagged(doc, pages))  # a tagged PDF in its tree's order
     total = sum(len(page.text.encode("utf-8", "surrogatepass")) for page in pages)
     if total > limits.max_text_bytes:
         raise LimitExceeded(f"{path.name}: {total} bytes of text, over the limit of {limits.max_text_bytes}")

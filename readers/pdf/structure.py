@@ -10,13 +10,11 @@ elements of ``TR`` rows of ``TH``/``TD`` cells). This module reads that, for tag
 - :func:`structure_leaves` walks the tree through PyMuPDF's xref access: every element is visited once
   (a cycle or a ``/K`` pointing nowhere ends that branch, not the walk), and each marked-content
   reference (``/MCID``) becomes a :class:`Leaf` in the tree's order, with its table cell if any.
-- Which characters each MCID marks: MuPDF 1.28's ``TEXT_COLLECT_STRUCTURE`` reports the elements but
-  neither MCIDs nor artifacts, so the page's content is interpreted by pdfminer (under pdfplumber) with a
-  device that keeps the marked-content stack for every character. With the tree's walk that costs
-  ~110 ms a tagged page on the corpus (23 pages; 5-180 ms), paid on tagged pages only.
-- :func:`tagged_page` puts the page's text (pdfminer's characters: raw, a glyph without Unicode is
-  U+FFFD as in MuPDF's text) in the tree's order where the tree covers the page (at least
-  TAGGED_MIN_COVERAGE of its visible characters outside artifacts are in content the tree reaches),
+- Which characters each MCID marks, and which are artifacts, is read through MuPDF by
+  readers.pdf.marked (~9 ms a tagged page on the corpus), on pages the tree reaches only.
+- :func:`tagged_page` puts the page's text (MuPDF's characters: raw, a glyph without Unicode is
+  U+FFFD) in the tree's order where the tree covers the page (at least TAGGED_MIN_COVERAGE of its
+  visible characters outside artifacts are in content the tree reaches),
   writes each table as GFM where it stands, and lists the pagination artifacts' lines. Every character
   is written once: what the tree does not reach follows, in content order. Otherwise it returns None
   and the page keeps MuPDF's reading.
@@ -25,8 +23,8 @@ elements of ``TR`` rows of ``TH``/``TD`` cells). This module reads that, for tag
   :func:`prefer_tagged` is the rule between tables: where a tagged table and a found one overlap, the
   tagged one wins.
 
-A broken tree, an unreadable content stream or any pdfminer failure leaves the document to the untagged
-reading: the reader must never fail because of its tags.
+A broken tree, a content stream that cannot be scanned or any failure reading it leaves the document
+to the untagged reading: the reader must never fail because of its tags.
 """
 
 from __future__ import annotations
@@ -35,11 +33,11 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import pymupdf
 
 from readers.core.model import BBox, FoundTable, OrderSource, PageText, ReadingOrder, TableSource
+from readers.pdf.marked import MarkedChar, page_marked_chars
 from readers.pdf.placed import gfm
 
 #: The tree covers a page when at least this share of its visible characters outside artifacts is in
@@ -49,8 +47,6 @@ TAGGED_MIN_COVERAGE = 0.9
 #: At most this many structure elements are visited per document (~6 us each): the corpus's largest tree
 #: holds 4,574 MCIDs on 16 pages; a larger (or hostile) one is not read, and the document reads untagged.
 MAX_ELEMENTS = 200_000
-#: Artifact subtypes that are page furniture even without ``/Type /Pagination`` (ISO 32000-1, 14.8.2.2).
-FURNITURE_SUBTYPES = frozenset({"Header", "Footer", "Watermark"})
 #: Two characters stand on one line when their baselines differ by less than this share of the height.
 #: On the corpus's 22 tagged pages 99.8% of the words so joined are MuPDF's words for any of 0.3-0.7.
 SAME_LINE_SHARE = 0.5
@@ -61,7 +57,6 @@ SPACE_GAP_SHARE = 0.25
 #: found twice shares nearly all its area, neighbours touching at a rule share a sliver.
 OVERLAP_SHARE = 0.5
 
-_CID = re.compile(r"\(cid:\d+\)")
 _HEADING = re.compile(r"^H([1-6])$")
 _ARRAY_ITEM = re.compile(rb"<<(.*?)>>|(\d+)\s+\d+\s+R|(-?\d+)", re.S)
 _DICT_MCID = re.compile(rb"/MCID\s+(\d+)")
@@ -263,114 +258,15 @@ def _inline_kid(body: bytes, page: int, out: list[int | tuple[int, int]]) -> Non
 # --- marked content of a page ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class MarkedChar:
-    """One character as the content stream draws it, with the marked content it stands in.
-
-    ``bbox`` is in top-down page space (as MuPDF's); ``mcid`` is the innermost MCID around it (-1 for
-    none); ``furniture`` is True inside a pagination artifact (or a header, footer, watermark one),
-    ``artifact`` inside any artifact; ``run`` numbers the marked-content sequences in content order.
-    """
-
-    text: str
-    bbox: BBox
-    size: float
-    mcid: int
-    artifact: bool
-    furniture: bool
-    run: int
-
-
-def marked_chars(path: str, pages: set[int]) -> dict[int, list[MarkedChar]]:
-    """The characters of the pages numbered ``pages`` (0-based) with their marked content, read by
-    pdfminer in one pass over the file; {} when it fails."""
-    try:
-        return _marked_chars(path, pages)
-    except Exception:
-        return {}
-
-
-def _marked_chars(path: str, pages: set[int]) -> dict[int, list[MarkedChar]]:
-    from pdfminer.converter import PDFPageAggregator
-    from pdfminer.layout import LTChar, LTContainer
-    from pdfminer.pdfdocument import PDFDocument
-    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
-    from pdfminer.pdfpage import PDFPage
-    from pdfminer.pdfparser import PDFParser
-
-    class Device(PDFPageAggregator):
-        """Keeps the marked-content stack and stamps each character with what it stands in."""
-
-        def __init__(self, rsrcmgr: Any) -> None:
-            super().__init__(rsrcmgr, laparams=None)
-            self.marks: list[tuple[str, int, bool]] = []  # (tag, mcid, furniture) per open sequence
-            self.runs = 0
-            self.stamps: dict[int, tuple[int, bool, bool, int]] = {}
-
-        def begin_tag(self, tag: Any, props: Any = None) -> None:
-            name = _name(tag)
-            mcid, furniture = -1, False
-            if isinstance(props, dict):
-                raw = props.get("MCID")
-                mcid = raw if isinstance(raw, int) else -1
-                if name == "Artifact":
-                    furniture = (
-                        _name(props.get("Type")) == "Pagination"
-                        or _name(props.get("Subtype")) in FURNITURE_SUBTYPES
-                    )
-            self.marks.append((name, mcid, furniture))
-            self.runs += 1
-
-        def end_tag(self) -> None:
-            if self.marks:
-                self.marks.pop()
-            self.runs += 1
-
-        def render_char(self, *args: Any, **kwargs: Any) -> float:
-            advance = super().render_char(*args, **kwargs)
-            objs = self.cur_item._objs
-            if objs:
-                mcid = next((m for _, m, _ in reversed(self.marks) if m >= 0), -1)
-                artifact = any(tag == "Artifact" for tag, _, _ in self.marks)
-                furniture = any(f for _, _, f in self.marks)
-                self.stamps[id(objs[-1])] = (mcid, artifact, furniture, self.runs)
-            return advance
-
+def marked_chars(doc: pymupdf.Document, pages: set[int]) -> dict[int, list[MarkedChar]]:
+    """The characters of the pages numbered ``pages`` (0-based) with their marked content
+    (readers.pdf.marked); a page whose content cannot be scanned is left out."""
     found: dict[int, list[MarkedChar]] = {}
-    with open(path, "rb") as handle:
-        document = PDFDocument(PDFParser(handle))
-        manager = PDFResourceManager()
-        for index, page in enumerate(PDFPage.create_pages(document)):
-            if index > max(pages, default=-1):
-                break
-            if index not in pages:
-                continue
-            device = Device(manager)
-            PDFPageInterpreter(manager, device).process_page(page)
-            layout = device.get_result()
-            left, height = page.mediabox[0], page.mediabox[3]  # MuPDF's origin: the media box's top left
-            out: list[MarkedChar] = []
-            stack: list[Any] = [layout]
-            while stack:  # depth first, children in content order
-                item = stack.pop()
-                if isinstance(item, LTChar):
-                    mcid, artifact, furniture, run = device.stamps.get(id(item), (-1, False, False, -1))
-                    box = (item.x0 - left, height - item.y1, item.x1 - left, height - item.y0)
-                    text = item.get_text()
-                    if _CID.fullmatch(text):  # a glyph without Unicode: U+FFFD, as MuPDF writes it
-                        text = "\ufffd"
-                    out.append(MarkedChar(text, box, item.size, mcid, artifact, furniture, run))
-                elif isinstance(item, LTContainer):
-                    stack.extend(reversed(list(item)))
-            found[index] = out
+    for index in sorted(pages):
+        chars = page_marked_chars(doc, index)
+        if chars is not None:
+            found[index] = chars
     return found
-
-
-def _name(value: Any) -> str:
-    name = getattr(value, "name", value)
-    if isinstance(name, bytes):
-        return name.decode("latin-1")
-    return name if isinstance(name, str) else ""
 
 
 # --- the page in the tree's order ------------------------------------------------------------------
@@ -650,20 +546,20 @@ def _overlaps(a: BBox, b: BBox) -> bool:
 # --- the reader's entry ------------------------------------------------------------------------------
 
 
-def read_tagged(doc: pymupdf.Document, path: str, pages: Sequence[PageText]) -> list[PageText]:
+def read_tagged(doc: pymupdf.Document, pages: Sequence[PageText]) -> list[PageText]:
     """``pages`` with each page the structure tree covers read in the tree's order (text, order,
     tables, artifacts); the others, and every page of an untagged or unreadable tree, as they are."""
     if not is_tagged(doc):
         return list(pages)
     try:
-        return _read_tagged(doc, path, pages)
+        return _read_tagged(doc, pages)
     except MemoryError:
         raise
     except Exception:  # the tags must never cost the document its reading
         return list(pages)
 
 
-def _read_tagged(doc: pymupdf.Document, path: str, pages: Sequence[PageText]) -> list[PageText]:
+def _read_tagged(doc: pymupdf.Document, pages: Sequence[PageText]) -> list[PageText]:
     out = list(pages)
     leaves = structure_leaves(doc)
     if not leaves:
@@ -672,7 +568,7 @@ def _read_tagged(doc: pymupdf.Document, path: str, pages: Sequence[PageText]) ->
     for leaf in leaves:
         by_page.setdefault(leaf.page, []).append(leaf)
     wanted = {i for i in range(min(doc.page_count, len(out))) if doc.page_xref(i) in by_page}
-    chars = marked_chars(path, wanted)
+    chars = marked_chars(doc, wanted)
     for index, page in enumerate(out):
         tagged = None
         if index in chars:
