@@ -22,7 +22,6 @@ Each table found says how sure it is (:data:`ALIGNED_BASE_CONFIDENCE`) and why, 
 from __future__ import annotations
 
 import re
-import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -126,39 +125,61 @@ def _rows(blocks: Sequence[Sequence[LineLike]], taken: set[int]) -> list[_Row]:
                 continue
             for span in line.spans:
                 position += 1
-                if id(span) not in taken and span.text.strip():
+                if id(span) not in taken and not span.text.isspace() and span.text:
                     _, y0, _, y1 = span.bbox
                     spans.append(((y0 + y1) / 2, position, span))
-    spans.sort(key=lambda item: item[0])
+    spans.sort(key=_first)
     rows: list[_Row] = []
+    row: _Row | None = None
     for centre, position, span in spans:
         _, y0, _, y1 = span.bbox
         height = max(y1 - y0, 0.1)
-        row = rows[-1] if rows else None
         if row is not None and abs(centre - row.centre) <= SAME_ROW_SHARE * min(height, row.height):
             row.spans.append((position, span))
-            row.top, row.bottom = min(row.top, y0), max(row.bottom, y1)
+            if y0 < row.top:
+                row.top = y0
+            if y1 > row.bottom:
+                row.bottom = y1
             continue
-        rows.append(_Row(y0, y1, centre, height, [(position, span)]))
+        row = _Row(y0, y1, centre, height, [(position, span)])
+        rows.append(row)
     for row in rows:
         row.segments = _segments(row)
     return rows
 
 
+def _first(item: tuple[float, int, SpanLike]) -> float:
+    return item[0]
+
+
+def _left(span: SpanLike) -> float:
+    return span.bbox[0]
+
+
 def _segments(row: _Row) -> list[_Segment]:
-    ordered = sorted((span for _, span in row.spans), key=lambda s: s.bbox[0])
-    size = statistics.median(span.bbox[3] - span.bbox[1] for span in ordered)
+    if len(row.spans) == 1:  # most rows of a page of prose: one span, one segment
+        span = row.spans[0][1]
+        return [_Segment(span.bbox[0], span.bbox[2], [span], " ".join(span.text.split()))]
+    ordered = sorted((span for _, span in row.spans), key=_left)
+    heights = sorted(span.bbox[3] - span.bbox[1] for span in ordered)
+    middle = len(heights) // 2
+    size = heights[middle] if len(heights) % 2 else (heights[middle - 1] + heights[middle]) / 2
+    gap = SEGMENT_GAP_EM * size
     segments: list[_Segment] = []
+    current: _Segment | None = None
     for span in ordered:
         x0, _, x1, _ = span.bbox
-        current = segments[-1] if segments else None
-        if current is not None and x0 - current.x1 <= SEGMENT_GAP_EM * size:
+        if current is not None and x0 - current.x1 <= gap:
             current.spans.append(span)
-            current.x1 = max(current.x1, x1)
+            if x1 > current.x1:
+                current.x1 = x1
             continue
-        segments.append(_Segment(x0, x1, [span]))
+        current = _Segment(x0, x1, [span])
+        segments.append(current)
     for segment in segments:
         segment.text = " ".join(" ".join(s.text.split()) for s in segment.spans if s.text.strip())
+    if len(segments) == 1:
+        return segments
     # A currency sign set apart from its amount ($ 178) belongs to the amount's cell.
     merged: list[_Segment] = []
     for segment in segments:

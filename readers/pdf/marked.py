@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import pymupdf
 
@@ -80,13 +81,13 @@ class MarkedState:
     furniture: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class MarkedChar:
+class MarkedChar(NamedTuple):
     """One character as the content stream draws it, with the marked content it stands in.
 
     ``bbox`` is in top-down page space (as MuPDF's); ``mcid`` is the innermost MCID around it (-1 for
     none); ``furniture`` is True inside a pagination artifact (or a header, footer, watermark one),
     ``artifact`` inside any artifact; ``run`` numbers the marked-content states in content order.
+    A tuple: a tagged page of the corpus holds ~5,000 of them, made at ~0.2 us each.
     """
 
     text: str
@@ -217,19 +218,23 @@ def _chars(spans: list[dict], states: list[MarkedState]) -> list[MarkedChar]:
     out: list[MarkedChar] = []
     unmarked = MarkedState()
     previous: tuple = ()
+    new = tuple.__new__  # MarkedChar(...) without its Python-level __new__
     for span in spans:
         chars = span["chars"]
-        codes = tuple(c[0] for c in chars)
-        if span["type"] != 0 and codes == previous:
+        if span["type"] != 0 and [c[0] for c in chars] == [c[0] for c in previous]:
             continue  # the stroke or clip of text just filled: the same characters again
-        previous = codes
+        previous = chars
         layer = span.get("layer") or ""
         number = (
             int(layer[len(_LAYER) :]) if layer.startswith(_LAYER) and layer[len(_LAYER) :].isdigit() else -1
         )
         state = states[number] if 0 <= number < len(states) else unmarked
-        size = span["size"]
-        for code, _, _, bbox in chars:
-            text = chr(code) if code > 0 else "\ufffd"
-            out.append(MarkedChar(text, bbox, size, state.mcid, state.artifact, state.furniture, number))
+        size, mcid, artifact, furniture = span["size"], state.mcid, state.artifact, state.furniture
+        out.extend(
+            new(
+                MarkedChar,
+                (chr(code) if code > 0 else "\ufffd", bbox, size, mcid, artifact, furniture, number),
+            )
+            for code, _, _, bbox in chars
+        )
     return out

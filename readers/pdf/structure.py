@@ -489,20 +489,23 @@ def _artifact_lines(chars: Sequence[MarkedChar]) -> tuple[list[str], list[str], 
 def _text(chars: Iterable[MarkedChar]) -> str:
     """Characters in content order as lines: a new line where the baseline moves, a space at a gap."""
     out: list[str] = []
-    previous: MarkedChar | None = None
-    for c in chars:
-        if previous is not None:
-            height = max(previous.bbox[3] - previous.bbox[1], c.bbox[3] - c.bbox[1], 1.0)
-            if abs(c.bbox[3] - previous.bbox[3]) > SAME_LINE_SHARE * height:
+    previous_text = ""
+    previous_top = previous_bottom = previous_right = 0.0
+    first = True
+    for text, (x0, top, x1, bottom), size, *_ in chars:
+        if not first:
+            height = max(previous_bottom - previous_top, bottom - top, 1.0)
+            if abs(bottom - previous_bottom) > SAME_LINE_SHARE * height:
                 out.append("\n")
             elif (
-                c.bbox[0] - previous.bbox[2] > SPACE_GAP_SHARE * max(c.size, 1.0)
-                and not c.text.isspace()
-                and not previous.text.isspace()
+                x0 - previous_right > SPACE_GAP_SHARE * (size if size > 1.0 else 1.0)
+                and not text.isspace()
+                and not previous_text.isspace()
             ):
                 out.append(" ")
-        out.append(c.text)
-        previous = c
+        out.append(text)
+        previous_text, previous_top, previous_bottom, previous_right = text, top, bottom, x1
+        first = False
     return "\n".join(line.strip() for line in "".join(out).split("\n") if line.strip())
 
 
