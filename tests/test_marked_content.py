@@ -85,6 +85,7 @@ def test_the_states_follow_the_marked_content_and_strings_comments_and_images_hi
         (b"BDC", "no operands"),
         (b"((((deep)))) Tj", "a string nested four deep"),
         (b"(unbalanced Tj", "an unbalanced string"),
+        (b"BI /W 1 /H 1 ID \x00 " * 3, "inline images without their end"),
     ],
 )
 def test_content_that_cannot_be_scanned_with_certainty_is_refused(content: bytes, why: str) -> None:
@@ -185,3 +186,40 @@ def test_any_sequence_of_marked_content_is_read_character_for_character(tmp_path
     path = _page(tmp_path_factory.mktemp("m") / "m.pdf", content)
     wanted = {k: v.replace(" ", "") for k, v in expected.items() if v.replace(" ", "")}
     assert _by_mcid(path) == wanted
+
+
+_PIECES = [
+    b"/P <</MCID 1>> BDC ",
+    b"EMC ",
+    b"/Artifact BMC ",
+    b"(a(b)c) Tj ",
+    b"(\\)) ",
+    b"[(x) 3 (y)] TJ ",
+    b"q ",
+    b"Q ",
+]
+_PIECES += [
+    b"BI /W 1 /H 1 ID \x00\xff EI ",
+    b"BI ",
+    b"% c BDC\n",
+    b"<< /MCID 2 >> ",
+    b"(",
+    b")",
+    b"<",
+    b">",
+    b"\x00",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30), st.binary(max_size=40))
+def test_any_content_is_scanned_or_refused_and_nothing_else(pieces: list[bytes], noise: bytes) -> None:
+    """Whatever a content stream holds, the scan returns states (one more than the marked-content
+    operators it replaced) or refuses the page; it never fails otherwise."""
+    content = b"".join(pieces) + noise
+    try:
+        rewritten, states = marked_states(content, {})
+    except Unscannable:
+        return
+    assert len(states) >= 1 and states[0] == MarkedState()
+    assert rewritten.count(b"/Layer <</Title (assay:") >= len(states)

@@ -11,7 +11,7 @@ elements of ``TR`` rows of ``TH``/``TD`` cells). This module reads that, for tag
   (a cycle or a ``/K`` pointing nowhere ends that branch, not the walk), and each marked-content
   reference (``/MCID``) becomes a :class:`Leaf` in the tree's order, with its table cell if any.
 - Which characters each MCID marks, and which are artifacts, is read through MuPDF by
-  readers.pdf.marked (~9 ms a tagged page on the corpus), on pages the tree reaches only.
+  readers.pdf.marked (~15 ms a dense tagged page), on pages the tree reaches only.
 - :func:`tagged_page` puts the page's text (MuPDF's characters: raw, a glyph without Unicode is
   U+FFFD) in the tree's order where the tree covers the page (at least TAGGED_MIN_COVERAGE of its
   visible characters outside artifacts are in content the tree reaches),
