@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from assets.extract.shard import CUT_BACKOFF_CHARS, TEXT_CAPPED, Outcome, ShardRows, cap_pages, extract_shard
 from orchestration.demo import make_encrypted_pdf, make_image_only_pdf, make_text_pdf
 from readers.core import table as reader_table
-from readers.core.base import Reader, produced_nothing
+from readers.core.base import Reader, produced_nothing, writable
 from readers.core.errors import NothingProduced
-from readers.core.model import ContentKind, DocumentStatus, PageText, ReadLimits, ReadResult
+from readers.core.model import ContentKind, DocumentStatus, FoundTable, PageText, ReadLimits, ReadResult
 from readers.core.records import DocumentRecord
 from readers.core.table import READER_CLASSES, READERS, chain_signature, readers_for
 from readers.engine.dispatch import extract_document
@@ -149,6 +149,40 @@ def test_fallback_is_recorded_and_crashes_fall_through(tmp_path: Path, monkeypat
         ("crashing", "reader_crashed:KeyError"),
         ("text", None),
     ]
+
+
+class _HalfPair(Reader):
+    """A library's output with half of a surrogate pair in the text, a table cell and an artifact line."""
+
+    name, revision, kinds = "half_pair", 1, frozenset({ContentKind.TEXT})
+
+    def read(self, path, limits):
+        table = FoundTable(
+            1, 0, (0.0, 0.0, 1.0, 1.0), (("a", "\ud800"), ("b", "c")), 1, "| a | \ud800 |", "ruled", 1.0
+        )
+        page = PageText(
+            1, "Gothic \ud800 text\n\n| a | \ud800 |", tables=(table,), artifacts=("Page \udfff",)
+        )
+        return ReadResult(pages=(page,), page_count=1)
+
+
+def test_half_a_surrogate_pair_from_a_library_is_written_as_the_replacement_character(
+    tmp_path: Path, monkeypatch
+) -> None:
+    txt = tmp_path / "a.txt"
+    txt.write_text("words")
+    monkeypatch.setattr(
+        reader_table, "READER_CLASSES", {**READER_CLASSES, "half_pair": f"{__name__}:_HalfPair"}
+    )
+    monkeypatch.setattr(reader_table, "READERS", {**READERS, ContentKind.TEXT: ("half_pair",)})
+    ex = _extract(txt, ContentKind.TEXT)
+    assert ex.status is DocumentStatus.DERIVED
+    (page,) = ex.result.pages
+    assert page.text == "Gothic \ufffd text\n\n| a | \ufffd |"
+    assert page.tables[0].cells[0][1] == "\ufffd" and page.artifacts == ("Page \ufffd",)
+    page.text.encode("utf-8")
+    page = PageText(1, "plain")
+    assert writable(ReadResult(pages=(page,), page_count=1)).pages[0] is page
 
 
 def _doc(path: Path, kind: ContentKind, version: str = "v1") -> DocumentRecord:

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from readers.pdf.marked import MarkedState, Unscannable, marked_states, page_marked_chars
+from readers.pdf.marked import MarkedState, Unscannable, _chars, marked_states, page_marked_chars
 
 
 def _page(path: Path, content: bytes, properties: str = "") -> Path:
@@ -223,3 +223,21 @@ def test_any_content_is_scanned_or_refused_and_nothing_else(pieces: list[bytes],
         return
     assert len(states) >= 1 and states[0] == MarkedState()
     assert rewritten.count(b"/Layer <</Title (assay:") >= len(states)
+
+
+def test_a_character_without_unicode_is_the_replacement_character_as_in_mupdfs_text() -> None:
+    """MuPDF's trace gives the raw code: 0 for no Unicode, a lone surrogate for half a pair (UTF-8
+    cannot hold it, and the extract stage writes UTF-8)."""
+    box = (0.0, 0.0, 5.0, 10.0)
+    spans = [
+        {
+            "type": 0,
+            "layer": "assay:1",
+            "size": 10.0,
+            "chars": ((0xD800, 1, (0, 9), box), (0, 2, (5, 9), box), (65, 3, (9, 9), box)),
+        }
+    ]
+    chars = _chars(spans, [MarkedState(), MarkedState(7)])
+    assert "".join(c.text for c in chars) == "\ufffd\ufffdA"
+    assert {c.mcid for c in chars} == {7}
+    "".join(c.text for c in chars).encode("utf-8")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import stat
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -50,6 +52,41 @@ def produced_nothing(result: ReadResult | None) -> bool:
     Every reader pair uses it; a reader that produced nothing falls through to the next.
     """
     return result is None or not any(page.text.strip() for page in result.pages)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def writable(result: ReadResult) -> ReadResult:
+    """``result`` with every lone surrogate in its pages' text, tables and artifacts made U+FFFD.
+
+    A library may hand over half of a surrogate pair for a character it could not map (MuPDF's trace
+    does, for the Gothic letters of the corpus's tika__testPDFVarious.pdf); UTF-8, which every table is
+    written in, cannot hold one, and one such character would fail the shard's write. The dispatch
+    passes every reader's result through this; a page without one (one regular-expression search) is
+    kept as it is.
+    """
+    pages = list(result.pages)
+    changed = False
+    for index, page in enumerate(pages):
+        if _SURROGATE.search(page.text) is None:
+            continue
+        changed = True
+        tables = tuple(
+            replace(
+                table,
+                cells=tuple(tuple(_replaced(cell) for cell in row) for row in table.cells),
+                markdown=_replaced(table.markdown),
+            )
+            for table in page.tables
+        )
+        artifacts = tuple(_replaced(line) for line in page.artifacts)
+        pages[index] = replace(page, text=_replaced(page.text), tables=tables, artifacts=artifacts)
+    return replace(result, pages=tuple(pages)) if changed else result
+
+
+def _replaced(text: str) -> str:
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def require_readable_file(path: Path, *, allow_empty: bool = False) -> os.stat_result:

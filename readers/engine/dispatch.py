@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from readers.core.base import Reader, produced_nothing
+from readers.core.base import Reader, produced_nothing, writable
 from readers.core.errors import FileUnreadable, LimitExceeded, NothingProduced, ReaderError
 from readers.core.model import FILE_PROBLEMS, ContentKind, DocumentStatus, ReadLimits, ReadResult
 from readers.core.snapshot import REVISION as SNAPSHOT_REVISION
@@ -197,7 +197,7 @@ def _try(reader: Reader, ordinal: int, path: Path, limits: ReadLimits) -> tuple[
     result: ReadResult | None = None
     failed, reason, detail = False, None, ""
     try:
-        result = reader.read(path, limits)
+        result = writable(reader.read(path, limits))
     except ReaderError as exc:
         failed, reason, detail = True, exc.reason, str(exc)
     except NothingProduced as exc:

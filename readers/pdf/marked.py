@@ -219,6 +219,9 @@ def page_marked_chars(doc: pymupdf.Document, index: int) -> list[MarkedChar] | N
 
 
 def _chars(spans: list[dict], states: list[MarkedState]) -> list[MarkedChar]:
+    """The trace's characters with their states. A character MuPDF has no Unicode for (0, or half of a
+    surrogate pair: the corpus's tika__testPDFVarious.pdf draws Gothic letters so) is U+FFFD, as in
+    MuPDF's ``dict`` text, which the page's untagged reading holds."""
     out: list[MarkedChar] = []
     unmarked = MarkedState()
     previous: tuple = ()
@@ -237,7 +240,15 @@ def _chars(spans: list[dict], states: list[MarkedState]) -> list[MarkedChar]:
         out.extend(
             new(
                 MarkedChar,
-                (chr(code) if code > 0 else "\ufffd", bbox, size, mcid, artifact, furniture, number),
+                (
+                    chr(code) if code > 0 and not 0xD800 <= code <= 0xDFFF else "\ufffd",
+                    bbox,
+                    size,
+                    mcid,
+                    artifact,
+                    furniture,
+                    number,
+                ),
             )
             for code, _, _, bbox in chars
         )
