@@ -241,3 +241,11 @@ def test_a_character_without_unicode_is_the_replacement_character_as_in_mupdfs_t
     assert "".join(c.text for c in chars) == "\ufffd\ufffdA"
     assert {c.mcid for c in chars} == {7}
     "".join(c.text for c in chars).encode("utf-8")
+
+
+def test_the_state_is_begun_again_only_after_a_q_that_closes_a_layer_begun_inside_it() -> None:
+    content = b"q /P <</MCID 1>> BDC Q (x) Tj EMC q 0 0 9 9 re W n (y) Tj Q"
+    rewritten, states = marked_states(content, {})
+    assert states == [MarkedState(), MarkedState(1), MarkedState()]
+    # the first layer, one a state after it, and one after the Q that closes the BDC's layer
+    assert rewritten.count(b"/Layer <</Title") == 4

@@ -13,8 +13,8 @@ so the page is read in three steps, all but the first in MuPDF:
    start of one named by the next state's number: MuPDF flushes the text at each, so every span of
    ``Page.get_texttrace()`` carries the name of the layer it was drawn in. A layer begun inside
    ``q`` ... ``Q`` around a clip is ended at the ``Q`` (MuPDF's devices nest layers and clips), so the
-   current state's layer is ended and begun again after every ``Q``. Layers never nest, so no page
-   reaches MuPDF's nesting limit.
+   current state's layer is ended and begun again after a ``Q`` when a marked-content operator stands
+   between it and its ``q``. Layers never nest, so no page reaches MuPDF's nesting limit.
 3. The page's ``/Contents`` is put back. The rewritten stream is a new object of the document in memory;
    the file is never written.
 
@@ -57,7 +57,7 @@ _DICT = rb"<<(?:[^<>()]|" + _STRING + rb"|" + _HEX + rb"|" + _INNER + rb")*>>"
 #: unbalanced), or an inline image without its ``ID`` ... ``EI`` is ``bad``: the page is not scanned
 #: (and an unclosed image cannot send the scan to the end of the stream once per ``BI``).
 _TOKEN = re.compile(
-    rb"(?=[\[(%/BEQ)])"  # a token's first byte: the engine passes over other bytes ~4x faster
+    rb"(?=[\[(%/BEQq)])"  # a token's first byte: the engine passes over other bytes ~4x faster
     rb"(?:(?P<array>\[(?:[^\[\]()]|" + _STRING + rb")*\])"
     rb"|(?P<string>" + _STRING + rb")"
     rb"|(?P<comment>%[^\r\n]*)"
@@ -65,7 +65,8 @@ _TOKEN = re.compile(
     rb"|(?P<bmc>(?P<bare>" + _NAME + rb")\s*BMC" + _AFTER + rb")"
     rb"|(?P<image>" + _BEFORE + rb"BI" + _AFTER + rb"(?:[^I]|I(?!D\s))*\sID\s.*?\sEI" + _AFTER + rb")"
     rb"|(?P<emc>" + _BEFORE + rb"EMC" + _AFTER + rb")"
-    rb"|(?P<q>" + _BEFORE + rb"Q" + _AFTER + rb")"
+    rb"|(?P<save>" + _BEFORE + rb"q" + _AFTER + rb")"
+    rb"|(?P<restore>" + _BEFORE + rb"Q" + _AFTER + rb")"
     rb"|(?P<bad>" + _BEFORE + rb"(?:BDC|BMC|BI)" + _AFTER + rb"|[()]))",
     re.S,
 )
@@ -117,8 +118,8 @@ class Unscannable(AssayError):
 
 def marked_states(content: bytes, properties: dict[bytes, bytes]) -> tuple[bytes, list[MarkedState]]:
     """The content with every marked-content operator (and its operands) replaced by the start of the
-    next state's layer (and that layer begun again after every ``Q``), and the states in content order
-    (state 0 is the one before the first operator).
+    next state's layer (and that layer begun again after a ``Q`` that closes one), and the states in
+    content order (state 0 is the one before the first operator).
 
     ``properties`` gives the page's named property lists (``/Properties``) by name, for ``/P /MC0 BDC``.
     Raises :class:`Unscannable` where the content uses optional content or cannot be scanned.
@@ -128,13 +129,19 @@ def marked_states(content: bytes, properties: dict[bytes, bytes]) -> tuple[bytes
     pieces = [_begin(0)]
     current = 0
     last = 0
+    saved: list[int] = []  # the number of states at each open ``q``
     for match in _TOKEN.finditer(content):
         kind = match.lastgroup
         if kind in ("array", "string", "comment", "image"):
             continue  # only stepped over
         if kind == "bad":
             raise Unscannable(f"cannot scan {match.group()!r} at {match.start()}")
-        if kind == "q":
+        if kind == "save":
+            saved.append(len(states))
+            continue
+        if kind == "restore":
+            if saved and saved.pop() == len(states):
+                continue  # the current layer was begun before the q: the Q leaves it open
             pieces.append(content[last : match.end()])
         else:
             pieces.append(content[last : match.start()])
