@@ -22,7 +22,7 @@ import compressed_rtf
 import olefile
 import pymupdf
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from readers.archives.zip import ZipReader
@@ -322,14 +322,20 @@ def test_attachments_sharing_a_name_get_numeric_suffixes(tmp_path: Path) -> None
         max_size=30,
     )
 )
+@example(["0.\\", "0.\\"])  # a dot before a path separator is no extension
+@example(["dir.d/report.pdf", "dir.d/report.pdf", ".profile", ".profile"])
 def test_member_names_are_always_unique(names: list[str | None]) -> None:
     claimer = MemberNames()
     claimed = [claimer.claim(n, "text/plain") for n in names]
     assert len(set(claimed)) == len(claimed) and all(c.strip() for c in claimed)
     for ordinal, (original, got) in enumerate(zip(names, claimed, strict=True), start=1):
         if original and original.strip():
-            stem = original.strip().rsplit(".", 1)[0] if "." in original.strip()[1:] else original.strip()
-            assert got == original.strip() or got.startswith(f"{stem}-")
+            name = original.strip()
+            # The extension is the tail from the last dot of the last path part, unless that part starts
+            # with it (".profile"): "0.\\" has none, its "." stands before the separator.
+            base = name[max(name.rfind("/"), name.rfind("\\")) + 1 :]
+            stem = name[: len(name) - len(base) + base.rfind(".")] if base.rfind(".") > 0 else name
+            assert got == name or got.startswith(f"{stem}-")
         else:
             assert got.startswith(f"attachment-{ordinal}")
 
