@@ -90,14 +90,21 @@ def chart_lines(root: Element) -> list[str]:
     return [heading, *series]
 
 
+def _root(package: SafeZip, part: str) -> Element | None:
+    """The parsed part ``part`` of ``package``; None when it is missing or malformed (a limit the
+    container check enforces is still raised)."""
+    if not package.has(part):
+        return None
+    try:
+        return parse_xml(package.read(part), what=part)
+    except CorruptDocument:
+        return None
+
+
 def package_chart_lines(package: SafeZip, part: str) -> list[str]:
     """The text of the chart at ``part`` in ``package``; no lines when it is missing or malformed."""
-    if not package.has(part):
-        return []
-    try:
-        return chart_lines(parse_xml(package.read(part), what=part))
-    except CorruptDocument:
-        return []
+    root = _root(package, part)
+    return chart_lines(root) if root is not None else []
 
 
 def relationships(package: SafeZip, part: str) -> dict[str, tuple[str, str]]:
@@ -108,11 +115,8 @@ def relationships(package: SafeZip, part: str) -> dict[str, tuple[str, str]]:
     """
     folder, name = posixpath.split(part)
     rels = posixpath.join(folder, "_rels", name + ".rels")
-    if not package.has(rels):
-        return {}
-    try:
-        root = parse_xml(package.read(rels), what=rels)
-    except CorruptDocument:
+    root = _root(package, rels)
+    if root is None:
         return {}
     out: dict[str, tuple[str, str]] = {}
     for rel in root.iter(f"{PKG_RELS}Relationship"):
@@ -126,11 +130,8 @@ def relationships(package: SafeZip, part: str) -> dict[str, tuple[str, str]]:
 
 def drawing_charts(package: SafeZip, drawing: str) -> list[str]:
     """The chart parts a spreadsheet drawing anchors, in reading order (top to bottom, left to right)."""
-    if not package.has(drawing):
-        return []
-    try:
-        root = parse_xml(package.read(drawing), what=drawing)
-    except CorruptDocument:
+    root = _root(package, drawing)
+    if root is None:
         return []
     rels = relationships(package, drawing)
     anchored: list[tuple[tuple[int, int, int], str]] = []
@@ -159,11 +160,8 @@ def sheet_chart_text(package: SafeZip, sheet_part: str) -> list[str]:
 def workbook_sheet_parts(package: SafeZip, workbook: str) -> list[str]:
     """The sheet parts (worksheets and chart sheets) of the workbook part ``workbook``, in the order it
     lists them (openpyxl's ``sheetnames``); an empty name where a sheet's relationship is missing."""
-    if not package.has(workbook):
-        return []
-    try:
-        root = parse_xml(package.read(workbook), what=workbook)
-    except CorruptDocument:
+    root = _root(package, workbook)
+    if root is None:
         return []
     rels = relationships(package, workbook)
     parts: list[str] = []

@@ -18,9 +18,7 @@ elements of ``TR`` rows of ``TH``/``TD`` cells). This module reads that, for tag
   writes each table as GFM where it stands, and lists the pagination artifacts' lines. Every character
   is written once: what the tree does not reach follows, in content order. Otherwise it returns None
   and the page keeps MuPDF's reading.
-- :func:`tagged_order` gives the tree's MCID order on each page, and :func:`tagged_block_order` that
-  order as a permutation of the page's layout blocks: one candidate among the layout orders;
-  :func:`prefer_tagged` is the rule between tables: where a tagged table and a found one overlap, the
+- :func:`prefer_tagged` is the rule between tables: where a tagged table and a found one overlap, the
   tagged one wins.
 
 A broken tree, a content stream that cannot be scanned or any failure reading it leaves the document
@@ -29,7 +27,6 @@ to the untagged reading: the reader must never fail because of its tags.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -38,6 +35,7 @@ import pymupdf
 
 from readers.core.model import BBox, FoundTable, OrderSource, PageText, ReadingOrder, TableSource
 from readers.pdf.marked import MarkedChar, page_marked_chars
+from readers.pdf.order import OrderBlock, broken_seams
 from readers.pdf.placed import gfm
 
 #: The tree covers a page when at least this share of its visible characters outside artifacts is in
@@ -282,35 +280,6 @@ class TaggedPage:
     artifacts: tuple[str, ...]
 
 
-def tagged_order(leaves: Sequence[Leaf], page_xref: int) -> list[int]:
-    """The page's MCIDs in the tree's order (each once): the tagged candidate for the page's order."""
-    seen: set[int] = set()
-    out: list[int] = []
-    for leaf in leaves:
-        if leaf.page == page_xref and leaf.mcid not in seen:
-            seen.add(leaf.mcid)
-            out.append(leaf.mcid)
-    return out
-
-
-def tagged_block_order(boxes: Sequence[BBox], chars: Sequence[MarkedChar], order: Sequence[int]) -> list[int]:
-    """The tree's order as a permutation of a page's layout blocks (given by their boxes), for the
-    reading-order candidates: each block goes where the first MCID its characters carry stands in
-    ``order`` (:func:`tagged_order`); blocks with no such character follow, in their own order.
-    A character belongs to the blocks holding its centre."""
-    rank = {mcid: i for i, mcid in enumerate(order)}
-    first = [len(rank)] * len(boxes)
-    for c in chars:
-        at = rank.get(c.mcid)
-        if at is None or c.artifact or c.text.isspace():
-            continue
-        x, y = (c.bbox[0] + c.bbox[2]) / 2, (c.bbox[1] + c.bbox[3]) / 2
-        for b, (x0, y0, x1, y1) in enumerate(boxes):
-            if x0 <= x <= x1 and y0 <= y <= y1 and at < first[b]:
-                first[b] = at
-    return sorted(range(len(boxes)), key=lambda b: (first[b], b))
-
-
 def tagged_page(
     leaves: Sequence[Leaf], page_xref: int, number: int, chars: Sequence[MarkedChar]
 ) -> TaggedPage | None:
@@ -509,20 +478,15 @@ def _text(chars: Iterable[MarkedChar]) -> str:
     return "\n".join(line.strip() for line in "".join(out).split("\n") if line.strip())
 
 
-_SENTENCE_END = re.compile(r"[.!?:;)\]\"'”’]$")
+# --- tagged and found tables ------------------------------------------------------------------------
 
 
 def _broken_seams(blocks: Sequence[str]) -> int:
-    """Consecutive blocks where the first breaks off mid-sentence and the next starts in lower case."""
-    count = 0
-    for first, second in itertools.pairwise(blocks):
-        end, start = first.rstrip()[-1:], second.lstrip()[:1]
-        if end and start and not _SENTENCE_END.search(end) and start.islower():
-            count += 1
-    return count
-
-
-# --- tagged and found tables ------------------------------------------------------------------------
+    """The broken seams between the page's blocks in the tree's order, counted as the layout orders
+    count them (readers.pdf.order.broken_seams): each block by its first and last line."""
+    lines = [block.split("\n") for block in blocks]
+    boxes = [OrderBlock((0.0, 0.0, 0.0, 0.0), text[0], text[-1], len(text)) for text in lines]
+    return broken_seams(boxes, range(len(boxes)))
 
 
 def prefer_tagged(tagged: Sequence[FoundTable], found: Sequence[FoundTable]) -> list[FoundTable]:
