@@ -37,7 +37,8 @@ from quality.vocabulary import fingerprint
 # 2: pages that read poorly get a second opinion; 3: with a document prior; 4-5: both texts measured alike,
 # and a fallback that brings unmapped glyphs is not taken
 # 6: every page states the tier that judged it; fonts are garbled by their own evidence and a profile test
-VERDICTS_VERSION = "6"
+# 7: a document's poor pages are read again a few at a time, the rest only when those read better
+VERDICTS_VERSION = "7"
 
 
 def verdicts_version_for(vocabulary: Mapping[str, frozenset[str]]) -> str:
