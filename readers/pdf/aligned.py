@@ -159,7 +159,7 @@ def _left(span: SpanLike) -> float:
 def _segments(row: _Row) -> list[_Segment]:
     if len(row.spans) == 1:  # most rows of a page of prose: one span, one segment
         span = row.spans[0][1]
-        return [_Segment(span.bbox[0], span.bbox[2], [span], " ".join(span.text.split()))]
+        return [_Segment(span.bbox[0], span.bbox[2], [span])]
     ordered = sorted((span for _, span in row.spans), key=_left)
     heights = sorted(span.bbox[3] - span.bbox[1] for span in ordered)
     middle = len(heights) // 2
@@ -176,20 +176,25 @@ def _segments(row: _Row) -> list[_Segment]:
             continue
         current = _Segment(x0, x1, [span])
         segments.append(current)
-    for segment in segments:
-        segment.text = " ".join(" ".join(s.text.split()) for s in segment.spans if s.text.strip())
     if len(segments) == 1:
         return segments
     # A currency sign set apart from its amount ($ 178) belongs to the amount's cell.
     merged: list[_Segment] = []
     for segment in segments:
-        if merged and merged[-1].text in _CURRENCY and len(merged[-1].spans) == 1:
+        if merged and len(merged[-1].spans) == 1 and merged[-1].spans[0].text.strip() in _CURRENCY:
             sign = merged.pop()
-            segment = _Segment(
-                sign.x0, segment.x1, [*sign.spans, *segment.spans], f"{sign.text} {segment.text}"
-            )
+            segment = _Segment(sign.x0, segment.x1, [*sign.spans, *segment.spans])
         merged.append(segment)
     return merged
+
+
+def _texts(run: list[_Row]) -> list[_Segment]:
+    """The run's segments with their text: only a candidate table's are ever needed."""
+    segments = [segment for row in run for segment in row.segments]
+    for segment in segments:
+        if not segment.text:
+            segment.text = " ".join(" ".join(s.text.split()) for s in segment.spans if s.text.strip())
+    return segments
 
 
 def _runs(rows: list[_Row]) -> list[list[_Row]]:
@@ -228,7 +233,7 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
     spans = [span for row in run for _, span in row.spans]
     if all(getattr(span, "monospaced", False) for span in spans):
         return None  # fixed-pitch text lines up by nature: code, a terminal listing
-    segments = [segment for row in run for segment in row.segments]
+    segments = _texts(run)
     if sum(1 for s in segments if _LEADER.search(s.text)) * 2 >= len(run):
         return None  # dot leaders: a table of contents
     columns = _columns(run)
