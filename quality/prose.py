@@ -33,7 +33,7 @@ import functools
 import itertools
 import re
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import regex
@@ -217,15 +217,36 @@ def prose_verdict(
     page_height: float,
     figure_boxes: Sequence[BBox] = (),
 ) -> ProseVerdict:
-    """Judge one block against every condition of the gate (see the module docstring)."""
-    failed: list[str] = []
+    """Judge one block against every condition of the gate (see the module docstring); the failed
+    conditions are named in :data:`CONDITIONS` order."""
+    failed = sorted(_failures(block, body_size, page_height, figure_boxes), key=CONDITIONS.index)
+    return ProseVerdict(not failed, tuple(failed))
+
+
+def is_prose(
+    block: Block, *, body_size: float | None, page_height: float, figure_boxes: Sequence[BBox] = ()
+) -> bool:
+    """``prose_verdict(...).passed``, stopping at the first condition that fails: the signals ask it of
+    every block of every page, and most blocks (headings, labels, table cells) fail a cheap one."""
+    return next(_failures(block, body_size, page_height, figure_boxes), None) is None
+
+
+def _failures(
+    block: Block, body_size: float | None, page_height: float, figure_boxes: Sequence[BBox]
+) -> Iterator[str]:
+    """The conditions the block fails, the cheapest tested first."""
+    if page_height > 0:
+        top, bottom = block.bbox[1], block.bbox[3]
+        if bottom <= RUNNING_BAND * page_height or top >= (1.0 - RUNNING_BAND) * page_height:
+            yield "running_band"
+    if figure_boxes and _inside_figure(block.bbox, figure_boxes):
+        yield "figure"
     lines = _visual_lines(block)
     if len(lines) < MIN_LINES and not (len(lines) == 1 and lines[0].tokens >= MIN_SINGLE_LINE_TOKENS):
-        failed.append("lines")
+        yield "lines"
     counted = lines[:-1] if len(lines) > 1 else lines
     if not counted or statistics.median(line.tokens for line in counted) < MIN_TOKENS_PER_LINE:
-        failed.append("tokens_per_line")
-
+        yield "tokens_per_line"
     chars = mono = 0
     sized: list[tuple[float, int]] = []
     for line in block.lines:
@@ -237,36 +258,20 @@ def prose_verdict(
             if span.monospaced or is_mono_font(span.font):
                 mono += visible
             sized.append((span.size, visible))
-    letters = count_letters(block_text(block))
-    if not chars or letters < MIN_LETTER_RATIO * chars:
-        failed.append("letter_ratio")
     size = _weighted_median(sized) if sized else 0.0
-    em = size if size > 0 else 10.0  # a block with no sizes: judge geometry as if at 10 pt
-    if not _one_margin(lines, em):
-        failed.append("margin")
-    if any(line.widest_gap > GUTTER_EM * em for line in lines):
-        failed.append("gutter")
-    if chars and mono > MAX_MONOSPACED_SHARE * chars:
-        failed.append("monospaced")
     if body_size and body_size > 0:
         low, high = BODY_SIZE_BAND
         if not low * body_size <= size <= high * body_size:
-            failed.append("body_size")
-    if page_height > 0:
-        top, bottom = block.bbox[1], block.bbox[3]
-        if bottom <= RUNNING_BAND * page_height or top >= (1.0 - RUNNING_BAND) * page_height:
-            failed.append("running_band")
-    if figure_boxes and _inside_figure(block.bbox, figure_boxes):
-        failed.append("figure")
-    return ProseVerdict(not failed, tuple(failed))
-
-
-def is_prose(
-    block: Block, *, body_size: float | None, page_height: float, figure_boxes: Sequence[BBox] = ()
-) -> bool:
-    return prose_verdict(
-        block, body_size=body_size, page_height=page_height, figure_boxes=figure_boxes
-    ).passed
+            yield "body_size"
+    if chars and mono > MAX_MONOSPACED_SHARE * chars:
+        yield "monospaced"
+    em = size if size > 0 else 10.0  # a block with no sizes: judge geometry as if at 10 pt
+    if any(line.widest_gap > GUTTER_EM * em for line in lines):
+        yield "gutter"
+    if not _one_margin(lines, em):
+        yield "margin"
+    if not chars or count_letters(block_text(block)) < MIN_LETTER_RATIO * chars:
+        yield "letter_ratio"
 
 
 def _weighted_median(pairs: list[tuple[float, int]]) -> float:

@@ -43,7 +43,7 @@ import regex
 
 from quality.language import best_language
 from quality.lexicon import JUDGING_LANGUAGES, MAX_SEGMENT_LETTERS, Lexicon, letter_script, load_lexicon
-from quality.prose import block_text, count_letters, prose_verdict
+from quality.prose import block_text, count_letters, is_prose
 from readers.core.model import BBox, Block, PageText
 
 # --- thresholds -------------------------------------------------------------------------------------
@@ -397,11 +397,8 @@ def font_evidence(
     weight: Counter[str] = Counter()
     hit_weight: Counter[str] = Counter()
     for block in blocks:
-        if (
-            prose_only
-            and not prose_verdict(
-                block, body_size=body_size, page_height=page_height, figure_boxes=figure_boxes
-            ).passed
+        if prose_only and not is_prose(
+            block, body_size=body_size, page_height=page_height, figure_boxes=figure_boxes
         ):
             continue
         fonts: list[str] = []
@@ -523,9 +520,7 @@ def page_signals(
         gated = [
             block
             for block in page.blocks
-            if prose_verdict(
-                block, body_size=body_size, page_height=page_height, figure_boxes=figure_boxes
-            ).passed
+            if is_prose(block, body_size=body_size, page_height=page_height, figure_boxes=figure_boxes)
         ]
         prose = len(gated)
         evidence = (

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quality.lexicon import load_lexicon
-from quality.prose import CONDITIONS, ProseVerdict, prose_verdict
+from quality.prose import CONDITIONS, ProseVerdict, is_prose, prose_verdict
 from quality.text_signals import (
     MIN_EVIDENCE_WEIGHT,
     bad_rune_count,
@@ -87,7 +87,10 @@ def verdict(b: Block, **kwargs) -> ProseVerdict:
 
 
 def test_a_paragraph_passes_the_gate() -> None:
-    assert verdict(block(prose_rows(SAMPLES["en"]), indent=15.0)) == ProseVerdict(True, ())
+    paragraph = block(prose_rows(SAMPLES["en"]), indent=15.0)
+    assert verdict(paragraph) == ProseVerdict(True, ())
+    assert is_prose(paragraph, body_size=BODY, page_height=PAGE_HEIGHT)
+    assert not is_prose(paragraph, body_size=BODY * 2, page_height=PAGE_HEIGHT)
 
 
 def test_a_table_with_short_lines_fails_on_tokens_per_line() -> None:
@@ -422,8 +425,11 @@ def blocks(draw: st.DrawFn) -> Block:
 @given(st.lists(blocks(), max_size=4), st.none() | st.floats(min_value=0, max_value=30, allow_nan=False))
 def test_prose_gate_and_font_evidence_never_raise(page_blocks: list[Block], body: float | None) -> None:
     for b in page_blocks:
-        result = prose_verdict(b, body_size=body, page_height=PAGE_HEIGHT, figure_boxes=((0, 0, 100, 100),))
+        options = {"body_size": body, "page_height": PAGE_HEIGHT, "figure_boxes": ((0, 0, 100, 100),)}
+        result = prose_verdict(b, **options)
         assert result.passed == (not result.failed) and set(result.failed) <= set(CONDITIONS)
+        assert list(result.failed) == sorted(result.failed, key=CONDITIONS.index)
+        assert is_prose(b, **options) == result.passed  # the short-circuit gate agrees with the full one
     for evidence in font_evidence(page_blocks, load_lexicon("en"), body_size=body, page_height=700).values():
         assert evidence.hit_weight <= evidence.weight and 0.0 <= evidence.hit_rate <= 1.0
     text = "\n\n".join("\n".join(line.text for line in b.lines) for b in page_blocks)
