@@ -224,6 +224,21 @@ def test_text_limit(make: Callable[[], Reader], tmp_path: Path) -> None:
         make().read(path, ReadLimits(max_text_bytes=10))
 
 
+def test_the_second_opinion_reads_only_the_pages_asked_for(tmp_path: Path) -> None:
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+    path = text_pdf(tmp_path / "six.pdf", [f"page {word}" for word in words])
+    plumber = PdfPlumberReader()
+    texts = plumber.read_pages(path, [5, 2, 2, 0, -1, 9], LIMITS)
+    assert texts == {2: "page bravo", 5: "page echo"}
+    # Never past the page bound: the pages after it are not read, and the rest are.
+    assert plumber.read_pages(path, [1, 4], ReadLimits(max_pages=3)) == {1: "page alpha"}
+    assert plumber.read_pages(path, [], LIMITS) == {}
+    junk = tmp_path / "junk.pdf"
+    junk.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 8)
+    with pytest.raises(ReaderError):
+        plumber.read_pages(junk, [1], LIMITS)
+
+
 # --- PyMuPDF: markdown, raw text, robustness -----------------------------------------------------
 
 

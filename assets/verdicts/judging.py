@@ -16,6 +16,7 @@ from quality.records import PageVerdictRecord
 from quality.repair import apply_mapping, repair
 from quality.text_signals import lexicon_evidence, page_signals
 from quality.verdicts import BAD_RUNE_MAX, LEXICON_MIN, MIN_LANGUAGE_SIMILARITY, VERDICTS_VERSION, Tier
+from readers.core.base import collector_paused
 from readers.core.model import OCR_KINDS, ContentKind, PageText, ReadLimits
 from readers.core.records import PageFontRecord, PageRecord
 from readers.core.snapshot import WalkedFile
@@ -187,7 +188,8 @@ def _judge(
         plumber = reader("pdfplumber")
 
         def second(numbers: list[int]) -> dict[int, str]:
-            return plumber.read_pages(walked.path(), numbers, limits)
+            with collector_paused():  # pdfminer's many small objects, as for any reader
+                return plumber.read_pages(walked.path(), numbers, limits)
 
         def ink(numbers: list[int]) -> dict[int, float]:
             return measure_unreported_ink(walked.path(), numbers)
