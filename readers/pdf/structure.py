@@ -27,6 +27,8 @@ to the untagged reading: the reader must never fail because of its tags.
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -75,6 +77,10 @@ def is_tagged(doc: pymupdf.Document) -> bool:
         return marked == ("bool", "true") and root[0] in ("xref", "dict")
     except Exception:
         return False
+
+
+# A marked character's state: (MCID, inside an artifact).
+_STATE = operator.itemgetter(3, 4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,17 +294,23 @@ def tagged_page(
     (readers.pdf.placed.renumber_tables)."""
     mine = [leaf for leaf in leaves if leaf.page == page_xref]
     reached = {leaf.mcid for leaf in mine}
-    content = [c for c in chars if not c.artifact and not c.text.isspace()]
+    content = covered = 0
+    by_mcid: dict[int, list[MarkedChar]] = {}
+    # Characters come in runs of one marked-content state: each run is counted and filed at once.
+    for (mcid, artifact), run in itertools.groupby(chars, key=_STATE):
+        if artifact:
+            continue
+        run = list(run)
+        drawn = sum(1 for c in run if not c[0].isspace())
+        content += drawn
+        if mcid in reached:
+            covered += drawn
+            by_mcid.setdefault(mcid, []).extend(run)
     if not content or not mine:
         return None
-    covered = sum(1 for c in content if c.mcid in reached)
-    coverage = covered / len(content)
+    coverage = covered / content
     if coverage < TAGGED_MIN_COVERAGE:
         return None
-    by_mcid: dict[int, list[MarkedChar]] = {}
-    for c in chars:
-        if not c.artifact and c.mcid in reached:
-            by_mcid.setdefault(c.mcid, []).append(c)
     parts: list[str] = []
     tables: list[FoundTable] = []
     done: set[int] = set()
@@ -391,15 +403,11 @@ def _table(
             header += 1
         else:
             break
-    boxes = [c.bbox for chars in cells.values() for c in chars if not c.text.isspace()]
+    boxes = [c[1] for chars in cells.values() for c in chars if not c[0].isspace()]
     if not boxes:
         return None
-    bbox = (
-        min(b[0] for b in boxes),
-        min(b[1] for b in boxes),
-        max(b[2] for b in boxes),
-        max(b[3] for b in boxes),
-    )
+    x0s, y0s, x1s, y1s = zip(*boxes, strict=True)
+    bbox = (min(x0s), min(y0s), max(x1s), max(y1s))
     markdown = gfm(matrix)
     extra = _text([c for leaf in loose if leaf.mcid not in done for c in by_mcid.get(leaf.mcid, ())])
     for leaf in loose:
@@ -424,9 +432,13 @@ def _cells_left_to_right(cells: dict[tuple[int, int], list[MarkedChar]], rows: l
     filled cells hold: a producer may tag a row's cells out of order (plumb__ca-warn-report.pdf tags a
     wrapped "Layoff/Closure" cell after the row's last column), and the tree's order would shift them."""
     for r in rows:
-        slots = [c for c in range(width) if any(not ch.text.isspace() for ch in cells.get((r, c), ()))]
-        left = sorted(slots, key=lambda c: min(ch.bbox[0] for ch in cells[(r, c)] if not ch.text.isspace()))
-        moved = [cells[(r, c)] for c in left]
+        lefts: dict[int, float] = {}  # each filled slot's leftmost drawn character, slots in order
+        for c in range(width):
+            xs = [ch[1][0] for ch in cells.get((r, c), ()) if not ch[0].isspace()]
+            if xs:
+                lefts[c] = min(xs)
+        slots = list(lefts)
+        moved = [cells[(r, c)] for c in sorted(slots, key=lefts.__getitem__)]
         for c, chars in zip(slots, moved, strict=True):
             cells[(r, c)] = chars
 
@@ -444,7 +456,9 @@ def _artifact_lines(chars: Sequence[MarkedChar]) -> tuple[list[str], list[str], 
     heads: list[str] = []
     feet: list[str] = []
     lines: list[str] = []
-    height = max((c.bbox[3] for c in chars), default=0.0)
+    if not runs:
+        return heads, feet, lines
+    height = max([c[1][3] for c in chars])
     for run in runs.values():
         text = _text(run)
         if not text:
@@ -456,25 +470,40 @@ def _artifact_lines(chars: Sequence[MarkedChar]) -> tuple[list[str], list[str], 
 
 
 def _text(chars: Iterable[MarkedChar]) -> str:
-    """Characters in content order as lines: a new line where the baseline moves, a space at a gap."""
+    """Characters in content order as lines: a new line where the baseline moves, a space at a gap.
+
+    Runs once per character of every tagged page, so it keeps to locals and plain comparisons.
+    """
     out: list[str] = []
+    append = out.append
+    same_line, space_gap = SAME_LINE_SHARE, SPACE_GAP_SHARE
     previous_text = ""
     previous_top = previous_bottom = previous_right = 0.0
     first = True
-    for text, (x0, top, x1, bottom), size, *_ in chars:
-        if not first:
-            height = max(previous_bottom - previous_top, bottom - top, 1.0)
-            if abs(bottom - previous_bottom) > SAME_LINE_SHARE * height:
-                out.append("\n")
-            elif (
-                x0 - previous_right > SPACE_GAP_SHARE * (size if size > 1.0 else 1.0)
-                and not text.isspace()
-                and not previous_text.isspace()
-            ):
-                out.append(" ")
-        out.append(text)
+    for char in chars:
+        text = char[0]
+        x0, top, x1, bottom = char[1]
+        if first:
+            first = False
+        else:
+            height = previous_bottom - previous_top
+            if bottom - top > height:
+                height = bottom - top
+            if height < 1.0:
+                height = 1.0
+            moved = bottom - previous_bottom
+            if moved > same_line * height or -moved > same_line * height:
+                append("\n")
+            else:
+                size = char[2]
+                if (
+                    x0 - previous_right > space_gap * (size if size > 1.0 else 1.0)
+                    and not text.isspace()
+                    and not previous_text.isspace()
+                ):
+                    append(" ")
+        append(text)
         previous_text, previous_top, previous_bottom, previous_right = text, top, bottom, x1
-        first = False
     return "\n".join(line.strip() for line in "".join(out).split("\n") if line.strip())
 
 
