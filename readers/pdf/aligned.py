@@ -116,8 +116,12 @@ def find_aligned_tables(
 
 
 def _rows(blocks: Sequence[Sequence[LineLike]], taken: set[int]) -> list[_Row]:
-    """The page's horizontal spans grouped into visual rows, top to bottom, each cut into segments."""
+    """The page's horizontal spans grouped into visual rows, top to bottom, each cut into segments.
+
+    Runs over every span of every page, so it keeps to locals and plain comparisons.
+    """
     spans: list[tuple[float, int, SpanLike]] = []
+    append = spans.append
     position = 0
     for block in blocks:
         for line in block:
@@ -125,22 +129,28 @@ def _rows(blocks: Sequence[Sequence[LineLike]], taken: set[int]) -> list[_Row]:
                 continue
             for span in line.spans:
                 position += 1
-                if id(span) not in taken and not span.text.isspace() and span.text:
-                    _, y0, _, y1 = span.bbox
-                    spans.append(((y0 + y1) / 2, position, span))
+                text = span.text
+                if text and not text.isspace() and (not taken or id(span) not in taken):
+                    box = span.bbox
+                    append(((box[1] + box[3]) / 2, position, span))
     spans.sort(key=_first)
     rows: list[_Row] = []
     row: _Row | None = None
+    share = SAME_ROW_SHARE
     for centre, position, span in spans:
         _, y0, _, y1 = span.bbox
-        height = max(y1 - y0, 0.1)
-        if row is not None and abs(centre - row.centre) <= SAME_ROW_SHARE * min(height, row.height):
-            row.spans.append((position, span))
-            if y0 < row.top:
-                row.top = y0
-            if y1 > row.bottom:
-                row.bottom = y1
-            continue
+        height = y1 - y0
+        if height < 0.1:
+            height = 0.1
+        if row is not None:
+            smaller = height if height < row.height else row.height
+            if abs(centre - row.centre) <= share * smaller:
+                row.spans.append((position, span))
+                if y0 < row.top:
+                    row.top = y0
+                if y1 > row.bottom:
+                    row.bottom = y1
+                continue
         row = _Row(y0, y1, centre, height, [(position, span)])
         rows.append(row)
     for row in rows:
