@@ -50,19 +50,28 @@ def measure_document(pages: Sequence[PageText]) -> list[PageMeasures]:
 
 def _measure(pages: Sequence[PageText]) -> list[PageMeasures]:
     size = body_size(pages)
-    signals = [page_signals(page, body_size=size, page_height=page.facts.height) for page in pages]
+    signals: list[PageSignals] = []
+    # A page's fonts are judged in its own language right after its signals, while the words its prose
+    # blocks were judged by are still cached (quality.text_signals._judged_block); a page in no judging
+    # language waits for the document's language.
+    evidence: dict[int, dict[str, FontEvidence]] = {}
+    for number, page in enumerate(pages):
+        s = page_signals(page, body_size=size, page_height=page.facts.height)
+        signals.append(s)
+        if page.blocks and s.lexicon_language:
+            evidence[number] = _font_evidence(page.blocks, s.lexicon_language, size, page.facts.height)
     languages: Counter[str] = Counter()
     for s in signals:
         if s.lexicon_language:
             languages[s.lexicon_language] += s.letters
     document_language = languages.most_common(1)[0][0] if languages else None
     measured: list[tuple[PageSignals, dict[str, FontEvidence]]] = []
-    for page, s in zip(pages, signals, strict=True):
-        fonts: dict[str, FontEvidence] = {}
-        if page.blocks:
+    for number, (page, s) in enumerate(zip(pages, signals, strict=True)):
+        fonts: dict[str, FontEvidence] = evidence.get(number, {})
+        if page.blocks and number not in evidence:
             # A page that matched no judging language (most of it garbled, or a table) still has its
             # fonts judged: in the document's language, else in the language of its best-reading font.
-            language = s.lexicon_language or document_language or font_language(page.blocks)
+            language = document_language or font_language(page.blocks)
             fonts = _font_evidence(page.blocks, language, size, page.facts.height)
         measured.append((s, fonts))
     similarity = suspect_similarity(pages, [fonts for _, fonts in measured])
