@@ -28,6 +28,7 @@ from enum import StrEnum
 from typing import Any
 
 from quality.signals import PageMeasures, measure_document
+from readers.core.base import collector_paused
 from readers.core.model import (
     FILE_PROBLEMS,
     OCR_KINDS,
@@ -297,6 +298,7 @@ def _cut(text: str, length: int) -> str:
     return head[:space] if space > 0 else head
 
 
+@collector_paused()  # the page rows and their signals: many small objects, no cycles
 def add_extraction(
     out: ShardRows,
     doc: DocumentRecord,

@@ -158,7 +158,9 @@ def judge_document_rows(
     when the document is judged. A file changed, gone or unreadable since the walk gives no second opinion
     and no ink measure, as any failure of theirs: the text layer's reading stands.
     """
-    with WalkedFile(path, sha256=sha256, size=size) as walked:
+    # The collector paused as while reading: the second opinion (pdfminer) and the records allocate
+    # many small objects that hold no cycles (readers.core.base.collector_paused).
+    with collector_paused(), WalkedFile(path, sha256=sha256, size=size) as walked:
         return _judge(
             kind, walked, sha256, shard, version, pages, fonts, limits, vocabulary, verdicts_version
         )
@@ -188,8 +190,7 @@ def _judge(
         plumber = reader("pdfplumber")
 
         def second(numbers: list[int]) -> dict[int, str]:
-            with collector_paused():  # pdfminer's many small objects, as for any reader
-                return plumber.read_pages(walked.path(), numbers, limits)
+            return plumber.read_pages(walked.path(), numbers, limits)
 
         def ink(numbers: list[int]) -> dict[int, float]:
             return measure_unreported_ink(walked.path(), numbers)
