@@ -277,7 +277,7 @@ def judge_one(
         # Document prior for the second opinion: when the fallback reader read most of the judged pages
         # better, the pages that could not judge themselves (short, tables, verse) take its text too.
         judged_pages = [v for v in verdicts if v.judged and v.mode in (Mode.TEXT, Mode.FIGURES)]
-        if better and len(better) > DOC_PRIOR_SHARE * len(judged_pages) and second_opinion is not None:
+        if better and len(better) > DOC_PRIOR_SHARE * len(judged_pages):
             unjudged = [
                 v.page
                 for v in verdicts

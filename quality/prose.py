@@ -241,17 +241,8 @@ def _failures(
             yield "running_band"
     if figure_boxes and _inside_figure(block.bbox, figure_boxes):
         yield "figure"
-    # A one-line block is one visual line: most headings, labels and cells fail here, before the rest
-    # of the block is looked at.
-    short = len(block.lines) == 1 and len(block.lines[0].text.split()) < MIN_SINGLE_LINE_TOKENS
-    if short:
-        yield "lines"
     lines = _visual_lines(block)
-    if (
-        not short
-        and len(lines) < MIN_LINES
-        and not (len(lines) == 1 and lines[0].tokens >= MIN_SINGLE_LINE_TOKENS)
-    ):
+    if len(lines) < MIN_LINES and not (len(lines) == 1 and lines[0].tokens >= MIN_SINGLE_LINE_TOKENS):
         yield "lines"
     counted = lines[:-1] if len(lines) > 1 else lines
     if not counted or statistics.median(line.tokens for line in counted) < MIN_TOKENS_PER_LINE:

@@ -15,6 +15,9 @@ SPACED = (
 # The same sentences with most word boundaries lost, as a text layer without spaces reads.
 GLUED = SPACED.replace("the ", "the").replace("and ", "and").replace("to ", "to").replace("that ", "that")
 
+# A hit rate that passes but reads poorly: the pages the second opinion is asked about.
+SUSPECT = (LEXICON_MIN + SECOND_OPINION_BELOW) / 2
+
 
 def _page(number: int, text: str, hit_rate: float) -> PageRecord:
     return PageRecord(
@@ -43,14 +46,8 @@ def _page(number: int, text: str, hit_rate: float) -> PageRecord:
     )
 
 
-def _judged(pages: list[PageRecord], fallback: dict[int, str]):
-    asked: list[list[int]] = []
-
-    def second_opinion(numbers: list[int]) -> dict[int, str]:
-        asked.append(list(numbers))
-        return {n: fallback[n] for n in numbers if n in fallback}
-
-    out = judge_one(
+def _judge(pages: list[PageRecord], second_opinion):
+    return judge_one(
         "ab" * 32,
         "ab",
         "v",
@@ -60,7 +57,17 @@ def _judged(pages: list[PageRecord], fallback: dict[int, str]):
         check_text=check_text,
         second_opinion=second_opinion,
     )
-    return out, asked
+
+
+def _judged(pages: list[PageRecord], fallback: dict[int, str]):
+    """The document judged with ``fallback`` as the fallback reader's texts, and the pages it was asked."""
+    asked: list[list[int]] = []
+
+    def second_opinion(numbers: list[int]) -> dict[int, str]:
+        asked.append(list(numbers))
+        return {n: fallback[n] for n in numbers if n in fallback}
+
+    return _judge(pages, second_opinion), asked
 
 
 def test_the_texts_are_a_suspect_and_its_better_reading() -> None:
@@ -69,16 +76,14 @@ def test_the_texts_are_a_suspect_and_its_better_reading() -> None:
 
 
 def test_suspects_that_read_no_better_stop_the_second_opinion_after_the_probe() -> None:
-    suspect = (LEXICON_MIN + SECOND_OPINION_BELOW) / 2
-    pages = [_page(n, GLUED, suspect) for n in range(1, 8)]
+    pages = [_page(n, GLUED, SUSPECT) for n in range(1, 8)]
     out, asked = _judged(pages, dict.fromkeys(range(1, 8), GLUED))
     assert asked == [list(range(1, SECOND_OPINION_PROBE + 1))]
     assert not out.repairs and all(v.text_source == "extracted" for v in out.pages)
 
 
 def test_suspects_that_read_better_are_all_read_again() -> None:
-    suspect = (LEXICON_MIN + SECOND_OPINION_BELOW) / 2
-    pages = [_page(n, GLUED, suspect) for n in range(1, 8)]
+    pages = [_page(n, GLUED, SUSPECT) for n in range(1, 8)]
     out, asked = _judged(pages, dict.fromkeys(range(1, 8), SPACED))
     assert asked == [list(range(1, SECOND_OPINION_PROBE + 1)), list(range(SECOND_OPINION_PROBE + 1, 8))]
     assert [v.text_source for v in out.pages] == ["fallback"] * 7
@@ -87,8 +92,7 @@ def test_suspects_that_read_better_are_all_read_again() -> None:
 
 
 def test_garbage_pages_are_all_read_whatever_the_probe_finds() -> None:
-    suspect = (LEXICON_MIN + SECOND_OPINION_BELOW) / 2
-    pages = [_page(n, GLUED, suspect) for n in range(1, 6)]
+    pages = [_page(n, GLUED, SUSPECT) for n in range(1, 6)]
     pages += [_page(n, "Xqvbrtz wqpzlkm zzyxwvq " * 20, 0.0) for n in range(6, 10)]
     out, asked = _judged(pages, {**dict.fromkeys(range(1, 6), GLUED), **dict.fromkeys(range(6, 10), SPACED)})
     assert asked == [[1, 2, 3, 6, 7, 8, 9]]
@@ -97,20 +101,10 @@ def test_garbage_pages_are_all_read_whatever_the_probe_finds() -> None:
 
 
 def test_a_failing_second_opinion_changes_nothing() -> None:
-    suspect = (LEXICON_MIN + SECOND_OPINION_BELOW) / 2
-    pages = [_page(n, GLUED, suspect) for n in range(1, 5)]
+    pages = [_page(n, GLUED, SUSPECT) for n in range(1, 5)]
 
     def broken(numbers: list[int]) -> dict[int, str]:
         raise OSError("gone")
 
-    out = judge_one(
-        "ab" * 32,
-        "ab",
-        "v",
-        pages,
-        [],
-        judging_languages=JUDGING,
-        check_text=check_text,
-        second_opinion=broken,
-    )
+    out = _judge(pages, broken)
     assert not out.repairs and [v.mode for v in out.pages] == ["TEXT"] * 4

@@ -507,15 +507,15 @@ def _text(chars: Iterable[MarkedChar]) -> str:
     return "\n".join(line.strip() for line in "".join(out).split("\n") if line.strip())
 
 
-# --- tagged and found tables ------------------------------------------------------------------------
-
-
 def _broken_seams(blocks: Sequence[str]) -> int:
     """The broken seams between the page's blocks in the tree's order, counted as the layout orders
     count them (readers.pdf.order.broken_seams): each block by its first and last line."""
     lines = [block.split("\n") for block in blocks]
     boxes = [OrderBlock((0.0, 0.0, 0.0, 0.0), text[0], text[-1], len(text)) for text in lines]
     return broken_seams(boxes, range(len(boxes)))
+
+
+# --- tagged and found tables ------------------------------------------------------------------------
 
 
 def prefer_tagged(tagged: Sequence[FoundTable], found: Sequence[FoundTable]) -> list[FoundTable]:
