@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import re
 import statistics
 from collections.abc import Iterable, Iterator, Sequence
@@ -136,15 +137,23 @@ class _VisualLine:
     widest_gap: float  # widest horizontal gap between consecutive spans or joined lines
 
 
+_LEFT = operator.itemgetter(0)
+
+
 def _visual_lines(block: Block) -> list[_VisualLine]:
     out: list[_VisualLine] = []
     for line in block.lines:
         x0, y0, x1, y1 = line.bbox
         gap = 0.0
-        if len(line.spans) > 1:
-            spans = sorted((s for s in line.spans if s.text.strip()), key=lambda s: s.bbox[0])
-            gap = max((b.bbox[0] - a.bbox[2] for a, b in itertools.pairwise(spans)), default=0.0)
-        tokens = len(line.text.split())
+        spans = line.spans
+        if len(spans) > 1:
+            boxes = [span.bbox for span in spans if not span.text.isspace() and span.text]
+            if len(boxes) > 1:
+                boxes.sort(key=_LEFT)
+                gap = max([b[0] - a[2] for a, b in itertools.pairwise(boxes)])
+            tokens = len("".join([span.text for span in spans]).split())
+        else:
+            tokens = len(spans[0].text.split()) if spans else 0
         if out:
             last = out[-1]
             if last.y0 <= (y0 + y1) / 2 <= last.y1 and x0 >= last.x1 - 1.0:

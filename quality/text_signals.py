@@ -89,9 +89,14 @@ _TOKEN = regex.compile(r"\S+")
 _STRIP = regex.compile(r"^[^\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}]+$")
 _DIGIT = regex.compile(r"\p{N}")
 _CODE = regex.compile(r"[\\{}]")
+_CODE_CHARS = frozenset("\\{}")
+# What _STRIP takes from the ends of an ASCII token.
+_ASCII_NOT_ALNUM = "".join(chr(code) for code in range(128) if not chr(code).isalnum())
 _PATH = regex.compile(r"[/\\_@=<>|#~^&*]|://|^www\.|\.\p{L}")
 _DASHES = regex.compile(r"[-\u2010\u2011\u2012\u2013\u2014\u2212]+")
 _LINE_HYPHENS = ("-", "\u00ad", "\u2010")
+# A line-end hyphen: the only place where _raw_tokens joins two tokens.
+_HYPHEN_BREAK = regex.compile(r"[-\u00ad\u2010]\s*\n")
 _APOSTROPHE = "'"
 
 
@@ -262,6 +267,11 @@ def spaced_ratio(text: str) -> float:
 
 def _raw_tokens(text: str) -> Iterator[tuple[int, int, str]]:
     """Whitespace tokens as (start, end, token); a line-end hyphen joins the next line's word."""
+    if _HYPHEN_BREAK.search(text) is None:  # the common case: no word is broken at a line end
+        for match in _TOKEN.finditer(text):
+            start, end = match.span()
+            yield start, end, text[start:end]
+        return
     matches = list(_TOKEN.finditer(text))
     i = 0
     while i < len(matches):
@@ -327,7 +337,15 @@ def _hit(word: str, lexicon: Lexicon) -> bool:
 
 def judged_tokens(text: str, lexicon: Lexicon) -> Iterator[tuple[int, int, int, bool]]:
     """(start, end, weight, hit) of every judgeable word of ``text``."""
+    latin = not lexicon.non_latin
     for start, end, token in _raw_tokens(text):
+        if latin and token.isascii():
+            # Most tokens are ASCII letters, with punctuation at either end: what _judge does, inline.
+            word = token if token.isalpha() else token.strip(_ASCII_NOT_ALNUM)
+            if word.isalpha() and (word is token or _CODE_CHARS.isdisjoint(token)):
+                if len(word) >= MIN_TOKEN_LETTERS:
+                    yield start, end, len(word) - 3, _hit(word, lexicon)
+                continue
         for weight, hit in _judge(token, lexicon):
             yield start, end, weight, hit
 
@@ -401,37 +419,40 @@ def font_evidence(
             block, body_size=body_size, page_height=page_height, figure_boxes=figure_boxes
         ):
             continue
-        fonts: list[str] = []
+        lines = block.lines
+        fonts = [span.font for line in lines for span in line.spans]
+        if not fonts:
+            continue
+        text = "\n".join(["".join([span.text for span in line.spans]) for line in lines])
+        judged = _judged_block(text, lexicon)
+        if fonts.count(fonts[0]) == len(fonts):  # the common case: the block is set in one font
+            font = fonts[0]
+            chars[font] += len("".join(text.split()))
+            tokens[font] += len(judged)
+            weight[font] += sum(w for _, _, w, _ in judged)
+            hit_weight[font] += sum(w for _, _, w, hit in judged if hit)
+            continue
         starts: list[int] = []  # where each span's text starts in the block text
         ends: list[int] = []  # and where it ends
-        pieces: list[str] = []
         offset = 0
-        for number, line in enumerate(block.lines):
+        for number, line in enumerate(lines):
             if number:
-                pieces.append("\n")
-                offset += 1
+                offset += 1  # the line break
             for span in line.spans:
-                fonts.append(span.font)
-                pieces.append(span.text)
                 starts.append(offset)
                 offset += len(span.text)
                 ends.append(offset)
                 chars[span.font] += len("".join(span.text.split()))
-        text = "".join(pieces)
+        # Every judged word holds letters (at least MIN_TOKEN_LETTERS), so each has an owning span.
         owner: list[int] = []  # span index of each character (-1: a line break), built when first needed
-        for start, end, w, hit in _judged_block(text, lexicon):
+        for start, end, w, hit in judged:
             index = bisect.bisect_right(starts, start) - 1
-            if index >= 0 and end <= ends[index]:  # the common case: the token lies in one span
-                if _LETTER.search(text, start, end) is None:
-                    continue
-            else:
+            if index < 0 or end > ends[index]:  # the token spans several spans: most of its letters
                 if not owner:
                     owner = _char_owners(starts, ends, len(text))
                 votes: Counter[int] = Counter(
                     owner[i] for i in range(start, end) if owner[i] >= 0 and _LETTER.match(text[i])
                 )
-                if not votes:
-                    continue
                 index = votes.most_common(1)[0][0]
             font = fonts[index]
             tokens[font] += 1

@@ -12,11 +12,16 @@ from __future__ import annotations
 import random
 import string
 import unicodedata
+from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quality.language import (
     MIN_LANGUAGE_SIMILARITY,
+    MIN_RUN_LETTERS,
+    _padded_trigrams,
     best_language,
     candidate_languages,
     profile_score,
@@ -361,3 +366,16 @@ def test_the_shipped_profiles_are_the_ones_the_word_lists_build(tmp_path) -> Non
     again = tmp_path / "profiles.json.gz"
     language.write_profiles(again)
     assert again.read_bytes() == language.PROFILES_FILE.read_bytes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="abcéжн中", min_size=1, max_size=8), max_size=30))
+def test_trigrams_counted_in_one_pass_are_those_of_each_run(runs: list[str]) -> None:
+    """The runs are counted joined (a speed path): the same counts, in the same order, as run by run."""
+    expected: Counter[str] = Counter()
+    for run in runs:
+        if len(run) >= MIN_RUN_LETTERS:
+            padded = f" {run} "
+            expected.update(padded[i : i + 3] for i in range(len(padded) - 2))
+    counted = _padded_trigrams(runs)
+    assert counted == expected and list(counted) == list(expected)

@@ -6,6 +6,7 @@ geometry a PDF reader reports (points, origin top-left).
 
 from __future__ import annotations
 
+import math
 import unicodedata
 
 from hypothesis import HealthCheck, given, settings
@@ -15,12 +16,15 @@ from quality.lexicon import load_lexicon
 from quality.prose import CONDITIONS, ProseVerdict, is_prose, prose_verdict
 from quality.text_signals import (
     MIN_EVIDENCE_WEIGHT,
+    _judge,
+    _raw_tokens,
     bad_rune_count,
     bad_rune_ratio,
     cid_count,
     cid_ratio,
     font_evidence,
     glued_ratio,
+    judged_tokens,
     lexicon_evidence,
     page_signals,
     spaced_ratio,
@@ -437,3 +441,37 @@ def test_prose_gate_and_font_evidence_never_raise(page_blocks: list[Block], body
         PageText(1, text, blocks=tuple(page_blocks)), body_size=body, page_height=PAGE_HEIGHT
     )
     assert signals.blocks == len(page_blocks) and 0 <= signals.prose_blocks <= signals.blocks
+
+
+_TOKENISH = st.text(alphabet=st.sampled_from("abcXYZéß -'\n.,;:()\\{}_/1\u2010\u00ad\u2019\"\t"), max_size=99)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TOKENISH, st.sampled_from(["en", "de", "ru"]))
+def test_judged_words_take_the_rules_of_the_general_path(text: str, language: str) -> None:
+    """ASCII tokens are judged inline (a speed path); every token judged by the general rules agrees."""
+    lexicon = load_lexicon(language)
+    general = [
+        (start, end, weight, hit)
+        for start, end, token in _raw_tokens(text)
+        for weight, hit in _judge(token, lexicon)
+    ]
+    assert list(judged_tokens(text, lexicon)) == general
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(blocks(), min_size=1, max_size=3))
+def test_font_evidence_of_one_font_blocks_is_their_lexicon_evidence(page_blocks: list[Block]) -> None:
+    lexicon = load_lexicon("en")
+    one_font = [
+        Block(tuple(Line(tuple(s._replace(font="F") for s in ln.spans), ln.bbox) for ln in b.lines), b.bbox)
+        for b in page_blocks
+    ]
+    evidence = font_evidence(one_font, lexicon)
+    texts = ["\n".join(line.text for line in b.lines) for b in one_font if b.lines]
+    whole = lexicon_evidence(texts, lexicon)
+    if texts:
+        assert (evidence["F"].tokens, evidence["F"].weight) == (whole.tokens, whole.weight)
+        assert math.isclose(evidence["F"].hit_weight, whole.hit_rate * whole.weight)
+    mixed = font_evidence(page_blocks, lexicon)
+    assert sum(e.tokens for e in mixed.values()) == whole.tokens

@@ -470,6 +470,7 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
         PALE_MIN_LUMINANCE,
     )
     font_bold, char_bold, monospaced = _FONT_BOLD, _CHAR_BOLD, _FONT_MONOSPACED
+    new = tuple.__new__  # Span(...) without its Python-level __new__
     block_no = -1  # counted over text blocks only, as extractWORDS numbers them
     for block in content["blocks"]:
         if block.get("type", 0) != 0:
@@ -498,9 +499,8 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
                     pale.append((len(scan.blocks), len(model_lines), len(spans), luminance))
                 texts.append(text)
                 bold = bool(flags & font_bold or char_flags & char_bold)
-                spans.append(
-                    Span(text, span["font"], size, span["bbox"], bold, bool(flags & monospaced), invisible)
-                )
+                mono = bool(flags & monospaced)
+                spans.append(new(Span, (text, span["font"], size, span["bbox"], bold, mono, invisible)))
             if spans:
                 direction = line["dir"]
                 horizontal = abs(direction[1]) < 1e-3 and direction[0] > 0
@@ -534,7 +534,7 @@ def _hide_pale_spans(
         hidden += len("".join(span.text.split()))
         why[(b, li, si)] = _PALE
         line = out[b].lines[li]
-        spans = (*line.spans[:si], replace(span, invisible=True), *line.spans[si + 1 :])
+        spans = (*line.spans[:si], span._replace(invisible=True), *line.spans[si + 1 :])
         lines = (*out[b].lines[:li], replace(line, spans=spans), *out[b].lines[li + 1 :])
         out[b] = replace(out[b], lines=lines)
     return tuple(out), hidden
