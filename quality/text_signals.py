@@ -79,6 +79,7 @@ JUDGED_CACHE_BLOCKS = 1_024
 _ALLOWED_CONTROLS = frozenset("\t\n\r\f")  # form feed: a page break in plain text (RFCs, pdftotext)
 _CID = regex.compile(r"\(cid:\d+\)")
 _LETTER = regex.compile(r"[\p{L}\p{M}]")
+_MARK = regex.compile(r"\p{M}")
 _LETTER_RUN = regex.compile(rf"[\p{{L}}\p{{M}}]{{{GLUED_MIN_LETTERS},}}")
 _SPACED_RUN = regex.compile(
     r"(?<![\p{L}\p{M}\p{N}])"  # not inside a word
@@ -183,14 +184,24 @@ def is_bad_rune(char: str) -> bool:
 
 def _char_counts(text: str) -> tuple[int, int]:
     """(non-whitespace characters, bad runes) in one pass over the distinct characters."""
-    chars = bad = 0
+    chars, bad, _ = _page_counts(text)
+    return chars, bad
+
+
+def _page_counts(text: str) -> tuple[int, int, int]:
+    """(non-whitespace characters, bad runes, letters and marks as :func:`count_letters` counts them),
+    in one pass over the distinct characters."""
+    chars = bad = letters = 0
+    marks = not text.isascii()
     for char, count in Counter(text).items():
         if is_bad_rune(char):
             bad += count
             chars += count
         elif not char.isspace():
             chars += count
-    return chars, bad
+        if char.isalpha() or (marks and _MARK.match(char)):
+            letters += count
+    return chars, bad, letters
 
 
 def visible_chars(text: str) -> int:
@@ -229,15 +240,19 @@ def letter_count(text: str) -> int:
     return count_letters(text)
 
 
-def glued_ratio(text: str, lexicon: Lexicon | None) -> float:
+def glued_ratio(text: str, lexicon: Lexicon | None, *, letters: int | None = None) -> float:
     """Share of letters in runs of >= :data:`GLUED_MIN_LETTERS` letters that lexicon words spell.
 
-    0.0 without a lexicon: a long run cannot be told from a long word without one.
+    0.0 without a lexicon: a long run cannot be told from a long word without one. ``letters`` is the
+    text's :func:`letter_count` where the caller has it already.
     """
-    text = text[:MAX_RUN_SCAN_CHARS]
+    if letters is None or len(text) > MAX_RUN_SCAN_CHARS:
+        text = text[:MAX_RUN_SCAN_CHARS]
+        letters = None
     if lexicon is None or not _LETTER_RUN.search(text):
         return 0.0
-    letters = letter_count(text)
+    if letters is None:
+        letters = letter_count(text)
     if not letters:
         return 0.0
     glued = 0
@@ -522,7 +537,7 @@ def page_signals(
     (``language=None``) gets no lexicon verdict, and ``language_similarity`` is its evidence.
     """
     text = page.text
-    chars, bad = _char_counts(text)
+    chars, bad, letters = _page_counts(text)
     cids = _CID.findall(text)
     cid_share = 0.0
     if cids:
@@ -530,10 +545,9 @@ def page_signals(
         cid_share = min(1.0, len(cids) / glyphs) if glyphs > 0 else 0.0
     if not chars:  # nothing on the page: no language, no lexicon, no gate to run
         return _empty_signals(len(page.blocks))
-    letters = letter_count(text)
     guess = best_language(text)
     lexicon = lexicon_for(guess.language, extra_words)
-    glued = glued_ratio(text, lexicon) if letters >= GLUED_MIN_LETTERS else 0.0
+    glued = glued_ratio(text, lexicon, letters=letters) if letters >= GLUED_MIN_LETTERS else 0.0
     spaced = spaced_ratio(text) if letters >= SPACED_MIN_LETTERS else 0.0
 
     prose = 0

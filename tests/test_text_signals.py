@@ -25,6 +25,7 @@ from quality.text_signals import (
     font_evidence,
     glued_ratio,
     judged_tokens,
+    letter_count,
     lexicon_evidence,
     page_signals,
     spaced_ratio,
@@ -385,6 +386,7 @@ def test_page_signals_never_raise_and_ratios_stay_in_range(text: str) -> None:
         assert 0.0 <= getattr(signals, name) <= 1.0 + 1e-9, name
     assert signals.chars >= signals.bad_runes >= 0
     assert signals.lexicon_hits <= signals.lexicon_tokens
+    assert signals.letters == (letter_count(text) if signals.chars else 0)  # counted in one pass
 
 
 _WORDY = st.text(alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzé -'\n.,(cid:1)\ufffd"), max_size=300)

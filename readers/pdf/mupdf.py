@@ -619,6 +619,10 @@ def _layout(
         starts[table.first] = table
     items: list[_Block | _Table] = []
     sizes: Counter[float] = Counter()
+    if not tables:  # most pages: every line is flow text
+        for block in blocks:
+            _flush(block, items, sizes)
+        return items, sizes
     for block in blocks:
         current: list[_Line] = []
         for line in block:
