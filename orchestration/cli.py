@@ -4,6 +4,7 @@
     assay check FILE [--json]   what assay makes of one file; stores nothing
     assay sql "QUERY"           query the catalog (--csv, --json)
     assay search "QUERY"        full-text search (BM25) over the chunks (--limit N, --json)
+    assay export [PATH ...]     each document's clean text into a folder (--to md|txt|json|jsonl)
     assay lineage PATH|SHA256   what happened to one document (--format text|json|mermaid)
     assay redactions            each redaction judged from its context (--precision: figures per kind)
     assay ui [--daemon]         the Dagster web UI over the same definitions and data (and the daemon)
@@ -144,6 +145,30 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON array of hits")
     p.set_defaults(func=_cmd_search)
 
+    p = with_home(
+        command("export", help="write each document's clean text into a folder (Markdown, text or JSON)")
+    )
+    p.add_argument(
+        "paths", nargs="*", type=Path, help="only the documents walked under these files or folders"
+    )
+    p.add_argument(
+        "--to",
+        choices=("md", "txt", "json", "jsonl"),
+        default="md",
+        help="md: text with a front matter of its pages (default); txt: the text alone; json: one object "
+        "per document; jsonl: one file, one object per line (the schema: docs/export.schema.json)",
+    )
+    p.add_argument("--output", type=Path, default=Path("assay-export"), help="folder to write into")
+    p.add_argument("--glob", help="only documents whose path matches this pattern ('*.pdf', 'reports/*')")
+    p.add_argument("--where", help="only documents for which this SQL condition holds (\"kind = 'pdf'\")")
+    p.add_argument(
+        "--raw",
+        action="store_true",
+        help="also each page's raw text, before sanitize (personal data in the clear); JSON forms only",
+    )
+    p.add_argument("--chunks", action="store_true", help="also each document's chunks; JSON forms only")
+    p.set_defaults(func=_cmd_export)
+
     p = with_home(command("lineage", help="what happened to one document, from its bytes to its chunks"))
     p.add_argument("target", help="a path assay walked, or a sha256 (or its first hex digits)")
     p.add_argument("--format", choices=("text", "json", "mermaid"), default="text")
@@ -281,6 +306,50 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         outcome.print(console, chars=args.chars)
     # As the file's final outcome says: 1 when nothing (readers, repairs, OCR) gave it text.
     return Exit.OK if outcome.yields_text else Exit.FAILED
+
+
+# -- export --------------------------------------------------------------------------------------------
+
+
+def _cmd_export(args: argparse.Namespace, console: Console) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from orchestration.export import check_form, export, select
+
+    check_form(args.to, raw=args.raw, chunks=args.chunks)
+    home = _existing_home(args.home)
+    shas = select(home.warehouse, paths=args.paths, pattern=args.glob, where=args.where)
+    if not shas:
+        console.print('No document matches: `assay sql "select path from documents"` lists them.')
+        return Exit.FAILED
+    columns = (TextColumn("export"), BarColumn(), MofNCompleteColumn(), TextColumn("documents"))
+    with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar:
+        task = bar.add_task("export", total=len(shas))
+        report = export(
+            home.warehouse,
+            args.output,
+            args.to,
+            shas,
+            raw=args.raw,
+            chunks=args.chunks,
+            progress=lambda: bar.advance(task),
+        )
+    what = "one JSON Lines file" if args.to == "jsonl" else f"{len(report.written)} {args.to} files"
+    console.print(f"Exported {len(shas)} documents: {what} in [bold]{shown(args.output)}[/].")
+    if report.without_text:
+        left = "are in it with their status" if args.to == "jsonl" else "were left out"
+        count = len(report.without_text)
+        console.print(f"{count} {'has' if count == 1 else 'have'} no text and {left}:")
+        for path in report.without_text[:5]:
+            console.print(f"  {shown(path)}")
+        if len(report.without_text) > 5:
+            console.print(f"  … and {len(report.without_text) - 5} more")
+        home_option = f" --home {shown(str(home.path))}" if args.home else ""
+        console.print(
+            f"  why: .venv/bin/assay sql{home_option} "
+            '"select path, outcome, reason from outcomes where pages_with_text = 0"'
+        )
+    return Exit.OK
 
 
 # -- lineage -------------------------------------------------------------------------------------------
