@@ -22,7 +22,6 @@ import contextlib
 import csv
 import io
 import json
-import os
 import sys
 import traceback
 import warnings
@@ -89,12 +88,22 @@ def _failed(exc: Exception, *, verbose: bool) -> int:
 
 
 _VERBOSE_HELP = "print the traceback of an error, and each failed run's own message"
+_HOME_HELP = "state directory (default: $ASSAY_HOME or ./.assay); before or after the command"
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="assay", description="Text you can trust, page by page.")
+    from orchestration.exits import HELP
+
+    parser = argparse.ArgumentParser(
+        prog="assay",
+        description="Text you can trust, page by page.",
+        epilog=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"assay (extractor {EXTRACTOR_VERSION})")
     parser.add_argument("--verbose", action="store_true", help=_VERBOSE_HELP)
+    # Also accepted after the command (`assay sql --home H`); there SUPPRESS keeps the global one.
+    parser.add_argument("--home", default=None, help=_HOME_HELP)
     # Also accepted after the command (`assay run --verbose`); SUPPRESS keeps the global one otherwise.
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help=_VERBOSE_HELP)
@@ -104,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
         return sub.add_parser(name, parents=[common], **kwargs)
 
     def with_home(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument("--home", help="state directory (default: $ASSAY_HOME or ./.assay)")
+        p.add_argument("--home", default=argparse.SUPPRESS, help=_HOME_HELP)
         return p
 
     p = with_home(command("run", help="walk, extract and catalog a folder (default: a demo corpus)"))
@@ -119,10 +128,15 @@ def _parser() -> argparse.ArgumentParser:
 
     p = command(
         "check",
-        help="what assay makes of one file; stores nothing; exits 1 when nothing gives the file text",
+        help="what assay makes of files; stores nothing; exits 5 (no text), 6 (encrypted) or 7 "
+        "(unsupported) for the first file that yields no text",
+        epilog=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", type=Path)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "files", type=Path, nargs="+", metavar="FILE", help="files to check (a folder: `assay run`)"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object (several files: an array)")
     p.add_argument("--chars", type=int, default=400, help="characters of text to show per page")
     p.add_argument("--no-ocr", action="store_true", help="leave Tesseract out (faster on scans)")
     p.set_defaults(func=_cmd_check)
@@ -289,23 +303,42 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_check(args: argparse.Namespace, console: Console) -> int:
+    from assets.settings import settings_from_env
     from orchestration.checkfile import check_file
 
-    path: Path = args.file
-    if not path.is_file():
-        raise AssayError(f"{path} is not a file")
-    from assets.settings import settings_from_env
-
+    paths: list[Path] = args.files
+    for path in paths:
+        if path.is_dir():
+            raise AssayError(
+                f"{path} is a folder: `.venv/bin/assay run {path}` reads a folder and stores the results"
+            )
+        if not path.is_file():
+            raise AssayError(f"{path} is not a file" if path.exists() else f"{path} does not exist")
     settings = settings_from_env()
-    outcome = check_file(
-        path, ocr=not args.no_ocr, ocr_language=settings.ocr_language, budgets=settings.budgets()
-    )
+    outcomes = []
+    for number, path in enumerate(paths):
+        outcome = check_file(
+            path, ocr=not args.no_ocr, ocr_language=settings.ocr_language, budgets=settings.budgets()
+        )
+        outcomes.append(outcome)
+        if not args.json:
+            if number:
+                console.print()
+            outcome.print(console, chars=args.chars)
     if args.json:
-        print(json_text(outcome.as_dict(), indent=2, default=_json_default))
-    else:
-        outcome.print(console, chars=args.chars)
-    # As the file's final outcome says: 1 when nothing (readers, repairs, OCR) gave it text.
-    return Exit.OK if outcome.yields_text else Exit.FAILED
+        found = [o.as_dict() for o in outcomes]
+        print(json_text(found[0] if len(found) == 1 else found, indent=2, default=_json_default))
+    # The first file that yields no text says the exit code: why it has none.
+    return next((_check_exit(o) for o in outcomes if not o.yields_text), Exit.OK)
+
+
+def _check_exit(outcome: Any) -> int:
+    final = outcome.final
+    if final.outcome == "unsupported":
+        return Exit.UNSUPPORTED
+    if final.outcome == "error" and final.reason == "encrypted":
+        return Exit.ENCRYPTED
+    return Exit.NO_TEXT
 
 
 # -- export --------------------------------------------------------------------------------------------
@@ -576,8 +609,36 @@ def _cmd_ui(args: argparse.Namespace, console: Console) -> int:
         + (", with the daemon (schedules, automation, backfills)" if args.daemon else "")
         + " (Ctrl-C to stop)"
     )
-    os.execv(command[0], command)
-    return 0  # not reached
+    return _serve(command, console)
+
+
+def _serve(command: list[str], console: Console) -> int:
+    """Run the server until it ends; Ctrl-C (SIGINT) or SIGTERM stops it cleanly, with exit code 0.
+
+    The server runs as a child: a SIGTERM sent to this process (a service manager, ``kill``) is passed
+    on to it, as Ctrl-C already reaches it through the terminal's process group, and the command waits
+    for it to stop."""
+    import signal
+    import subprocess
+
+    stopped: list[int] = []
+    child = subprocess.Popen(command)
+
+    def stop(signum: int, _frame: object) -> None:
+        stopped.append(signum)
+        if child.poll() is None:
+            child.send_signal(signum)
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        code = child.wait()
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if stopped:
+        console.print("Dagster UI stopped.")
+        return Exit.OK
+    return code
 
 
 if __name__ == "__main__":

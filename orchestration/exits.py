@@ -22,6 +22,26 @@ class Exit(IntEnum):
     ENVIRONMENT = 3
     # Another assay run holds the home's lock (ASSAY_LOCK_WAIT_S says how long to wait for it).
     BUSY = 4
+    # `assay check`: the file yields no text. It was read, but neither its readers, a repair nor OCR gave
+    # it text (underivable), or reading it failed (a broken file).
+    NO_TEXT = 5
+    # `assay check`: the file is encrypted and the empty password does not open it.
+    ENCRYPTED = 6
+    # `assay check`: no reader takes the file's kind.
+    UNSUPPORTED = 7
     # Stopped by SIGINT (Ctrl-C) or SIGTERM between two steps: rerun the same command to finish.
     INTERRUPTED = 130
     TERMINATED = 143
+
+
+#: The exit codes as ``assay --help`` lists them (the README's table says the same).
+HELP = """exit codes:
+  0    done; for check: every file yields text
+  1    a stage or a blocking quality check failed, or the command was given something it cannot use
+  2    the command line is wrong
+  3    the machine or the home is in the way (a full disk, a read-only home, a missing tool)
+  4    another run holds the home
+  5    check: a file yields no text (underivable, or reading it failed)
+  6    check: a file is encrypted
+  7    check: no reader takes a file's kind
+  130  stopped by Ctrl-C; 143 stopped by SIGTERM: rerun the same command to finish"""

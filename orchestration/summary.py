@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 import sys
+from collections import Counter
 from dataclasses import astuple
 from pathlib import Path
 
@@ -192,7 +195,7 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
         )
     console.print("Next:")
     assay = _program()
-    home_flag = "" if home.path == Path(DEFAULT_HOME).absolute() else f" --home {home.path}"
+    home_flag = "" if home.path == Path(DEFAULT_HOME).absolute() else f" --home {shlex.quote(str(home.path))}"
     console.print(
         f'  {assay} sql{home_flag} "select kind, outcome, count(*) from outcomes group by all order by all"',
         soft_wrap=True,
@@ -203,11 +206,14 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             "('underivable', 'error')\"   # what yielded no text, and why",
             soft_wrap=True,
         )
-    console.print(
-        f'  {assay} sql{home_flag} "select page, source, trust, text from page_texts where sha256 like '
-        "'<first hex digits>%' order by page\"   # one document's final text, page by page",
-        soft_wrap=True,
-    )
+    example = _example_document(home.warehouse)
+    if example is not None:
+        prefix, name = example
+        console.print(
+            f'  {assay} sql{home_flag} "select page, source, trust, text from page_texts where sha256 like '
+            f"'{prefix}%' order by page\"   # one document's final text, page by page ({shown(name)})",
+            soft_wrap=True,
+        )
     if modes and set(modes) - {"TEXT"}:
         console.print(
             f'  {assay} sql{home_flag} "select d.path, v.page, v.mode, v.reasons from page_verdicts v join '
@@ -222,8 +228,13 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             'order by all"   # what this extractor version changed against the previous one',
             soft_wrap=True,
         )
-    if texts and texts[0][0]:
-        console.print(f'  {assay} search{home_flag} "a phrase"   # BM25 over the chunks', soft_wrap=True)
+    word = _example_word(home.warehouse) if texts and texts[0][0] else None
+    if word is not None:
+        console.print(f'  {assay} search{home_flag} "{word}"   # BM25 over the chunks', soft_wrap=True)
+        console.print(
+            f"  {assay} export{home_flag} --output assay-export   # each document's clean text, as Markdown",
+            soft_wrap=True,
+        )
     console.print(f"  {assay} ui{home_flag}   # the asset graph, runs and checks in Dagster", soft_wrap=True)
 
 
@@ -299,10 +310,43 @@ def _pct(n: int, d: int) -> str:
 
 
 def _program() -> str:
-    """How the user can call assay again: plain ``assay`` when it is on PATH, else its path."""
-    argv0 = os.path.realpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    on_path = shutil.which("assay")
-    if not argv0.endswith("assay") or (on_path and os.path.realpath(on_path) == argv0):
+    """How the user can call assay again from here: plain ``assay`` when that is the one on PATH, else
+    its path (relative when it lies below the working folder: ``.venv/bin/assay``)."""
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    script = argv0 if os.path.basename(argv0) == "assay" else str(Path(sys.executable).with_name("assay"))
+    if not os.path.isfile(script):
         return "assay"
-    rel = os.path.relpath(argv0)
-    return rel if not rel.startswith("..") else argv0
+    on_path = shutil.which("assay")
+    if on_path and os.path.realpath(on_path) == os.path.realpath(script):
+        return "assay"
+    rel = os.path.relpath(script)
+    return rel if not rel.startswith("..") else os.path.abspath(script)
+
+
+#: Where a summary's example of one document's text comes from: the first document with text, by path.
+EXAMPLE_DOCUMENT_SQL = """
+select d.sha256, d.path from texts t join documents d using (sha256)
+where d.parent_sha256 is null order by d.path limit 1
+"""
+#: The example search: the commonest long word of the first chunks (letters only: safe in any shell).
+EXAMPLE_WORDS_SQL = "select text from chunks order by sha256, ordinal limit 200"
+_WORD = re.compile(r"[^\W\d_]{7,}")
+
+
+def _example_document(wh: Warehouse) -> tuple[str, str] | None:
+    """(a sha256 prefix long enough to be unique, the file's name) of the example document."""
+    rows = query(wh, EXAMPLE_DOCUMENT_SQL).rows
+    if not rows:
+        return None
+    sha, path = rows[0]
+    prefix = sha[:12]
+    if query(wh, "select count(*) from documents where sha256 like ?", [prefix + "%"]).rows[0][0] > 1:
+        prefix = sha
+    return prefix, os.path.basename(path)
+
+
+def _example_word(wh: Warehouse) -> str | None:
+    counts: Counter[str] = Counter()
+    for (text,) in query(wh, EXAMPLE_WORDS_SQL).rows:
+        counts.update(word.casefold() for word in _WORD.findall(text or ""))
+    return counts.most_common(1)[0][0] if counts else None

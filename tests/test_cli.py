@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from orchestration.cli import main
-from orchestration.demo import DEMO_FILES, write_demo_corpus
+from orchestration.demo import DEMO_FILES, make_text_pdf, write_demo_corpus
+from orchestration.exits import Exit
 
 ASSAY = Path(sys.executable).with_name("assay")
+REPO = Path(__file__).resolve().parents[1]
+
+
+def check_exit(outcome: str, reason: str | None) -> int:
+    """The exit code ``assay check`` gives a file with this outcome (the README's table)."""
+    if outcome in ("derived", "fallback", "repaired", "ocr"):
+        return Exit.OK
+    if outcome == "unsupported":
+        return Exit.UNSUPPORTED
+    return Exit.ENCRYPTED if (outcome, reason) == ("error", "encrypted") else Exit.NO_TEXT
 
 
 # What each demo file finally yields (its outcome), where that is not what its readers did.
@@ -27,8 +41,8 @@ def test_check_prints_what_it_inferred_for_every_demo_file(tmp_path: Path, capsy
         out = json.loads(capsys.readouterr().out)
         assert out["status"] == f.expected_status, f.name
         assert out["outcome"] == DEMO_OUTCOMES.get(f.name, f.expected_status), f.name
-        # The exit code follows the outcome: 1 when nothing gave the file text.
-        assert code == (0 if out["outcome"] in ("derived", "fallback", "repaired", "ocr") else 1), f.name
+        # The exit code follows the outcome: 0 with text, else why there is none.
+        assert code == check_exit(out["outcome"], out["outcome_reason"]), f.name
         assert out["kind"] and out["kind_decided_by"] in ("bytes", "extension")
         if out["status"] != "derived":
             assert out["reason"], f.name
@@ -46,13 +60,15 @@ def test_check_human_output(tmp_path: Path, capsys) -> None:
     # The status is the final outcome; the text layer's reading is beside it.
     assert "status: derived by OCR: 2 of 2 pages with text, 2 read by OCR" in out
     assert "text layer: underivable (empty_text)" in out
-    assert main(["check", "--no-ocr", str(files["scanned.pdf"].path)]) == 1
+    assert main(["check", "--no-ocr", str(files["scanned.pdf"].path)]) == Exit.NO_TEXT
     assert "status: underivable (ocr_not_run)" in capsys.readouterr().out
 
 
 def test_errors_say_what_to_fix(tmp_path: Path, capsys) -> None:
     assert main(["check", str(tmp_path / "missing.pdf")]) == 1
-    assert "is not a file" in capsys.readouterr().err
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["check", str(tmp_path)]) == 1
+    assert f"assay run {tmp_path}" in capsys.readouterr().err
     assert main(["sql", "--home", str(tmp_path / "nohome"), "select 1"]) == 1
     assert "assay run" in capsys.readouterr().err
 
@@ -71,10 +87,12 @@ def test_run_then_sql_from_the_shell(tmp_path: Path) -> None:
         text=True,
         env=env,
         timeout=900,
+        cwd=REPO,  # the project folder, where a user runs it
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Traceback" not in run.stdout + run.stderr
     assert "Documents by kind and final outcome" in run.stdout and "assay sql" in run.stdout
+    _every_next_step_runs_as_printed(run.stdout, env)
 
     sql = subprocess.run(
         [
@@ -112,6 +130,31 @@ def test_run_then_sql_from_the_shell(tmp_path: Path) -> None:
         timeout=900,
     )
     assert again.returncode == 0 and "nothing changed since the last run" in again.stdout
+
+
+def _every_next_step_runs_as_printed(summary: str, env: dict[str, str]) -> None:
+    """Each step under the summary's "Next:" runs verbatim in a fresh shell from the project folder and
+    exits 0 with output; the UI, a server, serves until SIGTERM and then stops with 0."""
+    steps = summary.split("\nNext:\n", 1)[1].splitlines()
+    steps = [line.strip() for line in steps if line.startswith("  ") and "assay " in line]
+    assert len(steps) >= 5 and all(step.startswith((".venv/bin/assay ", "assay ")) for step in steps), steps
+    assert not any(re.search(r"<[a-z][a-z ]*>", step) for step in steps), "a placeholder is not a command"
+    for step in steps:
+        if " ui" in step.split("#")[0]:
+            server = subprocess.Popen(
+                ["bash", "-c", f"exec {step}"], cwd=REPO, env=env, stdout=subprocess.PIPE, text=True
+            )
+            assert server.stdout is not None
+            assert "Dagster UI on http://" in server.stdout.readline()
+            time.sleep(3)
+            server.terminate()
+            assert server.wait(timeout=120) == 0, step
+            continue
+        done = subprocess.run(
+            ["bash", "-c", step], cwd=REPO, env=env, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0 and done.stdout.strip(), (step, done.stdout, done.stderr)
+        assert "0 rows" not in done.stdout and "No chunk matches" not in done.stdout, (step, done.stdout)
 
 
 def test_check_shows_each_page_mode_reasons_and_provenance(tmp_path: Path, capsys) -> None:
@@ -187,3 +230,41 @@ def test_a_run_without_tesseract_says_what_to_install(tmp_path: Path) -> None:
     assert "Traceback" not in run.stdout + run.stderr
     doctor = subprocess.run([str(ASSAY), "doctor"], capture_output=True, text=True, env=env, timeout=120)
     assert doctor.returncode == 0 and "missing" in doctor.stdout and "apt-get install" in doctor.stdout
+
+
+def test_check_exit_codes_are_the_readmes(tmp_path: Path, capsys) -> None:
+    """A clean PDF exits 0, an encrypted one 6, a file no reader takes 7: the README's table, as observed."""
+    clean = make_text_pdf(tmp_path / "clean.pdf", ["Reservoir levels of the northern district, every month."])
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Secret reservoir levels of the northern district.")
+    encrypted = tmp_path / "encrypted.pdf"
+    doc.save(encrypted, encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="user", owner_pw="owner")
+    unsupported = tmp_path / "noise.bin"
+    unsupported.write_bytes(bytes(range(256)) * 8)
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    observed = {}
+    for path in (clean, encrypted, unsupported):
+        observed[path.name] = main(["check", "--no-ocr", str(path)])
+        assert f"| {observed[path.name]} |" in readme, path.name
+    assert observed == {"clean.pdf": 0, "encrypted.pdf": 6, "noise.bin": 7}
+    capsys.readouterr()
+    # Several files at once: one JSON array, and the first file without text gives the exit code.
+    assert main(["check", "--no-ocr", "--json", str(clean), str(unsupported), str(encrypted)]) == 7
+    assert [o["outcome"] for o in json.loads(capsys.readouterr().out)] == ["derived", "unsupported", "error"]
+
+
+def test_the_home_option_goes_before_or_after_the_command(tmp_path: Path, capsys) -> None:
+    from orchestration.home import Home
+    from readers.core.versions import EXTRACTOR_VERSION
+    from warehouse.catalog import build_catalog
+
+    home = tmp_path / "home"
+    build_catalog(Home(home).warehouse, EXTRACTOR_VERSION)  # an empty catalog: enough for a query
+    assert main(["--home", str(home), "sql", "select 1 as one", "--csv"]) == 0
+    assert capsys.readouterr().out.split() == ["one", "1"]
+    assert main(["sql", "--home", str(home), "select 2 as two", "--csv"]) == 0
+    assert capsys.readouterr().out.split() == ["two", "2"]
+    # Given twice, the one after the command wins.
+    assert main(["--home", str(tmp_path / "elsewhere"), "sql", "--home", str(home), "select 3", "--csv"]) == 0
+    assert main(["--home", str(tmp_path / "elsewhere"), "sql", "select 3"]) == 1
+    assert str(tmp_path / "elsewhere") in capsys.readouterr().err
