@@ -94,6 +94,11 @@ def resolve(wh: Warehouse, target: str) -> str:
     ).rows
     if rows:
         return rows[0][0]
+    if re.fullmatch(r"[0-9a-f]{1,5}", target.lower()):
+        raise DocumentNotFound(
+            f"{target!r} is too short to name a document: give at least 6 hex digits of its sha256 "
+            "(or a path assay walked)"
+        )
     if _SHA_PREFIX.fullmatch(target.lower()):
         rows = query(wh, "select sha256 from documents where sha256 like ?", [target.lower() + "%"]).rows
         if len(rows) == 1:

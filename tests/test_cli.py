@@ -268,3 +268,17 @@ def test_the_home_option_goes_before_or_after_the_command(tmp_path: Path, capsys
     assert main(["--home", str(tmp_path / "elsewhere"), "sql", "--home", str(home), "select 3", "--csv"]) == 0
     assert main(["--home", str(tmp_path / "elsewhere"), "sql", "select 3"]) == 1
     assert str(tmp_path / "elsewhere") in capsys.readouterr().err
+
+
+def test_an_unknown_table_or_a_short_prefix_says_what_would_work(tmp_path: Path, capsys) -> None:
+    from orchestration.home import Home
+    from readers.core.versions import EXTRACTOR_VERSION
+    from warehouse.catalog import build_catalog
+
+    home = tmp_path / "home"
+    build_catalog(Home(home).warehouse, EXTRACTOR_VERSION)
+    assert main(["sql", "--home", str(home), "select * from documentz"]) == 1
+    err = capsys.readouterr().err
+    assert "documents, " in err and "outcomes" in err and "duckdb_tables" not in err
+    assert main(["lineage", "--home", str(home), "d818"]) == 1
+    assert "at least 6 hex digits" in capsys.readouterr().err

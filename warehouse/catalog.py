@@ -359,10 +359,25 @@ def query(wh: Warehouse, sql: str, params: list[Any] | None = None, *, external:
             f"the query reaches outside the warehouse ({_first_line(exc)}): queries read the catalog's "
             "tables only; pass --allow-external to let one read or write other files"
         ) from exc
+    except duckdb.CatalogException as exc:
+        if "does not exist" not in str(exc):
+            raise WarehouseError(f"query failed: {exc}") from exc
+        names = [r[0] for r in con.execute(_OWN_TABLES).fetchall()]
+        raise WarehouseError(
+            f"query failed: {_first_line(exc)}\nthe catalog's tables and views: {', '.join(names)} "
+            "(each with all_<name> for every extractor version; docs/tables.md says what they hold)"
+        ) from exc
     except duckdb.Error as exc:
         raise WarehouseError(f"query failed: {exc}") from exc
     finally:
         con.close()
+
+
+#: The catalog's own tables and views, for the message about one that does not exist.
+_OWN_TABLES = """
+select table_name from information_schema.tables
+where table_schema = 'main' and table_name not like 'all\\_%' escape '\\' order by table_name
+"""
 
 
 def _require_reading(sql: str) -> None:
