@@ -17,7 +17,13 @@ from readers.core.records import DocumentRecord, ExpansionRecord, ObservationRec
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.engine.isolation import IsolatedReads
 from readers.walk.expansion import expand_containers
-from readers.walk.inventory import CachedFile, documents_from, merge_observations, walk_roots
+from readers.walk.inventory import (
+    CachedFile,
+    documents_from,
+    enclosing_roots,
+    merge_observations,
+    walk_roots,
+)
 from warehouse import Warehouse
 from warehouse.store import to_pylist
 
@@ -44,6 +50,8 @@ def walk(
         raise dg.Failure("No roots to walk: pass paths to `assay run PATH` or set ASSAY_ROOTS.")
 
     previous = _previous_observations(wh)
+    # A file or folder named again inside a root walked before is walked as part of that root.
+    within = enclosing_roots(roots, {o.root for o in previous})
     result = walk_roots(
         roots,
         cache=_cache(previous, _file_problems(wh)),
@@ -51,9 +59,10 @@ def walk(
         version=EXTRACTOR_VERSION,
         now=datetime.now(UTC),
         on_file=lambda o: progress.file_seen(o.hashed),
+        within=within,
     )
 
-    observations = merge_observations(previous, result.observations, roots)
+    observations = merge_observations(previous, result.observations, roots, within)
     files = documents_from(observations, EXTRACTOR_VERSION)
     # The documents on disk, to rewrite only the shards that changed and to reuse the members an earlier
     # walk found in the same containers (identical bytes, identical members).

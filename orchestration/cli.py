@@ -119,6 +119,12 @@ def _parser() -> argparse.ArgumentParser:
     p = with_home(command("run", help="walk, extract and catalog a folder (default: a demo corpus)"))
     p.add_argument("paths", nargs="*", type=Path, help="files or folders to read")
     p.add_argument(
+        "--force",
+        action="store_true",
+        help="derive the documents at or under PATH again, through every stage, though their bytes did "
+        "not change (after installing a tool, say)",
+    )
+    p.add_argument(
         "--shards-per-run",
         type=int,
         default=None,
@@ -253,6 +259,8 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
     for p in paths:
         if not p.exists():
             raise AssayError(f"{p} does not exist: pass a file or a folder to read")
+    if args.force and not paths:
+        raise AssayError("--force needs the files or folders to read again: `assay run --force PATH`")
     if not paths:
         from orchestration.demo import write_demo_corpus
 
@@ -273,6 +281,7 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
                 paths,
                 progress,
                 shards_per_run=args.shards_per_run or SHARDS_PER_RUN,
+                force=args.force,
             )
     except BaseException as exc:
         found = fault_of(exc) if isinstance(exc, Exception) else None

@@ -35,6 +35,7 @@ from orchestration.run_instance import QUIET_LOGS, RUN_INSTANCE_YAML
 from orchestration.sqlite_sync import commit_without_sync
 from orchestration.stopping import Interrupted, StopSignals
 from readers.core.versions import EXTRACTOR_VERSION
+from readers.walk.inventory import display_path
 from warehouse import Warehouse
 
 
@@ -63,6 +64,7 @@ class RunReport:
     failures: list[RunFailure] = field(default_factory=list)
     checks: list[CheckOutcome] = field(default_factory=list)
     seconds: float = 0.0
+    forced: list[str] = field(default_factory=list)  # paths of the documents read again on request
 
     @property
     def ok(self) -> bool:
@@ -198,17 +200,19 @@ def run(
     *,
     shards_per_run: int = SHARDS_PER_RUN,
     on_stage: Callable[[str, int | None], None] | None = None,
+    force: bool = False,
 ) -> RunReport:
     """Walk ``roots``, take the touched shards through the stages, rebuild the catalog. ``on_stage`` is
-    told each stage as it begins its work (before it reads anything), with its total when known."""
+    told each stage as it begins its work (before it reads anything), with its total when known.
+    ``force``: the documents at or under ``roots`` are derived again by every stage, from their bytes."""
     if on_stage is not None:
         progress.listeners.append(on_stage)
     pipeline = Pipeline(home, progress, shards_per_run)
     with pipeline.writing():
-        return _run(pipeline, roots)
+        return _run(pipeline, roots, force=force)
 
 
-def _run(pipeline: Pipeline, roots: list[Path]) -> RunReport:
+def _run(pipeline: Pipeline, roots: list[Path], *, force: bool = False) -> RunReport:
     """walk; then every shard stage that has work, over the shards that have it, in as few runs as the
     ranges allow; then the catalog and the report when anything changed."""
     started = time.perf_counter()
@@ -220,6 +224,8 @@ def _run(pipeline: Pipeline, roots: list[Path]) -> RunReport:
         progress.stage("cleanup", removed)
     progress.stage("walk", None)
     if pipeline.walk(roots, report):
+        if force:
+            report.forced = _forget(wh, roots)
         extract = plan_extract(wh, EXTRACTOR_VERSION).shards
         report.touched_shards = list(extract)
         # The catalog's views glob the partitions at query time: one built for this version shows every
@@ -230,6 +236,19 @@ def _run(pipeline: Pipeline, roots: list[Path]) -> RunReport:
             pipeline.corpus(report)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _forget(wh: Warehouse, roots: list[Path]) -> list[str]:
+    """Take the documents walked at or under ``roots`` out of every stage's tables, so that each stage
+    derives them again (``assay run --force``); returns their paths."""
+    given = [display_path(os.path.abspath(r)) for r in roots]
+    found = [
+        (path, sha)
+        for path, sha in ((r["path"], r["sha256"]) for r in wh.rows("observations", EXTRACTOR_VERSION))
+        if sha and any(path == g or path.startswith(g.rstrip(os.sep) + os.sep) for g in given)
+    ]
+    wh.forget(EXTRACTOR_VERSION, {sha for _, sha in found})
+    return sorted({path for path, _ in found})
 
 
 def _shard_runs(pipeline: Pipeline, report: RunReport, extract: list[str]) -> bool:

@@ -72,6 +72,14 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
         + (f", {unread} that could not be read" if unread else "")
         + ")."
     )
+    if report.forced:
+        shown_paths = ", ".join(shown(p) for p in report.forced[:3])
+        more = f" and {len(report.forced) - 3} more" if len(report.forced) > 3 else ""
+        console.print(
+            f"Read again on request (--force): {len(report.forced)} "
+            f"{'document' if len(report.forced) == 1 else 'documents'}, {shown_paths}{more}: every stage "
+            f"derived {'it' if len(report.forced) == 1 else 'them'} again."
+        )
     if read == 0 and carried == 0:
         console.print(_nothing_read(report, progress, statuses))
     else:

@@ -12,11 +12,12 @@ rerun replaces a partition whole and a crash leaves no half file behind.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import UTC
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,25 @@ from warehouse.errors import SchemaMismatch, WarehouseError
 from warehouse.schema import TABLES, Table
 
 PART_FILE = "part.parquet"
+#: The tables a document's derivations are in, in the order the stages write them: what
+#: :meth:`Warehouse.forget` takes a document out of (the walk's own tables keep it).
+FORGETTABLE = (
+    "derivations",
+    "underivables",
+    "pages",
+    "page_fonts",
+    "tables",
+    "page_verdicts",
+    "font_verdicts",
+    "repairs",
+    "ocr_pages",
+    "page_texts",
+    "texts",
+    "redactions",
+    "hidden_text",
+    "furniture",
+    "chunks",
+)
 
 # The in-memory DuckDB database this process reads Parquet columns with, and the process that made it:
 # connecting costs about 20-30 ms on this kind of machine and a cursor on a connection 0.3 ms, and the
@@ -283,6 +303,60 @@ class Warehouse:
                 tmp.unlink(missing_ok=True)
                 removed += 1
         return removed
+
+    # -- re-reading on request --------------------------------------------------------------------
+
+    def forget(self, version: str, shas: Collection[str]) -> int:
+        """Take the documents ``shas`` out of every stage's tables of ``version`` (what the walk wrote
+        stays), so that every stage derives them again; returns the partitions rewritten.
+
+        They are first written down as forced (:meth:`forced`), so that extract reads them rather than
+        carrying an earlier version's rows; extract settles them (:meth:`settle_forced`) once their rows
+        are written. The tables are emptied of them from the last stage's to ``derivations``, which says
+        what extract has read: a run killed on the way leaves them to be forgotten again by the same
+        command, never a document with its derivation but without its pages."""
+        wanted = set(shas)
+        if not wanted:
+            return 0
+        self._write_forced(self.forced() | wanted)
+        shards = {sha[:2] for sha in wanted}
+        rewritten = 0
+        for name in reversed(FORGETTABLE):
+            for shard in sorted(shards & set(self.shards(name, version))):
+                arrow = self.read(name, version, shard)
+                keep = pc.invert(pc.is_in(arrow.column("sha256"), pa.array(sorted(wanted))))
+                kept = arrow.filter(keep)
+                if kept.num_rows != arrow.num_rows:
+                    self.write_arrow(name, version, kept, shard)
+                    rewritten += 1
+        return rewritten
+
+    def forced(self) -> set[str]:
+        """The documents a ``--force`` asked to read again that extract has not read yet."""
+        try:
+            return set(json.loads(self._forced_path.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            return set()
+        except (OSError, ValueError) as exc:
+            raise WarehouseError(f"could not read {self._forced_path}: {exc}") from exc
+
+    def settle_forced(self, shas: Collection[str]) -> None:
+        """``shas`` have been read again: they are forced no more."""
+        left = self.forced() - set(shas)
+        if left:
+            self._write_forced(left)
+        else:
+            self._forced_path.unlink(missing_ok=True)
+
+    @property
+    def _forced_path(self) -> Path:
+        return self.root / "forced.json"
+
+    def _write_forced(self, shas: set[str]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = temporary_beside(self._forced_path)
+        tmp.write_text(json.dumps(sorted(shas)), encoding="utf-8")
+        os.replace(tmp, self._forced_path)
 
     # -- blobs -----------------------------------------------------------------------------------
 

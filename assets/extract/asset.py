@@ -34,6 +34,7 @@ def extract(step: ShardStep) -> StageOutcome:
     totals = {o: 0 for o in Outcome}
     figures: dict[str, dict[str, int]] = {}
     work: list[ShardWork] = []
+    forced = wh.forced()  # documents `assay run --force` asked to read again
     for shard in step.shards:
         documents = [DocumentRecord(**row) for row in wh.rows("documents", EXTRACTOR_VERSION, shard)]
         existing = _rows(wh, EXTRACTOR_VERSION, shard)
@@ -62,6 +63,7 @@ def extract(step: ShardStep) -> StageOutcome:
             reads=reads,
             on_document=lambda doc, outcome, status: progress.document_done(outcome.value, status),
             max_text_chars=assay.max_text_chars,
+            forced=forced,
         ):
             shard, written = result.shard, result.rows.sorted_derivations()
             # Derivations last: they say which documents a shard holds, so a run killed between two
@@ -71,6 +73,8 @@ def extract(step: ShardStep) -> StageOutcome:
             wh.write("page_fonts", EXTRACTOR_VERSION, result.rows.sorted_fonts(), shard=shard)
             wh.write("tables", EXTRACTOR_VERSION, result.rows.sorted_tables(), shard=shard)
             wh.write("derivations", EXTRACTOR_VERSION, written, shard=shard)
+            if read_again := {sha for sha in forced if sha[:2] == shard}:
+                wh.settle_forced(read_again)  # read again, or no longer walked: forced no more
             figures[shard] = {o.value: result.count(o) for o in Outcome}
             for outcome in Outcome:
                 totals[outcome] += result.count(outcome)

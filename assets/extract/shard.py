@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -188,8 +188,10 @@ def extract_shards(
     reads: DocumentReads,
     on_document: Callable[[DocumentRecord, Outcome, str], None] | None = None,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    forced: Collection[str] = (),
 ) -> Iterator[ShardResult]:
-    """Extract several shards, each shard's result as soon as its last document is done.
+    """Extract several shards, each shard's result as soon as its last document is done; the documents
+    ``forced`` (``assay run --force``) are read, never kept or carried over.
 
     The documents to read, of every shard, are handed to ``reads`` at once: the pipeline's pool of worker
     processes reads them side by side (a shard holds a handful of documents, so a pool kept to one shard
@@ -217,10 +219,11 @@ def extract_shards(
             if doc.shard != w.shard:
                 raise ValueError(f"document {doc.sha256} does not belong to shard {w.shard}")
             kind = ContentKind(doc.kind)
-            if settled(w.existing.derivations.get(doc.sha256)):
+            again = doc.sha256 in forced
+            if not again and settled(w.existing.derivations.get(doc.sha256)):
                 out.add(w.existing, doc.sha256)
                 done(doc, Outcome.KEPT)
-            elif w.prior is not None and _can_carry(w.prior.derivations.get(doc.sha256), kind):
+            elif not again and w.prior is not None and _can_carry(w.prior.derivations.get(doc.sha256), kind):
                 _carry(w.prior, doc.sha256, version, out)
                 done(doc, Outcome.CARRIED)
             else:

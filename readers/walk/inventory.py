@@ -17,7 +17,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -84,15 +84,19 @@ def walk_roots(
     version: str,
     now: datetime,
     on_file: Callable[[ObservationRecord], None] | None = None,
+    within: Mapping[Path, Path] | None = None,
 ) -> WalkResult:
-    """Walk every root and return one observation per path and one document per distinct content."""
+    """Walk every root and return one observation per path and one document per distinct content.
+
+    ``within`` maps a given path that lies inside a root walked before (see :func:`enclosing_roots`) to
+    that root: its files are observed as that root's (their ``root`` and ``rel_path`` are the root's),
+    so one file named again is not a second root beside the first."""
     observations: list[ObservationRecord] = []
     for root in roots:
         root_abs = Path(os.path.abspath(root))
+        base = (within or {}).get(root_abs, root_abs)
         for path in _iter_paths(root_abs, observations, version, now):
-            obs = observe(
-                path, root_abs, cache=cache, max_file_bytes=max_file_bytes, version=version, now=now
-            )
+            obs = observe(path, base, cache=cache, max_file_bytes=max_file_bytes, version=version, now=now)
             observations.append(obs)
             if on_file is not None:
                 on_file(obs)
@@ -101,12 +105,41 @@ def walk_roots(
 
 
 def merge_observations(
-    previous: Sequence[ObservationRecord], fresh: Sequence[ObservationRecord], roots: Sequence[Path]
+    previous: Sequence[ObservationRecord],
+    fresh: Sequence[ObservationRecord],
+    roots: Sequence[Path],
+    within: Mapping[Path, Path] | None = None,
 ) -> list[ObservationRecord]:
-    """The roots walked now replace their earlier observations; other roots' observations are kept."""
-    walked = {o.root for o in fresh} | {display_path(os.path.abspath(r)) for r in roots}
-    kept = [o for o in previous if o.root not in walked]
+    """The roots walked now replace their earlier observations; other roots' observations are kept. A
+    path walked ``within`` an earlier root replaces only that root's observations at or under it."""
+    within = within or {}
+    walked = {display_path(os.path.abspath(r)) for r in roots if Path(os.path.abspath(r)) not in within}
+    walked |= {o.root for o in fresh if o.root not in {display_path(b) for b in within.values()}}
+    subtrees = [display_path(p) for p in within]
+
+    def replaced(o: ObservationRecord) -> bool:
+        return o.root in walked or any(
+            o.path == t or o.path.startswith(t.rstrip(os.sep) + os.sep) for t in subtrees
+        )
+
+    kept = [o for o in previous if not replaced(o)]
     return sorted([*kept, *fresh], key=lambda o: (o.root, o.path))
+
+
+def enclosing_roots(roots: Sequence[Path], known: Iterable[str]) -> dict[Path, Path]:
+    """The given ``roots`` that lie inside a root walked before (``known``, as observations store roots)
+    and are not themselves one, each with that root (the innermost, where roots nest)."""
+    known_paths = sorted({Path(r) for r in known}, key=lambda p: len(p.parts), reverse=True)
+    out: dict[Path, Path] = {}
+    for root in roots:
+        given = Path(os.path.abspath(root))
+        if given in known_paths:
+            continue
+        for candidate in known_paths:
+            if given.is_relative_to(candidate):
+                out[given] = candidate
+                break
+    return out
 
 
 def documents_from(observations: Sequence[ObservationRecord], version: str) -> list[DocumentRecord]:
