@@ -162,6 +162,28 @@ def test_chunks_holding_the_phrase_come_first(tmp_path: Path) -> None:
     assert hits[0].path == PDF, "a document without a known path shows its sha256"
 
 
+def test_the_same_page_and_matched_words_are_shown_once(tmp_path: Path) -> None:
+    """A split table repeats its header in each of its chunks: one hit for it, and the list still full."""
+    header = "| sampling site | turbidity in NTU | lead in ppb | inspector's notes |\n|---|---|---|---|\n"
+    rows = [
+        ChunkRow(
+            f"{i}" * 32, PDF, i, (), 2, 2, header + f"| site {i} | {i}.1 | {i}.2 | nothing to report |", 1.0
+        )
+        for i in range(1, 4)
+    ]
+    rows.append(ChunkRow("9" * 32, SCAN, 0, (), 1, 1, "The turbidity of the canal was not measured.", 1.0))
+    rows.append(
+        ChunkRow("8" * 32, PDF, 9, (), 2, 2, "On the same page, turbidity rose after the storm.", 1.0)
+    )
+    target = tmp_path / INDEX_FILE
+    build_index(rows, {}, target)
+    hits = query_index(target, "turbidity", limit=5)
+    # the header once; the other passage of the same page, in other words around the match, kept
+    assert sorted(h.chunk_id[0] for h in hits) == ["1", "8", "9"]
+    assert all(h.highlights for h in hits)  # the snippet shows the matched word
+    assert len(query_index(target, "turbidity", limit=2)) == 2
+
+
 def test_no_match_and_no_words_give_no_hits(index: Path) -> None:
     assert query_index(index, "zeppelin") == []
     assert query_index(index, "?!") == []

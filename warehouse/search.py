@@ -401,8 +401,24 @@ def search(
     return query_index(ensure_index(wh, version, redact_path=redact_path), query, limit=limit)
 
 
+#: Candidates fetched per hit asked for, so that hits dropped as duplicates (the same document, page and
+#: matched words in the same context: a split table repeats its header in each of its chunks, overlaps
+#: repeat a passage) leave the list full.
+DUPLICATE_ROOM = 3
+#: Two hits are one when each matched word stands in the same this many characters either side of it.
+MATCH_CONTEXT_CHARS = 40
+
+
+def _matched_context(snippet: Snippet) -> tuple[str, ...]:
+    text, around = snippet.text, MATCH_CONTEXT_CHARS
+    if not snippet.highlights:
+        return (text,)
+    return tuple(text[max(0, a - around) : b + around] for a, b in snippet.highlights)
+
+
 def query_index(path: Path, query: str, *, limit: int = 10) -> list[SearchHit]:
-    """Search one index file, read-only."""
+    """Search one index file, read-only; a hit that shows the same document, page and snippet as a better
+    one is left out."""
     if limit < 1:
         return []
     try:
@@ -435,15 +451,18 @@ def query_index(path: Path, query: str, *, limit: int = 10) -> list[SearchHit]:
             ORDER BY phrase DESC, s.score DESC, c.sha256, c.ordinal
             LIMIT ?
             """,
-            [query, query, limit],
+            [query, query, DUPLICATE_ROOM * int(limit)],
         ).fetchall()
     except duckdb.Error as exc:
         raise WarehouseError(f"search failed on {path}: {exc}") from exc
     finally:
         con.close()
     words = tokenize(query)
-    hits = []
+    hits: list[SearchHit] = []
+    seen: set[tuple[str, int | None, tuple[str, ...]]] = set()
     for chunk_id, sha, shown, p0, p1, offsets, labels, heading, score, ordinal, trust, text, phrase in rows:
+        if len(hits) == limit:
+            break
         snippet = make_snippet(text, words)
         if p0 == p1:
             page: int | None = p0
@@ -451,6 +470,10 @@ def query_index(path: Path, query: str, *, limit: int = 10) -> list[SearchHit]:
             page = p0 + bisect.bisect_right(offsets, snippet.anchor) - 1
         else:
             page = None
+        key = (sha, page, _matched_context(snippet))
+        if key in seen:  # a split table's repeated header, an overlap: shown once
+            continue
+        seen.add(key)
         label = labels[page - p0] if page is not None and labels and 0 <= page - p0 < len(labels) else None
         hits.append(
             SearchHit(
