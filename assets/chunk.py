@@ -17,7 +17,7 @@ def chunk(step: ShardStep) -> StageOutcome:
     # Only the shards whose clean texts are newer than their chunks (assets/plans.py).
     stale = step.stale()
     if stale:
-        step.progress.stage("chunk")
+        step.progress.stage("chunk", len(stale))
     for shard in stale:
         verdicts = wh.read("page_verdicts", version, shard, ["sha256", "page", "language"])
         languages = {(r["sha256"], r["page"]): r["language"] for r in to_pylist(verdicts)}
@@ -72,5 +72,6 @@ def chunk(step: ShardStep) -> StageOutcome:
             totals["documents"] += 1
         wh.write("chunks", version, out, shard=shard)
         totals["chunks"] += len(out)
+        step.progress.shard_done("chunk")
     step.log.info(f"chunk: {dict(totals)}")
     return StageOutcome(ran=stale)

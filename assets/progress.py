@@ -20,6 +20,7 @@ class Progress:
     ocr_pages: Counter[str] = field(default_factory=Counter)
     outcomes: Counter[str] = field(default_factory=Counter)
     statuses: Counter[str] = field(default_factory=Counter)
+    shards: Counter[str] = field(default_factory=Counter)  # per stage counting in shards: shards done
     #: Told once of each stage, as it begins its work, with its total when known: what tests hook into
     #: between two stages.
     listeners: list[Callable[[str, int | None], None]] = field(default_factory=list)
@@ -48,6 +49,13 @@ class Progress:
     def document_done(self, outcome: str, status: str) -> None:
         self.outcomes[outcome] += 1
         self.statuses[status] += 1
+
+    def shard_done(self, stage: str) -> None:
+        """A stage that counts its work in shards (sanitize, chunk) finished one."""
+        self.shards[stage] += 1
+
+    def stage_done(self, stage: str) -> None:
+        """A one-step stage (the catalog) finished."""
 
     def waiting(self, message: str) -> None:
         """The run waits for another run's lock on the home (said once per wait)."""

@@ -19,7 +19,7 @@ def sanitize(step: ShardStep) -> StageOutcome:
     # Only the shards whose final page texts are newer than their clean texts (assets/plans.py).
     stale = step.stale()
     if stale:
-        step.progress.stage("sanitize")
+        step.progress.stage("sanitize", len(stale))
     for shard in stale:
         kinds = {r["sha256"]: r["kind"] for r in wh.rows("documents", version, shard)}
         pages: dict[str, list[PageTextRecord]] = {}
@@ -61,5 +61,6 @@ def sanitize(step: ShardStep) -> StageOutcome:
         for table, rows in out.items():
             wh.write(table, version, rows, shard=shard)
             totals[table] += len(rows)
+        step.progress.shard_done("sanitize")
     step.log.info(f"sanitize: {dict(totals)}")
     return StageOutcome(ran=stale)

@@ -24,7 +24,6 @@ import io
 import json
 import sys
 import traceback
-import warnings
 from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -49,7 +48,6 @@ EXAMPLE_QUERY = "select kind, status, count(*) as documents from derivations gro
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    warnings.filterwarnings("ignore")
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
@@ -118,6 +116,13 @@ def _parser() -> argparse.ArgumentParser:
 
     p = with_home(command("run", help="walk, extract and catalog a folder (default: a demo corpus)"))
     p.add_argument("paths", nargs="*", type=Path, help="files or folders to read")
+    shown_as = p.add_mutually_exclusive_group()
+    shown_as.add_argument(
+        "--json", action="store_true", help="no progress bars; print one JSON object: what the run did"
+    )
+    shown_as.add_argument(
+        "--quiet", action="store_true", help="no progress bars; one line at the end (errors still shown)"
+    )
     p.add_argument(
         "--force",
         action="store_true",
@@ -248,10 +253,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _cmd_run(args: argparse.Namespace, console: Console) -> int:
     from assets.partitions import SHARDS_PER_RUN
+    from assets.progress import Progress
     from orchestration.home import Home
     from orchestration.live import LiveProgress
     from orchestration.runner import run
-    from orchestration.summary import print_summary
+    from orchestration.summary import one_line, print_summary, run_report
 
     home = Home.resolve(args.home)
     home.prepare()  # a home that is a file, read-only or on a full disk says so before anything runs
@@ -265,7 +271,7 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
         from orchestration.demo import write_demo_corpus
 
         files = write_demo_corpus(home.demo_corpus)
-        console.print(
+        (Console(stderr=True) if args.json else console).print(
             f"No path given: running on a demo corpus of {len(files)} files assay wrote to "
             f"[bold]{shown(home.demo_corpus)}[/] (run `assay run PATH` for your own files)."
         )
@@ -274,8 +280,12 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
     # What Dagster writes to stderr during the runs (on a full disk: a line per log call it could not
     # store) is held back; it is shown after the run unless the run ended in a fault, then with --verbose.
     held = io.StringIO()
+    quiet = args.json or args.quiet
     try:
-        with LiveProgress(console) as progress, contextlib.redirect_stderr(held):
+        with (
+            contextlib.nullcontext(Progress()) if quiet else LiveProgress(console) as progress,
+            contextlib.redirect_stderr(held),
+        ):
             report = run(
                 home,
                 paths,
@@ -304,7 +314,12 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
         for failure in report.failures:
             console.print(f"{failure.stage} failed (run {failure.run_id}): {shown(failure.message)}")
         raise faults[0]
-    print_summary(console, home, report, progress)
+    if args.json:
+        print(json_text(run_report(home, report, progress), indent=2, default=_json_default))
+    elif args.quiet:
+        console.print(one_line(home, report, progress), soft_wrap=True)
+    else:
+        print_summary(console, home, report, progress)
     return Exit.OK if report.ok else Exit.FAILED
 
 

@@ -10,8 +10,18 @@ from rich.progress import Progress as RichProgress
 
 from assets.progress import Progress
 
-# Stages that get no bar: quick, or with nothing to count; the summary says what they did.
-UNBARRED = frozenset({"catalog", "sanitize", "chunk", "vocabulary"})
+# Stages that get no bar: quick, with nothing to count; the summary says what they did.
+UNBARRED = frozenset({"vocabulary"})
+#: What each stage's bar counts, shown after its count (never the last document's status).
+UNITS = {
+    "walk": "paths",
+    "extract": "documents",
+    "verdicts": "documents",
+    "ocr": "pages",
+    "sanitize": "shards",
+    "chunk": "shards",
+    "catalog": "step",
+}
 
 
 class LiveProgress(Progress):
@@ -25,6 +35,7 @@ class LiveProgress(Progress):
             TextColumn("[bold]{task.description:<8}"),
             BarColumn(),
             MofNCompleteColumn(),
+            TextColumn("{task.fields[unit]}"),
             TextColumn("{task.fields[note]}"),
             TimeElapsedColumn(),
             console=console,
@@ -52,7 +63,7 @@ class LiveProgress(Progress):
             return
         task = self._tasks.get(name)
         if task is None:
-            self._tasks[name] = self._bar.add_task(name, total=total, note="")
+            self._tasks[name] = self._bar.add_task(name, total=total, note="", unit=UNITS.get(name, ""))
         elif total:
             self._bar.update(task, total=(self._bar.tasks[task].total or 0) + total)
 
@@ -82,3 +93,11 @@ class LiveProgress(Progress):
         super().document_done(outcome, status)
         if outcome != "kept":
             self._advance("extract", advance=1)
+
+    def shard_done(self, stage: str) -> None:
+        super().shard_done(stage)
+        self._advance(stage, advance=1)
+
+    def stage_done(self, stage: str) -> None:
+        super().stage_done(stage)
+        self._advance(stage, advance=1)

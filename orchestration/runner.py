@@ -153,7 +153,11 @@ class Pipeline:
     def corpus(self, report: RunReport) -> bool:
         """The catalog and its corpus-wide checks, and the quality report's plots, in one run (the plots
         are drawn even when a catalog check failed: they help see why)."""
-        return self._execute("assay_corpus", report, "catalog", run_config=QUIET_LOGS)
+        self.progress.stage("catalog", 1)
+        try:
+            return self._execute("assay_corpus", report, "catalog", run_config=QUIET_LOGS)
+        finally:
+            self.progress.stage_done("catalog")
 
     def _execute(self, job_name: str, report: RunReport, stage: str, **kwargs) -> bool:
         return self._record(self._launch(job_name, **kwargs), report, stage)

@@ -358,3 +358,53 @@ def _example_word(wh: Warehouse) -> str | None:
     for (text,) in query(wh, EXAMPLE_WORDS_SQL).rows:
         counts.update(word.casefold() for word in _WORD.findall(text or ""))
     return counts.most_common(1)[0][0] if counts else None
+
+
+#: The version of ``assay run --json``'s object: bump when a field changes meaning or goes.
+RUN_REPORT_SCHEMA = "assay-run/1"
+
+
+def run_report(home: Home, report: RunReport, progress: Progress) -> dict[str, object]:
+    """What ``assay run --json`` prints: what the run did, and what the corpus now holds."""
+    try:
+        outcomes = [
+            {"kind": kind, "outcome": outcome, "documents": n}
+            for kind, outcome, n in query(
+                home.warehouse, "select kind, outcome, count(*) from outcomes group by all order by all"
+            ).rows
+        ]
+    except WarehouseError:
+        outcomes = []
+    return {
+        "schema": RUN_REPORT_SCHEMA,
+        "home": str(home.path),
+        "roots": [str(r) for r in report.roots],
+        "ok": report.ok,
+        "seconds": round(report.seconds, 3),
+        "walked": progress.walked,
+        "hashed": progress.hashed,
+        "read": progress.outcomes.get("read", 0),
+        "kept": progress.outcomes.get("kept", 0),
+        "carried": progress.outcomes.get("carried", 0),
+        "forced": report.forced,
+        "shards": report.touched_shards,
+        "dagster_runs": report.runs,
+        "failures": [{"stage": f.stage, "run_id": f.run_id, "message": f.message} for f in report.failures],
+        "checks": [
+            {"asset": c.asset, "check": c.name, "passed": c.passed, "severity": c.severity}
+            for c in report.checks
+        ],
+        "outcomes": outcomes,
+    }
+
+
+def one_line(home: Home, report: RunReport, progress: Progress) -> str:
+    """What ``assay run --quiet`` prints at the end."""
+    read = progress.outcomes.get("read", 0)
+    state = "done" if report.ok else f"{len(report.failures)} stage runs failed"
+    failed = [c.name for c in report.checks if not c.passed]
+    return (
+        f"assay: {state}: walked {progress.walked} paths, read {read} documents in {report.seconds:.1f} s"
+        + (f"; checks failed: {', '.join(failed)}" if failed else "")
+        + f" (home {home.path})"
+    )

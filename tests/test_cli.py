@@ -282,3 +282,42 @@ def test_an_unknown_table_or_a_short_prefix_says_what_would_work(tmp_path: Path,
     assert "documents, " in err and "outcomes" in err and "duckdb_tables" not in err
     assert main(["lineage", "--home", str(home), "d818"]) == 1
     assert "at least 6 hex digits" in capsys.readouterr().err
+
+
+def test_each_bar_counts_its_stage_and_never_shows_a_documents_status() -> None:
+    import io
+
+    from rich.console import Console
+
+    from orchestration.live import LiveProgress
+
+    out = io.StringIO()
+    with LiveProgress(Console(file=out, force_terminal=True, width=120)) as progress:
+        progress.stage("extract", 2)
+        progress.document_done("read", "derived")
+        progress.document_done("read", "underivable")
+        for stage in ("sanitize", "chunk"):
+            progress.stage(stage, 3)
+            for _ in range(3):
+                progress.shard_done(stage)
+        progress.stage("catalog", 1)
+        progress.stage_done("catalog")
+    drawn = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", out.getvalue())
+    assert "underivable" not in drawn and "derived" not in drawn
+    for line in ("2/2 documents", "3/3 shards", "1/1 step"):
+        assert line in drawn, line
+
+
+@pytest.mark.slow
+def test_run_json_and_quiet(tmp_path: Path, capsys) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    make_text_pdf(corpus / "a.pdf", ["The reservoir levels of the northern district, measured every month."])
+    home = tmp_path / "home"
+    assert main(["run", "--home", str(home), "--json", str(corpus)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["schema"] == "assay-run/1" and report["ok"] and report["read"] == 1
+    assert report["outcomes"] == [{"kind": "pdf", "outcome": "derived", "documents": 1}]
+    assert main(["run", "--home", str(home), "--quiet", str(corpus)]) == 0
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert line.startswith("assay: done: walked 1 paths, read 0 documents")
