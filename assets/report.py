@@ -47,7 +47,7 @@ class Plot:
 
 
 @dg.asset(
-    group_name="report",
+    group_name="quality",
     # Drawn from the stages' tables, beside the catalog rather than after it: a blocking catalog check
     # that fails does not keep the plots that help see why from being drawn.
     deps=["extract", "verdicts", "ocr"],

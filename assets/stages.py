@@ -134,6 +134,7 @@ DECLARED: tuple[Stage, ...] = (
         partitioned=True,
         stale=lambda wh, version, within=None: plans.plan_extract(wh, version, within).shards,
         asset="assets.extract.asset:extract",
+        group="ingest",
         description="Text per page from the readers for each content kind, tried in order; one derivation "
         "per document and one Underivable per attempt that produced nothing.",
         job="Extract a range of shards; backfills run in batches of the backfill policy.",
@@ -147,7 +148,7 @@ DECLARED: tuple[Stage, ...] = (
         partitioned=False,
         stale=lambda wh, version: not wh.has_partition("vocabulary", version),
         asset="assets.vocabulary:vocabulary",
-        group="verdicts",
+        group="judge",
         description="Words missing from the lexicon of their language that occur in three or more distinct "
         "documents (a garbled token occurs in one): the corpus's own vocabulary, feeding the lexicon tier.",
         job="Harvest the corpus vocabulary from the extracted pages.",
@@ -160,6 +161,7 @@ DECLARED: tuple[Stage, ...] = (
         partitioned=True,
         stale=lambda wh, version, within=None: _within(plans.plan_verdicts(wh, version), within),
         asset="assets.verdicts.asset:verdicts",
+        group="judge",
         description="One mode per page (TEXT, FIGURES, REPLACE, REPAIRED, LANG, BLANK) with reason codes "
         "and a provenance, per-font evidence across each document, and the repairs made without OCR.",
         job="Judge a range of shards' pages; backfills run in batches of the backfill policy.",
@@ -173,6 +175,7 @@ DECLARED: tuple[Stage, ...] = (
         partitioned=True,
         stale=lambda wh, version, within=None: plans.plan_ocr(wh, version, within).shards,
         asset="assets.ocr.asset:ocr",
+        group="judge",
         description="Tesseract on the pages whose verdict is REPLACE, on image documents and on the figure "
         "regions of FIGURES pages: text, language, rotation, word confidences (ocr_pages); then each "
         "judged page's final text and its source (page_texts). A page read as nothing is underivable, "
@@ -189,6 +192,7 @@ DECLARED: tuple[Stage, ...] = (
         stale=newer_input("page_texts", SANITIZE_WRITES),
         counted="texts",
         asset="assets.sanitize:sanitize",
+        group="publish",
         description="One markdown text per document (texts), normalised, without invisible text "
         "(hidden_text), running headers and footers (furniture) or personal data (redactions: kind, page "
         "and offsets, never the value).",
@@ -203,7 +207,7 @@ DECLARED: tuple[Stage, ...] = (
         partitioned=True,
         stale=newer_input("texts", ("chunks",)),
         asset="assets.chunk:chunk",
-        group="sanitize",
+        group="publish",
         description="Chunks of each text (chunks): split along the headings to a target size with an "
         "overlap, never inside a table row, each with its heading path, pages, language, sources and "
         "trust (the minimum over its pages).",
@@ -218,7 +222,7 @@ DECLARED: tuple[Stage, ...] = (
         partitioned=False,
         stale=_catalog_stale,
         asset="assets.catalog:catalog",
-        group="warehouse",
+        group="publish",
         description="The DuckDB catalog: views over every table's Parquet files, current version and all_; "
         "the fallback and Underivable rates (after OCR) over the whole corpus.",
         job="Rebuild the DuckDB catalog and judge the corpus-wide rates.",

@@ -22,6 +22,7 @@ import contextlib
 import csv
 import io
 import json
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -242,7 +243,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--daemon",
         action="store_true",
-        help="also run the Dagster daemon (`dagster dev`): schedules, the automation sensor and backfills",
+        help="also run the Dagster daemon (`dg dev`): schedules, the automation sensor and backfills",
     )
     p.set_defaults(func=_cmd_ui)
     return parser
@@ -623,20 +624,38 @@ def _cmd_ui(args: argparse.Namespace, console: Console) -> int:
 
     home = Home.resolve(args.home)
     home.prepare()
-    where = ["-m", "orchestration.definitions", "-h", args.host, "-p", str(args.port)]
-    if args.daemon:
-        command = [str(Path(sys.executable).with_name("dagster")), "dev", *where]
+    where = ["-h", args.host, "-p", str(args.port)]
+    project = _dg_project()
+    cwd = None
+    if args.daemon and project is not None:
+        # Dagster's supported route to the webserver and the daemon together: `dg dev` in the project.
+        command, cwd = [str(Path(sys.executable).with_name("dg")), "dev", *where], project
+    elif args.daemon:  # an installed copy without its project folder
+        command = [str(Path(sys.executable).with_name("dagster")), "dev", "-m", DEFINITIONS, *where]
     else:
-        command = [str(Path(sys.executable).with_name("dagster-webserver")), *where]
+        command = [str(Path(sys.executable).with_name("dagster-webserver")), "-m", DEFINITIONS, *where]
     console.print(
         f"Dagster UI on http://{args.host}:{args.port} over {home.path}"
         + (", with the daemon (schedules, automation, backfills)" if args.daemon else "")
         + " (Ctrl-C to stop)"
     )
-    return _serve(command, console)
+    return _serve(command, console, cwd=cwd)
 
 
-def _serve(command: list[str], console: Console) -> int:
+DEFINITIONS = "orchestration.definitions"
+
+
+def _dg_project() -> Path | None:
+    """The project folder when assay runs from it (its pyproject.toml has a ``[tool.dg]`` section) and
+    ``dg`` is installed beside this Python; else None."""
+    root = Path(__file__).resolve().parents[1]
+    pyproject = root / "pyproject.toml"
+    if not Path(sys.executable).with_name("dg").is_file() or not pyproject.is_file():
+        return None
+    return root if "[tool.dg]" in pyproject.read_text(encoding="utf-8") else None
+
+
+def _serve(command: list[str], console: Console, *, cwd: Path | None = None) -> int:
     """Run the server until it ends; Ctrl-C (SIGINT) or SIGTERM stops it cleanly, with exit code 0.
 
     The server runs as a child: a SIGTERM sent to this process (a service manager, ``kill``) is passed
@@ -646,7 +665,10 @@ def _serve(command: list[str], console: Console) -> int:
     import subprocess
 
     stopped: list[int] = []
-    child = subprocess.Popen(command)
+    env = dict(os.environ)
+    if sys.prefix != sys.base_prefix:  # the project's environment, as `dg` looks for it
+        env["VIRTUAL_ENV"] = sys.prefix
+    child = subprocess.Popen(command, cwd=cwd, env=env)
 
     def stop(signum: int, _frame: object) -> None:
         stopped.append(signum)

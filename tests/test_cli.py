@@ -321,3 +321,32 @@ def test_run_json_and_quiet(tmp_path: Path, capsys) -> None:
     assert main(["run", "--home", str(home), "--quiet", str(corpus)]) == 0
     (line,) = capsys.readouterr().out.strip().splitlines()
     assert line.startswith("assay: done: walked 1 paths, read 0 documents")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT"])
+def test_the_ui_with_its_daemon_runs_through_dg_and_stops_cleanly(tmp_path: Path, stop: str) -> None:
+    import signal
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "ASSAY_", "VIRTUAL_ENV"))}
+    command = [str(ASSAY), "ui", "--daemon", "--home", str(tmp_path / "home"), "--port", str(port)]
+    server = subprocess.Popen(
+        command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    assert server.stdout is not None
+    seen: list[str] = []
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        line = server.stdout.readline()
+        seen.append(line)
+        if not line or "Serving dagster-webserver" in line:
+            break
+    assert any("Serving dagster-webserver" in line for line in seen), "".join(seen)
+    assert any("daemon" in line.lower() for line in seen), "the daemon runs beside the webserver"
+    server.send_signal(getattr(signal, stop))
+    assert server.wait(timeout=120) == 0
+    assert "Dagster UI stopped." in server.stdout.read()
