@@ -240,7 +240,8 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
     if word is not None:
         console.print(f'  {assay} search{home_flag} "{word}"   # BM25 over the chunks', soft_wrap=True)
         console.print(
-            f"  {assay} export{home_flag} --output assay-export   # each document's clean text, as Markdown",
+            f"  {assay} export{home_flag} --output {shlex.quote(str(home.path / 'export'))}"
+            "   # each document's clean text, as Markdown",
             soft_wrap=True,
         )
     console.print(f"  {assay} ui{home_flag}   # the asset graph, runs and checks in Dagster", soft_wrap=True)
