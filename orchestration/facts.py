@@ -95,7 +95,13 @@ def run_facts(
     texts = _texts(home.warehouse, wanted) if home.path.is_dir() else {}
     if wanted - set(texts) and not args.no_run:
         run_args = argparse.Namespace(
-            home=args.home, paths=roots, shards_per_run=None, verbose=getattr(args, "verbose", False)
+            home=args.home,
+            paths=roots,
+            shards_per_run=None,
+            verbose=getattr(args, "verbose", False),
+            force=False,
+            json=False,
+            quiet=False,
         )
         run_command(run_args, Console(stderr=True) if args.json else console)
         texts = _texts(home.warehouse, wanted)
