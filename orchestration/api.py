@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quality.outcomes import OutcomeRecord, has_text
 from readers.core.errors import AssayError
 
 __all__ = [
@@ -66,7 +67,7 @@ class Checked:
 
     @property
     def yields_text(self) -> bool:
-        return self.outcome in ("derived", "fallback", "repaired", "ocr")
+        return has_text(self.outcome)
 
     @property
     def text(self) -> str:
@@ -74,17 +75,9 @@ class Checked:
         return "\n\n".join(p.text for p in self.pages if p.text)
 
 
-@dataclass(frozen=True, slots=True)
-class Document:
-    """A document of a corpus: its identity, where it was seen, and what it finally yielded."""
-
-    sha256: str
-    path: str
-    kind: str
-    outcome: str | None
-    reason: str | None
-    pages: int
-    pages_with_text: int
+#: A document of a corpus: its identity, where it was seen, and what it finally yielded (the outcomes
+#: view's row: ``sha256``, ``path``, ``kind``, ``outcome``, ``reason``, ``pages``, ``pages_with_text``...).
+Document = OutcomeRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,10 +155,7 @@ class Corpus:
 
     def documents(self) -> list[Document]:
         """Every document of the current extractor version, in path order."""
-        rows = self.sql(
-            "select sha256, path, kind, outcome, reason, pages, pages_with_text from outcomes order by path"
-        )
-        return [Document(**row) for row in rows]
+        return [Document(**row) for row in self.sql("select * from outcomes order by path")]
 
     def sha256(self, document: str | os.PathLike[str]) -> str:
         """The sha256 of a document named by a walked path, its sha256 or a unique prefix of it."""

@@ -330,12 +330,13 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
 def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     from assets.settings import settings_from_env
     from orchestration.checkfile import check_file
+    from orchestration.summary import program
 
     paths: list[Path] = args.files
     for path in paths:
         if path.is_dir():
             raise AssayError(
-                f"{path} is a folder: `.venv/bin/assay run {path}` reads a folder and stores the results"
+                f"{path} is a folder: `{program()} run {path}` reads a folder and stores the results"
             )
         if not path.is_file():
             raise AssayError(f"{path} is not a file" if path.exists() else f"{path} does not exist")
@@ -373,6 +374,7 @@ def _cmd_export(args: argparse.Namespace, console: Console) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from orchestration.export import check_form, export, select
+    from orchestration.summary import program
 
     check_form(args.to, raw=args.raw, chunks=args.chunks)
     home = _existing_home(args.home)
@@ -404,7 +406,7 @@ def _cmd_export(args: argparse.Namespace, console: Console) -> int:
             console.print(f"  … and {len(report.without_text) - 5} more")
         home_option = f" --home {shown(str(home.path))}" if args.home else ""
         console.print(
-            f"  why: .venv/bin/assay sql{home_option} "
+            f"  why: {program()} sql{home_option} "
             '"select path, outcome, reason from outcomes where pages_with_text = 0"'
         )
     return Exit.OK

@@ -35,7 +35,9 @@ from typing import Any
 
 from readers.core.errors import AssayError
 from warehouse import Warehouse
-from warehouse.catalog import query
+from warehouse.catalog import catalog_version, query
+from warehouse.search import document_paths
+from warehouse.store import temporary_beside
 
 #: The version of the JSON form: bump when a field changes meaning or goes; adding one keeps it.
 EXPORT_SCHEMA = "assay-export/1"
@@ -87,6 +89,8 @@ class ExportedDocument:
     chunks: list[dict[str, Any]] | None = None
     #: The name's components: for a member, its container's name and its own (see :func:`member_names`).
     name: list[str] = field(default_factory=list)
+    #: How a summary names it: its path, or "<container> › <member>" (warehouse.search.document_paths).
+    shown: str = ""
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -232,6 +236,10 @@ def documents(
             _document(row, pages_of.get(sha, []), raw=raw, chunks=chunks_of.get(sha, []) if chunks else None)
         )
     member_names(wh, out)
+    version = catalog_version(wh)
+    shown = document_paths(wh, version) if version else {}
+    for doc in out:
+        doc.shown = shown.get(doc.sha256, doc.path)
     return out
 
 
@@ -317,21 +325,16 @@ def names(docs: Sequence[ExportedDocument]) -> dict[str, list[str]]:
 def member_names(wh: Warehouse, docs: Sequence[ExportedDocument]) -> None:
     """Name each member under its container's name (``mail.eml/invoice.pdf``), whether or not the
     container is exported: the same document gets the same name whatever is selected."""
-    known: dict[str, tuple[str | None, str | None, str]] = {}  # sha256: (parent, member, rel_path)
-    wanted = {d.parent_sha256 for d in docs if d.parent_sha256}
-    for _ in range(MAX_CONTAINER_DEPTH):
-        wanted -= set(known)
-        if not wanted:
-            break
+    if not any(d.parent_sha256 for d in docs):
+        return
+    known = {  # sha256: (parent, member, path under its root)
+        sha: (parent, member, rel or PurePosixPath(path).name)
         for sha, parent, member, path, rel in query(
             wh,
             "select d.sha256, d.parent_sha256, d.member, d.path, "
-            "(select o.rel_path from observations o where o.path = d.path limit 1) "
-            "from documents d where list_contains(?, d.sha256)",
-            [sorted(wanted)],
-        ).rows:
-            known[sha] = (parent, member, rel or PurePosixPath(path).name)
-        wanted = {parent for parent, _, _ in known.values() if parent}
+            "(select o.rel_path from observations o where o.path = d.path limit 1) from documents d",
+        ).rows
+    }
 
     def name_of(sha: str, depth: int = 0) -> list[str]:
         parent, member, rel = known.get(sha, (None, None, sha))
@@ -341,7 +344,7 @@ def member_names(wh: Warehouse, docs: Sequence[ExportedDocument]) -> None:
 
     for doc in docs:
         if doc.parent_sha256 and doc.member:
-            doc.name = [*name_of(doc.parent_sha256), *(safe_parts(doc.member) or [doc.sha256])]
+            doc.name = name_of(doc.sha256)
 
 
 def inside(output: Path, parts: Sequence[str], suffix: str) -> Path:
@@ -426,20 +429,19 @@ def write(
         raise ExportError(f"{output} is a file: give a folder to export into")
     output.mkdir(parents=True, exist_ok=True)
     report = ExportReport(form, output)
-    shown = _shown_paths(docs)
     if form == "jsonl":
         target = inside(output, [JSONL_NAME.removesuffix(".jsonl")], ".jsonl")
         with _atomic(target) as f:
             for doc in _advancing(docs, progress):
                 f.write(json.dumps(doc.as_json(), ensure_ascii=False) + "\n")
                 if doc.text is None:
-                    report.without_text.append(shown[doc.sha256])
+                    report.without_text.append(doc.shown or doc.path)
         report.written.append(target)
         return report
     named = names(docs)
     for doc in _advancing(docs, progress):
         if doc.text is None:
-            report.without_text.append(shown[doc.sha256])
+            report.without_text.append(doc.shown or doc.path)
             continue
         target = inside(output, named[doc.sha256], _SUFFIX[form])
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -456,21 +458,6 @@ def write(
     return report
 
 
-def _shown_paths(docs: Sequence[ExportedDocument]) -> dict[str, str]:
-    """How a summary names each document: its path, or its container's and its member name."""
-    by_sha = {d.sha256: d for d in docs}
-    out: dict[str, str] = {}
-    for doc in docs:
-        chain: list[str] = []
-        current: ExportedDocument | None = doc
-        while current is not None and current.parent_sha256 and len(chain) < 16:
-            chain.append(current.member or current.sha256[:12])
-            current = by_sha.get(current.parent_sha256)
-        base = current.path if current is not None else doc.path
-        out[doc.sha256] = " > ".join([base, *reversed(chain)])
-    return out
-
-
 def _advancing(
     items: Iterable[ExportedDocument], progress: Callable[[], object] | None
 ) -> Iterable[ExportedDocument]:
@@ -485,7 +472,7 @@ class _atomic:
 
     def __init__(self, target: Path) -> None:
         self.target = target
-        self.temporary = target.with_name(f".{target.name}.partial")
+        self.temporary = temporary_beside(target)
 
     def __enter__(self) -> Any:
         self.file = open(self.temporary, "w", encoding="utf-8", errors="surrogatepass", newline="")

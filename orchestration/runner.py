@@ -35,7 +35,7 @@ from orchestration.run_instance import QUIET_LOGS, RUN_INSTANCE_YAML
 from orchestration.sqlite_sync import commit_without_sync
 from orchestration.stopping import Interrupted, StopSignals
 from readers.core.versions import EXTRACTOR_VERSION
-from readers.walk.inventory import display_path
+from readers.walk.inventory import at_or_under, display_path
 from warehouse import Warehouse
 
 
@@ -247,9 +247,9 @@ def _forget(wh: Warehouse, roots: list[Path]) -> list[str]:
     derives them again (``assay run --force``); returns their paths."""
     given = [display_path(os.path.abspath(r)) for r in roots]
     found = [
-        (path, sha)
-        for path, sha in ((r["path"], r["sha256"]) for r in wh.rows("observations", EXTRACTOR_VERSION))
-        if sha and any(path == g or path.startswith(g.rstrip(os.sep) + os.sep) for g in given)
+        (row["path"], row["sha256"])
+        for row in wh.rows("observations", EXTRACTOR_VERSION)
+        if row["sha256"] and at_or_under(row["path"], given)
     ]
     wh.forget(EXTRACTOR_VERSION, {sha for _, sha in found})
     return sorted({path for path, _ in found})

@@ -202,7 +202,7 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             "threshold, modes by kind, rates by extractor version); also on the quality_report asset."
         )
     console.print("Next:")
-    assay = _program()
+    assay = program()
     home_flag = "" if home.path == Path(DEFAULT_HOME).absolute() else f" --home {shlex.quote(str(home.path))}"
     console.print(
         f'  {assay} sql{home_flag} "select kind, outcome, count(*) from outcomes group by all order by all"',
@@ -318,7 +318,7 @@ def _pct(n: int, d: int) -> str:
     return f"{100.0 * n / d:.1f}%" if d else "-"
 
 
-def _program() -> str:
+def program() -> str:
     """How the user can call assay again from here: plain ``assay`` when that is the one on PATH, else
     its path (relative when it lies below the working folder: ``.venv/bin/assay``)."""
     argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""

@@ -438,7 +438,7 @@ def font_evidence(
         fonts = [span.font for line in lines for span in line.spans]
         if not fonts:
             continue
-        text = "\n".join(["".join([span.text for span in line.spans]) for line in lines])
+        text = block_text(block)
         judged = _judged_block(text, lexicon)
         if fonts.count(fonts[0]) == len(fonts):  # the common case: the block is set in one font
             font = fonts[0]

@@ -31,24 +31,14 @@ from warehouse.errors import SchemaMismatch, WarehouseError
 from warehouse.schema import TABLES, Table
 
 PART_FILE = "part.parquet"
-#: The tables a document's derivations are in, in the order the stages write them: what
-#: :meth:`Warehouse.forget` takes a document out of (the walk's own tables keep it).
-FORGETTABLE = (
-    "derivations",
-    "underivables",
-    "pages",
-    "page_fonts",
-    "tables",
-    "page_verdicts",
-    "font_verdicts",
-    "repairs",
-    "ocr_pages",
-    "page_texts",
-    "texts",
-    "redactions",
-    "hidden_text",
-    "furniture",
-    "chunks",
+#: The tables the walk writes: a document's identity, kept when its derivations are forgotten.
+WALK_TABLES = frozenset({"observations", "documents", "expansions"})
+#: The tables a document's derivations are in, in the order the stages write them (the schema's): what
+#: :meth:`Warehouse.forget` takes a document out of.
+FORGETTABLE = tuple(
+    name
+    for name, table in TABLES.items()
+    if table.sharded and "sha256" in table.column_names and name not in WALK_TABLES
 )
 
 # The in-memory DuckDB database this process reads Parquet columns with, and the process that made it:

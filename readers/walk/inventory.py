@@ -113,17 +113,17 @@ def merge_observations(
     """The roots walked now replace their earlier observations; other roots' observations are kept. A
     path walked ``within`` an earlier root replaces only that root's observations at or under it."""
     within = within or {}
+    enclosing = {display_path(b) for b in within.values()}
     walked = {display_path(os.path.abspath(r)) for r in roots if Path(os.path.abspath(r)) not in within}
-    walked |= {o.root for o in fresh if o.root not in {display_path(b) for b in within.values()}}
+    walked |= {o.root for o in fresh if o.root not in enclosing}
     subtrees = [display_path(p) for p in within]
-
-    def replaced(o: ObservationRecord) -> bool:
-        return o.root in walked or any(
-            o.path == t or o.path.startswith(t.rstrip(os.sep) + os.sep) for t in subtrees
-        )
-
-    kept = [o for o in previous if not replaced(o)]
+    kept = [o for o in previous if o.root not in walked and not at_or_under(o.path, subtrees)]
     return sorted([*kept, *fresh], key=lambda o: (o.root, o.path))
+
+
+def at_or_under(path: str, folders: Iterable[str]) -> bool:
+    """``path`` (as observations store paths) is one of ``folders`` or lies under one."""
+    return any(path == f or path.startswith(f.rstrip(os.sep) + os.sep) for f in folders)
 
 
 def enclosing_roots(roots: Sequence[Path], known: Iterable[str]) -> dict[Path, Path]:
