@@ -31,7 +31,7 @@ from quality.records import OcrScope, PageVerdictRecord
 from quality.sources import choose_page_texts
 from readers.core.model import ContentKind
 from readers.core.records import DocumentRecord
-from readers.images.tesseract import OcrUnavailable, installed_languages, recognise, render_page
+from readers.images.tesseract import OcrUnavailable, installed_languages, read_hocr, recognise, render_page
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None, reason="Tesseract is not installed")
@@ -57,6 +57,51 @@ def test_a_sideways_page_is_turned_upright_before_reading(tmp_path: Path) -> Non
     result = recognise(image, "eng")
     assert result.rotation in (90, 270)
     assert cer(TEXT + " " + TEXT, result.text) < 0.05
+
+
+def test_a_page_in_capitals_is_not_turned_upside_down(tmp_path: Path) -> None:
+    # Orientation detection guesses 180 degrees on capitals; the reading as the page is wins.
+    pdf = make_text_pdf(tmp_path / "caps.pdf", [TEXT.upper()], fontsize=14)
+    result = recognise(render_page(pdf, 1), "eng")
+    assert result.rotation == 0 and cer(TEXT.upper(), result.text) < 0.05, result.text
+    assert result.mean_confidence is not None and result.mean_confidence > 80
+
+
+HOCR = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"
+    "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">
+<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en" lang="en"><body>
+<div class='ocr_page' id='page_1' title='image "p.pnm"; bbox 0 0 900 900; ppageno 0'>
+ <div class='ocr_carea' id='block_1_1' title="bbox 10 10 800 200">
+  <p class='ocr_par' id='par_1_1' lang='eng' title="bbox 10 10 800 200">
+   <span class='ocr_line' id='line_1_1' title="bbox 10 10 800 40; textangle 90; x_size 30">
+    <span class='ocrx_word' id='word_1_1' title='bbox 10 10 90 40; x_wconf 96'>Rates</span>
+    <span class='ocrx_word' id='word_1_2' title='bbox 95 10 200 40; x_wconf 81'>&amp;</span>
+    <span class='ocrx_word' id='word_1_3' title='bbox 95 10 200 40; x_wconf 40'> </span>
+   </span>
+   <span class='ocr_header' id='line_1_2' title="bbox 10 50 800 80; textangle 90; x_size 30">
+    <span class='ocrx_word' id='word_1_4' title='bbox 10 50 90 80; x_wconf 90'><strong>tariffs</strong></span>
+   </span>
+  </p>
+ </div>
+ <div class='ocr_carea' id='block_1_2' title="bbox 10 300 800 400">
+  <p class='ocr_par' id='par_1_2' lang='eng' title="bbox 10 300 800 400">
+   <span class='ocr_line' id='line_1_3' title="bbox 10 300 800 330; x_size 30">
+    <span class='ocrx_word' id='word_1_5' title='bbox 10 300 90 330; x_wconf 70'>&lt;south&gt;</span>
+   </span>
+  </p>
+ </div>
+</div></body></html>"""
+
+
+def test_tesseracts_hocr_is_read_back_into_paragraphs_lines_and_confidences() -> None:
+    reading = read_hocr(HOCR.encode())
+    assert reading.text == "Rates &\ntariffs\n\n<south>"
+    assert reading.confidences == (96.0, 81.0, 90.0, 70.0)  # a word of only spaces is no word
+    assert reading.rotation == 90  # what most lines say
+    assert reading.mean == 84.25
+    empty = read_hocr(b"<html><body><div class='ocr_page' id='page_1' title='bbox 0 0 9 9'/></body></html>")
+    assert (empty.text, empty.confidences, empty.rotation, empty.mean) == ("", (), 0, None)
 
 
 def test_a_blank_page_reads_as_nothing() -> None:
