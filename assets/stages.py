@@ -103,9 +103,9 @@ def newer_input(source: str, outputs: Sequence[str]) -> ShardRule:
 
 
 def _catalog_stale(wh: Warehouse, version: str) -> bool:
-    from warehouse.catalog import catalog_version
+    from warehouse.catalog import catalog_current
 
-    return catalog_version(wh) != version
+    return not catalog_current(wh, version)
 
 
 SANITIZE_WRITES = ("texts", "redactions", "hidden_text", "furniture")

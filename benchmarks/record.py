@@ -1,7 +1,7 @@
 """The performance record: every speed figure assay stands by, measured in one run, written to
 docs/benchmarks.md.
 
-    .venv/bin/python benchmarks/record.py [--corpus DIR] [--quick] [--output FILE]
+    .venv/bin/python benchmarks/record.py [--corpus DIR] [--quick] [--output FILE] [--only N ...]
 
 The machine is shared and noisy, so every figure is two measurements taken side by side in the same run
 and their ratio; only the ratio means anything. The measurements:
@@ -9,12 +9,13 @@ and their ratio; only the ratio means anything. The measurements:
 1. the text-layer path (the PDF reader chain, the page signals, the verdicts) against raw PyMuPDF
    ``get_text("dict")``, pdfplumber ``extract_text()`` (a capped sample) and pymupdf4llm ``to_markdown``
    on the corpus's born-digital PDFs, in pages per second, alternating the order across repetitions;
-2. OCR pages per second per core, the OCR stage's path against the obvious pytesseract loop
-   (benchmarks/bench_ocr.py);
+2. OCR pages per second per core, the OCR stage's path against bare single-threaded Tesseract on the
+   same images, one per core (benchmarks/bench_ocr.py);
 3. ``assay run`` over ../shared/corpus/dev into a fresh home, then again with nothing changed
    (benchmarks/bench_rerun.py), as subprocesses;
-4. ``assay run`` over 1x, 4x and 16x distinct copies of the corpus's text-layer documents
-   (benchmarks/scale_corpus.py): time, and peak memory of the process tree polled every 50 ms;
+4. ``assay run`` over 1x, 16x and 64x distinct copies of the corpus's text-layer documents
+   (benchmarks/scale_corpus.py): time, peak memory of the process tree polled every 50 ms, and the
+   README's example queries on each scale's catalog;
 5. Dagster's cost: the extract stage over 1 shard and over a backfill batch of shards as a Dagster run
    against the same asset function called directly, on a home that is up to date;
 6. the fixed cost of a small run: ``assay run`` on one 1-page PDF into a fresh home against ``assay check``
@@ -27,7 +28,8 @@ and their ratio; only the ratio means anything. The measurements:
 ``--quick`` shrinks every measurement (one repetition, a few pages, scales 1x and 4x, the rerun over the
 1x copy instead of the dev corpus) to smoke-test the script in a few minutes. ``--output`` writes the
 record elsewhere than docs/benchmarks.md. Exits 1 when a measurement failed (the others still run and the
-record says which), 0 otherwise, whether or not the targets hold.
+record says which), 0 otherwise, whether or not the targets hold. ``--only`` measures the sections named
+and keeps the others as the page has them.
 """
 
 from __future__ import annotations

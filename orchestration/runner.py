@@ -232,8 +232,8 @@ def _run(pipeline: Pipeline, roots: list[Path], *, force: bool = False) -> RunRe
             report.forced = _forget(wh, roots)
         extract = plan_extract(wh, EXTRACTOR_VERSION).shards
         report.touched_shards = list(extract)
-        # The catalog's views glob the partitions at query time: one built for this version shows every
-        # shard, so it is rebuilt only when a stage ran (or it is missing or of another version).
+        # The catalog is rebuilt when a stage ran, or when it is missing, of another version or older
+        # than a partition (its compacted copies are a snapshot: warehouse/compaction.py).
         if _shard_runs(pipeline, report, extract) or any(
             s.stale(wh, EXTRACTOR_VERSION) for s in graph().closing
         ):

@@ -157,10 +157,19 @@ class OcrPageRecord:
     ]
     dpi: Annotated[int, Doc("resolution the page was rendered at")]
     rotation: Annotated[
-        int, Doc("clockwise degrees applied to make the page upright (orientation detection)")
+        int,
+        Doc(
+            "clockwise degrees Tesseract turned the page by to read it (its orientation detection, in the "
+            "same run: the `textangle` most lines of its hOCR carry)"
+        ),
     ]
     script: Annotated[
-        str | None, Doc("the writing system orientation detection found (Latin, Hebrew...), when sure")
+        str | None,
+        Doc(
+            "the writing system orientation detection found (Hebrew, Devanagari...), when sure; asked only "
+            "of a doubtful reading (mean confidence under 85, `DOUBTFUL_BELOW_CONFIDENCE`), so null on a "
+            "page read confidently"
+        ),
     ]
     confidence: Annotated[Percent | None, Doc("mean word confidence, 0-100; null when no word was read")]
     confidence_p10: Annotated[

@@ -95,9 +95,19 @@ def test_garbage_pages_are_all_read_whatever_the_probe_finds() -> None:
     pages = [_page(n, GLUED, SUSPECT) for n in range(1, 6)]
     pages += [_page(n, "Xqvbrtz wqpzlkm zzyxwvq " * 20, 0.0) for n in range(6, 10)]
     out, asked = _judged(pages, {**dict.fromkeys(range(1, 6), GLUED), **dict.fromkeys(range(6, 10), SPACED)})
-    assert asked == [[1, 2, 3, 6, 7, 8, 9]]
+    assert asked == [[*range(1, SECOND_OPINION_PROBE + 1), 6, 7, 8, 9]]
     rescued = {v.page: v.text_source for v in out.pages if v.page >= 6}
     assert rescued == dict.fromkeys(range(6, 10), "fallback")
+
+
+def test_the_probe_is_the_suspect_that_reads_worst() -> None:
+    # Page 4 scores lowest: it alone is asked, and when it reads no better nothing else is.
+    pages = [_page(n, GLUED, SUSPECT) for n in range(1, 7)]
+    pages[3] = _page(4, GLUED, (LEXICON_MIN + SUSPECT) / 2)
+    out, asked = _judged(pages, dict.fromkeys(range(1, 7), GLUED))
+    probe = sorted(range(1, 7), key=lambda n: (n != 4, n))[:SECOND_OPINION_PROBE]
+    assert asked == [sorted(probe)]
+    assert not out.repairs
 
 
 def test_a_failing_second_opinion_changes_nothing() -> None:

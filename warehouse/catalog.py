@@ -1,9 +1,10 @@
 """The DuckDB catalog: a file that holds only views over the Parquet partitions.
 
 It is rebuilt into a new file and renamed over the old one, so a reader never sees half a catalog and no
-stage ever holds a DuckDB write lock while others run; readers open it read-only. The views glob the
-partition files at query time, so partitions written after the last rebuild are visible at once; a
-rebuild is needed only when a table gets its first file or the current extractor version changes.
+stage ever holds a DuckDB write lock while others run; readers open it read-only. A table version with
+few shard files is read through a glob at query time; one with many is read through the compacted copy
+made when the catalog was built (warehouse/compaction.py), a snapshot: so the catalog is rebuilt whenever
+a partition was written after it (:func:`catalog_current`), as well as when the extractor version changes.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pyarrow as pa
 from quality.outcomes import ATTEMPTED, FINAL_STATUSES, WITH_TEXT, Outcome
 from quality.records import Source
 from readers.core.model import DocumentStatus
+from warehouse.compaction import COMPACT_ABOVE_FILES, compacted, shard_files
 from warehouse.errors import CatalogMissing, WarehouseError
 from warehouse.schema import TABLES, Table
 from warehouse.store import PART_FILE, Warehouse, temporary_beside
@@ -132,6 +134,22 @@ SELECT coalesce(n.sha256, o.sha256) AS sha256, coalesce(n.page, o.page) AS page,
   LEFT JOIN k ON k.sha256 = coalesce(n.sha256, o.sha256)
 """
 
+# version_diff while one extractor version has pages: every page is added, nothing is compared, and the
+# pages' texts are read only when text_changed is asked for (the text of every page, once per query, was
+# most of what the README's version_diff queries read on a large corpus).
+VERSION_DIFF_FIRST = """
+WITH n AS (SELECT * FROM all_pages WHERE extractor_version = {new}),
+     dn AS (SELECT sha256, reader, reader_version FROM all_derivations WHERE extractor_version = {new}),
+     k AS (SELECT sha256, any_value(kind) AS kind FROM all_documents GROUP BY sha256)
+SELECT n.sha256, n.page, k.kind, {old} AS old_version, {new} AS new_version,
+       CAST(NULL AS VARCHAR) AS old_mode, n.mode AS new_mode,
+       CAST(NULL AS VARCHAR[]) AS old_reasons, n.reasons AS new_reasons,
+       CAST(NULL AS VARCHAR) AS old_reader, dn.reader AS new_reader,
+       CAST(NULL AS VARCHAR) AS old_reader_version, dn.reader_version AS new_reader_version,
+       n.text IS NOT NULL AS text_changed, 'added' AS change
+  FROM n LEFT JOIN dn ON dn.sha256 = n.sha256 LEFT JOIN k ON k.sha256 = n.sha256
+"""
+
 # What each document finally yielded after every stage (quality/outcomes.py has the rules, in order),
 # from what the readers did (derivations) and the text each judged page ends with (page_texts): the one
 # definition the run summary, `assay check`, the rate checks, the quality report and version_diff_rates
@@ -211,13 +229,19 @@ def _glob(wh: Warehouse, table: Table, version: str = "*") -> str:
 
 
 def _source(wh: Warehouse, table: Table) -> str:
-    """SELECT over every version's files, or an empty typed relation when there are none yet."""
+    """SELECT over every version's files, or an empty typed relation when there are none yet. A sharded
+    table version with many shard files is read through its compacted file (warehouse/compaction.py)."""
     cols = ", ".join(f'"{c}"' for c in table.column_names)
-    if any(
-        wh.table_dir(table.name).glob(f"extractor_version=*/{'shard=*/' if table.sharded else ''}{PART_FILE}")
-    ):
+    sources: list[str] = []
+    for version in wh.versions(table.name):
+        files = shard_files(wh, table.name, version) if table.sharded else []
+        if len(files) > COMPACT_ABOVE_FILES:
+            sources.append(str(compacted(wh, table.name, version, files)))
+        else:
+            sources.append(_glob(wh, table, version))
+    if sources:
         return (
-            f"SELECT {cols} FROM read_parquet({_sql_str(_glob(wh, table))}, "
+            f"SELECT {cols} FROM read_parquet([{', '.join(_sql_str(s) for s in sources)}], "
             "union_by_name = true, hive_partitioning = false)"
         )
     typed = ", ".join(f'CAST(NULL AS {_DUCK_TYPES[c.type]}) AS "{c.name}"' for c in table.columns)
@@ -256,7 +280,8 @@ def build_catalog(wh: Warehouse, current_version: str) -> Path:
                 "CREATE VIEW outcomes AS SELECT * FROM all_outcomes "
                 f"WHERE extractor_version = {_sql_str(current_version)}"
             )
-            con.execute(f"CREATE VIEW version_diff AS {VERSION_DIFF.format(**versions)}")
+            diff = VERSION_DIFF if previous is not None else VERSION_DIFF_FIRST
+            con.execute(f"CREATE VIEW version_diff AS {diff.format(**versions)}")
             con.execute(f"CREATE VIEW version_diff_rates AS {VERSION_DIFF_RATES.format(**versions)}")
             built = datetime.now(UTC).isoformat(timespec="seconds")
             con.execute(
@@ -299,6 +324,22 @@ def catalog_version(wh: Warehouse) -> str | None:
     except (duckdb.Error, WarehouseError):
         return None
     return row[0] if row else None
+
+
+def catalog_current(wh: Warehouse, version: str) -> bool:
+    """Whether the catalog was built for ``version`` after every shard file was written: what it reads
+    through compacted copies is a snapshot taken when it was built. (Tables of one file a version, such
+    as the walk's, are read live: the walk rewrites them on every run without making the catalog stale.)"""
+    if catalog_version(wh) != version:
+        return False
+    built = wh.catalog_path.stat().st_mtime_ns
+    for partition in wh.data_dir.glob(f"*/extractor_version=*/shard=*/{PART_FILE}"):
+        try:
+            if partition.stat().st_mtime_ns > built:
+                return False
+        except FileNotFoundError:  # removed since it was listed (a document forgotten): not newer
+            continue
+    return True
 
 
 # What a query on the catalog may be, unless external access is asked for: reading. A SELECT (with

@@ -1,0 +1,62 @@
+"""The performance record's page: sections measured again replace theirs, the others stay as they were.
+
+Nothing here times anything; the measurements are benchmarks/record.py's job."""
+
+from __future__ import annotations
+
+from benchmarks.record import README_QUERIES, Earlier, Plan, Record, Section, earlier_record, render
+
+PAGE = """# Benchmarks
+
+Measured on 2026-01-02 10:00 UTC by `benchmarks/record.py`, in 3.0 minutes.
+
+## Targets
+
+| figure | ratio | target |  |
+|---|---|---|---|
+| speed a / b | 2.0 | >= 1 | holds |
+| memory c / d | 1.5 | <= 1.25 | DOES NOT HOLD |
+
+## Machine
+
+## 1. Speed
+
+| figure | this | against | ratio | target |  |
+|---|---|---|---|---|---|
+| speed a / b | 2 | 1 | 2.0 | >= 1 | holds |
+
+- measured in 5 s
+
+## 4. Memory
+
+| figure | this | against | ratio | target |  |
+|---|---|---|---|---|---|
+| memory c / d | 3 | 2 | 1.5 | <= 1.25 | DOES NOT HOLD |
+
+- measured in 9 s
+"""
+
+
+def test_sections_not_measured_again_are_kept_with_their_targets() -> None:
+    earlier = earlier_record(PAGE, [4])
+    assert earlier.date == "2026-01-02 10:00 UTC"
+    assert list(earlier.sections) == [1] and earlier.sections[1].startswith("## 1. Speed")
+    assert earlier.targets == ["| speed a / b | 2.0 | >= 1 | holds |"]
+
+
+def test_a_partial_record_puts_kept_and_new_sections_in_their_order() -> None:
+    section = Section("4. Memory", about="measured again")
+    record = Record("2026-02-03 11:00 UTC", "record.py --only 4", Plan.full(), [], [], [section], 60.0)
+    page = render(record, earlier_record(PAGE, [4]))
+    assert page.index("## 1. Speed") < page.index("## 4. Memory") < page.index("measured again")
+    assert "| speed a / b | 2.0 | >= 1 | holds |" in page.split("## Machine")[0]
+    assert "memory c / d" not in page  # the old section 4 and its target row are gone
+    assert "sections 1 (and their rows of the targets) are kept from the record of 2026-01-02" in page
+    whole = render(record, Earlier("x", {}, []))
+    assert "kept from the record" not in whole and "## 1. Speed" not in whole
+
+
+def test_the_readme_queries_are_found_and_only_read() -> None:
+    assert len(README_QUERIES) >= 6
+    assert all(q.lower().startswith("select") and not q.endswith(";") for q in README_QUERIES)
+    assert any("from outcomes" in q for q in README_QUERIES)
