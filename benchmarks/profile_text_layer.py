@@ -25,6 +25,9 @@ if str(REPO) not in sys.path:
 from readers.core.offline import keep_offline  # noqa: E402
 
 keep_offline()
+import pymupdf  # noqa: E402
+
+pymupdf.TOOLS.mupdf_display_errors(False)  # a broken font's complaint is not a part of the profile
 
 from benchmarks import bench_extract  # noqa: E402
 from benchmarks.record import DEFAULT_CORPUS, assay_text_layer, pdf_documents  # noqa: E402
