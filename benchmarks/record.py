@@ -1306,7 +1306,8 @@ def render(record: Record, earlier: Earlier | None = None) -> str:
         numbers = ", ".join(str(n) for n in sorted(earlier.sections))
         lines += [
             f"Only the sections measured then are of {record.date}; sections {numbers} (and their rows of "
-            f"the targets) are kept from the record of {earlier.date}.",
+            f"the targets) are kept from the page as it was (last written {earlier.date}): each says when "
+            "it was measured.",
             "",
         ]
     lines += ["## Targets", ""]
@@ -1328,14 +1329,14 @@ def render(record: Record, earlier: Earlier | None = None) -> str:
         (n, ["", *text.splitlines()]) for n, text in (earlier.sections.items() if earlier else ())
     ]
     for section in record.sections:
-        block = _section_lines(section)
+        block = _section_lines(section, record.date)
         blocks.append((int(section.title.split(".")[0]), block))
     for _, block in sorted(blocks, key=lambda b: b[0]):
         lines += block
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _section_lines(section: Section) -> list[str]:
+def _section_lines(section: Section, date: str) -> list[str]:
     lines = ["", f"## {section.title}", ""]
     if section.error:
         lines += [f"Failed after {section.seconds:.0f} s: {_plain(section.error)}", ""]
@@ -1350,7 +1351,7 @@ def _section_lines(section: Section) -> list[str]:
         )
         lines.append("")
     lines += [f"- {note}" for note in section.notes]
-    lines += [f"- measured in {section.seconds:.0f} s"]
+    lines += [f"- measured in {section.seconds:.0f} s, on {date}"]
     return lines
 
 

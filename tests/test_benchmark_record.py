@@ -51,7 +51,12 @@ def test_a_partial_record_puts_kept_and_new_sections_in_their_order() -> None:
     assert page.index("## 1. Speed") < page.index("## 4. Memory") < page.index("measured again")
     assert "| speed a / b | 2.0 | >= 1 | holds |" in page.split("## Machine")[0]
     assert "memory c / d" not in page  # the old section 4 and its target row are gone
-    assert "sections 1 (and their rows of the targets) are kept from the record of 2026-01-02" in page
+    assert (
+        "sections 1 (and their rows of the targets) are kept from the page as it was (last written 2026-01-02"
+        in page
+    )
+    assert "- measured in 60 s, on 2026-02-03 11:00 UTC" not in page  # the section's own seconds
+    assert page.rstrip().endswith("- measured in 0 s, on 2026-02-03 11:00 UTC")
     whole = render(record, Earlier("x", {}, []))
     assert "kept from the record" not in whole and "## 1. Speed" not in whole
 
