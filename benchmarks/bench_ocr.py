@@ -54,7 +54,7 @@ class OcrSpeeds:
     pages: int
     rounds: int
     cores: int
-    render: float  # rendering every page once per round, in one thread
+    render: float  # rendering every page once, in one thread
     bare: float  # bare Tesseract, --psm 3
     bare_upright: float  # bare Tesseract with orientation detection, --psm 1
     assay: float  # the OCR stage's path (rendering included)
@@ -137,9 +137,8 @@ def assay_path(pages: list[tuple[Path, int]], dpi: int, workers: int) -> float:
 
 def measure(pages: list[tuple[Path, int]], dpi: int, rounds: int, folder: Path) -> OcrSpeeds:
     cores = usable_cores()
-    render, images = render_all(pages, dpi, folder)  # once, untimed for the baseline: its input
+    render, images = render_all(pages, dpi, folder)  # once: the baseline's input, and rendering's cost
     total = {"bare": 0.0, "upright": 0.0, "assay": 0.0}
-    render_total = 0.0
     for n in range(rounds):
         ways = [
             ("bare", lambda: bare_tesseract(images, dpi, cores, 3)),
@@ -148,8 +147,7 @@ def measure(pages: list[tuple[Path, int]], dpi: int, rounds: int, folder: Path) 
         ]
         for name, way in ways if n % 2 == 0 else reversed(ways):
             total[name] += way()
-        render_total += render if n == 0 else render_all(pages, dpi, folder)[0]
-    return OcrSpeeds(len(pages), rounds, cores, render_total, total["bare"], total["upright"], total["assay"])
+    return OcrSpeeds(len(pages), rounds, cores, render, total["bare"], total["upright"], total["assay"])
 
 
 def main() -> int:
@@ -176,7 +174,7 @@ def main() -> int:
     ):
         print(f"  {label:40} {seconds:7.1f} s  {speeds.per_core(seconds):6.3f} pages/s per core")
     pages = speeds.pages * speeds.rounds
-    print(f"  rendering: {speeds.render / pages:.3f} s a page (one thread)")
+    print(f"  rendering: {speeds.render / speeds.pages:.3f} s a page (one thread)")
     print(
         f"  orientation: {(speeds.bare_upright - speeds.bare) * speeds.cores / pages:+.3f} s a page"
         " (per core)"

@@ -544,8 +544,9 @@ def ocr_speed(state: State, section: Section) -> None:
         )
     )
     orientation = (speeds.bare_upright - speeds.bare) * cores / n
+    rendering = speeds.render / speeds.pages
     section.notes.append(
-        f"What assay's figure holds that the baseline's does not: rendering {speeds.render / n:.3f} s a page "
+        f"What assay's figure holds that the baseline's does not: rendering {rendering:.3f} s a page "
         f"(one thread, beside the Tesseracts), orientation detection {orientation:+.3f} s a page of "
         f"Tesseract's time ({speeds.bare / speeds.bare_upright:.3f} of the bare rate with it alone), and "
         "the hOCR in place of plain text (about 0.12 s a dense page of Tesseract's time, for the word "
@@ -708,9 +709,7 @@ def readme_queries(readme: Path = REPO / "README.md") -> list[str]:
     text = readme.read_text(encoding="utf-8")
     queries = re.findall(r'assay sql "([^"]+)"', text)
     for block in re.findall(r"```sql\n(.*?)```", text, flags=re.S):
-        queries += [
-            line.strip().rstrip(";") for line in block.splitlines() if line.strip().startswith("select")
-        ]
+        queries += [line.strip().rstrip(";") for line in block.splitlines()]
     return list(dict.fromkeys(q for q in queries if q.lower().startswith("select")))
 
 

@@ -90,3 +90,13 @@ def test_the_first_versions_diff_is_the_general_diff_without_a_previous_version(
     first = query(wh, "select * from version_diff order by sha256, page")
     assert first.columns == expected.columns
     assert first.rows == expected.rows and len(first.rows) == COMPACT_ABOVE_FILES + 2
+
+
+def test_a_compaction_killed_on_the_way_leaves_a_temporary_the_next_run_removes(tmp_path: Path) -> None:
+    wh = Warehouse(tmp_path / "warehouse")
+    _write(wh, range(1, 3))
+    base = wh.table_dir("pages") / f"extractor_version={VERSION}"
+    leftover = base / f".{COMPACT_PREFIX}0123456789abcdef.parquet.123.dead.tmp"
+    leftover.write_bytes(b"half a file")
+    assert wh.remove_stale_temporaries() == 1
+    assert not leftover.exists()

@@ -22,10 +22,10 @@ import pyarrow as pa
 from quality.outcomes import ATTEMPTED, FINAL_STATUSES, WITH_TEXT, Outcome
 from quality.records import Source
 from readers.core.model import DocumentStatus
-from warehouse.compaction import COMPACT_ABOVE_FILES, compacted, shard_files
+from warehouse.compaction import COMPACT_ABOVE_FILES, compacted
 from warehouse.errors import CatalogMissing, WarehouseError
 from warehouse.schema import TABLES, Table
-from warehouse.store import PART_FILE, Warehouse, temporary_beside
+from warehouse.store import PART_FILE, Warehouse, sql_string, temporary_beside
 
 _DUCK_TYPES: dict[pa.DataType, str] = {
     pa.string(): "VARCHAR",
@@ -44,12 +44,8 @@ def duck_type(arrow: pa.DataType) -> str:
     return _DUCK_TYPES[arrow]
 
 
-def _sql_str(value: str) -> str:
-    return "'" + str(value).replace("'", "''") + "'"
-
-
 def _sql_list(values: Iterable[str]) -> str:
-    return "(" + ", ".join(_sql_str(v) for v in sorted(values)) + ")"
+    return "(" + ", ".join(sql_string(v) for v in sorted(values)) + ")"
 
 
 # Views that show a table together with the decisions made about its rows: `pages` carries each page's
@@ -158,11 +154,11 @@ SELECT n.sha256, n.page, k.kind, {old} AS old_version, {new} AS new_version,
 OUTCOMES = f"""
 WITH t AS (
   SELECT sha256, extractor_version, count(*) AS pages,
-         count(*) FILTER (WHERE source <> {_sql_str(Source.NONE)}) AS pages_with_text,
-         count(*) FILTER (WHERE source = {_sql_str(Source.OCR)}) AS pages_ocr,
-         count(*) FILTER (WHERE source = {_sql_str(Source.REPAIRED)}) AS pages_repaired,
-         count(*) FILTER (WHERE source = {_sql_str(Source.FALLBACK)}) AS pages_fallback,
-         arg_min(reason, page) FILTER (WHERE source = {_sql_str(Source.NONE)} AND reason <> 'blank')
+         count(*) FILTER (WHERE source <> {sql_string(Source.NONE)}) AS pages_with_text,
+         count(*) FILTER (WHERE source = {sql_string(Source.OCR)}) AS pages_ocr,
+         count(*) FILTER (WHERE source = {sql_string(Source.REPAIRED)}) AS pages_repaired,
+         count(*) FILTER (WHERE source = {sql_string(Source.FALLBACK)}) AS pages_fallback,
+         arg_min(reason, page) FILTER (WHERE source = {sql_string(Source.NONE)} AND reason <> 'blank')
            AS page_reason
     FROM all_page_texts GROUP BY sha256, extractor_version),
 o AS (
@@ -171,21 +167,21 @@ o AS (
          coalesce(t.pages_ocr, 0) AS pages_ocr,
          CASE WHEN d.status IN {_sql_list(FINAL_STATUSES)} THEN d.status
               WHEN t.sha256 IS NULL THEN
-                CASE WHEN d.status <> {_sql_str(DocumentStatus.DERIVED)}
-                       THEN {_sql_str(Outcome.UNDERIVABLE)}
-                     WHEN d.recovered_by_fallback THEN {_sql_str(Outcome.FALLBACK)}
-                     ELSE {_sql_str(Outcome.DERIVED)} END
-              WHEN t.pages_with_text = 0 THEN {_sql_str(Outcome.UNDERIVABLE)}
-              WHEN t.pages_ocr > 0 THEN {_sql_str(Outcome.OCR)}
-              WHEN t.pages_repaired > 0 THEN {_sql_str(Outcome.REPAIRED)}
-              WHEN t.pages_fallback > 0 OR d.recovered_by_fallback THEN {_sql_str(Outcome.FALLBACK)}
-              ELSE {_sql_str(Outcome.DERIVED)} END AS outcome
+                CASE WHEN d.status <> {sql_string(DocumentStatus.DERIVED)}
+                       THEN {sql_string(Outcome.UNDERIVABLE)}
+                     WHEN d.recovered_by_fallback THEN {sql_string(Outcome.FALLBACK)}
+                     ELSE {sql_string(Outcome.DERIVED)} END
+              WHEN t.pages_with_text = 0 THEN {sql_string(Outcome.UNDERIVABLE)}
+              WHEN t.pages_ocr > 0 THEN {sql_string(Outcome.OCR)}
+              WHEN t.pages_repaired > 0 THEN {sql_string(Outcome.REPAIRED)}
+              WHEN t.pages_fallback > 0 OR d.recovered_by_fallback THEN {sql_string(Outcome.FALLBACK)}
+              ELSE {sql_string(Outcome.DERIVED)} END AS outcome
     FROM all_derivations d
     LEFT JOIN t ON t.sha256 = d.sha256 AND t.extractor_version = d.extractor_version)
 SELECT o.sha256, o.shard, o.extractor_version, o.kind, doc.path, o.outcome,
        CASE WHEN o.outcome IN {_sql_list(FINAL_STATUSES)} THEN o.reason
-            WHEN o.outcome = {_sql_str(Outcome.UNDERIVABLE)} THEN coalesce(o.page_reason, o.reason, 'blank')
-            WHEN o.status = {_sql_str(DocumentStatus.DERIVED)} THEN o.reason END AS reason,
+            WHEN o.outcome = {sql_string(Outcome.UNDERIVABLE)} THEN coalesce(o.page_reason, o.reason, 'blank')
+            WHEN o.status = {sql_string(DocumentStatus.DERIVED)} THEN o.reason END AS reason,
        o.status AS derivation_status, o.pages, o.pages_with_text, o.pages_ocr
   FROM o LEFT JOIN all_documents doc ON doc.sha256 = o.sha256 AND doc.extractor_version = o.extractor_version
 """
@@ -196,8 +192,8 @@ VERSION_DIFF_RATES = f"""
 WITH r AS (
   SELECT kind, extractor_version, count(*) AS documents,
          count(*) FILTER (WHERE outcome IN {_sql_list(WITH_TEXT)}) AS with_text,
-         count(*) FILTER (WHERE outcome = {_sql_str(Outcome.FALLBACK)}) AS fallback,
-         count(*) FILTER (WHERE outcome = {_sql_str(Outcome.UNDERIVABLE)}) AS underivable,
+         count(*) FILTER (WHERE outcome = {sql_string(Outcome.FALLBACK)}) AS fallback,
+         count(*) FILTER (WHERE outcome = {sql_string(Outcome.UNDERIVABLE)}) AS underivable,
          count(*) FILTER (WHERE outcome IN {_sql_list(ATTEMPTED)}) AS attempted
     FROM all_outcomes WHERE extractor_version IN ({{old}}, {{new}}) GROUP BY 1, 2)
 SELECT coalesce(n.kind, o.kind) AS kind, {{old}} AS old_version, {{new}} AS new_version,
@@ -234,14 +230,14 @@ def _source(wh: Warehouse, table: Table) -> str:
     cols = ", ".join(f'"{c}"' for c in table.column_names)
     sources: list[str] = []
     for version in wh.versions(table.name):
-        files = shard_files(wh, table.name, version) if table.sharded else []
+        files = wh.shard_files(table.name, version) if table.sharded else []
         if len(files) > COMPACT_ABOVE_FILES:
             sources.append(str(compacted(wh, table.name, version, files)))
         else:
             sources.append(_glob(wh, table, version))
     if sources:
         return (
-            f"SELECT {cols} FROM read_parquet([{', '.join(_sql_str(s) for s in sources)}], "
+            f"SELECT {cols} FROM read_parquet([{', '.join(sql_string(s) for s in sources)}], "
             "union_by_name = true, hive_partitioning = false)"
         )
     typed = ", ".join(f'CAST(NULL AS {_DUCK_TYPES[c.type]}) AS "{c.name}"' for c in table.columns)
@@ -263,22 +259,22 @@ def build_catalog(wh: Warehouse, current_version: str) -> Path:
                 con.execute(f"CREATE VIEW all_{table.name} AS {source}")
                 con.execute(
                     f"CREATE VIEW {table.name} AS SELECT * FROM all_{table.name} "
-                    f"WHERE extractor_version = {_sql_str(current_version)}"
+                    f"WHERE extractor_version = {sql_string(current_version)}"
                 )
             con.execute(f"CREATE VIEW all_lineage AS {LINEAGE}")
             con.execute(
                 "CREATE VIEW lineage AS SELECT * FROM all_lineage "
-                f"WHERE extractor_version = {_sql_str(current_version)}"
+                f"WHERE extractor_version = {sql_string(current_version)}"
             )
             previous = previous_version(wh, current_version)
             versions = {
-                "old": _sql_str(previous) if previous is not None else "CAST(NULL AS VARCHAR)",
-                "new": _sql_str(current_version),
+                "old": sql_string(previous) if previous is not None else "CAST(NULL AS VARCHAR)",
+                "new": sql_string(current_version),
             }
             con.execute(f"CREATE VIEW all_outcomes AS {OUTCOMES}")
             con.execute(
                 "CREATE VIEW outcomes AS SELECT * FROM all_outcomes "
-                f"WHERE extractor_version = {_sql_str(current_version)}"
+                f"WHERE extractor_version = {sql_string(current_version)}"
             )
             diff = VERSION_DIFF if previous is not None else VERSION_DIFF_FIRST
             con.execute(f"CREATE VIEW version_diff AS {diff.format(**versions)}")
@@ -286,9 +282,9 @@ def build_catalog(wh: Warehouse, current_version: str) -> Path:
             built = datetime.now(UTC).isoformat(timespec="seconds")
             con.execute(
                 "CREATE VIEW catalog_info AS SELECT "
-                f"{_sql_str(current_version)} AS extractor_version, "
-                f"CAST({_sql_str(built)} AS TIMESTAMPTZ) AS built_at, "
-                f"{_sql_str(str(wh.data_dir))} AS data_dir"
+                f"{sql_string(current_version)} AS extractor_version, "
+                f"CAST({sql_string(built)} AS TIMESTAMPTZ) AS built_at, "
+                f"{sql_string(str(wh.data_dir))} AS data_dir"
             )
             con.execute("CHECKPOINT")
         finally:
@@ -376,7 +372,7 @@ def connect(wh: Warehouse, *, external: bool = False) -> duckdb.DuckDBPyConnecti
     if not external:
         try:
             # Allowed directories can only be set while external access is on; then it goes off for good.
-            con.execute(f"SET allowed_directories = [{_sql_str(str(wh.data_dir) + os.sep)}]")
+            con.execute(f"SET allowed_directories = [{sql_string(str(wh.data_dir) + os.sep)}]")
             con.execute("SET enable_external_access = false")
             con.execute("SET lock_configuration = true")
         except duckdb.Error as exc:

@@ -14,39 +14,27 @@ docs/decisions.md ("The catalog reads compacted copies") has the figures.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
-import duckdb
-
-from warehouse.store import PART_FILE, Warehouse, temporary_beside
+from warehouse.store import (
+    COMPACT_PREFIX,
+    Warehouse,
+    files_fingerprint,
+    parquet_cursor,
+    sql_string,
+    temporary_beside,
+)
 
 # A table version with more shard files than this is read through one compacted file. On the 1x corpus
 # of benchmarks/scale_corpus.py (49 documents, 52 shard files a table) the README's queries took 26-243
 # ms over the shard files and 22-59 ms over compacted ones, for 0.25 s of compaction over every table;
 # a few files cost a query little, and a one-file run compacts nothing.
 COMPACT_ABOVE_FILES = 16
-COMPACT_PREFIX = "compact-"
 # Compacted files of a table version kept besides the current one: a reader that opened the catalog
 # before this build still finds the files its views name.
 KEEP_PREVIOUS = 1
-
-
-def shard_files(wh: Warehouse, table: str, version: str) -> list[Path]:
-    """The shard files of ``table`` under ``version``, in shard order."""
-    base = wh.table_dir(table) / f"extractor_version={version}"
-    return sorted(base.glob(f"shard=*/{PART_FILE}"))
-
-
-def fingerprint(files: Sequence[Path]) -> str:
-    """What the compacted file of ``files`` is named by: their shards, sizes and times of writing."""
-    h = hashlib.sha256()
-    for path in files:
-        st = path.stat()
-        h.update(f"{path.parent.name}\x00{st.st_size}\x00{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()[:16]
 
 
 def compacted(wh: Warehouse, table: str, version: str, files: Sequence[Path]) -> Path:
@@ -54,16 +42,17 @@ def compacted(wh: Warehouse, table: str, version: str, files: Sequence[Path]) ->
     written when it is not there yet; older compacted files of the table version beyond
     :data:`KEEP_PREVIOUS` are removed."""
     base = wh.table_dir(table) / f"extractor_version={version}"
-    target = base / f"{COMPACT_PREFIX}{fingerprint(files)}.parquet"
+    # Named by what it holds: the shard files' places, sizes and times of writing.
+    target = base / f"{COMPACT_PREFIX}{files_fingerprint(files, base)[:16]}.parquet"
     if not target.exists():
         tmp = temporary_beside(target)
-        listed = ", ".join(_quoted(f) for f in files)
+        listed = ", ".join(sql_string(f) for f in files)
         try:
-            con = duckdb.connect()
+            con = parquet_cursor()
             try:
                 con.execute(
                     f"COPY (SELECT * FROM read_parquet([{listed}], union_by_name = true, "
-                    f"hive_partitioning = false)) TO {_quoted(tmp)} (FORMAT parquet, COMPRESSION zstd)"
+                    f"hive_partitioning = false)) TO {sql_string(tmp)} (FORMAT parquet, COMPRESSION zstd)"
                 )
             finally:
                 con.close()
@@ -78,7 +67,3 @@ def compacted(wh: Warehouse, table: str, version: str, files: Sequence[Path]) ->
     for stale in older[KEEP_PREVIOUS:]:
         stale.unlink(missing_ok=True)
     return target
-
-
-def _quoted(path: Path) -> str:
-    return "'" + str(path).replace("'", "''") + "'"

@@ -21,7 +21,7 @@ from readers.core.columns import fields_of
 from warehouse.catalog import OUTCOMES, duck_type
 from warehouse.errors import WarehouseError
 from warehouse.schema import TABLES
-from warehouse.store import Warehouse, parquet_cursor, to_arrow
+from warehouse.store import Warehouse, parquet_cursor, sql_string, to_arrow
 
 #: The tables the outcome is computed from, and the columns of each it reads (never a page's text).
 SOURCES: dict[str, tuple[str, ...]] = {
@@ -67,7 +67,7 @@ def _parquet(name: str, columns: Sequence[str], files: Sequence[Path]) -> str:
         types = {c.name: c.type for c in table.columns}
         typed = ", ".join(f'CAST(NULL AS {duck_type(types[c])}) AS "{c}"' for c in columns)
         return f"SELECT {typed} WHERE false"
-    listed = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
+    listed = ", ".join(sql_string(f) for f in files)
     select = ", ".join(f'"{c}"' for c in columns)
     return f"SELECT {select} FROM read_parquet([{listed}], union_by_name = true, hive_partitioning = false)"
 

@@ -42,7 +42,6 @@ that spans pages 3-4 still sends the reader to the right one.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import os
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -57,7 +56,7 @@ import regex
 
 from warehouse.catalog import catalog_version
 from warehouse.errors import CatalogMissing, WarehouseError
-from warehouse.store import PART_FILE, Warehouse, temporary_beside
+from warehouse.store import PART_FILE, Warehouse, files_fingerprint, temporary_beside
 
 INDEX_FILE = "search.duckdb"
 CHUNKS_TABLE = "chunks"
@@ -298,17 +297,9 @@ def index_path(wh: Warehouse) -> Path:
     return wh.root / INDEX_FILE
 
 
-def _partitions(wh: Warehouse, table: str, version: str) -> list[Path]:
-    return sorted((wh.data_dir / table / f"extractor_version={version}").glob(f"shard=*/{PART_FILE}"))
-
-
 def _fingerprint(wh: Warehouse, version: str, redaction: str) -> str:
-    h = hashlib.sha256(f"{TOKENIZER_VERSION}\x00{version}\x00{redaction}".encode())
-    for table in (CHUNKS_TABLE, "documents"):
-        for path in _partitions(wh, table, version):
-            st = path.stat()
-            h.update(f"\x00{path.relative_to(wh.data_dir)}\x00{st.st_size}\x00{st.st_mtime_ns}".encode())
-    return h.hexdigest()
+    files = [path for table in (CHUNKS_TABLE, "documents") for path in wh.shard_files(table, version)]
+    return files_fingerprint(files, wh.data_dir, f"{TOKENIZER_VERSION}\x00{version}\x00{redaction}")
 
 
 def document_paths(wh: Warehouse, version: str) -> dict[str, str]:
@@ -337,7 +328,7 @@ def document_paths(wh: Warehouse, version: str) -> dict[str, str]:
 def ensure_index(wh: Warehouse, version: str, *, redact_path: PathRedaction | None = None) -> Path:
     """The index of ``version``'s chunks, rebuilt first when they or the path redaction changed since it
     was built."""
-    chunk_files = _partitions(wh, CHUNKS_TABLE, version)
+    chunk_files = wh.shard_files(CHUNKS_TABLE, version)
     if not chunk_files:
         raise NoChunks(
             f"no chunks yet under {wh.root}: run `assay run PATH` first (or pass the --home you used)"

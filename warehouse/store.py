@@ -12,6 +12,7 @@ rerun replaces a partition whole and a crash leaves no half file behind.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import threading
@@ -31,6 +32,9 @@ from warehouse.errors import SchemaMismatch, WarehouseError
 from warehouse.schema import TABLES, Table
 
 PART_FILE = "part.parquet"
+#: A table version's compacted copy for the catalog: ``compact-<fingerprint>.parquet`` beside its shards
+#: (warehouse/compaction.py).
+COMPACT_PREFIX = "compact-"
 #: The tables the walk writes: a document's identity, kept when its derivations are forgotten.
 WALK_TABLES = frozenset({"observations", "documents", "expansions"})
 #: The tables a document's derivations are in, in the order the stages write them (the schema's): what
@@ -103,21 +107,20 @@ class Warehouse:
         base = self.table_dir(table) / f"extractor_version={version}"
         return max((p.stat().st_mtime_ns for p in base.rglob(PART_FILE)), default=None)
 
+    def shard_files(self, table: str, version: str) -> list[Path]:
+        """The partition files of sharded ``table`` under ``version``, in shard order."""
+        base = self.table_dir(table) / f"extractor_version={version}"
+        return sorted(base.glob(f"shard=*/{PART_FILE}"))
+
     def written_at(self, table: str, version: str) -> dict[str, int]:
         """mtime (ns) of each shard's partition file of ``table`` under ``version``: a stage whose input
         partition is newer than its output's has to run again."""
-        base = self.table_dir(table) / f"extractor_version={version}"
-        if not base.is_dir():
-            return {}
         return {
-            p.parent.name.split("=", 1)[1]: p.stat().st_mtime_ns for p in base.glob(f"shard=*/{PART_FILE}")
+            p.parent.name.split("=", 1)[1]: p.stat().st_mtime_ns for p in self.shard_files(table, version)
         }
 
     def shards(self, table: str, version: str) -> list[str]:
-        base = self.table_dir(table) / f"extractor_version={version}"
-        if not base.is_dir():
-            return []
-        return sorted(p.parent.name.split("=", 1)[1] for p in base.glob(f"shard=*/{PART_FILE}"))
+        return [p.parent.name.split("=", 1)[1] for p in self.shard_files(table, version)]
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -283,6 +286,7 @@ class Warehouse:
         found: list[Path] = []
         if self.data_dir.is_dir():
             found += self.data_dir.glob(f"*/extractor_version=*/**/.{PART_FILE}.*.tmp")
+            found += self.data_dir.glob(f"*/extractor_version=*/.{COMPACT_PREFIX}*.tmp")
         if self.blobs_dir.is_dir():
             found += self.blobs_dir.glob("*/.*.tmp")
         if self.root.is_dir():
@@ -435,6 +439,21 @@ def _table(name: str) -> Table:
         return TABLES[name]
     except KeyError:
         raise WarehouseError(f"unknown table {name!r}; known: {', '.join(TABLES)}") from None
+
+
+def sql_string(value: object) -> str:
+    """``value`` as an SQL string literal (a path, a version), its quotes doubled."""
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def files_fingerprint(paths: Iterable[Path], base: Path, salt: str = "") -> str:
+    """A digest of ``paths`` as they are now: each one's place under ``base``, size and time of writing,
+    after ``salt`` (what else the fingerprinted thing depends on)."""
+    h = hashlib.sha256(salt.encode())
+    for path in paths:
+        st = path.stat()
+        h.update(f"\x00{path.relative_to(base)}\x00{st.st_size}\x00{st.st_mtime_ns}".encode())
+    return h.hexdigest()
 
 
 def temporary_beside(target: Path, name: str | None = None) -> Path:
