@@ -160,7 +160,7 @@ class OcrPageRecord:
         int,
         Doc(
             "clockwise degrees Tesseract turned the page by to read it (its orientation detection, in the "
-            "same run: the `textangle` most lines of its hOCR carry)"
+            "same recognition: the orientation most of its lines carry)"
         ),
     ]
     script: Annotated[

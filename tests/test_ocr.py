@@ -5,9 +5,14 @@ Runs the real Tesseract that ./scripts/setup installs; skipped only where it is 
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import shutil
+import subprocess
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pymupdf
 import pytest
@@ -31,7 +36,14 @@ from quality.records import OcrScope, PageVerdictRecord
 from quality.sources import choose_page_texts
 from readers.core.model import ContentKind
 from readers.core.records import DocumentRecord
-from readers.images.tesseract import OcrUnavailable, installed_languages, read_hocr, recognise, render_page
+from readers.images.tesseract import (
+    OcrFailed,
+    OcrUnavailable,
+    TesseractProcesses,
+    installed_languages,
+    recognise,
+    render_page,
+)
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None, reason="Tesseract is not installed")
@@ -67,41 +79,77 @@ def test_a_page_in_capitals_is_not_turned_upside_down(tmp_path: Path) -> None:
     assert result.mean_confidence is not None and result.mean_confidence > 80
 
 
-HOCR = """<?xml version="1.0" encoding="UTF-8"?>
-<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"
-    "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">
-<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en" lang="en"><body>
-<div class='ocr_page' id='page_1' title='image "p.pnm"; bbox 0 0 900 900; ppageno 0'>
- <div class='ocr_carea' id='block_1_1' title="bbox 10 10 800 200">
-  <p class='ocr_par' id='par_1_1' lang='eng' title="bbox 10 10 800 200">
-   <span class='ocr_line' id='line_1_1' title="bbox 10 10 800 40; textangle 90; x_size 30">
-    <span class='ocrx_word' id='word_1_1' title='bbox 10 10 90 40; x_wconf 96'>Rates</span>
-    <span class='ocrx_word' id='word_1_2' title='bbox 95 10 200 40; x_wconf 81'>&amp;</span>
-    <span class='ocrx_word' id='word_1_3' title='bbox 95 10 200 40; x_wconf 40'> </span>
-   </span>
-   <span class='ocr_header' id='line_1_2' title="bbox 10 50 800 80; textangle 90; x_size 30">
-    <span class='ocrx_word' id='word_1_4' title='bbox 10 50 90 80; x_wconf 90'><strong>tariffs</strong></span>
-   </span>
-  </p>
- </div>
- <div class='ocr_carea' id='block_1_2' title="bbox 10 300 800 400">
-  <p class='ocr_par' id='par_1_2' lang='eng' title="bbox 10 300 800 400">
-   <span class='ocr_line' id='line_1_3' title="bbox 10 300 800 330; x_size 30">
-    <span class='ocrx_word' id='word_1_5' title='bbox 10 300 90 330; x_wconf 70'>&lt;south&gt;</span>
-   </span>
-  </p>
- </div>
-</div></body></html>"""
+def _command_line_hocr(image: Image.Image, folder: Path, psm: int) -> tuple[str, tuple[float, ...], int]:
+    """What Tesseract's command line reads on ``image`` (single-threaded, hOCR), put back the way
+    :class:`readers.images.libtesseract.Engine` puts its words: paragraphs, lines, words, whole-number
+    confidences, and the ``textangle`` most lines carry."""
+    image.save(folder / "page.png")
+    command = ["tesseract", str(folder / "page.png"), str(folder / "page"), "-l", "eng"]
+    command += ["--psm", str(psm), "--dpi", "300", "hocr"]
+    subprocess.run(command, check=True, capture_output=True, env={**os.environ, "OMP_THREAD_LIMIT": "1"})
+    paragraphs: list[list[list[str]]] = []
+    confidences: list[float] = []
+    angles: Counter[int] = Counter()
+    for element in ElementTree.parse(folder / "page.hocr").iter():
+        kind, title = (element.get("id") or "").partition("_")[0], element.get("title") or ""
+        if kind == "par":
+            paragraphs.append([])
+        elif kind == "line":
+            angle = re.search(r"textangle (\d+)", title)
+            angles[int(angle.group(1)) % 360 if angle else 0] += 1
+            paragraphs[-1].append([])
+        elif kind == "word" and (word := "".join(element.itertext()).strip()):
+            paragraphs[-1][-1].append(word)
+            confidences.append(float(re.search(r"x_wconf (\d+)", title).group(1)))  # type: ignore[union-attr]
+    text = "\n\n".join("\n".join(" ".join(w) for w in lines if w) for lines in paragraphs if any(lines))
+    return text, tuple(confidences), angles.most_common(1)[0][0] if angles else 0
 
 
-def test_tesseracts_hocr_is_read_back_into_paragraphs_lines_and_confidences() -> None:
-    reading = read_hocr(HOCR.encode())
-    assert reading.text == "Rates &\ntariffs\n\n<south>"
-    assert reading.confidences == (96.0, 81.0, 90.0, 70.0)  # a word of only spaces is no word
-    assert reading.rotation == 90  # what most lines say
-    assert reading.mean == 84.25
-    empty = read_hocr(b"<html><body><div class='ocr_page' id='page_1' title='bbox 0 0 9 9'/></body></html>")
-    assert (empty.text, empty.confidences, empty.rotation, empty.mean) == ("", (), 0, None)
+@pytest.mark.parametrize("turned", [0, 90])
+def test_the_worker_reads_what_tesseracts_command_line_reads(tmp_path: Path, turned: int) -> None:
+    paragraphs = [TEXT, "Rates & <tariffs>: 12.5%", TEXT]
+    pdf = make_text_pdf(tmp_path / "page.pdf", ["\n\n".join(paragraphs)], fontsize=12)
+    image = render_page(pdf, 1).rotate(turned, expand=True)
+    with TesseractProcesses() as workers:
+        reading = workers.for_this_thread().read(image, "eng", psm=1, dpi=300, timeout=60)
+    assert (reading.text, reading.confidences, reading.rotation) == _command_line_hocr(image, tmp_path, psm=1)
+    assert (reading.rotation != 0) == (turned != 0) and "<tariffs>" in reading.text
+    assert reading.text.count("\n\n") == 2  # three paragraphs
+
+
+def test_a_page_over_its_time_ends_its_worker_and_the_next_page_is_read(tmp_path: Path) -> None:
+    pdf = make_text_pdf(tmp_path / "page.pdf", [TEXT * 8], fontsize=11)
+    image = render_page(pdf, 1)
+    with TesseractProcesses() as workers:
+        worker = workers.for_this_thread()
+        with pytest.raises(OcrFailed) as failed:
+            worker.read(image, "eng", psm=3, dpi=300, timeout=0.05)
+        assert failed.value.reason == "timeout"
+        assert "unit consumption" in worker.read(image, "eng", psm=3, dpi=300, timeout=60).text
+
+
+def test_a_worker_that_dies_fails_its_page_alone(tmp_path: Path) -> None:
+    image = render_page(make_text_pdf(tmp_path / "page.pdf", [TEXT], fontsize=14), 1)
+    with TesseractProcesses() as workers:
+        worker = workers.for_this_thread()
+        assert worker.read(image, "eng", psm=3, dpi=300, timeout=60).confidences
+        process = worker._started()
+        process.kill()  # as Tesseract crashing would end it
+        process.wait()
+        with pytest.raises(OcrFailed) as failed:
+            worker.read(image, "eng", psm=3, dpi=300, timeout=60)
+        assert failed.value.reason == "engine_error" and "worker ended" in str(failed.value)
+        assert "unit consumption" in worker.read(image, "eng", psm=3, dpi=300, timeout=60).text
+
+
+def test_workers_end_with_their_block(tmp_path: Path) -> None:
+    image = Image.new("L", (400, 300), 255)
+    with TesseractProcesses() as workers:
+        worker = workers.for_this_thread()
+        worker.read(image, "eng", psm=3, dpi=300, timeout=60)
+        process = worker._started()
+        assert workers.for_this_thread() is worker and process.poll() is None
+    assert process.returncode == 0  # its input closed, it freed its models and exited
 
 
 def test_a_blank_page_reads_as_nothing() -> None:

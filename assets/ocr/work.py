@@ -16,9 +16,10 @@ A page past either is recorded ``error`` with reason ``over_budget:pages`` or ``
 never sent to Tesseract; a page in flight is given no more than what its document has left.
 
 Pages are rendered in the calling thread (PyMuPDF is not thread-safe) and recognised in a pool of
-threads, each waiting on its own Tesseract process: on a two-core machine one single-threaded Tesseract
-per core reads six times faster than one Tesseract with its default OpenMP threads (DESIGN §9). At most
-two rendered pages per worker wait in memory.
+threads, each waiting on its own Tesseract worker process, which keeps its models loaded from page to page
+and is ended with the stage: on a two-core machine one single-threaded Tesseract per core reads six times
+faster than one Tesseract with its default OpenMP threads (DESIGN §9). At most two rendered pages per
+worker wait in memory.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from readers.images.tesseract import (
     OcrFailed,
     OcrResult,
     OcrUnavailable,
+    TesseractProcesses,
     installed_languages,
     installed_version,
     recognise,
@@ -250,7 +252,8 @@ def ocr_tasks(
             out.append(record)
 
     walked: WalkedFile | None = None  # the document whose pages are being rendered
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tesseract") as pool:
+    tesseracts = TesseractProcesses()
+    with tesseracts, ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tesseract") as pool:
         try:
             for task in tasks:
                 key = page_key(task)
@@ -281,6 +284,7 @@ def ocr_tasks(
                     slots.acquire()
                     future = pool.submit(
                         _recognise_within,
+                        tesseracts,
                         clock,
                         key,
                         image,
@@ -306,6 +310,7 @@ def ocr_tasks(
 
 
 def _recognise_within(
+    tesseracts: TesseractProcesses,
     clock: DocumentClock,
     page: tuple[str, int, str],
     image: Image.Image,
@@ -314,15 +319,17 @@ def _recognise_within(
     timeout: float,
     **kwargs,
 ) -> OcrResult:
-    """:func:`recognise` given no more time than its page's budget and its document's, whichever is less;
-    the time it took is the document's and the page's (:func:`page_key`)."""
+    """:func:`recognise` by this thread's Tesseract worker, given no more time than its page's budget and
+    its document's, whichever is less; the time it took is the document's and the page's
+    (:func:`page_key`)."""
     sha256 = page[0]
     left = clock.left(sha256)
     if left <= 0:
         raise OcrFailed("the document's OCR budget was spent", reason=OVER_TIME_BUDGET)
     started = time.perf_counter()
     try:
-        return recognise(image, language, timeout=min(timeout, left), **kwargs)
+        tesseract = tesseracts.for_this_thread()
+        return recognise(image, language, timeout=min(timeout, left), tesseract=tesseract, **kwargs)
     except OcrFailed as exc:
         if exc.reason == "timeout" and left < timeout:
             raise OcrFailed(f"the document's OCR budget ran out: {exc}", reason=OVER_TIME_BUDGET) from exc

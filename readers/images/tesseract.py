@@ -1,32 +1,38 @@
-"""Tesseract on one page image: one run that turns the page upright and reads it, with word confidences.
+"""Tesseract on one page image: one recognition that turns the page upright and reads it, with word
+confidences.
 
-Plain functions, as OCRmyPDF keeps its stages: render (PyMuPDF), recognise (Tesseract through pytesseract,
-its page segmentation with orientation detection: the page is turned upright inside the same run, so its
-image is read from disk and thresholded once), and the script (Tesseract OSD on its own) only for a page
-whose reading is doubtful, where it matters. One Tesseract runs single-threaded per page: on a two-core
-machine OpenMP's own threads cost six times the wall time (DESIGN §9), so parallelism belongs to the
-caller (one process per core). Errors are translated into the project's: ``OcrUnavailable`` when the
-engine is missing, ``OcrFailed`` (with a reason) when it ran and failed or ran out of time.
+Plain functions, as OCRmyPDF keeps its stages: render (PyMuPDF), recognise (Tesseract's page segmentation
+with orientation detection: the page is turned upright inside the same recognition, so it is thresholded
+once), and the script (Tesseract's orientation and script detection) only for a page whose reading is
+doubtful, where it matters. Tesseract runs in a worker process of its own
+(``readers/images/tesseract_worker.py``, its library through its C API: ``readers/images/libtesseract.py``)
+that keeps its models loaded from page to page, single-threaded: on a two-core machine OpenMP's own
+threads cost six times the wall time (DESIGN §9), so parallelism belongs to the caller (one worker per
+core, :class:`TesseractProcesses`). A page that hangs or crashes Tesseract ends its worker, not the caller.
+Errors are translated into the project's: ``OcrUnavailable`` when the engine or a language's data is
+missing, ``OcrFailed`` (with a reason) when it ran and failed or ran out of time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import json
 import os
-import re
+import select
+import subprocess
 import sys
-import tempfile
+import threading
 import time
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from xml.etree import ElementTree
 
 import pymupdf
 from PIL import Image
 
 from readers.core.errors import AssayError
 from readers.core.tools import TESSERACT_INSTALL
+from readers.images import libtesseract
 
 
 def _import_pytesseract():
@@ -53,27 +59,18 @@ DEFAULT_DPI = 300
 DEFAULT_TIMEOUT_S = 120.0
 # Orientation detection takes a second or two on a page; never more than this (nor than the page's budget).
 OSD_TIMEOUT_S = 30.0
-# OSD needs some text to decide; its confidence under this keeps the page as it is.
-MIN_OSD_CONFIDENCE = 2.0
 # OSD's script is used only at this confidence or more. On the dev corpus it named Hebrew at 53 and
 # Devanagari at 29 on pages in those scripts, and said Han at 0-1.4 on Japanese and Chinese pages and
 # Cyrillic at 1.8 on a Latin map: 10 keeps the first and drops the guesses.
 MIN_SCRIPT_CONFIDENCE = 10.0
 # A page read with less mean confidence than this is doubtful: it is read once more as it is when Tesseract
-# turned it, and its script is asked of orientation detection (a second run, ~0.9 s a dense page). On the
-# dev corpus, pages in a script read with another script's data (Hebrew, Devanagari, Japanese as English)
-# and pages turned the wrong way read at 30-49, every legible Latin page at 88 or more: above it, a page is
-# upright and in the script of the data it was read with.
+# turned it, and its script is asked of orientation detection (~0.9 s a dense page). On the dev corpus,
+# pages in a script read with another script's data (Hebrew, Devanagari, Japanese as English) and pages
+# turned the wrong way read at 30-49, every legible Latin page at 88 or more: above it, a page is upright
+# and in the script of the data it was read with.
 DOUBTFUL_BELOW_CONFIDENCE = 85.0
-# Image modes written for Tesseract as they are, as a BMP: a 300 dpi page takes 4 ms to write, against
-# 0.11 s as a PNG, and Tesseract reads it as fast as a PNG (a PGM it reads 0.14 s slower).
-_BMP_MODES = frozenset({"1", "L", "RGB"})
-_TEXTANGLE = re.compile(r"textangle (\d+)")
-_WORD_CONFIDENCE = re.compile(r"x_wconf (\d+(?:\.\d+)?)")
-_ROTATE = re.compile(r"Rotate:\s+(\d+)")
-_SCRIPT = re.compile(r"Script:\s+(\S+)")
-_SCRIPT_CONFIDENCE = re.compile(r"Script confidence:\s+([\d.]+)")
-_CONFIDENCE = re.compile(r"Orientation confidence:\s+([\d.]+)")
+# Seconds a worker is given to free its models and exit when it is ended, before it is killed.
+CLOSE_TIMEOUT_S = 5.0
 
 
 class OcrUnavailable(AssayError):
@@ -105,11 +102,9 @@ class OcrResult:
 
 @functools.cache
 def installed_version() -> str:
-    """Tesseract's version (``5.3.0``), asked once per process; empty when it is not installed."""
-    try:
-        return str(pytesseract.get_tesseract_version()).split()[0]
-    except (pytesseract.TesseractNotFoundError, OSError):
-        return ""
+    """The version of the Tesseract library that reads the pages (``5.3.0``), asked once per process;
+    empty when it is not installed."""
+    return libtesseract.version()
 
 
 @functools.cache
@@ -128,34 +123,123 @@ def render_page(path: Path, page_number: int, dpi: int = DEFAULT_DPI) -> Image.I
         return Image.frombytes("L", (pix.width, pix.height), pix.samples)
 
 
-@dataclass(frozen=True, slots=True)
-class Orientation:
-    """What Tesseract's orientation and script detection (OSD) found on a page."""
+class TesseractProcess:
+    """One Tesseract worker process (``readers/images/tesseract_worker.py``), started on first use, that
+    keeps its models loaded between pages; one belongs to one thread. A page that runs over its time is
+    stopped by ending the process, and a process that ends (Tesseract crashed) fails that page alone: the
+    next page starts a new one."""
 
-    rotation: int  # clockwise degrees (0, 90, 180, 270) that make the text upright
-    script: str | None  # the writing system (Latin, Hebrew, Han...), where OSD was sure of it
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def read(self, image: Image.Image, language: str, *, psm: int, dpi: int, timeout: float) -> Reading:
+        """One recognition of ``image`` with page segmentation mode ``psm``."""
+        answer = self._ask({"op": "read", "language": language, "psm": psm}, image, dpi, timeout)
+        return Reading(answer["text"], tuple(answer["confidences"]), int(answer["rotation"]))
+
+    def script(self, image: Image.Image, *, dpi: int, timeout: float) -> str | None:
+        """The page's writing system, as orientation and script detection names it when it is sure."""
+        answer = self._ask({"op": "script"}, image, dpi, timeout)
+        sure = answer["script"] and answer["script_confidence"] >= MIN_SCRIPT_CONFIDENCE
+        return answer["script"] if sure else None
+
+    def close(self) -> None:
+        """End the worker: its input closed, it frees its models and exits."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            process.stdin.close()  # type: ignore[union-attr]
+            process.wait(timeout=CLOSE_TIMEOUT_S)
+        except (OSError, subprocess.TimeoutExpired):
+            process.kill()
+            process.wait()
+        process.stdout.close()  # type: ignore[union-attr]
+
+    def _ask(self, request: dict, image: Image.Image, dpi: int, timeout: float) -> dict:
+        data, bands = _pixels(image)
+        header = {**request, "width": image.width, "height": image.height, "bands": bands, "dpi": dpi}
+        process = self._started()
+        try:
+            process.stdin.write(json.dumps(header).encode() + b"\n")  # type: ignore[union-attr]
+            process.stdin.write(data)  # type: ignore[union-attr]
+            process.stdin.flush()  # type: ignore[union-attr]
+            ready, _, _ = select.select([process.stdout], [], [], timeout)
+            line = process.stdout.readline() if ready else None  # type: ignore[union-attr]
+        except OSError:  # the worker is gone: its input is a broken pipe
+            line = b""
+        if line is None:
+            self._kill()
+            raise OcrFailed(f"recognition ran over {timeout} s", reason="timeout")
+        if not line:
+            code = self._kill()
+            raise OcrFailed(f"Tesseract's worker ended (exit code {code})", reason="engine_error")
+        answer = json.loads(line)
+        if answer["ok"]:
+            return answer
+        if answer["error"] == "library":
+            raise OcrUnavailable(f"Tesseract is not installed: {TESSERACT_INSTALL}")
+        if answer["error"] == "language":
+            language = request.get("language", "osd")
+            raise OcrUnavailable(f"Tesseract has no data for {language!r}: {TESSERACT_INSTALL}")
+        raise OcrFailed(f"Tesseract failed: {answer['message']}", reason="engine_error")
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self._process is None:
+            root = str(Path(__file__).resolve().parents[2])  # the folder that holds the readers package
+            path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "readers.images.tesseract_worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,  # Tesseract's remarks; failures come back as answers
+                env={**os.environ, "OMP_THREAD_LIMIT": "1", "PYTHONPATH": path},
+            )
+        return self._process
+
+    def _kill(self) -> int | None:
+        process, self._process = self._process, None
+        if process is None:
+            return None
+        process.kill()
+        code = process.wait()
+        for stream in (process.stdin, process.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()  # type: ignore[union-attr]
+        return code
 
 
-UNKNOWN_ORIENTATION = Orientation(0, None)
+class TesseractProcesses:
+    """A worker process for each thread that asks for one, all ended together when the block ends::
 
+    with TesseractProcesses() as workers:
+        pool.submit(lambda: recognise(image, "eng", tesseract=workers.for_this_thread()))
+    """
 
-def detect_orientation(image: Image.Image, timeout: float = OSD_TIMEOUT_S) -> Orientation:
-    """The rotation that makes the text upright (0 when OSD cannot tell) and the script, when sure."""
-    try:
-        osd = pytesseract.image_to_osd(image, config="--psm 0", timeout=timeout)
-    except pytesseract.TesseractError:
-        return UNKNOWN_ORIENTATION  # too little text to decide: leave the page as it is
-    except RuntimeError as exc:  # pytesseract's timeout
-        raise OcrFailed(f"orientation detection ran over {timeout} s", reason="timeout") from exc
-    rotate, confidence = _ROTATE.search(osd), _CONFIDENCE.search(osd)
-    script, script_confidence = _SCRIPT.search(osd), _SCRIPT_CONFIDENCE.search(osd)
-    sure_of_script = (
-        script and script_confidence and float(script_confidence.group(1)) >= MIN_SCRIPT_CONFIDENCE
-    )
-    rotation = 0
-    if rotate and not (confidence and float(confidence.group(1)) < MIN_OSD_CONFIDENCE):
-        rotation = int(rotate.group(1)) % 360
-    return Orientation(rotation, script.group(1) if sure_of_script and script else None)
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._all: list[TesseractProcess] = []
+        self._lock = threading.Lock()
+
+    def for_this_thread(self) -> TesseractProcess:
+        process = getattr(self._local, "process", None)
+        if process is None:
+            process = self._local.process = TesseractProcess()
+            with self._lock:
+                self._all.append(process)
+        return process
+
+    def close(self) -> None:
+        with self._lock:
+            processes, self._all = self._all, []
+        for process in processes:
+            process.close()
+
+    def __enter__(self) -> TesseractProcesses:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
 
 def recognise(
@@ -165,27 +249,33 @@ def recognise(
     dpi: int = DEFAULT_DPI,
     rotate: bool = True,
     timeout: float = DEFAULT_TIMEOUT_S,
+    tesseract: TesseractProcess | None = None,
 ) -> OcrResult:
     """Read ``image`` with Tesseract in ``language`` (``eng``, ``fra+eng``...), turned upright first when
     ``rotate``: Tesseract's automatic page segmentation with orientation detection (``--psm 1``) turns it
-    in the same run, and its hOCR says by how much (each line's ``textangle``).
+    in the same recognition, and the lines' orientation says by how much. ``tesseract``: the worker to
+    read with (a new one, ended afterwards, when not given).
 
     A doubtful reading (:data:`DOUBTFUL_BELOW_CONFIDENCE`) is looked at once more: when Tesseract turned
     the page, the page is read as it is too and the more confident reading kept (orientation detection
     guesses on text it cannot tell upside down, such as a page in capitals); and orientation detection is
     asked for the page's script, which names the language data to read it again with."""
-    _single_threaded()
     started = time.perf_counter()
     if not installed_version():
         raise OcrUnavailable(f"Tesseract is not installed: {TESSERACT_INSTALL}")
-    reading = _read(image, language, psm=1 if rotate else 3, dpi=dpi, timeout=timeout)
+    if tesseract is None:
+        with TesseractProcesses() as own:
+            return recognise(
+                image, language, dpi=dpi, rotate=rotate, timeout=timeout, tesseract=own.for_this_thread()
+            )
+    reading = tesseract.read(image, language, psm=1 if rotate else 3, dpi=dpi, timeout=timeout)
     script = None
     if rotate and reading.mean is not None and reading.mean < DOUBTFUL_BELOW_CONFIDENCE:
         if reading.rotation:
-            as_it_is = _read(image, language, psm=3, dpi=dpi, timeout=_left(started, timeout))
+            as_it_is = tesseract.read(image, language, psm=3, dpi=dpi, timeout=_left(started, timeout))
             if (as_it_is.mean or 0.0) > reading.mean:
                 reading = as_it_is
-        script = detect_orientation(image, min(OSD_TIMEOUT_S, _left(started, timeout))).script
+        script = tesseract.script(image, dpi=dpi, timeout=min(OSD_TIMEOUT_S, _left(started, timeout)))
     return OcrResult(
         reading.text,
         language,
@@ -204,42 +294,24 @@ def _left(started: float, timeout: float) -> float:
     return max(1.0, timeout - (time.perf_counter() - started))
 
 
-def _read(image: Image.Image, language: str, *, psm: int, dpi: int, timeout: float) -> HocrReading:
-    """One Tesseract run over ``image`` with page segmentation mode ``psm``, its hOCR read."""
-    with tempfile.TemporaryDirectory(prefix="assay-tesseract-") as folder:
-        source, base = _write_image(image, Path(folder)), Path(folder) / "read"
-        try:  # hOCR alone: each further output Tesseract writes costs it ~0.15 s a dense page
-            pytesseract.pytesseract.run_tesseract(
-                str(source), str(base), "hocr", language, f"--psm {psm} --dpi {dpi}", timeout=timeout
-            )
-        except pytesseract.TesseractError as exc:  # a RuntimeError too: caught first
-            if "Failed loading language" in str(exc):
-                raise OcrUnavailable(f"Tesseract has no data for {language!r}: {TESSERACT_INSTALL}") from exc
-            raise OcrFailed(f"Tesseract failed: {exc}", reason="engine_error") from exc
-        except RuntimeError as exc:  # pytesseract's timeout
-            raise OcrFailed(f"recognition ran over {timeout} s", reason="timeout") from exc
-        hocr = base.with_suffix(".hocr").read_bytes()
-    try:
-        return read_hocr(hocr)
-    except ElementTree.ParseError as exc:
-        raise OcrFailed(f"Tesseract's hOCR could not be read: {exc}", reason="engine_error") from exc
-
-
-def _write_image(image: Image.Image, folder: Path) -> Path:
-    """``image`` as a file Tesseract reads: uncompressed where its mode allows, else a PNG on white."""
-    if image.mode in _BMP_MODES:
-        path = folder / "page.bmp"
-        image.save(path, format="BMP")
-        return path
-    prepared, _ = pytesseract.pytesseract.prepare(image)  # an alpha channel flattened onto white
-    path = folder / "page.png"
-    prepared.save(path, format="PNG")
-    return path
+def _pixels(image: Image.Image) -> tuple[bytes, int]:
+    """``image``'s pixels as Tesseract takes them, and the bytes a pixel: grey or RGB as they are, a
+    bilevel image as grey, an alpha channel flattened onto white."""
+    if image.mode == "1":
+        image = image.convert("L")
+    elif image.mode not in ("L", "RGB"):
+        if "A" in image.getbands():
+            background = Image.new("RGB", image.size, (255, 255, 255))
+            background.paste(image, (0, 0), image.getchannel("A"))
+            image = background
+        else:
+            image = image.convert("RGB")
+    return image.tobytes(), 1 if image.mode == "L" else 3
 
 
 @dataclass(frozen=True, slots=True)
-class HocrReading:
-    """What one Tesseract hOCR page says: its words put back into lines and paragraphs, each word's
+class Reading:
+    """What one recognition of a page says: its words put back into lines and paragraphs, each word's
     confidence, and the clockwise degrees the page was turned by to be read."""
 
     text: str
@@ -250,38 +322,3 @@ class HocrReading:
     def mean(self) -> float | None:
         """The mean word confidence, to the hundredth; None when no word was read."""
         return round(sum(self.confidences) / len(self.confidences), 2) if self.confidences else None
-
-
-def read_hocr(hocr: bytes) -> HocrReading:
-    """Tesseract's hOCR page: a blank line between paragraphs, a newline between lines, a space between
-    words; the rotation is the ``textangle`` most lines carry (none: 0)."""
-    paragraphs: list[list[list[str]]] = []
-    confidences: list[float] = []
-    angles: Counter[int] = Counter()
-    for element in ElementTree.fromstring(hocr).iter():
-        kind = (element.get("id") or "").partition("_")[0]
-        title = element.get("title") or ""
-        if kind == "par":
-            paragraphs.append([])
-        elif kind == "line":
-            angle = _TEXTANGLE.search(title)
-            angles[int(angle.group(1)) % 360 if angle else 0] += 1
-            if not paragraphs:
-                paragraphs.append([])
-            paragraphs[-1].append([])
-        elif kind == "word" and paragraphs and paragraphs[-1]:
-            word = "".join(element.itertext()).strip()
-            if not word:
-                continue
-            paragraphs[-1][-1].append(word)
-            confidence = _WORD_CONFIDENCE.search(title)
-            if confidence:
-                confidences.append(float(confidence.group(1)))
-    text = "\n\n".join(
-        "\n".join(" ".join(words) for words in lines if words) for lines in paragraphs if any(lines)
-    )
-    return HocrReading(text, tuple(confidences), angles.most_common(1)[0][0] if angles else 0)
-
-
-def _single_threaded() -> None:
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
