@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import importlib.metadata
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 # The Tesseract languages the set-up installs (Debian packages tesseract-ocr-<code>, with - for _): the
@@ -35,6 +38,20 @@ def debian_package(code: str) -> str:
 
 
 TESSERACT_INSTALL = "apt-get install tesseract-ocr " + " ".join(debian_package(c) for c in OCR_LANGUAGES)
+# Tesseract's library, which the OCR workers call (readers/images/libtesseract.py): the name Debian's
+# tesseract-ocr 5 installs, then whatever the loader finds.
+TESSERACT_LIBRARY_NAMES = ("libtesseract.so.5",)
+
+
+def tesseract_library_names() -> Iterator[str]:
+    """The names to load Tesseract's library by, in order; the loader's search (which runs ldconfig)
+    only after the known names."""
+    yield from TESSERACT_LIBRARY_NAMES
+    found = ctypes.util.find_library("tesseract")
+    if found:
+        yield found
+
+
 LIBRARIES = (
     "pymupdf",
     "pdfplumber",
@@ -69,6 +86,10 @@ def probe_tesseract() -> ToolProbe:
         languages = sorted(pytesseract.get_languages(config=""))
     except (pytesseract.TesseractError, pytesseract.TesseractNotFoundError, OSError) as exc:
         return ToolProbe("tesseract", False, "", f"does not run ({exc}): {TESSERACT_INSTALL}")
+    if not any(_loads(name) for name in tesseract_library_names()):
+        return ToolProbe(
+            "tesseract", False, "", f"its library (libtesseract) does not load: {TESSERACT_INSTALL}"
+        )
     missing = [code for code in OCR_LANGUAGES if code not in languages]
     detail = "languages: " + ", ".join(languages)
     if missing:
@@ -76,6 +97,14 @@ def probe_tesseract() -> ToolProbe:
             debian_package(code) for code in missing
         )
     return ToolProbe("tesseract", True, version.split()[0] if version else "", detail)
+
+
+def _loads(library: str) -> bool:
+    try:
+        ctypes.CDLL(library)
+    except OSError:
+        return False
+    return True
 
 
 def probe_library(distribution: str) -> ToolProbe:

@@ -8,20 +8,18 @@ a dense page against 0.2 s). The text, the word confidences and the rotation are
 line's hOCR gives (tests/test_ocr.py reads a page both ways).
 
 Only the Tesseract worker process (``readers/images/tesseract_worker.py``) loads the library: a page that
-hangs or crashes Tesseract then costs that process, never the stage. Imports nothing but ctypes.
+hangs or crashes Tesseract then costs that process, never the stage.
 """
 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 from collections import Counter
 from dataclasses import dataclass
 
-# The library's names, tried in order: the one Debian's tesseract-ocr 5 installs, then whatever the
-# loader finds.
-LIBRARY_NAMES = ("libtesseract.so.5",)
+from readers.core.tools import tesseract_library_names
+
 # Languages one engine keeps loaded at once (a model is 5-40 MB); a corpus reads most pages in one or two.
 MAX_LOADED_LANGUAGES = 3
 
@@ -81,8 +79,7 @@ class LanguageMissing(Exception):
 @functools.cache
 def library() -> ctypes.CDLL:
     """libtesseract with the signatures assay calls declared; :class:`LibraryMissing` when absent."""
-    names = [*LIBRARY_NAMES, ctypes.util.find_library("tesseract")]
-    for name in filter(None, names):
+    for name in tesseract_library_names():
         try:
             lib = ctypes.CDLL(name)
         except OSError:
