@@ -231,6 +231,11 @@ def test_carry_over_when_the_readers_did_not_change(tmp_path: Path, monkeypatch)
                 assert v2.outcomes[d.sha256] is Outcome.CARRIED and row.carried_from == "v1"
                 assert [p.text for p in v2.rows.pages[d.sha256]] == [p.text for p in v1.rows.pages[d.sha256]]
                 assert all(p.extractor_version == "v2" for p in v2.rows.pages[d.sha256])
+                # its per-font evidence too: the verdicts of the new version judge its fonts by it
+                fonts = v2.rows.fonts[d.sha256]
+                assert fonts and [dataclasses.replace(f, extractor_version="v1") for f in fonts] == list(
+                    v1.rows.fonts[d.sha256]
+                )
             else:  # underivable documents are retried under a new version
                 assert v2.outcomes[d.sha256] is Outcome.READ
 

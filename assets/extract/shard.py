@@ -272,6 +272,9 @@ def _carry(prior: ShardRows, sha256: str, version: str, out: ShardRows) -> None:
     out.pages[sha256] = [
         dataclasses.replace(p, extractor_version=version) for p in prior.pages.get(sha256, ())
     ]
+    out.fonts[sha256] = [
+        dataclasses.replace(f, extractor_version=version) for f in prior.fonts.get(sha256, ())
+    ]
     out.tables[sha256] = [
         dataclasses.replace(t, extractor_version=version) for t in prior.tables.get(sha256, ())
     ]
