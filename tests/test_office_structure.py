@@ -444,6 +444,32 @@ def test_a_slides_chart_in_reading_order(tmp_path: Path) -> None:
     ]
 
 
+def test_a_chart_that_is_not_well_formed_leaves_the_rest_of_the_deck_read(tmp_path: Path) -> None:
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Results"
+    data = CategoryChartData()
+    data.categories = ["Q1", "Q2"]
+    data.add_series("Revenue", (10, 12))
+    slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(2), Inches(4), Inches(3), data)
+    good = deck.slides.add_slide(deck.slide_layouts[1])
+    good.shapes.title.text = "Outlook"
+    good.placeholders[1].text = "Unit consumption fell in the south."
+    deck.save(tmp_path / "deck.pptx")
+    broken = tmp_path / "broken.pptx"
+    with zipfile.ZipFile(tmp_path / "deck.pptx") as source, zipfile.ZipFile(broken, "w") as copy:
+        for item in source.infolist():
+            data_bytes = source.read(item)
+            if item.filename.startswith("ppt/charts/chart"):
+                data_bytes = data_bytes[: len(data_bytes) // 2]  # cut off mid-element, as a torn write
+            copy.writestr(item, data_bytes)
+    pages = PptxReader().read(broken, LIMITS).pages
+    assert [p.text for p in pages] == [
+        "## Slide 1: Results",
+        "## Slide 2: Outlook\n\n- Unit consumption fell in the south.",
+    ]
+
+
 # --------------------------------------------------------------------------------------------------------
 # The shared corpus
 

@@ -28,6 +28,9 @@ slide is read without its comments, never refused for them.
 
 from __future__ import annotations
 
+import io
+import re
+import zipfile
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -86,6 +89,15 @@ _LIBRARY_ERRORS = (
 
 Block = tuple[str, bool]
 
+#: The parts python-pptx parses as charts when it opens a package (``ppt/charts/chart1.xml``).
+_CHART_PART = re.compile(r"^ppt/charts/chart[^/]*\.xml$")
+#: What stands in for a chart part that is not well-formed XML: a chart with nothing in it, which reads
+#: as no lines, as a chart frame whose part is missing does.
+_EMPTY_CHART = (
+    b'<c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart">'
+    b"<c:chart><c:plotArea/></c:chart></c:chartSpace>"
+)
+
 
 class PptxReader(Reader):
     """Reads a presentation into one page per slide: title, body, tables, notes."""
@@ -93,8 +105,9 @@ class PptxReader(Reader):
     name: ClassVar[str] = "python-pptx"
     # 1: title, shapes in reading order, tables, notes; a chart's title only. 2: a chart's type and its
     # series' names, categories and values (cached at the last save), not only its title; each slide's
-    # comments (legacy, and threaded with their replies) after its notes.
-    revision: ClassVar[int] = 2
+    # comments (legacy, and threaded with their replies) after its notes. 3: a chart part that is not
+    # well-formed XML is read as an empty chart, where it refused the whole deck.
+    revision: ClassVar[int] = 3
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.PPTX})
 
     @property
@@ -105,7 +118,7 @@ class PptxReader(Reader):
         open_ooxml(path, limits, what="presentation", main_types=MAIN_TYPES)
         try:
             # The package's main part, not pptx.Presentation(): that refuses slide shows and templates.
-            presentation = Package.open(str(path)).main_document_part.presentation
+            presentation = _open_package(path).main_document_part.presentation
             slides = list(presentation.slides)
             if len(slides) > limits.max_pages:
                 raise LimitExceeded(
@@ -124,6 +137,36 @@ class PptxReader(Reader):
             raise CorruptDocument(f"{path.name}: shapes nested too deeply to read") from exc
         budget.check("\n\n".join(p.text for p in pages))
         return ReadResult(pages=pages, page_count=len(pages))
+
+
+def _open_package(path: Path) -> Package:
+    """The presentation's package. python-pptx parses every chart part as it opens one, so a chart that
+    is not well-formed XML would stop the whole deck: such a chart is read as empty and the slides are
+    read."""
+    try:
+        return Package.open(str(path))
+    except etree.XMLSyntaxError:
+        repaired = _with_empty_broken_charts(path)
+        if repaired is None:
+            raise
+        return Package.open(repaired)
+
+
+def _with_empty_broken_charts(path: Path) -> io.BytesIO | None:
+    """A copy of the package (its size already checked by ``open_ooxml``) in which each chart part that
+    is not well-formed XML is an empty chart; None when every chart part is well-formed."""
+    out = io.BytesIO()
+    replaced = False
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+        for item in source.infolist():
+            data = source.read(item)
+            if _CHART_PART.match(item.filename):
+                try:
+                    parse_xml(data, what="chart part")
+                except CorruptDocument:
+                    data, replaced = _EMPTY_CHART, True
+            copy.writestr(item, data)
+    return out if replaced else None
 
 
 def _slide_page(number: int, slide: Any, budget: TextBudget, authors: _Authors) -> PageText:
