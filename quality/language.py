@@ -389,10 +389,8 @@ def _similarities(counts: Counter[str], languages: tuple[str, ...]) -> list[tupl
             values.append(count)
     if not index:
         return [(0.0, language) for language in languages]
-    scores = profiles.matrix[:, index] @ np.asarray(values, dtype=np.float64) / norm
-    return sorted(
-        zip((min(1.0, float(s)) for s in scores), languages, strict=True), key=lambda p: (-p[0], p[1])
-    )
+    scores = (profiles.matrix[:, index] @ np.asarray(values, dtype=np.float64) / norm).tolist()
+    return sorted(zip([min(1.0, s) for s in scores], languages, strict=True), key=lambda p: (-p[0], p[1]))
 
 
 @functools.cache
