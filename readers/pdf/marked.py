@@ -124,8 +124,12 @@ def marked_states(content: bytes, properties: dict[bytes, bytes]) -> tuple[bytes
     ``properties`` gives the page's named property lists (``/Properties``) by name, for ``/P /MC0 BDC``.
     Raises :class:`Unscannable` where the content uses optional content or cannot be scanned.
     """
-    stack: list[_Mark] = []
-    states = [MarkedState()]
+    # The state inside each open operator: what its mark adds to the state around it, so that an
+    # operator's state is one look-up, not a walk of every open mark.
+    stack: list[MarkedState] = []
+    outside = MarkedState()
+    interned: dict[tuple[int, bool, bool], MarkedState] = {(-1, False, False): outside}
+    states = [outside]
     pieces = [_begin(0)]
     current = 0
     last = 0
@@ -155,9 +159,9 @@ def marked_states(content: bytes, properties: dict[bytes, bytes]) -> tuple[bytes
                 props = match.group("props") or b""
                 if props.startswith(b"/"):
                     props = properties.get(props[1:], b"")
-                stack.append(_mark(tag, props))
+                stack.append(_inside(stack[-1] if stack else outside, _mark(tag, props), interned))
             current = len(states)
-            states.append(_state(stack))
+            states.append(stack[-1] if stack else outside)
         pieces.append(_switch(current))
         last = match.end()
     pieces.append(content[last:])
@@ -177,9 +181,20 @@ def _mark(tag: bytes, props: bytes) -> _Mark:
     return _Mark(int(mcid.group(1)) if mcid else -1, artifact, furniture)
 
 
-def _state(stack: list[_Mark]) -> MarkedState:
-    mcid = next((m.mcid for m in reversed(stack) if m.mcid >= 0), -1)
-    return MarkedState(mcid, any(m.artifact for m in stack), any(m.furniture for m in stack))
+def _inside(
+    around: MarkedState, mark: _Mark, interned: dict[tuple[int, bool, bool], MarkedState]
+) -> MarkedState:
+    """The state inside ``mark`` opened in ``around``: its MCID if it has one (the innermost counts),
+    an artifact or furniture if either is; one object per distinct state."""
+    key = (
+        mark.mcid if mark.mcid >= 0 else around.mcid,
+        around.artifact or mark.artifact,
+        around.furniture or mark.furniture,
+    )
+    state = interned.get(key)
+    if state is None:
+        state = interned[key] = MarkedState(*key)
+    return state
 
 
 def _begin(number: int) -> bytes:
