@@ -88,6 +88,17 @@ _MONO_NAME = re.compile(r"mono|courier|consol|menlo|typewriter|cmtt|sftt|lmmono|
 _MARK = regex.compile(r"\p{M}")
 
 
+def non_blank(text: str) -> int:
+    """Characters of ``text`` that are not whitespace: ``len("".join(text.split()))`` without the copies.
+
+    Every whitespace character but the blank is unprintable, so a printable text's only whitespace is
+    its blanks.
+    """
+    if text.isprintable():
+        return len(text) - text.count(" ")
+    return len("".join(text.split()))
+
+
 def count_letters(text: str) -> int:
     """Letters and combining marks (Indic vowel signs are marks, and letters of their word)."""
     letters = sum(map(str.isalpha, text))
@@ -216,7 +227,7 @@ def _inside_figure(box: BBox, figures: Iterable[BBox]) -> bool:
 
 def block_text(block: Block) -> str:
     """The block's text, one line per line (the text the lexicon tokenises)."""
-    return "\n".join(line.text for line in block.lines)
+    return "\n".join(["".join([span.text for span in line.spans]) for line in block.lines])
 
 
 def prose_verdict(
@@ -250,24 +261,38 @@ def _failures(
             yield "running_band"
     if figure_boxes and _inside_figure(block.bbox, figure_boxes):
         yield "figure"
+    # A block of one reader line is one visual line of as many tokens: most labels, headings and cells
+    # fail here, before the geometry of the visual lines is built.
+    short = len(block.lines) == 1 and (
+        len("".join([span.text for span in block.lines[0].spans]).split()) < MIN_SINGLE_LINE_TOKENS
+    )
+    if short:
+        yield "lines"
     lines = _visual_lines(block)
-    if len(lines) < MIN_LINES and not (len(lines) == 1 and lines[0].tokens >= MIN_SINGLE_LINE_TOKENS):
+    if (
+        not short
+        and len(lines) < MIN_LINES
+        and not (len(lines) == 1 and lines[0].tokens >= MIN_SINGLE_LINE_TOKENS)
+    ):
         yield "lines"
     counted = lines[:-1] if len(lines) > 1 else lines
     if not counted or statistics.median(line.tokens for line in counted) < MIN_TOKENS_PER_LINE:
         yield "tokens_per_line"
     chars = mono = 0
-    sized: list[tuple[float, int]] = []
+    sized: dict[float, int] = {}  # visible characters per span size
     for line in block.lines:
         for span in line.spans:
-            visible = len("".join(span.text.split()))
+            text = span.text
+            # non_blank(text), inline: this loop runs over most spans of a page
+            visible = len(text) - text.count(" ") if text.isprintable() else len("".join(text.split()))
             if not visible:
                 continue
             chars += visible
             if span.monospaced or is_mono_font(span.font):
                 mono += visible
-            sized.append((span.size, visible))
-    size = _weighted_median(sized) if sized else 0.0
+            size = span.size
+            sized[size] = sized.get(size, 0) + visible
+    size = _weighted_median(list(sized.items())) if sized else 0.0
     if body_size and body_size > 0:
         low, high = BODY_SIZE_BAND
         if not low * body_size <= size <= high * body_size:

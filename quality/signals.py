@@ -32,14 +32,20 @@ class PageMeasures:
 
 def body_size(pages: Sequence[PageText]) -> float | None:
     """The document's body size: the span size that carries the most non-whitespace characters."""
-    sizes: Counter[float] = Counter()
+    exact: dict[float, int] = {}  # characters per size as set, rounded once per size below
+    get = exact.get
     for page in pages:
         for block in page.blocks:
             for line in block.lines:
                 for span in line.spans:
-                    n = len(span.text) - span.text.count(" ")
+                    text = span.text
+                    n = len(text) - text.count(" ")
                     if n > 0:
-                        sizes[round(span.size * 2) / 2] += n
+                        size = span.size
+                        exact[size] = get(size, 0) + n
+    sizes: Counter[float] = Counter()
+    for size, n in exact.items():  # first seen first, so that ties go as they would span by span
+        sizes[round(size * 2) / 2] += n
     return sizes.most_common(1)[0][0] if sizes else None
 
 

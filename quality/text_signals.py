@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -43,7 +44,7 @@ import regex
 
 from quality.language import best_language
 from quality.lexicon import JUDGING_LANGUAGES, MAX_SEGMENT_LETTERS, Lexicon, letter_script, load_lexicon
-from quality.prose import block_text, count_letters, is_prose
+from quality.prose import block_text, count_letters, is_prose, non_blank
 from readers.core.model import BBox, Block, PageText
 
 # --- thresholds -------------------------------------------------------------------------------------
@@ -89,6 +90,7 @@ _SPACED_RUN = regex.compile(
 _TOKEN = regex.compile(r"\S+")
 _STRIP = regex.compile(r"^[^\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}]+$")
 _DIGIT = regex.compile(r"\p{N}")
+_ASCII_DIGIT = re.compile(r"[0-9]")
 _CODE = regex.compile(r"[\\{}]")
 _CODE_CHARS = frozenset("\\{}")
 # What _STRIP takes from the ends of an ASCII token.
@@ -354,13 +356,17 @@ def judged_tokens(text: str, lexicon: Lexicon) -> Iterator[tuple[int, int, int, 
     """(start, end, weight, hit) of every judgeable word of ``text``."""
     latin = not lexicon.non_latin
     for start, end, token in _raw_tokens(text):
-        if latin and token.isascii():
+        if token.isascii():
+            if not latin:
+                continue  # another script than the lexicon's: _judge rejects it
             # Most tokens are ASCII letters, with punctuation at either end: what _judge does, inline.
             word = token if token.isalpha() else token.strip(_ASCII_NOT_ALNUM)
             if word.isalpha() and (word is token or _CODE_CHARS.isdisjoint(token)):
                 if len(word) >= MIN_TOKEN_LETTERS:
                     yield start, end, len(word) - 3, _hit(word, lexicon)
                 continue
+            if not word or _ASCII_DIGIT.search(word):
+                continue  # no letters, or a number, a date, a version: _judge rejects it
         for weight, hit in _judge(token, lexicon):
             yield start, end, weight, hit
 
@@ -429,6 +435,7 @@ def font_evidence(
     tokens: Counter[str] = Counter()
     weight: Counter[str] = Counter()
     hit_weight: Counter[str] = Counter()
+    bisect_right = bisect.bisect_right
     for block in blocks:
         if prose_only and not is_prose(
             block, body_size=body_size, page_height=page_height, figure_boxes=figure_boxes
@@ -440,28 +447,33 @@ def font_evidence(
             continue
         text = block_text(block)
         judged = _judged_block(text, lexicon)
-        if fonts.count(fonts[0]) == len(fonts):  # the common case: the block is set in one font
-            font = fonts[0]
-            chars[font] += len("".join(text.split()))
+        font = fonts[0]
+        if fonts.count(font) == len(fonts):  # the common case: the block is set in one font
+            chars[font] += non_blank(text)
             tokens[font] += len(judged)
-            weight[font] += sum(w for _, _, w, _ in judged)
-            hit_weight[font] += sum(w for _, _, w, hit in judged if hit)
+            block_weight = block_hits = 0
+            for _, _, w, hit in judged:
+                block_weight += w
+                if hit:
+                    block_hits += w
+            weight[font] += block_weight
+            hit_weight[font] += block_hits
             continue
         starts: list[int] = []  # where each span's text starts in the block text
         ends: list[int] = []  # and where it ends
-        offset = 0
-        for number, line in enumerate(lines):
-            if number:
-                offset += 1  # the line break
+        offset = -1
+        for line in lines:
+            offset += 1  # the line break (none before the first line)
             for span in line.spans:
+                span_text = span.text
                 starts.append(offset)
-                offset += len(span.text)
+                offset += len(span_text)
                 ends.append(offset)
-                chars[span.font] += len("".join(span.text.split()))
+                chars[span.font] += non_blank(span_text)
         # Every judged word holds letters (at least MIN_TOKEN_LETTERS), so each has an owning span.
         owner: list[int] = []  # span index of each character (-1: a line break), built when first needed
         for start, end, w, hit in judged:
-            index = bisect.bisect_right(starts, start) - 1
+            index = bisect_right(starts, start) - 1
             if index < 0 or end > ends[index]:  # the token spans several spans: most of its letters
                 if not owner:
                     owner = _char_owners(starts, ends, len(text))

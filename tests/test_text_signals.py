@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quality.lexicon import load_lexicon
-from quality.prose import CONDITIONS, ProseVerdict, is_prose, prose_verdict
+from quality.prose import CONDITIONS, ProseVerdict, is_prose, non_blank, prose_verdict
 from quality.text_signals import (
     MIN_EVIDENCE_WEIGHT,
     _judge,
@@ -477,3 +477,9 @@ def test_font_evidence_of_one_font_blocks_is_their_lexicon_evidence(page_blocks:
         assert math.isclose(evidence["F"].hit_weight, whole.hit_rate * whole.weight)
     mixed = font_evidence(page_blocks, lexicon)
     assert sum(e.tokens for e in mixed.values()) == whole.tokens
+
+
+@given(st.text())
+def test_non_blank_counts_what_split_keeps(text: str) -> None:
+    """The blank-counting shortcut agrees with splitting on every kind of whitespace."""
+    assert non_blank(text) == len("".join(text.split()))

@@ -21,6 +21,7 @@ Each table found says how sure it is (:data:`ALIGNED_BASE_CONFIDENCE`) and why, 
 
 from __future__ import annotations
 
+import operator
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -135,31 +136,35 @@ def _rows(blocks: Sequence[Sequence[LineLike]], taken: set[int]) -> list[_Row]:
                     append(((box[1] + box[3]) / 2, position, span))
     spans.sort(key=_first)
     rows: list[_Row] = []
-    row: _Row | None = None
     share = SAME_ROW_SHARE
+    # The current row's fields as locals, written back when the next row starts.
+    members: list[tuple[int, SpanLike]] = []
+    top = bottom = row_centre = row_height = 0.0
     for centre, position, span in spans:
         _, y0, _, y1 = span.bbox
         height = y1 - y0
         if height < 0.1:
             height = 0.1
-        if row is not None:
-            smaller = height if height < row.height else row.height
-            if abs(centre - row.centre) <= share * smaller:
-                row.spans.append((position, span))
-                if y0 < row.top:
-                    row.top = y0
-                if y1 > row.bottom:
-                    row.bottom = y1
+        if members:
+            smaller = height if height < row_height else row_height
+            if abs(centre - row_centre) <= share * smaller:
+                members.append((position, span))
+                if y0 < top:
+                    top = y0
+                if y1 > bottom:
+                    bottom = y1
                 continue
-        row = _Row(y0, y1, centre, height, [(position, span)])
-        rows.append(row)
+            rows.append(_Row(top, bottom, row_centre, row_height, members))
+        members = [(position, span)]
+        top, bottom, row_centre, row_height = y0, y1, centre, height
+    if members:
+        rows.append(_Row(top, bottom, row_centre, row_height, members))
     for row in rows:
         row.segments = _segments(row)
     return rows
 
 
-def _first(item: tuple[float, int, SpanLike]) -> float:
-    return item[0]
+_first = operator.itemgetter(0)  # a span's vertical centre, in _rows
 
 
 def _left(span: SpanLike) -> float:
@@ -170,8 +175,8 @@ def _segments(row: _Row) -> list[_Segment]:
     if len(row.spans) == 1:  # most rows of a page of prose: one span, one segment
         span = row.spans[0][1]
         return [_Segment(span.bbox[0], span.bbox[2], [span])]
-    ordered = sorted((span for _, span in row.spans), key=_left)
-    heights = sorted(span.bbox[3] - span.bbox[1] for span in ordered)
+    ordered = sorted([span for _, span in row.spans], key=_left)
+    heights = sorted([span.bbox[3] - span.bbox[1] for span in ordered])
     middle = len(heights) // 2
     size = heights[middle] if len(heights) % 2 else (heights[middle - 1] + heights[middle]) / 2
     gap = SEGMENT_GAP_EM * size

@@ -419,8 +419,8 @@ def _reading_order(scan: _Scan, width: float) -> Ordered:
     blocks = [
         OrderBlock(
             model.bbox,
-            "".join(span.text for span in lines[0].spans),
-            "".join(span.text for span in lines[-1].spans),
+            "".join([span.text for span in lines[0].spans]),
+            "".join([span.text for span in lines[-1].spans]),
             len(lines),
         )
         for lines, model in zip(scan.lines, scan.blocks, strict=True)
@@ -498,8 +498,8 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
                 elif span["color"] and (luminance := span_luminance(span["color"])) >= min_luminance:
                     pale.append((len(scan.blocks), len(model_lines), len(spans), luminance))
                 texts.append(text)
-                bold = bool(flags & font_bold or char_flags & char_bold)
-                mono = bool(flags & monospaced)
+                bold = (flags & font_bold or char_flags & char_bold) != 0  # bool() without the call
+                mono = flags & monospaced != 0
                 spans.append(new(Span, (text, span["font"], size, span["bbox"], bold, mono, invisible)))
             if spans:
                 direction = line["dir"]
@@ -692,7 +692,10 @@ def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
     The line's size is the size of most of its characters, and it is bold when every visible span is.
     """
     parts: list[str] = []
-    weights: dict[float, int] = {}
+    weights: dict[float, int] = {}  # visible characters per rounded size
+    counted: dict[float, int] = {}  # all characters per rounded size
+    quantised: dict[float, float] = {}  # each span size, rounded
+    quantum = _SIZE_QUANTUM
     bold = True
     widest_gap = 0.0
     previous: _Line | None = None
@@ -708,11 +711,16 @@ def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
         for span in spans:
             text = span.text
             parts.append(text)
-            size = round(span.size / _SIZE_QUANTUM) * _SIZE_QUANTUM
-            sizes[size] += len(text)
+            size = span.size
+            size = quantised.get(size) or quantised.setdefault(size, round(size / quantum) * quantum)
+            count = len(text)
+            counted[size] = counted.get(size, 0) + count
             if not text.isspace():
-                weights[size] = weights.get(size, 0) + len(text)
-                bold = bold and span.bold
+                weights[size] = weights.get(size, 0) + count
+                if bold:
+                    bold = span.bold
+    for size, count in counted.items():  # in the order the spans first had each size
+        sizes[size] += count
     text = "".join(parts).strip()
     if not text:
         return None

@@ -20,6 +20,7 @@ dense table page. ``tests/test_pdf_readers.py`` checks it against ``find_tables`
 from __future__ import annotations
 
 import bisect
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -70,6 +71,8 @@ TABLE_MAX_CELL_SHARE = 0.5
 RULED_BASE_CONFIDENCE = 0.5
 #: A span that sticks out of its cell by more than this is cut into words at the cell borders.
 _CELL_OVERHANG = 1.0
+_position = operator.itemgetter(0)  # of a raw segment (see _RawEdge)
+_start = operator.itemgetter(1)
 
 
 # --- what the finder is given, and what it gives ----------------------------------------------------
@@ -156,45 +159,58 @@ class _Grid:
         return self.xs[0], self.ys[0], self.xs[-1], self.ys[-1]
 
 
+# A straight segment as found among the drawings: (position, start, end), as in _Edge. A plain tuple,
+# since a page of figures holds tens of thousands of them and most never make an edge.
+_RawEdge = tuple[float, float, float]
+
+
 @dataclass(slots=True)
 class _Segments:
     """A page's straight horizontal and vertical segments, and where its curves and slanted lines are."""
 
-    horizontal: list[_Edge] = field(default_factory=list)
-    vertical: list[_Edge] = field(default_factory=list)
+    horizontal: list[_RawEdge] = field(default_factory=list)
+    vertical: list[_RawEdge] = field(default_factory=list)
     figure_marks: list[tuple[float, float]] = field(default_factory=list)  # midpoints
 
     def add_box(self, x0: float, y0: float, x1: float, y1: float) -> None:
         """A thin box is a rule; any other box gives its four sides (cell backgrounds do too)."""
         if x1 - x0 <= RULE_MAX_THICKNESS and y1 - y0 > x1 - x0:
-            self.vertical.append(_Edge((x0 + x1) / 2, y0, y1))
+            self.vertical.append(((x0 + x1) / 2, y0, y1))
         elif y1 - y0 <= RULE_MAX_THICKNESS and x1 - x0 > y1 - y0:
-            self.horizontal.append(_Edge((y0 + y1) / 2, x0, x1))
+            self.horizontal.append(((y0 + y1) / 2, x0, x1))
         else:
-            self.horizontal.extend((_Edge(y0, x0, x1), _Edge(y1, x0, x1)))
-            self.vertical.extend((_Edge(x0, y0, y1), _Edge(x1, y0, y1)))
+            self.horizontal.extend(((y0, x0, x1), (y1, x0, x1)))
+            self.vertical.extend(((x0, y0, y1), (x1, y0, y1)))
 
 
 def _segments(paths: Sequence[dict[str, Any]]) -> _Segments:
-    """Sort the items of ``get_cdrawings()`` into rules, boxes and figure marks."""
+    """Sort the items of ``get_cdrawings()`` into rules, boxes and figure marks.
+
+    Figures hold thousands of line items, so the loop keeps to local names and plain comparisons (the
+    same as ``abs``, ``min`` and ``max`` on two numbers).
+    """
     found = _Segments()
-    horizontal, vertical, marks = found.horizontal, found.vertical, found.figure_marks
+    add_horizontal, add_vertical, add_mark = (
+        found.horizontal.append,
+        found.vertical.append,
+        found.figure_marks.append,
+    )
     for path in paths:
         x0, y0, x1, y1 = path["rect"]
         if x1 - x0 <= 1.0 and y1 - y0 <= 1.0:
-            marks.append(((x0 + x1) / 2, (y0 + y1) / 2))  # a dot (dashes are longer: they may join)
+            add_mark(((x0 + x1) / 2, (y0 + y1) / 2))  # a dot (dashes are longer: they may join)
             continue
         for item in path["items"]:
             kind = item[0]
             if kind == "l":  # inlined: figures hold thousands of these
                 (ax, ay), (bx, by) = item[1], item[2]
-                dx, dy = abs(ax - bx), abs(ay - by)
-                if dy <= 1.0 and dx > 1.0:
-                    horizontal.append(_Edge((ay + by) / 2, min(ax, bx), max(ax, bx)))
-                elif dx <= 1.0 and dy > 1.0:
-                    vertical.append(_Edge((ax + bx) / 2, min(ay, by), max(ay, by)))
+                dx, dy = ax - bx, ay - by
+                if -1.0 <= dy <= 1.0 and (dx > 1.0 or dx < -1.0):
+                    add_horizontal(((ay + by) / 2, bx if bx < ax else ax, bx if bx > ax else ax))
+                elif -1.0 <= dx <= 1.0 and (dy > 1.0 or dy < -1.0):
+                    add_vertical(((ax + bx) / 2, by if by < ay else ay, by if by > ay else ay))
                 else:  # slanted, or a piece of a curve flattened into tiny segments
-                    marks.append(((ax + bx) / 2, (ay + by) / 2))
+                    add_mark(((ax + bx) / 2, (ay + by) / 2))
             elif kind == "re":
                 x0, y0, x1, y1 = item[1]
                 found.add_box(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
@@ -204,33 +220,33 @@ def _segments(paths: Sequence[dict[str, Any]]) -> _Segments:
                     found.add_box(min(ulx, urx), min(uly, lly), max(ulx, urx), max(uly, lly))
             elif kind == "c":
                 (ax, ay), (bx, by) = item[1], item[4]
-                found.figure_marks.append(((ax + bx) / 2, (ay + by) / 2))
+                add_mark(((ax + bx) / 2, (ay + by) / 2))
     return found
 
 
-def _snap_join(edges: list[_Edge]) -> list[_Edge]:
+def _snap_join(edges: list[_RawEdge]) -> list[_Edge]:
     """Snap nearly equal positions to their mean, then merge overlapping or touching segments."""
-    edges = [e for e in edges if e.end - e.start >= 0.5]
+    edges = [e for e in edges if e[2] - e[1] >= 0.5]
     if not edges:
         return []
-    edges.sort(key=lambda e: e.pos)
-    clusters: list[list[_Edge]] = [[edges[0]]]
+    edges.sort(key=_position)
+    clusters: list[list[_RawEdge]] = [[edges[0]]]
     for edge in edges[1:]:
-        if edge.pos - clusters[-1][-1].pos <= SNAP_TOLERANCE:
+        if edge[0] - clusters[-1][-1][0] <= SNAP_TOLERANCE:
             clusters[-1].append(edge)
         else:
             clusters.append([edge])
     joined: list[_Edge] = []
     for cluster in clusters:
-        pos = sum(e.pos for e in cluster) / len(cluster)
-        cluster.sort(key=lambda e: e.start)
-        current = _Edge(pos, cluster[0].start, cluster[0].end)
-        for edge in cluster[1:]:
-            if edge.start <= current.end + JOIN_TOLERANCE:
-                current.end = max(current.end, edge.end)
+        pos = sum(e[0] for e in cluster) / len(cluster)
+        cluster.sort(key=_start)
+        current = _Edge(pos, cluster[0][1], cluster[0][2])
+        for _, start, end in cluster[1:]:
+            if start <= current.end + JOIN_TOLERANCE:
+                current.end = max(current.end, end)
             else:
                 joined.append(current)
-                current = _Edge(pos, edge.start, edge.end)
+                current = _Edge(pos, start, end)
         joined.append(current)
     return [e for e in joined if e.end - e.start >= EDGE_MIN_LENGTH]
 
@@ -268,7 +284,7 @@ def _is_figure(grid: _Grid, marks: list[tuple[float, float]]) -> bool:
     return False
 
 
-def _open_sides(hs: list[_Edge]) -> list[_Edge]:
+def _open_sides(hs: list[_Edge]) -> list[_RawEdge]:
     """Left and right borders for a stack of equally long rules whose table draws no outer sides.
 
     Many generators (the Korean brochure of unst__korean-text-with-tables.pdf, booktabs, Word's
@@ -276,7 +292,7 @@ def _open_sides(hs: list[_Edge]) -> list[_Edge]:
     least RULES_FOR_OPEN_SIDES rules starting and ending at the same x get the two missing sides. A
     stack with no inner vertical line still yields a single column, which is not a table.
     """
-    sides: list[_Edge] = []
+    sides: list[_RawEdge] = []
     ordered = sorted(
         hs, key=lambda e: (round(e.start / SNAP_TOLERANCE), round(e.end / SNAP_TOLERANCE), e.pos)
     )
@@ -292,8 +308,8 @@ def _open_sides(hs: list[_Edge]) -> list[_Edge]:
             continue
         if len(group) >= RULES_FOR_OPEN_SIDES:
             top, bottom = min(e.pos for e in group), max(e.pos for e in group)
-            sides.append(_Edge(min(e.start for e in group), top, bottom))
-            sides.append(_Edge(max(e.end for e in group), top, bottom))
+            sides.append((min(e.start for e in group), top, bottom))
+            sides.append((max(e.end for e in group), top, bottom))
         group = [edge] if edge is not None else []
     return sides
 
