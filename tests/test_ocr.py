@@ -142,6 +142,16 @@ def test_a_worker_that_dies_fails_its_page_alone(tmp_path: Path) -> None:
         assert "unit consumption" in worker.read(image, "eng", psm=3, dpi=300, timeout=60).text
 
 
+def test_workers_started_ahead_answer_their_first_page(tmp_path: Path) -> None:
+    image = render_page(make_text_pdf(tmp_path / "page.pdf", [TEXT], fontsize=14), 1)
+    with TesseractProcesses() as workers:
+        workers.start(1, "xqz")  # a warm-up that fails costs the page nothing: its own request is answered
+        worker = workers.for_this_thread()
+        assert worker._process is not None and worker._unanswered == 1  # started before it was asked
+        assert "unit consumption" in worker.read(image, "eng", psm=1, dpi=300, timeout=60).text
+        assert worker._unanswered == 0
+
+
 def test_workers_end_with_their_block(tmp_path: Path) -> None:
     image = Image.new("L", (400, 300), 255)
     with TesseractProcesses() as workers:

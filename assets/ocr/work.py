@@ -253,6 +253,8 @@ def ocr_tasks(
 
     walked: WalkedFile | None = None  # the document whose pages are being rendered
     tesseracts = TesseractProcesses()
+    if tasks and installed_version():
+        tesseracts.start(min(workers, len(tasks)), tasks[0].language.language)
     with tesseracts, ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tesseract") as pool:
         try:
             for task in tasks:

@@ -131,6 +131,21 @@ class TesseractProcess:
 
     def __init__(self) -> None:
         self._process: subprocess.Popen[bytes] | None = None
+        self._unanswered = 0  # warm-up requests whose answers are still to be read
+
+    def warm(self, language: str, psm: int = 1) -> None:
+        """Start the worker and have it load ``language``'s model (and, for ``psm`` 1, orientation
+        detection's) on a blank image, without waiting: the next request reads its answer first."""
+        process = self._started()
+        blank = {"op": "read", "language": language, "psm": psm, "width": 32, "height": 32, "bands": 1}
+        try:
+            process.stdin.write(json.dumps({**blank, "dpi": DEFAULT_DPI}).encode() + b"\n")  # type: ignore[union-attr]
+            process.stdin.write(b"\xff" * 32 * 32)  # type: ignore[union-attr]
+            process.stdin.flush()  # type: ignore[union-attr]
+        except OSError:
+            self._kill()
+            return
+        self._unanswered += 1
 
     def read(self, image: Image.Image, language: str, *, psm: int, dpi: int, timeout: float) -> Reading:
         """One recognition of ``image`` with page segmentation mode ``psm``."""
@@ -146,6 +161,7 @@ class TesseractProcess:
     def close(self) -> None:
         """End the worker: its input closed, it frees its models and exits."""
         process, self._process = self._process, None
+        self._unanswered = 0
         if process is None:
             return
         try:
@@ -159,6 +175,10 @@ class TesseractProcess:
     def _ask(self, request: dict, image: Image.Image, dpi: int, timeout: float) -> dict:
         data, bands = _pixels(image)
         header = {**request, "width": image.width, "height": image.height, "bands": bands, "dpi": dpi}
+        if self._unanswered:  # the wait for the worker's warm-up is part of the page's time
+            started = time.perf_counter()
+            self._skip_warm_up(timeout)
+            timeout = max(0.0, timeout - (time.perf_counter() - started))
         process = self._started()
         try:
             process.stdin.write(json.dumps(header).encode() + b"\n")  # type: ignore[union-attr]
@@ -184,6 +204,16 @@ class TesseractProcess:
             raise OcrUnavailable(f"Tesseract has no data for {language!r}: {TESSERACT_INSTALL}")
         raise OcrFailed(f"Tesseract failed: {answer['message']}", reason="engine_error")
 
+    def _skip_warm_up(self, timeout: float) -> None:
+        """Read the answers to warm-up requests (whatever they say: a page's own request says it again);
+        a worker that gives none in ``timeout`` is ended, and the page starts a new one."""
+        while self._unanswered and self._process is not None:
+            ready, _, _ = select.select([self._process.stdout], [], [], timeout)
+            if not ready or not self._process.stdout.readline():  # type: ignore[union-attr]
+                self._kill()
+            self._unanswered -= 1
+        self._unanswered = 0
+
     def _started(self) -> subprocess.Popen[bytes]:
         if self._process is None:
             root = str(Path(__file__).resolve().parents[2])  # the folder that holds the readers package
@@ -199,6 +229,7 @@ class TesseractProcess:
 
     def _kill(self) -> int | None:
         process, self._process = self._process, None
+        self._unanswered = 0
         if process is None:
             return None
         process.kill()
@@ -219,19 +250,32 @@ class TesseractProcesses:
     def __init__(self) -> None:
         self._local = threading.local()
         self._all: list[TesseractProcess] = []
+        self._ready: list[TesseractProcess] = []  # started ahead, not yet taken by a thread
         self._lock = threading.Lock()
+
+    def start(self, count: int, language: str) -> None:
+        """Start ``count`` workers now, loading ``language``, so that their start (~0.2 s) overlaps with
+        rendering the first pages instead of delaying the first recognitions."""
+        for _ in range(count):
+            process = TesseractProcess()
+            process.warm(language)
+            with self._lock:
+                self._all.append(process)
+                self._ready.append(process)
 
     def for_this_thread(self) -> TesseractProcess:
         process = getattr(self._local, "process", None)
         if process is None:
-            process = self._local.process = TesseractProcess()
             with self._lock:
-                self._all.append(process)
+                process = self._ready.pop() if self._ready else TesseractProcess()
+                if process not in self._all:
+                    self._all.append(process)
+            self._local.process = process
         return process
 
     def close(self) -> None:
         with self._lock:
-            processes, self._all = self._all, []
+            processes, self._all, self._ready = self._all, [], []
         for process in processes:
             process.close()
 
