@@ -20,6 +20,7 @@ import functools
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
 import threading
@@ -103,7 +104,10 @@ class OcrResult:
 @functools.cache
 def installed_version() -> str:
     """The version of the Tesseract library that reads the pages (``5.3.0``), asked once per process;
-    empty when it is not installed."""
+    empty when Tesseract is not installed: its library, or its command, which lists the installed
+    languages (the two come in one package, Debian's tesseract-ocr)."""
+    if shutil.which(pytesseract.pytesseract.tesseract_cmd) is None:
+        return ""
     return libtesseract.version()
 
 
