@@ -227,7 +227,7 @@ def _inside_figure(box: BBox, figures: Iterable[BBox]) -> bool:
 
 def block_text(block: Block) -> str:
     """The block's text, one line per line (the text the lexicon tokenises)."""
-    return "\n".join(["".join([span.text for span in line.spans]) for line in block.lines])
+    return "\n".join([line.text for line in block.lines])
 
 
 def prose_verdict(
@@ -261,19 +261,8 @@ def _failures(
             yield "running_band"
     if figure_boxes and _inside_figure(block.bbox, figure_boxes):
         yield "figure"
-    # A block of one reader line is one visual line of as many tokens: most labels, headings and cells
-    # fail here, before the geometry of the visual lines is built.
-    short = len(block.lines) == 1 and (
-        len("".join([span.text for span in block.lines[0].spans]).split()) < MIN_SINGLE_LINE_TOKENS
-    )
-    if short:
-        yield "lines"
     lines = _visual_lines(block)
-    if (
-        not short
-        and len(lines) < MIN_LINES
-        and not (len(lines) == 1 and lines[0].tokens >= MIN_SINGLE_LINE_TOKENS)
-    ):
+    if len(lines) < MIN_LINES and not (len(lines) == 1 and lines[0].tokens >= MIN_SINGLE_LINE_TOKENS):
         yield "lines"
     counted = lines[:-1] if len(lines) > 1 else lines
     if not counted or statistics.median(line.tokens for line in counted) < MIN_TOKENS_PER_LINE:
@@ -283,8 +272,7 @@ def _failures(
     for line in block.lines:
         for span in line.spans:
             text = span.text
-            # non_blank(text), inline: this loop runs over most spans of a page
-            visible = len(text) - text.count(" ") if text.isprintable() else len("".join(text.split()))
+            visible = non_blank(text)
             if not visible:
                 continue
             chars += visible

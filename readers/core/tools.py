@@ -7,7 +7,6 @@ import ctypes
 import ctypes.util
 import importlib.metadata
 import shutil
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 # The Tesseract languages the set-up installs (Debian packages tesseract-ocr-<code>, with - for _): the
@@ -43,13 +42,18 @@ TESSERACT_INSTALL = "apt-get install tesseract-ocr " + " ".join(debian_package(c
 TESSERACT_LIBRARY_NAMES = ("libtesseract.so.5",)
 
 
-def tesseract_library_names() -> Iterator[str]:
-    """The names to load Tesseract's library by, in order; the loader's search (which runs ldconfig)
-    only after the known names."""
-    yield from TESSERACT_LIBRARY_NAMES
-    found = ctypes.util.find_library("tesseract")
-    if found:
-        yield found
+def load_tesseract_library() -> ctypes.CDLL | None:
+    """Tesseract's library, loaded by its known names first, then by the loader's search (which runs
+    ldconfig); None when it does not load."""
+    for name in (*TESSERACT_LIBRARY_NAMES, None):
+        name = name or ctypes.util.find_library("tesseract")
+        if not name:
+            continue
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            continue
+    return None
 
 
 LIBRARIES = (
@@ -86,7 +90,7 @@ def probe_tesseract() -> ToolProbe:
         languages = sorted(pytesseract.get_languages(config=""))
     except (pytesseract.TesseractError, pytesseract.TesseractNotFoundError, OSError) as exc:
         return ToolProbe("tesseract", False, "", f"does not run ({exc}): {TESSERACT_INSTALL}")
-    if not any(_loads(name) for name in tesseract_library_names()):
+    if load_tesseract_library() is None:
         return ToolProbe(
             "tesseract", False, "", f"its library (libtesseract) does not load: {TESSERACT_INSTALL}"
         )
@@ -97,14 +101,6 @@ def probe_tesseract() -> ToolProbe:
             debian_package(code) for code in missing
         )
     return ToolProbe("tesseract", True, version.split()[0] if version else "", detail)
-
-
-def _loads(library: str) -> bool:
-    try:
-        ctypes.CDLL(library)
-    except OSError:
-        return False
-    return True
 
 
 def probe_library(distribution: str) -> ToolProbe:

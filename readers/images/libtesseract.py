@@ -18,7 +18,7 @@ import functools
 from collections import Counter
 from dataclasses import dataclass
 
-from readers.core.tools import tesseract_library_names
+from readers.core.tools import load_tesseract_library
 
 # Languages one engine keeps loaded at once (a model is 5-40 MB); a corpus reads most pages in one or two.
 MAX_LOADED_LANGUAGES = 3
@@ -79,16 +79,13 @@ class LanguageMissing(Exception):
 @functools.cache
 def library() -> ctypes.CDLL:
     """libtesseract with the signatures assay calls declared; :class:`LibraryMissing` when absent."""
-    for name in tesseract_library_names():
-        try:
-            lib = ctypes.CDLL(name)
-        except OSError:
-            continue
-        for function, (result, arguments) in _SIGNATURES.items():
-            call = getattr(lib, function)
-            call.restype, call.argtypes = result, list(arguments)
-        return lib
-    raise LibraryMissing("libtesseract is not installed")
+    lib = load_tesseract_library()
+    if lib is None:
+        raise LibraryMissing("libtesseract is not installed")
+    for function, (result, arguments) in _SIGNATURES.items():
+        call = getattr(lib, function)
+        call.restype, call.argtypes = result, list(arguments)
+    return lib
 
 
 def version() -> str:

@@ -140,16 +140,11 @@ class TesseractProcess:
     def warm(self, language: str, psm: int = 1) -> None:
         """Start the worker and have it load ``language``'s model (and, for ``psm`` 1, orientation
         detection's) on a blank image, without waiting: the next request reads its answer first."""
-        process = self._started()
         blank = {"op": "read", "language": language, "psm": psm, "width": 32, "height": 32, "bands": 1}
-        try:
-            process.stdin.write(json.dumps({**blank, "dpi": DEFAULT_DPI}).encode() + b"\n")  # type: ignore[union-attr]
-            process.stdin.write(b"\xff" * 32 * 32)  # type: ignore[union-attr]
-            process.stdin.flush()  # type: ignore[union-attr]
-        except OSError:
+        if self._send({**blank, "dpi": DEFAULT_DPI}, b"\xff" * 32 * 32):
+            self._unanswered += 1
+        else:
             self._kill()
-            return
-        self._unanswered += 1
 
     def read(self, image: Image.Image, language: str, *, psm: int, dpi: int, timeout: float) -> Reading:
         """One recognition of ``image`` with page segmentation mode ``psm``."""
@@ -183,15 +178,11 @@ class TesseractProcess:
             started = time.perf_counter()
             self._skip_warm_up(timeout)
             timeout = max(0.0, timeout - (time.perf_counter() - started))
-        process = self._started()
-        try:
-            process.stdin.write(json.dumps(header).encode() + b"\n")  # type: ignore[union-attr]
-            process.stdin.write(data)  # type: ignore[union-attr]
-            process.stdin.flush()  # type: ignore[union-attr]
+        line: bytes | None = b""  # no answer: the worker is gone (its input a broken pipe)
+        if self._send(header, data):
+            process = self._started()
             ready, _, _ = select.select([process.stdout], [], [], timeout)
             line = process.stdout.readline() if ready else None  # type: ignore[union-attr]
-        except OSError:  # the worker is gone: its input is a broken pipe
-            line = b""
         if line is None:
             self._kill()
             raise OcrFailed(f"recognition ran over {timeout} s", reason="timeout")
@@ -207,6 +198,18 @@ class TesseractProcess:
             language = request.get("language", "osd")
             raise OcrUnavailable(f"Tesseract has no data for {language!r}: {TESSERACT_INSTALL}")
         raise OcrFailed(f"Tesseract failed: {answer['message']}", reason="engine_error")
+
+    def _send(self, header: dict, pixels: bytes) -> bool:
+        """Write one request (its JSON line, then its pixels) to the worker, started if need be; False
+        when the worker is gone."""
+        process = self._started()
+        try:
+            process.stdin.write(json.dumps(header).encode() + b"\n")  # type: ignore[union-attr]
+            process.stdin.write(pixels)  # type: ignore[union-attr]
+            process.stdin.flush()  # type: ignore[union-attr]
+        except OSError:
+            return False
+        return True
 
     def _skip_warm_up(self, timeout: float) -> None:
         """Read the answers to warm-up requests (whatever they say: a page's own request says it again);
@@ -227,7 +230,7 @@ class TesseractProcess:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,  # Tesseract's remarks; failures come back as answers
-                env={**os.environ, "OMP_THREAD_LIMIT": "1", "PYTHONPATH": path},
+                env={**os.environ, "PYTHONPATH": path},  # the worker keeps OpenMP to one thread
             )
         return self._process
 
@@ -271,8 +274,10 @@ class TesseractProcesses:
         process = getattr(self._local, "process", None)
         if process is None:
             with self._lock:
-                process = self._ready.pop() if self._ready else TesseractProcess()
-                if process not in self._all:
+                if self._ready:
+                    process = self._ready.pop()  # started ahead: already among all
+                else:
+                    process = TesseractProcess()
                     self._all.append(process)
             self._local.process = process
         return process
