@@ -245,16 +245,27 @@ def _close(runs: list[list[_Row]], run: list[_Row]) -> None:
 
 
 def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
+    """The run as a table, or None when it is not one.
+
+    The tests are filters, so their order only decides the cost: the fill comes first, from the column
+    each segment falls in, since it refuses most candidates (140 of the corpus's 349) and needs no text;
+    the segments' texts are joined only after it (~10 ms a pass on the born-digital pages).
+    """
     spans = [span for row in run for _, span in row.spans]
     if all(getattr(span, "monospaced", False) for span in spans):
         return None  # fixed-pitch text lines up by nature: code, a terminal listing
-    segments = _texts(run)
-    if sum(1 for s in segments if _LEADER.search(s.text)) * 2 >= len(run):
-        return None  # dot leaders: a table of contents
     columns = _columns(run)
     if len(columns) < 2:
         return None
-    cells = [_assign(row, columns) for row in run]
+    placed = [[_column_of(segment, columns) for segment in row.segments] for row in run]
+    filled = sum(len(set(indexes)) for indexes in placed)  # a segment always holds text
+    fill = filled / (len(run) * len(columns))
+    if fill < MIN_FILL:
+        return None
+    segments = _texts(run)
+    if sum(1 for s in segments if _LEADER.search(s.text)) * 2 >= len(run):
+        return None  # dot leaders: a table of contents
+    cells = [_assign(row, indexes, len(columns)) for row, indexes in zip(run, placed, strict=True)]
     texts = [c for row in cells for c in row if c]
     if sum(len(c.split()) for c in texts) / len(texts) > MAX_CELL_WORDS:
         return None
@@ -264,10 +275,7 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
         second = [row[1] for row in cells[1:] if row[1]]
         if not second or sum(1 for c in second if is_number(c)) < TWO_COLUMN_NUMERIC_SHARE * len(second):
             return None
-    fill = len(texts) / (len(cells) * len(columns))
-    if fill < MIN_FILL:
-        return None
-    aligned, justified = _aligned_columns(run, columns)
+    aligned, justified = _aligned_columns(run, placed, len(columns))
     if aligned < len(columns) or justified:
         return None
     confidence = ALIGNED_BASE_CONFIDENCE + (1 - ALIGNED_BASE_CONFIDENCE) * (aligned / len(columns)) * fill
@@ -326,22 +334,22 @@ def _column_of(segment: _Segment, columns: list[tuple[float, float]]) -> int:
     return best
 
 
-def _assign(row: _Row, columns: list[tuple[float, float]]) -> list[str]:
-    cells = [""] * len(columns)
-    for segment in row.segments:
-        index = _column_of(segment, columns)
+def _assign(row: _Row, indexes: list[int], width: int) -> list[str]:
+    """The row's cells: each segment's text in the cell of its column (``indexes``, from _column_of)."""
+    cells = [""] * width
+    for segment, index in zip(row.segments, indexes, strict=True):
         cells[index] = f"{cells[index]} {segment.text}".strip()
     return cells
 
 
-def _aligned_columns(run: list[_Row], columns: list[tuple[float, float]]) -> tuple[int, bool]:
-    """How many columns have COLUMN_ALIGNED_SHARE of their cells (at least MIN_ROWS) on a common left,
-    right or centre edge, and whether a column is justified prose (both sides lined up, wordy cells)."""
-    edges: list[list[tuple[float, float, float]]] = [[] for _ in columns]
-    words: list[list[int]] = [[] for _ in columns]
-    for row in run:
-        for segment in row.segments:
-            index = _column_of(segment, columns)
+def _aligned_columns(run: list[_Row], placed: list[list[int]], width: int) -> tuple[int, bool]:
+    """How many of the ``width`` columns have COLUMN_ALIGNED_SHARE of their cells (at least MIN_ROWS) on
+    a common left, right or centre edge, and whether a column is justified prose (both sides lined up,
+    wordy cells); ``placed`` holds each row's segments' columns."""
+    edges: list[list[tuple[float, float, float]]] = [[] for _ in range(width)]
+    words: list[list[int]] = [[] for _ in range(width)]
+    for row, indexes in zip(run, placed, strict=True):
+        for segment, index in zip(row.segments, indexes, strict=True):
             edges[index].append((segment.x0, segment.x1, (segment.x0 + segment.x1) / 2))
             words[index].append(len(segment.text.split()))
     aligned = 0
