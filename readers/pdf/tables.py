@@ -338,12 +338,15 @@ def _intersections(hs: list[_Edge], vs: list[_Edge]) -> _Points | None:
 
 
 def _cells(points: _Points) -> list[tuple[float, float, float, float]]:
-    """The smallest rectangles whose four corners are intersections joined by edges."""
+    """The smallest rectangles whose four corners are intersections joined by edges.
+
+    Two points are joined when their sets of edges meet, which ``isdisjoint`` answers without making
+    the intersection; one sort of the points orders both the columns' ys and the rows' xs.
+    """
     by_x: dict[float, list[float]] = {}
     by_y: dict[float, list[float]] = {}
-    for x, y in sorted(points):
+    for x, y in sorted(points):  # by x, then y: each row's xs come in order too
         by_x.setdefault(x, []).append(y)
-    for x, y in sorted(points, key=lambda p: (p[1], p[0])):
         by_y.setdefault(y, []).append(x)
     cells: list[tuple[float, float, float, float]] = []
     for (x, y), (h_ids, v_ids) in points.items():
@@ -351,16 +354,16 @@ def _cells(points: _Points) -> list[tuple[float, float, float, float]]:
         row = by_y[y]
         found = False
         for below in column[bisect.bisect_right(column, y) :]:
-            if not v_ids & points[(x, below)][1]:
+            if v_ids.isdisjoint(points[(x, below)][1]):
                 continue
             for right in row[bisect.bisect_right(row, x) :]:
-                if not h_ids & points[(right, y)][0]:
+                if h_ids.isdisjoint(points[(right, y)][0]):
                     continue
                 corner = points.get((right, below))
                 if (
                     corner is not None
-                    and corner[1] & points[(right, y)][1]
-                    and corner[0] & points[(x, below)][0]
+                    and not corner[1].isdisjoint(points[(right, y)][1])
+                    and not corner[0].isdisjoint(points[(x, below)][0])
                 ):
                     cells.append((x, y, right, below))
                     found = True
