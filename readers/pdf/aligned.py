@@ -327,10 +327,15 @@ def _columns(run: list[_Row]) -> list[tuple[float, float]]:
 
 
 def _column_of(segment: _Segment, columns: list[tuple[float, float]]) -> int:
-    """The column the segment overlaps most, or the nearest one."""
+    """The column the segment overlaps most, or the nearest one.
+
+    Asked of every segment of every candidate table, so ``min`` and ``max`` of two numbers are written
+    as comparisons (the same results, without two calls per column).
+    """
+    left, right = segment.x0, segment.x1
     best, best_overlap = 0, float("-inf")
     for index, (x0, x1) in enumerate(columns):
-        overlap = min(x1, segment.x1) - max(x0, segment.x0)
+        overlap = (right if right < x1 else x1) - (left if left > x0 else x0)
         if overlap > best_overlap:
             best, best_overlap = index, overlap
     return best
