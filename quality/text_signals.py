@@ -91,6 +91,10 @@ _SPACED_RUN = regex.compile(
     rf"(?:\p{{L}}\p{{M}}* ){{{SPACED_MIN_LETTERS - 1},}}\p{{L}}\p{{M}}*"  # single letters, single spaces
     r"(?![\p{L}\p{M}\p{N}])"
 )
+# What every letter-spaced run holds: a blank, then three single letters apart (the second to fourth
+# letters of a run of four or more). Looking for it costs a sixth of :data:`_SPACED_RUN`'s scan, whose
+# lookbehind is tried at every character, and on the corpus's born-digital pages 6 of 241 hold it.
+_SPACED_HINT = regex.compile(r" \p{L}\p{M}* \p{L}\p{M}* \p{L}")
 _TOKEN = regex.compile(r"\S+")
 _STRIP = regex.compile(r"^[^\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}]+$")
 _DIGIT = regex.compile(r"\p{N}")
@@ -255,14 +259,20 @@ def glued_ratio(text: str, lexicon: Lexicon | None, *, letters: int | None = Non
     if letters is None or len(text) > MAX_RUN_SCAN_CHARS:
         text = text[:MAX_RUN_SCAN_CHARS]
         letters = None
-    if lexicon is None or not _LETTER_RUN.search(text):
+    if lexicon is None:
+        return 0.0
+    # A letter run lies inside one whitespace token, so the runs of the long tokens are all the long
+    # runs, in order: splitting in C and scanning those costs a third of scanning the whole text, where
+    # :data:`_LETTER_RUN` tries its repeat at every letter.
+    long_tokens = [token for token in text.split() if len(token) >= GLUED_MIN_LETTERS]
+    if not long_tokens:
         return 0.0
     if letters is None:
         letters = letter_count(text)
     if not letters:
         return 0.0
     glued = 0
-    for match in _LETTER_RUN.finditer(text):
+    for match in _LETTER_RUN.finditer(" ".join(long_tokens)):
         run = match.group()
         if len(run) <= MAX_SEGMENT_RUN:
             if lexicon.segment(run) is not None:
@@ -275,6 +285,8 @@ def glued_ratio(text: str, lexicon: Lexicon | None, *, letters: int | None = Non
 def spaced_ratio(text: str) -> float:
     """Share of letters in letter-spaced runs (>= :data:`SPACED_MIN_LETTERS` single spaced letters)."""
     text = text[:MAX_RUN_SCAN_CHARS]
+    if not _SPACED_HINT.search(text):
+        return 0.0
     matches = _SPACED_RUN.findall(text)
     if not matches:
         return 0.0
