@@ -429,8 +429,11 @@ def _similarities(counts: Counter[str], languages: tuple[str, ...]) -> list[tupl
 
 
 @functools.cache
-def _language_scripts(language: str) -> frozenset[str]:
-    return _SCRIPT_CHARS.get(get_language_info(language)["script"], frozenset())
+def _language_scripts(language: str) -> tuple[str, ...]:
+    """The character scripts ``language`` is written in, in a fixed order: a text's counts in several
+    scripts (Japanese: CJK, hiragana, katakana) are added in this order, so the float sums behind its
+    similarity come out the same in every process, whatever its hash seed."""
+    return tuple(sorted(_SCRIPT_CHARS.get(get_language_info(language)["script"], ())))
 
 
 def _candidates(letters: Counter[str]) -> tuple[str, ...]:
@@ -452,10 +455,10 @@ def candidate_languages(text: str) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=128)
-def _script_groups(candidates: tuple[str, ...]) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
+def _script_groups(candidates: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
     """The candidates grouped by the scripts they are written in, each group in candidate order: the
     same few candidate sets recur on every page, and grouping them anew cost ~5 us a call."""
-    groups: dict[frozenset[str], list[str]] = {}
+    groups: dict[tuple[str, ...], list[str]] = {}
     for language in candidates:
         groups.setdefault(_language_scripts(language), []).append(language)
     return tuple((scripts, tuple(languages)) for scripts, languages in groups.items())
