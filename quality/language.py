@@ -223,6 +223,11 @@ def _word_trigrams(word: str) -> tuple[str, ...]:
     return tuple([padded[i : i + 3] for i in range(len(word))])
 
 
+def forget_words() -> None:
+    """Forget the trigrams of the words met so far (:func:`_word_trigrams`)."""
+    _word_trigrams.cache_clear()
+
+
 def _padded_trigrams(runs: list[str]) -> Counter[str]:
     """Counts of the trigrams of runs of >= :data:`MIN_RUN_LETTERS` letters, each padded with spaces."""
     return _word_counts_trigrams(Counter(runs))

@@ -381,6 +381,12 @@ def _verdicts(lexicon: Lexicon) -> dict[str, bool]:
     return {}
 
 
+def forget_words() -> None:
+    """Forget every lexicon's verdicts on the words judged so far, and the blocks judged."""
+    _verdicts.cache_clear()
+    _judged_block.cache_clear()
+
+
 def _known_hit(word: str, lexicon: Lexicon, verdicts: dict[str, bool]) -> bool:
     """:func:`_hit`, looked up in the lexicon's ``verdicts`` first and kept there."""
     hit = verdicts.get(word)
