@@ -301,13 +301,16 @@ def assay_text_layer(documents: Sequence[DocumentRecord]) -> TextLayerPass:
     verdicts (``assets.verdicts.judging.judge_document_rows``: the judge, pdfplumber's second opinion on the
     pages it
     flags, font repair). The corpus vocabulary is left out: it is harvested from the whole corpus between
-    the two stages."""
+    the two stages. What the signals keep of the words they met is forgotten first
+    (``quality.signals.forget_words``): each call pays what a first reading of these documents pays."""
     from assets.extract.shard import ShardRows, add_extraction
     from assets.resources import AssaySettings
     from assets.verdicts.judging import judge_document_rows
+    from quality.signals import forget_words
     from readers.core.model import ContentKind
     from readers.engine.dispatch import extract_document
 
+    forget_words()
     settings = AssaySettings()
     limits = settings.limits()
     rows = ShardRows()

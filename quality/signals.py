@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from quality import language, text_signals
 from quality.language import best_language
 from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
 from quality.text_signals import FontEvidence, PageSignals, font_evidence, page_signals
@@ -28,6 +29,18 @@ class PageMeasures:
     fonts: dict[str, FontEvidence]
     #: Trigram similarity of each suspect font's text across the document (the same on every page).
     font_similarity: dict[str, float]
+
+
+def forget_words() -> None:
+    """Forget what the signals keep of the words met so far: their trigrams (the language guess), each
+    lexicon's verdicts on them and the last blocks judged.
+
+    A process keeps these across documents, bounded, because a corpus repeats its vocabulary from page
+    to page and from document to document. A benchmark that reads the same documents again calls this
+    before each repetition, so that each one pays what the first reading of those documents pays.
+    """
+    language.forget_words()
+    text_signals.forget_words()
 
 
 def body_size(pages: Sequence[PageText]) -> float | None:

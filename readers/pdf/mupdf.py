@@ -370,17 +370,18 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     textpage = page.get_textpage(flags=TEXT_FLAGS)
     scan = _scan_dict(textpage.extractDICT())
     paths = page.get_cdrawings()
-    tables = find_ruled_tables(paths, scan.lines, textpage)
-    tables = sorted(
-        [*tables, *find_aligned_tables(scan.lines, tables, page.rect.width)],
-        key=lambda t: (t.bbox[1], t.bbox[0]),
-    )
-    ordered = _reading_order(scan, page.rect.width)
-    items, sizes = _layout([scan.lines[i] for i in ordered.permutation], tables)
-    fonts = sorted({span.font for block in scan.lines for line in block for span in line.spans})
+    # The page's boxes are asked of PyMuPDF once each: every property call reads them from the PDF again.
     rect = page.rect
     # Spans, images and paths are in unrotated page space, so shares are taken of the crop box's sides.
     crop = page.cropbox
+    tables = find_ruled_tables(paths, scan.lines, textpage)
+    tables = sorted(
+        [*tables, *find_aligned_tables(scan.lines, tables, rect.width)],
+        key=lambda t: (t.bbox[1], t.bbox[0]),
+    )
+    ordered = _reading_order(scan, rect.width)
+    items, sizes = _layout([scan.lines[i] for i in ordered.permutation], tables)
+    fonts = sorted({span.font for block in scan.lines for line in block for span in line.spans})
     infos = _image_infos(page)
     cover = image_cover(infos, crop.width, crop.height)
     drawn = drawing_facts(paths, crop.width, crop.height)
@@ -390,7 +391,7 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
         blocks, pale = _hide_pale_spans(blocks, scan.pale, [info["bbox"] for info in infos], paths, scan.why)
         invisible += pale
     hidden = _hidden_runs(blocks, scan.why) if scan.why else []
-    outside = chars_outside_crop(page)
+    outside = chars_outside_crop(page, crop)
     if outside:
         hidden += _outside_crop_runs(page)
     chars = scan.chars + outside
