@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import csv
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 import readers  # noqa: F401  (first: keeps the test process off the network, readers/core/offline.py)
 
@@ -18,6 +21,13 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
+
+# Hypothesis keeps what it learns (failing examples, constants, Unicode tables) in a .hypothesis folder
+# where the tests run: it goes to the temporary folder instead, so the tests write nothing into the
+# repository, and no example database carries one run's failures into the next.
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "assay-hypothesis")
+settings.register_profile("assay", database=None)
+settings.load_profile("assay")
 
 
 def corpus_manifest() -> list[dict[str, str]]:
