@@ -307,9 +307,11 @@ def assay_text_layer(documents: Sequence[DocumentRecord]) -> TextLayerPass:
     from assets.resources import AssaySettings
     from assets.verdicts.judging import judge_document_rows
     from quality.signals import forget_words
+    from readers.core.base import freeze_long_lived
     from readers.core.model import ContentKind
     from readers.engine.dispatch import extract_document
 
+    freeze_long_lived()  # as the extract and verdicts stages do before their first document
     forget_words()
     settings = AssaySettings()
     limits = settings.limits()

@@ -28,7 +28,7 @@ from enum import StrEnum
 from typing import Any
 
 from quality.signals import PageMeasures, measure_document
-from readers.core.base import collector_paused
+from readers.core.base import collector_paused, freeze_long_lived
 from readers.core.model import (
     FILE_PROBLEMS,
     OCR_KINDS,
@@ -197,6 +197,7 @@ def extract_shards(
     processes reads them side by side (a shard holds a handful of documents, so a pool kept to one shard
     would mostly wait). The rows do not depend on the order the reads finish in.
     """
+    freeze_long_lived()  # the modules loaded so far live as long as the process (readers.core.base)
     outs: dict[str, ShardRows] = {}
     outcomes: dict[str, dict[str, Outcome]] = {}
     to_read: dict[str, DocumentRecord] = {}

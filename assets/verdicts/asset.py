@@ -3,6 +3,7 @@ reader for a second opinion on the pages judged garbage and try to repair their 
 font_verdicts and repairs."""
 
 from assets.factory import ShardStep, StageOutcome, shard_stage
+from readers.core.base import freeze_long_lived
 from readers.core.records import DocumentRecord, PageFontRecord, PageRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.walk.inventory import fs_path
@@ -32,6 +33,7 @@ def verdicts(step: ShardStep) -> StageOutcome:
     stale = step.stale()
     if stale:
         progress.stage("verdicts")
+    freeze_long_lived()  # the modules loaded so far live as long as the process (readers.core.base)
     for shard in stale:
         judged_before, kept_before = judged, kept
         documents = {r["sha256"]: DocumentRecord(**r) for r in wh.rows("documents", EXTRACTOR_VERSION, shard)}

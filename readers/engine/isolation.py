@@ -54,6 +54,7 @@ from typing import Any, Protocol
 
 import psutil
 
+from readers.core.base import freeze_long_lived
 from readers.core.cores import usable_cores
 from readers.core.model import ContentKind, DocumentStatus, ReadLimits
 from readers.core.table import chain_signature, reader_modules, readers_for
@@ -488,6 +489,7 @@ def _serve(conn: Connection) -> None:
     """A worker: read the documents it is sent until it is sent ``None`` or its parent goes away."""
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it stops the workers
+    freeze_long_lived()  # the modules the fork server preloaded: never walked by the collector again
     while True:
         try:
             job = conn.recv()
