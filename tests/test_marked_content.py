@@ -77,6 +77,17 @@ def test_the_states_follow_the_marked_content_and_strings_comments_and_images_hi
     assert rewritten.count(b"/Layer <</Title") == len(states)  # one layer a state (no Q operator here)
 
 
+def test_the_rewritten_content_switches_layers_and_begins_a_layer_again_after_a_q_that_ends_it() -> None:
+    rewritten, states = marked_states(b"q /P <</MCID 1>> BDC Q (x) Tj EMC", {})
+    assert states == [MarkedState(), MarkedState(1), MarkedState()]
+    assert rewritten == (
+        b"\n/Layer <</Title (assay:0)>> BDC\nq "
+        b"\nEMC\n/Layer <</Title (assay:1)>> BDC\n Q"
+        b"\nEMC\n/Layer <</Title (assay:1)>> BDC\n (x) Tj "
+        b"\nEMC\n/Layer <</Title (assay:2)>> BDC\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("content", "why"),
     [

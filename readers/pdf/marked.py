@@ -104,8 +104,10 @@ class MarkedChar(NamedTuple):
     run: int
 
 
-@dataclass(frozen=True, slots=True)
-class _Mark:
+class _Mark(NamedTuple):
+    """What one marked-content operator adds: its MCID (-1 for none), an artifact, furniture. A tuple
+    made in C (~90 ns, a frozen dataclass ~350): a dense tagged page opens ~300 of them."""
+
     mcid: int
     artifact: bool
     furniture: bool
@@ -116,6 +118,12 @@ class Unscannable(AssayError):
     here: the page keeps its untagged reading)."""
 
 
+#: Tokens the scan only steps over.
+_STEPPED_OVER = frozenset({"array", "string", "comment", "image"})
+_BEGIN = b"\n/Layer <</Title (" + _LAYER.encode() + b"%d)>> BDC\n"
+_SWITCH = b"\nEMC" + _BEGIN
+
+
 def marked_states(content: bytes, properties: dict[bytes, bytes]) -> tuple[bytes, list[MarkedState]]:
     """The content with every marked-content operator (and its operands) replaced by the start of the
     next state's layer (and that layer begun again after a ``Q`` that closes one), and the states in
@@ -123,6 +131,10 @@ def marked_states(content: bytes, properties: dict[bytes, bytes]) -> tuple[bytes
 
     ``properties`` gives the page's named property lists (``/Properties``) by name, for ``/P /MC0 BDC``.
     Raises :class:`Unscannable` where the content uses optional content or cannot be scanned.
+
+    The loop runs once per token the scan finds (~24,000 on plumb__ca-warn-report.pdf's 16 pages), so
+    it keeps to locals, tests the kinds by frequency and writes each layer switch with one formatting:
+    the scan of those 16 pages took 43 -> 39 ms (the regular expression alone ~25).
     """
     # The state inside each open operator: what its mark adds to the state around it, so that an
     # operator's state is one look-up, not a walk of every open mark.
@@ -130,25 +142,28 @@ def marked_states(content: bytes, properties: dict[bytes, bytes]) -> tuple[bytes
     outside = MarkedState()
     interned: dict[tuple[int, bool, bool], MarkedState] = {(-1, False, False): outside}
     states = [outside]
-    pieces = [_begin(0)]
+    pieces = [_BEGIN % 0]
+    append = pieces.append
     current = 0
     last = 0
     saved: list[int] = []  # the number of states at each open ``q``
     for match in _TOKEN.finditer(content):
         kind = match.lastgroup
-        if kind in ("array", "string", "comment", "image"):
+        if kind in _STEPPED_OVER:
             continue  # only stepped over
-        if kind == "bad":
-            raise Unscannable(f"cannot scan {match.group()!r} at {match.start()}")
         if kind == "save":
             saved.append(len(states))
             continue
         if kind == "restore":
             if saved and saved.pop() == len(states):
                 continue  # the current layer was begun before the q: the Q leaves it open
-            pieces.append(content[last : match.end()])
+            end = match.end()
+            append(content[last:end])
+        elif kind == "bad":
+            raise Unscannable(f"cannot scan {match.group()!r} at {match.start()}")
         else:
-            pieces.append(content[last : match.start()])
+            start, end = match.span()
+            append(content[last:start])
             if kind == "emc":
                 if stack:
                     stack.pop()
@@ -162,9 +177,9 @@ def marked_states(content: bytes, properties: dict[bytes, bytes]) -> tuple[bytes
                 stack.append(_inside(stack[-1] if stack else outside, _mark(tag, props), interned))
             current = len(states)
             states.append(stack[-1] if stack else outside)
-        pieces.append(_switch(current))
-        last = match.end()
-    pieces.append(content[last:])
+        append(_SWITCH % current)
+        last = end
+    append(content[last:])
     return b"".join(pieces), states
 
 
@@ -178,7 +193,7 @@ def _mark(tag: bytes, props: bytes) -> _Mark:
         furniture = (kind is not None and kind.group(1) == b"Pagination") or (
             subtype is not None and subtype.group(1) in FURNITURE_SUBTYPES
         )
-    return _Mark(int(mcid.group(1)) if mcid else -1, artifact, furniture)
+    return tuple.__new__(_Mark, (int(mcid.group(1)) if mcid else -1, artifact, furniture))
 
 
 def _inside(
@@ -186,23 +201,16 @@ def _inside(
 ) -> MarkedState:
     """The state inside ``mark`` opened in ``around``: its MCID if it has one (the innermost counts),
     an artifact or furniture if either is; one object per distinct state."""
+    mcid, artifact, furniture = mark
     key = (
-        mark.mcid if mark.mcid >= 0 else around.mcid,
-        around.artifact or mark.artifact,
-        around.furniture or mark.furniture,
+        mcid if mcid >= 0 else around.mcid,
+        around.artifact or artifact,
+        around.furniture or furniture,
     )
     state = interned.get(key)
     if state is None:
         state = interned[key] = MarkedState(*key)
     return state
-
-
-def _begin(number: int) -> bytes:
-    return b"\n/Layer <</Title (%s%d)>> BDC\n" % (_LAYER.encode(), number)
-
-
-def _switch(number: int) -> bytes:
-    return b"\nEMC" + _begin(number)
 
 
 def _properties(doc: pymupdf.Document, page_xref: int) -> dict[bytes, bytes]:
