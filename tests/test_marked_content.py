@@ -88,6 +88,16 @@ def test_the_rewritten_content_switches_layers_and_begins_a_layer_again_after_a_
     )
 
 
+def test_an_operator_glued_to_a_regular_byte_is_part_of_that_token_not_an_operator() -> None:
+    rewritten, states = marked_states(b"xq /P <</MCID 2>> BDC xQ xEMC xBDC EMC", {})
+    assert states == [MarkedState(), MarkedState(2), MarkedState()]
+    assert rewritten == (
+        b"\n/Layer <</Title (assay:0)>> BDC\nxq "
+        b"\nEMC\n/Layer <</Title (assay:1)>> BDC\n xQ xEMC xBDC "
+        b"\nEMC\n/Layer <</Title (assay:2)>> BDC\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("content", "why"),
     [
@@ -96,6 +106,7 @@ def test_the_rewritten_content_switches_layers_and_begins_a_layer_again_after_a_
         (b"BDC", "no operands"),
         (b"((((deep)))) Tj", "a string nested four deep"),
         (b"(unbalanced Tj", "an unbalanced string"),
+        (b"(x) Tj ) Tj", "a closing parenthesis alone"),
         (b"BI /W 1 /H 1 ID \x00 " * 3, "inline images without their end"),
     ],
 )
