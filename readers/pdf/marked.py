@@ -19,7 +19,7 @@ so the page is read in three steps, all but the first in MuPDF:
    the file is never written.
 
 On the corpus's densest tagged pages (plumb__ca-warn-report.pdf, ~5,000 characters and ~300 MCIDs a
-page) this costs ~15 ms a page (the trace 7, the scan 4, the characters 2), where reading the marked
+page) this costs ~13 ms a page (the trace 7, the scan 2, the characters 2), where reading the marked
 content with pdfminer cost ~115, and it gives every character of the corpus's 22 tagged pages the same
 state. A page whose content cannot be scanned (a string nested deeper than three parentheses, an
 unbalanced one, an operand that is not where it belongs) or that uses optional content (its layers would
