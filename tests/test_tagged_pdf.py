@@ -333,3 +333,14 @@ def test_characters_become_lines_with_a_space_at_a_gap_and_no_blank_edges() -> N
     line = [_char("a", 0, 0), _char("b", 5, 0), _char("c", 20, 0), _char(" ", 25, 0)]
     assert _text([*line, _char("d", 0, 20), _char(" ", 5, 20)]) == "ab c\nd"
     assert _text([_char(" ", 0, 0), _char("x", 0, 20), _char(" ", 0, 40)]) == "x"
+
+
+@pytest.mark.parametrize("kids", ["[0]", "[ 0 ]", "[00]", "[0 99 0 R]", "[0 << /MCID 7 >>]"])
+def test_a_one_item_k_array_reads_as_the_item_alone(tmp_path: Path, kids: str) -> None:
+    with pymupdf.open(tagged_pdf(tmp_path / "t.pdf")) as doc:
+        plain = structure_leaves(doc)
+        doc.xref_set_key(7, "K", kids)  # the P element of MCID 0
+        leaves = structure_leaves(doc)
+    extra = 1 if "MCID 7" in kids else 0  # an MCR dictionary after the MCID is one more leaf
+    assert leaves[:1] + leaves[1 + extra :] == plain
+    assert [leaf.mcid for leaf in leaves[: 1 + extra]] == [0, 7][: 1 + extra]

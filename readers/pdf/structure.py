@@ -259,6 +259,12 @@ def _element(tag: str, xref: int, page: int, parent: _Frame, roles: dict[str, st
 def _kids(k: tuple[str, str], page: int) -> list[int | tuple[int, int]]:
     """An element's ``/K`` as a reversed list (to pop in order): element xrefs and (mcid, page)."""
     kind, value = k
+    if kind == "array":
+        number = value[1:-1]
+        if number.isascii() and number.isdigit():
+            # ``[260]``, one MCID: nearly every element of plumb__ca-warn-report.pdf's tree. Taken as
+            # it stands rather than through the array's pattern: leaves 83.4 -> 82.0 ms a pass.
+            return [(int(number), page)]
     out: list[int | tuple[int, int]] = []
     if kind == "int":
         out.append((int(value), page))
