@@ -77,6 +77,27 @@ def test_the_states_follow_the_marked_content_and_strings_comments_and_images_hi
     assert rewritten.count(b"/Layer <</Title") == len(states)  # one layer a state (no Q operator here)
 
 
+def test_the_rewritten_content_switches_layers_and_begins_a_layer_again_after_a_q_that_ends_it() -> None:
+    rewritten, states = marked_states(b"q /P <</MCID 1>> BDC Q (x) Tj EMC", {})
+    assert states == [MarkedState(), MarkedState(1), MarkedState()]
+    assert rewritten == (
+        b"\n/Layer <</Title (assay:0)>> BDC\nq "
+        b"\nEMC\n/Layer <</Title (assay:1)>> BDC\n Q"
+        b"\nEMC\n/Layer <</Title (assay:1)>> BDC\n (x) Tj "
+        b"\nEMC\n/Layer <</Title (assay:2)>> BDC\n"
+    )
+
+
+def test_an_operator_glued_to_a_regular_byte_is_part_of_that_token_not_an_operator() -> None:
+    rewritten, states = marked_states(b"xq /P <</MCID 2>> BDC xQ xEMC xBDC EMC", {})
+    assert states == [MarkedState(), MarkedState(2), MarkedState()]
+    assert rewritten == (
+        b"\n/Layer <</Title (assay:0)>> BDC\nxq "
+        b"\nEMC\n/Layer <</Title (assay:1)>> BDC\n xQ xEMC xBDC "
+        b"\nEMC\n/Layer <</Title (assay:2)>> BDC\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("content", "why"),
     [
@@ -85,6 +106,7 @@ def test_the_states_follow_the_marked_content_and_strings_comments_and_images_hi
         (b"BDC", "no operands"),
         (b"((((deep)))) Tj", "a string nested four deep"),
         (b"(unbalanced Tj", "an unbalanced string"),
+        (b"(x) Tj ) Tj", "a closing parenthesis alone"),
         (b"BI /W 1 /H 1 ID \x00 " * 3, "inline images without their end"),
     ],
 )

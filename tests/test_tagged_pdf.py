@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 from quality.sanitize import sanitize_document
 from readers.core.model import FoundTable, OrderSource, ReadLimits
+from readers.pdf.marked import MarkedChar
 from readers.pdf.mupdf import PyMuPDFReader
-from readers.pdf.structure import is_tagged, prefer_tagged, structure_leaves
+from readers.pdf.structure import _text, is_tagged, prefer_tagged, structure_leaves
 from tests.test_furniture_rules import _rows
 
 HEAD = "Soil Survey Annual Report"
@@ -320,3 +321,26 @@ def test_an_elements_keys_read_from_its_source_are_pymupdfs_own(tmp_path: Path) 
                 doc.xref_get_key(xref, "K"),
             )
             assert _keys(doc, xref) == expected, xref
+
+
+def _char(text: str, x: float, y: float) -> MarkedChar:
+    return MarkedChar(text, (x, y, x + 5.0, y + 10.0), 10.0, 0, False, False, 0)
+
+
+def test_characters_become_lines_with_a_space_at_a_gap_and_no_blank_edges() -> None:
+    assert _text([]) == ""
+    assert _text(iter([_char("a", 0, 0)])) == "a"
+    line = [_char("a", 0, 0), _char("b", 5, 0), _char("c", 20, 0), _char(" ", 25, 0)]
+    assert _text([*line, _char("d", 0, 20), _char(" ", 5, 20)]) == "ab c\nd"
+    assert _text([_char(" ", 0, 0), _char("x", 0, 20), _char(" ", 0, 40)]) == "x"
+
+
+@pytest.mark.parametrize("kids", ["[0]", "[ 0 ]", "[00]", "[0 99 0 R]", "[0 << /MCID 7 >>]"])
+def test_a_one_item_k_array_reads_as_the_item_alone(tmp_path: Path, kids: str) -> None:
+    with pymupdf.open(tagged_pdf(tmp_path / "t.pdf")) as doc:
+        plain = structure_leaves(doc)
+        doc.xref_set_key(7, "K", kids)  # the P element of MCID 0
+        leaves = structure_leaves(doc)
+    extra = 1 if "MCID 7" in kids else 0  # an MCR dictionary after the MCID is one more leaf
+    assert leaves[:1] + leaves[1 + extra :] == plain
+    assert [leaf.mcid for leaf in leaves[: 1 + extra]] == [0, 7][: 1 + extra]

@@ -259,6 +259,12 @@ def _element(tag: str, xref: int, page: int, parent: _Frame, roles: dict[str, st
 def _kids(k: tuple[str, str], page: int) -> list[int | tuple[int, int]]:
     """An element's ``/K`` as a reversed list (to pop in order): element xrefs and (mcid, page)."""
     kind, value = k
+    if kind == "array":
+        number = value[1:-1]
+        if number.isascii() and number.isdigit():
+            # ``[260]``, one MCID: nearly every element of plumb__ca-warn-report.pdf's tree. Taken as
+            # it stands rather than through the array's pattern: leaves 83.4 -> 82.0 ms a pass.
+            return [(int(number), page)]
     out: list[int | tuple[int, int]] = []
     if kind == "int":
         out.append((int(value), page))
@@ -507,39 +513,43 @@ def _artifact_lines(
 def _text(chars: Iterable[MarkedChar]) -> str:
     """Characters in content order as lines: a new line where the baseline moves, a space at a gap.
 
-    Runs once per character of every tagged page, so it keeps to locals and plain comparisons.
+    Runs once per character of every tagged page, so it keeps to locals and plain comparisons: the first
+    character is taken before the loop, each character's height is computed once and each line stripped
+    once (its ~81,000 characters on the corpus's tagged pages took 17.5 -> 16.5 ms a pass).
     """
-    out: list[str] = []
-    append = out.append
+    iterator = iter(chars)
+    char = next(iterator, None)
+    if char is None:
+        return ""
     same_line, space_gap = SAME_LINE_SHARE, SPACE_GAP_SHARE
-    previous_text = ""
-    previous_top = previous_bottom = previous_right = 0.0
-    first = True
-    for char in chars:
+    previous_text = char[0]
+    _, top, previous_right, previous_bottom = char[1]
+    previous_height = previous_bottom - top
+    out = [previous_text]
+    append = out.append
+    for char in iterator:
         text = char[0]
         x0, top, x1, bottom = char[1]
-        if first:
-            first = False
+        height = bottom - top
+        line_height = height if height > previous_height else previous_height
+        if line_height < 1.0:
+            line_height = 1.0
+        moved = bottom - previous_bottom
+        limit = same_line * line_height
+        if moved > limit or -moved > limit:
+            append("\n")
         else:
-            height = previous_bottom - previous_top
-            if bottom - top > height:
-                height = bottom - top
-            if height < 1.0:
-                height = 1.0
-            moved = bottom - previous_bottom
-            if moved > same_line * height or -moved > same_line * height:
-                append("\n")
-            else:
-                size = char[2]
-                if (
-                    x0 - previous_right > space_gap * (size if size > 1.0 else 1.0)
-                    and not text.isspace()
-                    and not previous_text.isspace()
-                ):
-                    append(" ")
+            size = char[2]
+            if (
+                x0 - previous_right > space_gap * (size if size > 1.0 else 1.0)
+                and not text.isspace()
+                and not previous_text.isspace()
+            ):
+                append(" ")
         append(text)
-        previous_text, previous_top, previous_bottom, previous_right = text, top, bottom, x1
-    return "\n".join(line.strip() for line in "".join(out).split("\n") if line.strip())
+        previous_text, previous_height, previous_bottom, previous_right = text, height, bottom, x1
+    lines = [line.strip() for line in "".join(out).split("\n")]
+    return "\n".join([line for line in lines if line])
 
 
 def _broken_seams(blocks: Sequence[str]) -> int:
