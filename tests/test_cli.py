@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -347,6 +348,20 @@ def test_the_ui_with_its_daemon_runs_through_dg_and_stops_cleanly(tmp_path: Path
             break
     assert any("Serving dagster-webserver" in line for line in seen), "".join(seen)
     assert any("daemon" in line.lower() for line in seen), "the daemon runs beside the webserver"
+    # The output is read while the server stops: one that wrote more than a pipe holds would otherwise
+    # wait for its reader as the test waits for it to end.
+    rest: list[str] = []
+    reader = threading.Thread(target=lambda: rest.extend(server.stdout), daemon=True)
+    reader.start()
     server.send_signal(getattr(signal, stop))
-    assert server.wait(timeout=120) == 0
-    assert "Dagster UI stopped." in server.stdout.read()
+    try:
+        code = server.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+        reader.join(timeout=10)
+        output = "".join(seen + rest)[-4000:]
+        pytest.fail(f"assay ui did not stop within 120 s of {stop}; its output:\n{output}")
+    reader.join(timeout=30)
+    assert code == 0, "".join(seen + rest)[-4000:]
+    assert "Dagster UI stopped." in "".join(rest)
