@@ -667,18 +667,26 @@ def _serve(command: list[str], console: Console, *, cwd: Path | None = None) -> 
     import subprocess
 
     stopped: list[int] = []
+    children: list[subprocess.Popen[bytes]] = []
     env = dict(os.environ)
     if sys.prefix != sys.base_prefix:  # the project's environment, as `dg` looks for it
         env["VIRTUAL_ENV"] = sys.prefix
-    child = subprocess.Popen(command, cwd=cwd, env=env)
 
     def stop(signum: int, _frame: object) -> None:
         stopped.append(signum)
-        if child.poll() is None:
-            child.send_signal(signum)
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signum)
 
+    # Caught before the server starts: a signal this process ignores (started in the background by a
+    # script, under nohup) would be ignored by the server as well, which then never stops; a caught
+    # signal is the default again in the server.
     previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
+        child = subprocess.Popen(command, cwd=cwd, env=env)
+        children.append(child)
+        if stopped:  # a signal came while it started
+            child.send_signal(stopped[-1])
         code = child.wait()
     finally:
         for s, handler in previous.items():

@@ -325,8 +325,14 @@ def test_run_json_and_quiet(tmp_path: Path, capsys) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT"])
-def test_the_ui_with_its_daemon_runs_through_dg_and_stops_cleanly(tmp_path: Path, stop: str) -> None:
+@pytest.mark.parametrize(
+    ("stop", "ignored"), [("SIGTERM", False), ("SIGINT", False), ("SIGTERM", True), ("SIGINT", True)]
+)
+def test_the_ui_with_its_daemon_runs_through_dg_and_stops_cleanly(
+    tmp_path: Path, stop: str, ignored: bool
+) -> None:
+    # ``ignored``: started with SIGINT and SIGTERM ignored, as a script's background job is (a child
+    # inherits ignored signals), it still stops on either.
     import signal
     import socket
 
@@ -335,9 +341,17 @@ def test_the_ui_with_its_daemon_runs_through_dg_and_stops_cleanly(tmp_path: Path
         port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "ASSAY_", "VIRTUAL_ENV"))}
     command = [str(ASSAY), "ui", "--daemon", "--home", str(tmp_path / "home"), "--port", str(port)]
-    server = subprocess.Popen(
-        command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    kept = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    if ignored:
+        for s in kept:
+            signal.signal(s, signal.SIG_IGN)
+    try:
+        server = subprocess.Popen(
+            command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+    finally:
+        for s, handler in kept.items():
+            signal.signal(s, handler)
     assert server.stdout is not None
     seen: list[str] = []
     deadline = time.monotonic() + 180
