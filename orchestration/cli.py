@@ -667,16 +667,15 @@ def _serve(command: list[str], console: Console, *, cwd: Path | None = None) -> 
     import subprocess
 
     stopped: list[int] = []
-    children: list[subprocess.Popen[bytes]] = []
+    child: subprocess.Popen[bytes] | None = None
     env = dict(os.environ)
     if sys.prefix != sys.base_prefix:  # the project's environment, as `dg` looks for it
         env["VIRTUAL_ENV"] = sys.prefix
 
     def stop(signum: int, _frame: object) -> None:
         stopped.append(signum)
-        for child in children:
-            if child.poll() is None:
-                child.send_signal(signum)
+        if child is not None and child.poll() is None:
+            child.send_signal(signum)
 
     # Caught before the server starts: a signal this process ignores (started in the background by a
     # script, under nohup) would be ignored by the server as well, which then never stops; a caught
@@ -684,7 +683,6 @@ def _serve(command: list[str], console: Console, *, cwd: Path | None = None) -> 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         child = subprocess.Popen(command, cwd=cwd, env=env)
-        children.append(child)
         if stopped:  # a signal came while it started
             child.send_signal(stopped[-1])
         code = child.wait()

@@ -228,14 +228,9 @@ def forget_words() -> None:
     _word_trigrams.cache_clear()
 
 
-def _padded_trigrams(runs: list[str]) -> Counter[str]:
-    """Counts of the trigrams of runs of >= :data:`MIN_RUN_LETTERS` letters, each padded with spaces."""
-    return _word_counts_trigrams(Counter(runs))
-
-
-def _word_counts_trigrams(words: Counter[str]) -> Counter[str]:
-    """:func:`_padded_trigrams` of the runs counted in ``words`` (each distinct run, in the order it
-    first occurs, with how often it occurs).
+def _padded_trigrams(words: Counter[str]) -> Counter[str]:
+    """Counts of the trigrams of runs of >= :data:`MIN_RUN_LETTERS` letters, each padded with spaces, of
+    the runs counted in ``words`` (each distinct run, in the order it first occurs, with how often).
 
     A page repeats its words (on the corpus's pages 42% of the runs are distinct): each distinct run's
     trigrams are sliced once (:func:`_word_trigrams`, cached across pages), repeated as often as the run
@@ -258,7 +253,7 @@ def _features(text: str) -> tuple[Counter[str], dict[str, Counter[str]]]:
     runs = _RUN.findall(prepared)
     words = Counter(runs)
     if prepared.isascii():
-        return Counter({"LATIN": sum(map(len, runs))}), {"LATIN": _word_counts_trigrams(words)}
+        return Counter({"LATIN": sum(map(len, runs))}), {"LATIN": _padded_trigrams(words)}
     letters: Counter[str] = Counter()
     by_script: dict[str, Counter[str]] = {}
     only = _only_script(words)
@@ -282,7 +277,7 @@ def _features(text: str) -> tuple[Counter[str], dict[str, Counter[str]]]:
                 _add_features(run, float(times), counts)
             groups[script] = counts
         else:
-            groups[script] = _word_counts_trigrams(script_words)
+            groups[script] = _padded_trigrams(script_words)
     return letters, groups
 
 

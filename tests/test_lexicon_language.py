@@ -377,7 +377,7 @@ def test_trigrams_counted_in_one_pass_are_those_of_each_run(runs: list[str]) -> 
         if len(run) >= MIN_RUN_LETTERS:
             padded = f" {run} "
             expected.update(padded[i : i + 3] for i in range(len(padded) - 2))
-    counted = _padded_trigrams(runs)
+    counted = _padded_trigrams(Counter(runs))
     assert counted == expected and list(counted) == list(expected)
 
 

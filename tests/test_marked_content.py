@@ -77,25 +77,33 @@ def test_the_states_follow_the_marked_content_and_strings_comments_and_images_hi
     assert rewritten.count(b"/Layer <</Title") == len(states)  # one layer a state (no Q operator here)
 
 
-def test_the_rewritten_content_switches_layers_and_begins_a_layer_again_after_a_q_that_ends_it() -> None:
-    rewritten, states = marked_states(b"q /P <</MCID 1>> BDC Q (x) Tj EMC", {})
-    assert states == [MarkedState(), MarkedState(1), MarkedState()]
-    assert rewritten == (
-        b"\n/Layer <</Title (assay:0)>> BDC\nq "
-        b"\nEMC\n/Layer <</Title (assay:1)>> BDC\n Q"
-        b"\nEMC\n/Layer <</Title (assay:1)>> BDC\n (x) Tj "
-        b"\nEMC\n/Layer <</Title (assay:2)>> BDC\n"
-    )
-
-
-def test_an_operator_glued_to_a_regular_byte_is_part_of_that_token_not_an_operator() -> None:
-    rewritten, states = marked_states(b"xq /P <</MCID 2>> BDC xQ xEMC xBDC EMC", {})
-    assert states == [MarkedState(), MarkedState(2), MarkedState()]
-    assert rewritten == (
-        b"\n/Layer <</Title (assay:0)>> BDC\nxq "
-        b"\nEMC\n/Layer <</Title (assay:1)>> BDC\n xQ xEMC xBDC "
-        b"\nEMC\n/Layer <</Title (assay:2)>> BDC\n"
-    )
+@pytest.mark.parametrize(
+    ("content", "mcid", "expected"),
+    [
+        (
+            b"q /P <</MCID 1>> BDC Q (x) Tj EMC",
+            1,
+            b"\n/Layer <</Title (assay:0)>> BDC\nq "
+            b"\nEMC\n/Layer <</Title (assay:1)>> BDC\n Q"
+            b"\nEMC\n/Layer <</Title (assay:1)>> BDC\n (x) Tj "
+            b"\nEMC\n/Layer <</Title (assay:2)>> BDC\n",
+        ),
+        (
+            b"xq /P <</MCID 2>> BDC xQ xEMC xBDC EMC",
+            2,
+            b"\n/Layer <</Title (assay:0)>> BDC\nxq "
+            b"\nEMC\n/Layer <</Title (assay:1)>> BDC\n xQ xEMC xBDC "
+            b"\nEMC\n/Layer <</Title (assay:2)>> BDC\n",
+        ),
+    ],
+    ids=["a layer begun again after a Q", "operators glued to a regular byte"],
+)
+def test_the_rewritten_content_switches_layers_where_the_operators_are(
+    content: bytes, mcid: int, expected: bytes
+) -> None:
+    rewritten, states = marked_states(content, {})
+    assert states == [MarkedState(), MarkedState(mcid), MarkedState()]
+    assert rewritten == expected
 
 
 @pytest.mark.parametrize(

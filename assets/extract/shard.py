@@ -197,7 +197,6 @@ def extract_shards(
     processes reads them side by side (a shard holds a handful of documents, so a pool kept to one shard
     would mostly wait). The rows do not depend on the order the reads finish in.
     """
-    freeze_long_lived()  # the modules loaded so far live as long as the process (readers.core.base)
     outs: dict[str, ShardRows] = {}
     outcomes: dict[str, dict[str, Outcome]] = {}
     to_read: dict[str, DocumentRecord] = {}
@@ -238,6 +237,8 @@ def extract_shards(
         ReadRequest(d.sha256, fs_path(d.path), ContentKind(d.kind), d.size, sha256=d.sha256)
         for d in to_read.values()
     ]
+    if requests:  # a run with nothing to read does not pay for the full collection
+        freeze_long_lived()  # the modules loaded so far live as long as the process (readers.core.base)
     for finished in reads.read(requests):
         doc = to_read[finished.request.key]
         add_extraction(outs[doc.shard], doc, version, finished.extraction, max_text_chars=max_text_chars)

@@ -33,7 +33,7 @@ def verdicts(step: ShardStep) -> StageOutcome:
     stale = step.stale()
     if stale:
         progress.stage("verdicts")
-    freeze_long_lived()  # the modules loaded so far live as long as the process (readers.core.base)
+        freeze_long_lived()  # the modules loaded so far live as long as the process (readers.core.base)
     for shard in stale:
         judged_before, kept_before = judged, kept
         documents = {r["sha256"]: DocumentRecord(**r) for r in wh.rows("documents", EXTRACTOR_VERSION, shard)}
