@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -9,6 +10,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections import deque
 from pathlib import Path
 
 import psutil
@@ -16,6 +18,7 @@ import pytest
 
 from assets.settings import settings_from_env
 from orchestration.demo import make_text_pdf
+from readers.core.base import freeze_long_lived
 from readers.core.errors import ConfigError
 from readers.core.model import ContentKind, DocumentStatus, ReadLimits
 from readers.engine.isolation import IsolatedReads, ReadBudget, ReadBudgets, ReadDone, ReadRequest
@@ -163,6 +166,30 @@ def test_workers_read_with_the_revisions_of_the_run(tmp_path: Path, monkeypatch:
     with IsolatedReads(ReadLimits(), 1 << 30, ReadBudgets(GENEROUS), workers=1) as pool:
         [done] = pool.read([request(note, ContentKind.TEXT)])
     assert done.extraction.reader_version == PlainTextReader().version
+
+
+class _CollectorState:
+    """A job that reports its worker's collector: how many objects are frozen, and whether the freeze was
+    made before the worker's own call (the call found cached)."""
+
+    kind = ContentKind.TEXT
+    activity = "collector state"
+
+    def run(self) -> tuple[int, int]:
+        return gc.get_freeze_count(), freeze_long_lived.cache_info().hits
+
+    def stopped(self, reason: str, detail: str) -> None:
+        raise AssertionError(f"the job was stopped: {reason} {detail}")
+
+
+def test_the_fork_server_freezes_what_it_preloaded_before_it_forks_a_worker() -> None:
+    """A worker's collector never walks the readers the fork server loaded, so it never writes into the
+    memory pages it shares with the fork server: the freeze is made there, before the fork."""
+    with IsolatedReads(ReadLimits(), 1 << 30, ReadBudgets(GENEROUS), workers=1) as pool:
+        [done] = pool.run(deque([_CollectorState()]))
+    frozen, found_made = done.outcome
+    assert frozen > 10_000  # PyMuPDF and the readers' modules
+    assert found_made >= 1  # the worker's own call found the fork server's
 
 
 def test_budgets_come_from_the_settings() -> None:

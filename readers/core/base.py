@@ -142,7 +142,8 @@ def freeze_long_lived() -> None:
     collection walked all of it again: 73-87 ms, about once per 250 born-digital pages read and judged
     (docs/decisions.md). A full collection first frees what is garbage already, so nothing dead is kept;
     what is frozen is still freed by its reference count if it is ever dropped. The stages call it
-    before their first document, the read workers when they start.
+    before their first document; the read workers' fork server before it forks one
+    (``readers/engine/frozen.py``), so a worker finds it done and shares those pages untouched.
     """
     gc.collect()
     gc.freeze()

@@ -75,6 +75,8 @@ RECYCLE_SHARE = 0.5
 # Modules the fork server imports once, so that each worker starts with the readers loaded (and the
 # readers' own modules: readers/core/table.py reader_modules).
 PRELOAD = ["readers.core.table", "readers.engine.dispatch", "readers.walk.expansion"]
+# Imported after every other preload: the fork server freezes what it holds before it forks a worker.
+FREEZE_PRELOADED = "readers.engine.frozen"
 _PR_SET_PDEATHSIG = 1
 # The pool's snapshot directory in the temporary directory: this prefix, the pid of the pool's process.
 SCRATCH_PREFIX = "assay-reads-"
@@ -261,7 +263,7 @@ class IsolatedReads:
         self.replaced = 0
         self._workers: list[_Worker] = []
         self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload([*PRELOAD, *reader_modules(kinds)])
+        self._context.set_forkserver_preload([*PRELOAD, *reader_modules(kinds), FREEZE_PRELOADED])
         self._scratch: Path | None = None
 
     def __enter__(self) -> IsolatedReads:
@@ -489,7 +491,7 @@ def _serve(conn: Connection) -> None:
     """A worker: read the documents it is sent until it is sent ``None`` or its parent goes away."""
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it stops the workers
-    freeze_long_lived()  # the modules the fork server preloaded: never walked by the collector again
+    freeze_long_lived()  # made in the fork server before the fork (readers/engine/frozen.py): found done
     while True:
         try:
             job = conn.recv()
