@@ -1245,9 +1245,23 @@ def _holds(figure: Figure) -> str:
     return "" if figure.holds is None else ("holds" if figure.holds else "DOES NOT HOLD")
 
 
+def shown_ratio(figure: Figure) -> str:
+    """The figure's ratio to three significant digits, or more where three would put it on the other side
+    of its target (24.96 against ">= 25" prints 24.96, not 25)."""
+    bound = re.fullmatch(r"([<>]=)\s*([0-9.]+)", figure.target.strip())
+    for digits in range(3, 8):
+        shown = f"{figure.ratio:.{digits}g}"
+        if figure.holds is None or bound is None:
+            return shown
+        value, limit = float(shown), float(bound.group(2))
+        if (value >= limit if bound.group(1) == ">=" else value <= limit) == figure.holds:
+            return shown
+    return repr(figure.ratio)
+
+
 def _summary(figure: Figure) -> str:
     target = f"  target {figure.target}: {_holds(figure)}" if figure.target else ""
-    return f"{figure.name}: {figure.ours} against {figure.theirs} = {figure.ratio:.3g}{target}"
+    return f"{figure.name}: {figure.ours} against {figure.theirs} = {shown_ratio(figure)}{target}"
 
 
 def _plain(text: str | None) -> str:
@@ -1320,7 +1334,7 @@ def render(record: Record, earlier: Earlier | None = None) -> str:
     targets = [(s, f) for s in record.sections for f in s.figures if f.target]
     lines += _table(
         ["figure", "ratio", "target", ""],
-        [[f.name, f"{f.ratio:.3g}", f.target, _holds(f)] for _, f in targets],
+        [[f.name, shown_ratio(f), f.target, _holds(f)] for _, f in targets],
     )
     if earlier is not None:
         lines += earlier.targets
@@ -1353,7 +1367,7 @@ def _section_lines(section: Section, date: str) -> list[str]:
     if section.figures:
         lines += _table(
             ["figure", "this", "against", "ratio", "target", ""],
-            [[f.name, f.ours, f.theirs, f"{f.ratio:.3g}", f.target, _holds(f)] for f in section.figures],
+            [[f.name, f.ours, f.theirs, shown_ratio(f), f.target, _holds(f)] for f in section.figures],
         )
         lines.append("")
     lines += [f"- {note}" for note in section.notes]

@@ -4,7 +4,17 @@ Nothing here times anything; the measurements are benchmarks/record.py's job."""
 
 from __future__ import annotations
 
-from benchmarks.record import README_QUERIES, Earlier, Plan, Record, Section, earlier_record, render
+from benchmarks.record import (
+    README_QUERIES,
+    Earlier,
+    Figure,
+    Plan,
+    Record,
+    Section,
+    earlier_record,
+    render,
+    shown_ratio,
+)
 
 PAGE = """# Benchmarks
 
@@ -65,3 +75,13 @@ def test_the_readme_queries_are_found_and_only_read() -> None:
     assert len(README_QUERIES) >= 6
     assert all(q.lower().startswith("select") and not q.endswith(";") for q in README_QUERIES)
     assert any("from outcomes" in q for q in README_QUERIES)
+
+
+def test_a_ratio_is_never_printed_on_the_other_side_of_its_target() -> None:
+    """Three significant digits, and more where three would round a miss onto its target or a pass off
+    it."""
+    assert shown_ratio(Figure("a / b", "", "", 24.96, ">= 25", False)) == "24.96"
+    assert shown_ratio(Figure("a / b", "", "", 25.04, ">= 25", True)) == "25"
+    assert shown_ratio(Figure("a / b", "", "", 64.04, "<= 64", False)) == "64.04"
+    assert shown_ratio(Figure("a / b", "", "", 0.89996, ">= 0.9", False)) == "0.89996"
+    assert shown_ratio(Figure("a / b", "", "", 1.23456, "", None)) == "1.23"
