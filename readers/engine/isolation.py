@@ -54,7 +54,7 @@ from typing import Any, Protocol
 
 import psutil
 
-from readers.core.base import freeze_long_lived
+from readers.core.base import collector_paused, freeze_long_lived
 from readers.core.cores import usable_cores
 from readers.core.model import ContentKind, DocumentStatus, ReadLimits
 from readers.core.table import chain_signature, reader_modules, readers_for
@@ -343,7 +343,10 @@ class IsolatedReads:
 
     def _receive(self, worker: _Worker) -> ReadDone | JobDone | None:
         try:
-            message = worker.conn.recv()
+            # A finished read is one large tree of small objects without cycles: unpickled with the
+            # collector walking it as it grows, a 117-page PDF's took twice as long (docs/decisions.md).
+            with collector_paused():
+                message = worker.conn.recv()
         except (EOFError, OSError):
             return self._died(worker)
         if isinstance(message, AttemptStarted):
