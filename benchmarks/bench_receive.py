@@ -23,7 +23,6 @@ import gc
 import json
 import pickle
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,19 +30,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-CORPUS = REPO.parent / "shared" / "corpus"
 
-
-def pdfs(folder: Path) -> list[Path]:
-    """The corpus's born-digital PDFs, or three generated ones without the corpus."""
-    if (CORPUS / "manifest.csv").is_file():
-        from benchmarks import bench_extract
-
-        return bench_extract.born_digital_pdfs(CORPUS)
-    from orchestration.demo import make_text_pdf
-
-    text = "Unit consumption rose in the northern district while maintenance costs fell. " * 30
-    return [make_text_pdf(folder / f"doc-{n}.pdf", [text] * 60) for n in range(3)]
+from benchmarks import paired  # noqa: E402
 
 
 def loads(path: Path, count: int) -> dict[str, float]:
@@ -107,19 +95,18 @@ def main() -> int:
         print(json.dumps(pool_seconds(args.paths, args.child == "paused")))
         return 0
     with tempfile.TemporaryDirectory(prefix="assay-bench-receive-") as tmp:
-        paths = pdfs(Path(tmp))
+        paths = paired.pdfs(Path(tmp), 0, pages=60)
         largest = max(paths, key=lambda p: p.stat().st_size)
         ms = loads(largest, args.loads)
         print(f"loading {largest.name}'s extraction, {args.loads} times:")
         print(f"  collector running {ms['running']:6.1f} ms a load")
         print(f"  collector paused  {ms['paused']:6.1f} ms a load  ({ms['paused'] / ms['running']:.2f}x)")
         seconds: dict[str, list[float]] = {"paused": [], "running": []}
-        for n in range(args.rounds):
-            for way in ("paused", "running") if n % 2 == 0 else ("running", "paused"):
-                command = [sys.executable, __file__, "--child", way, *map(str, paths)]
-                out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=REPO).stdout
-                seconds[way].append(json.loads(out.strip().splitlines()[-1]))
-                print(f"  round {n + 1}: the read pool, collector {way:8} {seconds[way][-1]:6.2f} s")
+        for n, way, got in paired.in_children(
+            __file__, ["paused", "running"], args.rounds, [str(p) for p in paths]
+        ):
+            seconds[way].append(got)
+            print(f"  round {n}: the read pool, collector {way:8} {got:6.2f} s")
     paused, running = (statistics.median(seconds[w]) for w in ("paused", "running"))
     print(f"the read pool over {len(paths)} PDFs: paused {paused:.2f} s, running {running:.2f} s (medians)")
     print(f"paused / running: {paused / running:.3f}")

@@ -17,48 +17,32 @@ repository root::
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-CORPUS = REPO.parent / "shared" / "corpus"
+
+from benchmarks import paired  # noqa: E402
+
 MB = 1 << 20
 WAYS = ("frozen in the fork server", "not frozen (baseline)")
-
-
-def documents(count: int, folder: Path) -> list[Path]:
-    """The first ``count`` born-digital PDFs of the corpus manifest, or generated ones without it."""
-    manifest = CORPUS / "manifest.csv"
-    if manifest.is_file():
-        with open(manifest, newline="", encoding="utf-8") as fh:
-            rows = [r for r in csv.DictReader(fh) if r["kind"] == "pdf-born-digital"]
-        return [CORPUS / r["path"] for r in rows[:count]]
-    from orchestration.demo import make_text_pdf
-
-    text = "Unit consumption rose in the northern district while maintenance costs fell. " * 20
-    return [make_text_pdf(folder / f"doc-{n}.pdf", [text] * 5) for n in range(count)]
 
 
 def worker_memory(paths: list[str], frozen: bool) -> dict[str, float]:
     """In this process: two workers read ``paths``; their USS and PSS summed, in MB."""
     from assets.resources import AssaySettings
+    from readers.core.model import ContentKind
     from readers.engine import isolation
-    from readers.walk.sniff import HEAD_BYTES, sniff
 
     if not frozen:  # the baseline: the fork server's last preload is a module that freezes nothing
         isolation.FREEZE_PRELOADED = "readers.core.base"
-    requests = []
-    for name in paths:
-        path = Path(name)
-        with path.open("rb") as fh:
-            kind = sniff(fh.read(HEAD_BYTES), path.name).kind
-        requests.append(isolation.ReadRequest(path.name, path, kind, path.stat().st_size))
+    requests = [
+        isolation.ReadRequest(Path(p).name, Path(p), ContentKind.PDF, Path(p).stat().st_size) for p in paths
+    ]
     settings = AssaySettings()
     with isolation.IsolatedReads(
         settings.limits(), settings.max_document_bytes, settings.budgets(), workers=2
@@ -80,17 +64,12 @@ def main() -> int:
         print(json.dumps(worker_memory(args.paths, args.child == "frozen")))
         return 0
     with tempfile.TemporaryDirectory(prefix="assay-worker-memory-") as tmp:
-        paths = [str(p) for p in documents(args.documents, Path(tmp))]
+        paths = [str(p) for p in paired.pdfs(Path(tmp), args.documents, pages=5)]
         print(f"{len(paths)} PDFs, two read workers, {args.rounds} round(s); USS and PSS summed over both")
         results: dict[str, list[dict[str, float]]] = {"frozen": [], "baseline": []}
-        for n in range(args.rounds):
-            order = ["frozen", "baseline"] if n % 2 == 0 else ["baseline", "frozen"]
-            for way in order:
-                command = [sys.executable, __file__, "--child", way, *paths]
-                out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=REPO).stdout
-                got = json.loads(out.strip().splitlines()[-1])
-                results[way].append(got)
-                print(f"  round {n + 1} {way:9} USS {got['uss']:6.1f} MB  PSS {got['pss']:6.1f} MB")
+        for n, way, got in paired.in_children(__file__, ["frozen", "baseline"], args.rounds, paths):
+            results[way].append(got)
+            print(f"  round {n} {way:9} USS {got['uss']:6.1f} MB  PSS {got['pss']:6.1f} MB")
     for label, way in zip(WAYS, ("frozen", "baseline"), strict=True):
         uss = statistics.median(r["uss"] for r in results[way])
         pss = statistics.median(r["pss"] for r in results[way])

@@ -228,13 +228,10 @@ def test_a_scan_ocr_reads_is_derived_by_ocr_and_an_empty_page_underivable(tmp_pa
     assert checked["scan.pdf"].derivation.status == "underivable"  # what the readers did
 
     wh = Warehouse(tmp_path / "warehouse")
-    by_shard: dict[str, list] = {}
-    for c in checked.values():  # a write is the whole shard: files that share one are written together
-        by_shard.setdefault(c.document.shard, []).append(c)
-    for shard, shard_checked in by_shard.items():
-        wh.write("documents", EXTRACTOR_VERSION, [c.document for c in shard_checked], shard=shard)
-        wh.write("derivations", EXTRACTOR_VERSION, [c.derivation for c in shard_checked], shard=shard)
-        wh.write("page_texts", EXTRACTOR_VERSION, [t for c in shard_checked for t in c.texts], shard=shard)
+    # Each table written shard by shard, as the stages write it: files that share a shard go together.
+    wh.write_sharded("documents", EXTRACTOR_VERSION, [c.document for c in checked.values()])
+    wh.write_sharded("derivations", EXTRACTOR_VERSION, [c.derivation for c in checked.values()])
+    wh.write_sharded("page_texts", EXTRACTOR_VERSION, [t for c in checked.values() for t in c.texts])
     build_catalog(wh, EXTRACTOR_VERSION)
     view = {r["sha256"]: r for r in query(wh, "select * from outcomes").records()}
     for name, c in checked.items():
