@@ -9,7 +9,9 @@ the corpus, generated dense text pages. Each round measures, in turn (the order 
   (``OMP_THREAD_LIMIT=1``), one process per core, on the pages rendered beforehand (untimed);
 - the same with orientation detection (``--psm 1``): what turning a page upright costs Tesseract;
 - assay: the OCR stage's own path (``assets.ocr.work.ocr_tasks``): each page rendered from its PDF in the
-  calling thread, one single-threaded Tesseract per core, upright first, word confidences.
+  calling thread, one single-threaded Tesseract per core, word confidences; a page whose ink shows it
+  upright (``readers/images/orientation.py``) read as it is (``--psm 3``), the others with orientation
+  detection (``--psm 1``).
 
 Rendering is timed on its own too. Prints pages/s per core and the ratios; the machine is shared and
 noisy, so only ratios measured in one run mean anything.
@@ -42,6 +44,7 @@ from assets.ocr.work import LanguageChoice, OcrOptions, OcrTask, ocr_tasks  # no
 from quality.records import OcrScope  # noqa: E402
 from readers.core.cores import usable_cores  # noqa: E402
 from readers.core.model import ContentKind  # noqa: E402
+from readers.images.orientation import looks_upright  # noqa: E402
 from readers.images.tesseract import DEFAULT_DPI, installed_version, render_page  # noqa: E402
 
 LANGUAGE = "eng"
@@ -55,6 +58,7 @@ class OcrSpeeds:
     rounds: int
     cores: int
     render: float  # rendering every page once, in one thread
+    upright: int  # pages whose ink shows them upright: read without orientation detection
     bare: float  # bare Tesseract, --psm 3
     bare_upright: float  # bare Tesseract with orientation detection, --psm 1
     assay: float  # the OCR stage's path (rendering included)
@@ -85,17 +89,18 @@ def generated_pages(folder: Path, count: int) -> list[tuple[Path, int]]:
     return [(pdf, n) for n in range(1, count + 1)]
 
 
-def render_all(pages: list[tuple[Path, int]], dpi: int, folder: Path) -> tuple[float, list[Path]]:
+def render_all(pages: list[tuple[Path, int]], dpi: int, folder: Path) -> tuple[float, list[Path], int]:
     """Every page rendered as assay renders it, written as a PNG for bare Tesseract; the rendering's
-    seconds (not the writing's)."""
-    spent, images = 0.0, []
+    seconds (not the writing's), and how many pages show themselves upright."""
+    spent, images, upright = 0.0, [], 0
     for i, (path, page) in enumerate(pages):
         started = time.perf_counter()
         image = render_page(path, page, dpi)
         spent += time.perf_counter() - started
         images.append(folder / f"page-{i:03d}.png")
         image.save(images[-1])
-    return spent, images
+        upright += looks_upright(image)
+    return spent, images, upright
 
 
 def bare_tesseract(images: list[Path], dpi: int, cores: int, psm: int) -> float:
@@ -137,7 +142,7 @@ def assay_path(pages: list[tuple[Path, int]], dpi: int, workers: int) -> float:
 
 def measure(pages: list[tuple[Path, int]], dpi: int, rounds: int, folder: Path) -> OcrSpeeds:
     cores = usable_cores()
-    render, images = render_all(pages, dpi, folder)  # once: the baseline's input, and rendering's cost
+    render, images, upright = render_all(pages, dpi, folder)  # once: the baseline's input, rendering's cost
     total = {"bare": 0.0, "upright": 0.0, "assay": 0.0}
     for n in range(rounds):
         ways = [
@@ -147,7 +152,9 @@ def measure(pages: list[tuple[Path, int]], dpi: int, rounds: int, folder: Path) 
         ]
         for name, way in ways if n % 2 == 0 else reversed(ways):
             total[name] += way()
-    return OcrSpeeds(len(pages), rounds, cores, render, total["bare"], total["upright"], total["assay"])
+    return OcrSpeeds(
+        len(pages), rounds, cores, render, upright, total["bare"], total["upright"], total["assay"]
+    )
 
 
 def main() -> int:
@@ -175,6 +182,7 @@ def main() -> int:
         print(f"  {label:40} {seconds:7.1f} s  {speeds.per_core(seconds):6.3f} pages/s per core")
     pages = speeds.pages * speeds.rounds
     print(f"  rendering: {speeds.render / speeds.pages:.3f} s a page (one thread)")
+    print(f"  read as they are (their ink shows them upright): {speeds.upright} of {speeds.pages} pages")
     print(
         f"  orientation: {(speeds.bare_upright - speeds.bare) * speeds.cores / pages:+.3f} s a page"
         " (per core)"

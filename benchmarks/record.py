@@ -529,13 +529,15 @@ def ocr_speed(state: State, section: Section) -> None:
         "same with `--psm 1` is what its orientation detection costs. assay's path is the OCR stage's "
         "(`assets.ocr.work.ocr_tasks`): each page rendered from its PDF in the calling thread and handed to "
         "one single-threaded Tesseract worker per core (the same library, through its C API, its models "
-        "loaded once), which turns it upright and reads it (words, confidences, rotation)."
+        "loaded once), which reads it (words, confidences, rotation): as it is (`--psm 3`) when its ink "
+        "shows it upright and that reading is confident with its lines across (`readers/images/"
+        "orientation.py`), else with orientation detection (`--psm 1`)."
     )
     section.columns = ["way", "page readings", "seconds", "pages/s per core"]
     for label, seconds in (
         ("bare Tesseract (`--psm 3`, text)", speeds.bare),
         ("bare Tesseract with orientation detection (`--psm 1`, text)", speeds.bare_upright),
-        ("assay's OCR stage (rendering, `--psm 1`, confidences)", speeds.assay),
+        ("assay's OCR stage (rendering, `--psm 3` or `--psm 1`, confidences)", speeds.assay),
     ):
         section.rows.append([label, str(n), f"{seconds:.1f}", f"{speeds.per_core(seconds):.3f}"])
     section.figures.append(
@@ -552,12 +554,14 @@ def ocr_speed(state: State, section: Section) -> None:
     rendering = speeds.render / speeds.pages
     section.notes.append(
         f"What assay's figure holds that the baseline's does not: rendering {rendering:.3f} s a page "
-        f"(one thread, beside the Tesseracts), orientation detection {orientation:+.3f} s a page of "
-        f"Tesseract's time ({speeds.bare / speeds.bare_upright:.3f} of the bare rate with it alone; about "
-        "0.07 s of it is loading orientation detection's model, which a worker does once), and each word's "
-        "confidence walked off Tesseract's results (about 0.07 s a dense page). What the baseline pays that "
-        "assay does not: starting Tesseract and loading its English model for every page (about 0.08 s) "
-        "and reading the page from a file."
+        f"(one thread, beside the Tesseracts); orientation detection on the {speeds.pages - speeds.upright} "
+        f"of {speeds.pages} pages whose ink does not show them upright ({orientation:+.3f} s a page of "
+        f"Tesseract's time with the command line, {speeds.bare / speeds.bare_upright:.3f} of the bare rate "
+        "with it on every page; about 0.07 s of it is loading orientation detection's model, which a worker "
+        "does once), about 10 ms a page of looking at the ink, and each word's confidence walked off "
+        "Tesseract's results (about 0.07 s a dense page). What the baseline pays that assay does not: "
+        "starting Tesseract and loading its English model for every page (about 0.08 s) and reading the "
+        "page from a file."
     )
 
 

@@ -36,9 +36,11 @@ from quality.records import OcrScope, PageVerdictRecord
 from quality.sources import choose_page_texts
 from readers.core.model import ContentKind
 from readers.core.records import DocumentRecord
+from readers.images.orientation import looks_upright
 from readers.images.tesseract import (
     OcrFailed,
     OcrUnavailable,
+    TesseractProcess,
     TesseractProcesses,
     installed_languages,
     recognise,
@@ -79,6 +81,49 @@ def test_a_page_in_capitals_is_not_turned_upside_down(tmp_path: Path) -> None:
     assert result.mean_confidence is not None and result.mean_confidence > 80
 
 
+def _readings_asked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The page segmentation mode of every reading the Tesseract workers are asked for, in order."""
+    asked: list[int] = []
+    read = TesseractProcess.read
+
+    def counted(self: TesseractProcess, image: Image.Image, language: str, *, psm: int, **kwargs):
+        asked.append(psm)
+        return read(self, image, language, psm=psm, **kwargs)
+
+    monkeypatch.setattr(TesseractProcess, "read", counted)
+    return asked
+
+
+def test_an_upright_page_is_read_as_it_is_without_orientation_detection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    image = render_page(make_text_pdf(tmp_path / "page.pdf", [TEXT * 3], fontsize=12), 1)
+    with TesseractProcesses() as workers:
+        turned = workers.for_this_thread().read(image, "eng", psm=1, dpi=300, timeout=60)
+        asked = _readings_asked(monkeypatch)
+        result = recognise(image, "eng", tesseract=workers.for_this_thread())
+    assert looks_upright(image) and asked == [3]
+    assert (result.text, result.confidences, result.rotation) == (turned.text, turned.confidences, 0)
+
+
+def test_a_sideways_page_that_looks_upright_still_goes_to_orientation_detection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One word over and over lines up in columns: turned a quarter, the page shows lines running across.
+    pdf = make_text_pdf(tmp_path / "page.pdf", [" ".join(["The"] * 60)], fontsize=9)
+    image = render_page(pdf, 1).rotate(270, expand=True)
+    with TesseractProcesses() as workers:
+        worker = workers.for_this_thread()
+        as_it_is = worker.read(image, "eng", psm=3, dpi=300, timeout=60)
+        turned = worker.read(image, "eng", psm=1, dpi=300, timeout=60)
+        asked = _readings_asked(monkeypatch)
+        result = recognise(image, "eng", tesseract=worker)
+    assert looks_upright(image) and not as_it_is.across  # read as it is, its lines ran down the page
+    assert asked == [3, 1]  # then orientation detection; the reading as it is is not asked for twice
+    kept = max(as_it_is, turned, key=lambda reading: reading.mean or 0.0)  # as recognise always keeps
+    assert (result.text, result.rotation) == (kept.text, kept.rotation) and "The The The" in result.text
+
+
 def _command_line_hocr(image: Image.Image, folder: Path, psm: int) -> tuple[str, tuple[float, ...], int]:
     """What Tesseract's command line reads on ``image`` (single-threaded, hOCR), put back the way
     :class:`readers.images.libtesseract.Engine` puts its words: paragraphs, lines, words, whole-number
@@ -114,6 +159,7 @@ def test_the_worker_reads_what_tesseracts_command_line_reads(tmp_path: Path, tur
         reading = workers.for_this_thread().read(image, "eng", psm=1, dpi=300, timeout=60)
     assert (reading.text, reading.confidences, reading.rotation) == _command_line_hocr(image, tmp_path, psm=1)
     assert (reading.rotation != 0) == (turned != 0) and "<tariffs>" in reading.text
+    assert reading.across  # turned upright, its lines run across
     assert reading.text.count("\n\n") == 2  # three paragraphs
 
 

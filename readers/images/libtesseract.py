@@ -26,6 +26,7 @@ MAX_LOADED_LANGUAGES = 3
 # tesseract::PageSegMode, tesseract::PageIteratorLevel, tesseract::Orientation (publictypes.h).
 PSM_OSD_ONLY = 0
 RIL_PARA, RIL_TEXTLINE, RIL_WORD = 1, 2, 3
+TEXTLINE_ORDER_TOP_TO_BOTTOM = 2  # tesseract::TextlineOrder of lines running across a page
 
 _P = ctypes.c_void_p
 _INT = ctypes.c_int
@@ -100,12 +101,15 @@ def version() -> str:
 class Words:
     """What one reading of a page says: its words put back into lines and paragraphs (a blank line
     between paragraphs, a newline between lines, a space between words), each word's confidence as the
-    command line's hOCR writes it (a whole number), and the clockwise degrees the page was turned by to
-    be read (the ``textangle`` most lines carry)."""
+    command line's hOCR writes it (a whole number), the clockwise degrees the page was turned by to
+    be read (the ``textangle`` most lines carry), and whether most lines were read running across the
+    page (False when Tesseract read them as vertical writing, as it reads a sideways page it was not
+    asked to turn)."""
 
     text: str
     confidences: tuple[float, ...]
     rotation: int
+    across: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +200,7 @@ class Engine:
         paragraphs: list[list[list[str]]] = []
         confidences: list[float] = []
         angles: Counter[int] = Counter()
+        lines = across = 0
         results = lib.TessBaseAPIGetIterator(api)
         if not results:
             return Words("", (), 0)
@@ -212,6 +217,8 @@ class Engine:
                     if lib.TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) or not paragraphs[-1]:
                         lib.TessPageIteratorOrientation(page, orientation, direction, order, deskew)
                         angles[(360 - orientation.value * 90) % 360] += 1
+                        lines += 1
+                        across += order.value == TEXTLINE_ORDER_TOP_TO_BOTTOM
                         paragraphs[-1].append([])
                     if word:
                         paragraphs[-1][-1].append(word)
@@ -223,4 +230,5 @@ class Engine:
         text = "\n\n".join(
             "\n".join(" ".join(words) for words in lines if words) for lines in paragraphs if any(lines)
         )
-        return Words(text, tuple(confidences), angles.most_common(1)[0][0] if angles else 0)
+        rotation = angles.most_common(1)[0][0] if angles else 0
+        return Words(text, tuple(confidences), rotation, across=2 * across >= lines)

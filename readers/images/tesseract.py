@@ -1,10 +1,11 @@
 """Tesseract on one page image: one recognition that turns the page upright and reads it, with word
 confidences.
 
-Plain functions, as OCRmyPDF keeps its stages: render (PyMuPDF), recognise (Tesseract's page segmentation
-with orientation detection: the page is turned upright inside the same recognition, so it is thresholded
-once), and the script (Tesseract's orientation and script detection) only for a page whose reading is
-doubtful, where it matters. Tesseract runs in a worker process of its own
+Plain functions, as OCRmyPDF keeps its stages: render (PyMuPDF), recognise (a page whose ink shows it
+upright, ``readers/images/orientation.py``, read as it is; any other page, or one read as it is with doubt,
+by Tesseract's page segmentation with orientation detection: the page is turned upright inside the same
+recognition, so it is thresholded once), and the script (Tesseract's orientation and script detection)
+only for a page whose reading is doubtful, where it matters. Tesseract runs in a worker process of its own
 (``readers/images/tesseract_worker.py``, its library through its C API: ``readers/images/libtesseract.py``)
 that keeps its models loaded from page to page, single-threaded: on a two-core machine OpenMP's own
 threads cost six times the wall time (DESIGN §9), so parallelism belongs to the caller (one worker per
@@ -34,6 +35,7 @@ from PIL import Image
 from readers.core.errors import AssayError
 from readers.core.tools import TESSERACT_INSTALL
 from readers.images import libtesseract
+from readers.images.orientation import looks_upright
 
 
 def _import_pytesseract():
@@ -149,7 +151,8 @@ class TesseractProcess:
     def read(self, image: Image.Image, language: str, *, psm: int, dpi: int, timeout: float) -> Reading:
         """One recognition of ``image`` with page segmentation mode ``psm``."""
         answer = self._ask({"op": "read", "language": language, "psm": psm}, image, dpi, timeout)
-        return Reading(answer["text"], tuple(answer["confidences"]), int(answer["rotation"]))
+        rotation, across = int(answer["rotation"]), bool(answer["across"])
+        return Reading(answer["text"], tuple(answer["confidences"]), rotation, across)
 
     def script(self, image: Image.Image, *, dpi: int, timeout: float) -> str | None:
         """The page's writing system, as orientation and script detection names it when it is sure."""
@@ -309,6 +312,11 @@ def recognise(
     in the same recognition, and the lines' orientation says by how much. ``tesseract``: the worker to
     read with (a new one, ended afterwards, when not given).
 
+    A page whose ink shows it upright (:func:`readers.images.orientation.looks_upright`) is read as it is
+    first (``--psm 3``), without orientation detection's cost, and that reading is kept when it found
+    words, is confident and its lines ran across; otherwise the page goes to orientation detection as
+    every other page does.
+
     A doubtful reading (:data:`DOUBTFUL_BELOW_CONFIDENCE`) is looked at once more: when Tesseract turned
     the page, the page is read as it is too and the more confident reading kept (orientation detection
     guesses on text it cannot tell upside down, such as a page in capitals); and orientation detection is
@@ -321,12 +329,20 @@ def recognise(
             return recognise(
                 image, language, dpi=dpi, rotate=rotate, timeout=timeout, tesseract=own.for_this_thread()
             )
-    reading = tesseract.read(image, language, psm=1 if rotate else 3, dpi=dpi, timeout=timeout)
+    as_it_is = reading = None
+    if rotate and looks_upright(image):
+        as_it_is = tesseract.read(image, language, psm=3, dpi=dpi, timeout=timeout)
+        if as_it_is.confidences and as_it_is.across and not as_it_is.doubtful:
+            reading = as_it_is
+    if reading is None:
+        left = timeout if as_it_is is None else _left(started, timeout)
+        reading = tesseract.read(image, language, psm=1 if rotate else 3, dpi=dpi, timeout=left)
     script = None
-    if rotate and reading.mean is not None and reading.mean < DOUBTFUL_BELOW_CONFIDENCE:
+    if rotate and reading.doubtful:
         if reading.rotation:
-            as_it_is = tesseract.read(image, language, psm=3, dpi=dpi, timeout=_left(started, timeout))
-            if (as_it_is.mean or 0.0) > reading.mean:
+            if as_it_is is None:
+                as_it_is = tesseract.read(image, language, psm=3, dpi=dpi, timeout=_left(started, timeout))
+            if (as_it_is.mean or 0.0) > (reading.mean or 0.0):
                 reading = as_it_is
         script = tesseract.script(image, dpi=dpi, timeout=min(OSD_TIMEOUT_S, _left(started, timeout)))
     return OcrResult(
@@ -365,13 +381,21 @@ def _pixels(image: Image.Image) -> tuple[bytes, int]:
 @dataclass(frozen=True, slots=True)
 class Reading:
     """What one recognition of a page says: its words put back into lines and paragraphs, each word's
-    confidence, and the clockwise degrees the page was turned by to be read."""
+    confidence, the clockwise degrees the page was turned by to be read, and whether most lines ran
+    across the page."""
 
     text: str
     confidences: tuple[float, ...]
     rotation: int
+    across: bool = True
 
     @property
     def mean(self) -> float | None:
         """The mean word confidence, to the hundredth; None when no word was read."""
         return round(sum(self.confidences) / len(self.confidences), 2) if self.confidences else None
+
+    @property
+    def doubtful(self) -> bool:
+        """Read with less mean confidence than :data:`DOUBTFUL_BELOW_CONFIDENCE` (a reading of no word is
+        not doubtful: there was nothing to doubt)."""
+        return self.mean is not None and self.mean < DOUBTFUL_BELOW_CONFIDENCE

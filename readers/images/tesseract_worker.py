@@ -7,8 +7,9 @@ It speaks over its standard input and output, one request at a time. A request i
 
 (``op`` ``"script"`` asks orientation and script detection instead, with no language nor ``psm``),
 followed by ``width * height * bands`` bytes of pixels. The answer is a line of JSON: ``{"ok": true,
-...}`` with the words, their confidences and the rotation (or the script), or ``{"ok": false,
-"error": "language" | "library" | "engine", "message": ...}``. The worker ends when its input does.
+...}`` with the words, their confidences, the rotation and whether the lines ran across (or the
+script), or ``{"ok": false, "error": "language" | "library" | "engine", "message": ...}``. The worker
+ends when its input does.
 Tesseract's own messages (a weak orientation margin, too few characters) go to the standard error,
 which the caller discards.
 """
@@ -54,7 +55,13 @@ def _answer(engine: Engine, request: dict, pixels: Pixels) -> dict:
         script = engine.script(pixels)
         return {"ok": True, "script": script.name, "script_confidence": script.confidence}
     words = engine.read(pixels, request["language"], int(request["psm"]))
-    return {"ok": True, "text": words.text, "confidences": words.confidences, "rotation": words.rotation}
+    return {
+        "ok": True,
+        "text": words.text,
+        "confidences": words.confidences,
+        "rotation": words.rotation,
+        "across": words.across,
+    }
 
 
 def main() -> int:
