@@ -160,7 +160,8 @@ class OcrPageRecord:
         int,
         Doc(
             "clockwise degrees Tesseract turned the page by to read it (its orientation detection, in the "
-            "same recognition: the orientation most of its lines carry)"
+            "same recognition: the orientation most of its lines carry); 0 for a page whose ink showed it "
+            "upright and that read confidently as it is (readers/images/orientation.py)"
         ),
     ]
     script: Annotated[
