@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import json
 import pickle
 import statistics
 import sys
@@ -63,22 +62,14 @@ def loads(path: Path, count: int) -> dict[str, float]:
 def pool_seconds(paths: list[str], paused: bool) -> float:
     """In this process: seconds for two read workers to read ``paths``, taken back as the stage takes them
     (the collector paused while a read is unpickled, or, for the baseline, left running)."""
-    from assets.resources import AssaySettings
     from readers.core.base import freeze_long_lived
-    from readers.core.model import ContentKind
     from readers.engine import isolation
 
     if not paused:  # the baseline: the same pool with the collector left running while it unpickles
         isolation.collector_paused = contextlib.nullcontext
-    settings = AssaySettings()
-    requests = [
-        isolation.ReadRequest(Path(p).name, Path(p), ContentKind.PDF, Path(p).stat().st_size) for p in paths
-    ]
     freeze_long_lived()
     kept = []
-    with isolation.IsolatedReads(
-        settings.limits(), settings.max_document_bytes, settings.budgets(), workers=2
-    ) as pool:
+    with paired.read_pool(paths) as (pool, requests):
         started = time.perf_counter()
         kept.extend(pool.read(requests))
         return time.perf_counter() - started
@@ -88,12 +79,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--loads", type=int, default=10)
-    parser.add_argument("--child", choices=["paused", "running"], help=argparse.SUPPRESS)
-    parser.add_argument("paths", nargs="*", help=argparse.SUPPRESS)
+    paired.add_child_arguments(parser, ["paused", "running"])
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(pool_seconds(args.paths, args.child == "paused")))
-        return 0
+        return paired.answer(pool_seconds(args.paths, args.child == "paused"))
     with tempfile.TemporaryDirectory(prefix="assay-bench-receive-") as tmp:
         paths = paired.pdfs(Path(tmp), 0, pages=60)
         largest = max(paths, key=lambda p: p.stat().st_size)

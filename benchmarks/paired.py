@@ -7,10 +7,12 @@ turns round every other round, so neither way always runs first on this shared m
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,19 @@ def in_children(
             yield n + 1, way, json.loads(out.strip().splitlines()[-1])
 
 
+def add_child_arguments(parser: argparse.ArgumentParser, ways: Sequence[str]) -> None:
+    """The arguments :func:`in_children` runs the script with: ``--child WAY`` and the paths to read
+    (hidden from ``--help``)."""
+    parser.add_argument("--child", choices=list(ways), help=argparse.SUPPRESS)
+    parser.add_argument("paths", nargs="*", help=argparse.SUPPRESS)
+
+
+def answer(result: Any) -> int:
+    """A child's result, printed as the line of JSON :func:`in_children` reads; the exit code."""
+    print(json.dumps(result))
+    return 0
+
+
 def pdfs(folder: Path, count: int, pages: int) -> list[Path]:
     """The first ``count`` born-digital PDFs of the corpus (every one with ``count`` 0), or, without the
     corpus, ``count`` (at least 3) generated PDFs of ``pages`` dense pages written under ``folder``."""
@@ -41,3 +56,21 @@ def pdfs(folder: Path, count: int, pages: int) -> list[Path]:
 
     text = "Unit consumption rose in the northern district while maintenance costs fell. " * 20
     return [make_text_pdf(folder / f"doc-{n}.pdf", [text] * pages) for n in range(max(count, 3))]
+
+
+@contextmanager
+def read_pool(paths: Sequence[str]) -> Iterator[tuple[Any, list[Any]]]:
+    """Two read workers as the extract stage starts them (``readers.engine.isolation.IsolatedReads`` with
+    the default settings), and a PDF read request for each of ``paths``; ended with the block."""
+    from assets.resources import AssaySettings
+    from readers.core.model import ContentKind
+    from readers.engine import isolation
+
+    settings = AssaySettings()
+    requests = [
+        isolation.ReadRequest(Path(p).name, Path(p), ContentKind.PDF, Path(p).stat().st_size) for p in paths
+    ]
+    with isolation.IsolatedReads(
+        settings.limits(), settings.max_document_bytes, settings.budgets(), workers=2
+    ) as pool:
+        yield pool, requests

@@ -17,7 +17,6 @@ repository root::
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -34,19 +33,11 @@ WAYS = ("frozen in the fork server", "not frozen (baseline)")
 
 def worker_memory(paths: list[str], frozen: bool) -> dict[str, float]:
     """In this process: two workers read ``paths``; their USS and PSS summed, in MB."""
-    from assets.resources import AssaySettings
-    from readers.core.model import ContentKind
     from readers.engine import isolation
 
     if not frozen:  # the baseline: the fork server's last preload is a module that freezes nothing
         isolation.FREEZE_PRELOADED = "readers.core.base"
-    requests = [
-        isolation.ReadRequest(Path(p).name, Path(p), ContentKind.PDF, Path(p).stat().st_size) for p in paths
-    ]
-    settings = AssaySettings()
-    with isolation.IsolatedReads(
-        settings.limits(), settings.max_document_bytes, settings.budgets(), workers=2
-    ) as pool:
+    with paired.read_pool(paths) as (pool, requests):
         for _ in pool.read(requests):
             pass
         infos = [w.ps.memory_full_info() for w in pool._workers]
@@ -57,12 +48,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--child", choices=["frozen", "baseline"], help=argparse.SUPPRESS)
-    parser.add_argument("paths", nargs="*", help=argparse.SUPPRESS)
+    paired.add_child_arguments(parser, ["frozen", "baseline"])
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(worker_memory(args.paths, args.child == "frozen")))
-        return 0
+        return paired.answer(worker_memory(args.paths, args.child == "frozen"))
     with tempfile.TemporaryDirectory(prefix="assay-worker-memory-") as tmp:
         paths = [str(p) for p in paired.pdfs(Path(tmp), args.documents, pages=5)]
         print(f"{len(paths)} PDFs, two read workers, {args.rounds} round(s); USS and PSS summed over both")

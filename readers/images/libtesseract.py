@@ -200,7 +200,7 @@ class Engine:
         paragraphs: list[list[list[str]]] = []
         confidences: list[float] = []
         angles: Counter[int] = Counter()
-        lines = across = 0
+        across = 0  # lines read running across the page
         results = lib.TessBaseAPIGetIterator(api)
         if not results:
             return Words("", (), 0)
@@ -217,7 +217,6 @@ class Engine:
                     if lib.TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) or not paragraphs[-1]:
                         lib.TessPageIteratorOrientation(page, orientation, direction, order, deskew)
                         angles[(360 - orientation.value * 90) % 360] += 1
-                        lines += 1
                         across += order.value == TEXTLINE_ORDER_TOP_TO_BOTTOM
                         paragraphs[-1].append([])
                     if word:
@@ -231,4 +230,4 @@ class Engine:
             "\n".join(" ".join(words) for words in lines if words) for lines in paragraphs if any(lines)
         )
         rotation = angles.most_common(1)[0][0] if angles else 0
-        return Words(text, tuple(confidences), rotation, across=2 * across >= lines)
+        return Words(text, tuple(confidences), rotation, across=2 * across >= sum(angles.values()))

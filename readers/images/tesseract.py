@@ -387,7 +387,7 @@ class Reading:
     text: str
     confidences: tuple[float, ...]
     rotation: int
-    across: bool = True
+    across: bool
 
     @property
     def mean(self) -> float | None:
