@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import unicodedata
 
+import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -295,6 +296,19 @@ def test_tokenisation_rules() -> None:
     assert lexicon_evidence("the cat sat on a mat", english).tokens == 0
     few = lexicon_evidence("Unit consumption rates", english)
     assert few.weight < MIN_EVIDENCE_WEIGHT and not few.judged and few.hit_rate == 1.0
+
+
+def test_tokens_split_at_unicode_white_space_and_nowhere_else() -> None:
+    # Every code point (surrogates aside) between two letters: the tokens break exactly where Unicode
+    # says White_Space (regex's \s), so U+001C-U+001F, which str.split() and re's \s take for blanks,
+    # stay inside a token, and U+3000 or U+2028 do not.
+    white = regex.compile(r"\s")
+    for code in range(0x110000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        tokens = [token for _, _, token in _raw_tokens(f"ab{char}cd")]
+        assert tokens == (["ab", "cd"] if white.match(char) else [f"ab{char}cd"]), hex(code)
 
 
 def test_extra_words_lift_a_domain_page() -> None:
