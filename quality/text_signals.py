@@ -98,8 +98,8 @@ _SPACED_HINT = regex.compile(r" \p{L}\p{M}* \p{L}\p{M}* \p{L}")
 #: A whitespace token: a run of characters that are not Unicode White_Space (what ``regex``'s ``\s``
 #: matches). Written out for the standard ``re``, which tokenises a block in two thirds of ``regex``'s
 #: time; ``re``'s own ``\s`` would also split at the controls U+001C-U+001F, which are not White_Space.
-WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-_TOKEN = re.compile(f"[^{WHITE_SPACE}]+")
+_WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_TOKEN = re.compile(f"[^{_WHITE_SPACE}]+")
 _STRIP = regex.compile(r"^[^\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}]+$")
 _DIGIT = regex.compile(r"\p{N}")
 _ASCII_DIGIT = re.compile(r"[0-9]")
