@@ -307,7 +307,7 @@ def assay_text_layer(documents: Sequence[DocumentRecord]) -> TextLayerPass:
     from assets.resources import AssaySettings
     from assets.verdicts.judging import judge_document_rows
     from quality.signals import forget_words
-    from readers.core.base import freeze_long_lived
+    from readers.core.base import collector_paused, freeze_long_lived
     from readers.core.model import ContentKind
     from readers.engine.dispatch import extract_document
 
@@ -322,11 +322,14 @@ def assay_text_layer(documents: Sequence[DocumentRecord]) -> TextLayerPass:
     for doc in documents:
         path = Path(doc.path)
         started = time.perf_counter()
-        extraction = extract_document(
-            path, ContentKind.PDF, size=doc.size, limits=limits, max_bytes=settings.max_document_bytes
-        )
-        read = time.perf_counter()
-        add_extraction(rows, doc, EXTRACTOR_VERSION, extraction)
+        # As the extract stage takes a read: turned into rows and dropped before the collector runs again.
+        with collector_paused():
+            extraction = extract_document(
+                path, ContentKind.PDF, size=doc.size, limits=limits, max_bytes=settings.max_document_bytes
+            )
+            read = time.perf_counter()
+            add_extraction(rows, doc, EXTRACTOR_VERSION, extraction)
+            del extraction
         measured = time.perf_counter()
         verdicts = judge_document_rows(
             doc.kind,

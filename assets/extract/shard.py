@@ -239,9 +239,17 @@ def extract_shards(
     ]
     if requests:  # a run with nothing to read does not pay for the full collection
         freeze_long_lived()  # the modules loaded so far live as long as the process (readers.core.base)
-    for finished in reads.read(requests):
-        doc = to_read[finished.request.key]
-        add_extraction(outs[doc.shard], doc, version, finished.extraction, max_text_chars=max_text_chars)
+    finished_reads = reads.read(requests)
+    while True:
+        # A read is a large tree of small objects without cycles: it is received, turned into rows and
+        # dropped with the collector paused, so that no collection walks it (docs/decisions.md).
+        with collector_paused():
+            finished = next(finished_reads, None)
+            if finished is None:
+                break
+            doc = to_read[finished.request.key]
+            add_extraction(outs[doc.shard], doc, version, finished.extraction, max_text_chars=max_text_chars)
+            del finished
         done(doc, Outcome.READ)
         waiting[doc.shard] -= 1
         if not waiting[doc.shard]:

@@ -190,10 +190,13 @@ class InProcessReads:
 
     def read(self, requests: Sequence[ReadRequest]) -> Iterator[ReadDone]:
         for r in requests:
-            extraction = extract_document(
-                r.path, r.kind, size=r.size, limits=self.limits, max_bytes=self.max_bytes, sha256=r.sha256
+            # Handed out without a name in this frame: the caller drops the read when it is done with it.
+            yield ReadDone(
+                r,
+                extract_document(
+                    r.path, r.kind, size=r.size, limits=self.limits, max_bytes=self.max_bytes, sha256=r.sha256
+                ),
             )
-            yield ReadDone(r, extraction)
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,9 +307,11 @@ class IsolatedReads:
             busy = [w for w in self._workers if w.job is not None]
             for conn in wait([w.conn for w in busy], timeout=POLL_S):
                 worker = next(w for w in busy if w.conn is conn)
-                done = self._receive(worker)
-                if done is not None:
-                    yield done
+                received = [self._receive(worker)]
+                if received[0] is not None:
+                    # Popped as it is handed out, so that this frame keeps no reference to the read
+                    # while the caller turns it into rows and drops it (assets/extract/shard.py).
+                    yield received.pop()
             now = time.monotonic()
             for worker in [w for w in self._workers if w.job is not None]:
                 done = self._police(worker, now)
@@ -509,17 +514,21 @@ def _serve(conn: Connection) -> None:
         for reader in readers_for(job.request.kind):
             type(reader).revision = revisions.get(reader.name, type(reader).revision)
         r = job.request
-        extraction = extract_document(
-            r.path,
-            r.kind,
-            size=r.size,
-            limits=job.limits,
-            max_bytes=job.max_bytes,
-            sha256=r.sha256,
-            scratch=job.scratch,
-            on_attempt=conn.send,
-        )
-        conn.send(_Finished(extraction))
+        # The read is made, sent and dropped with the collector paused: no collection walks it, and the
+        # cycles a read makes are freed as soon as it is gone (docs/decisions.md).
+        with collector_paused():
+            extraction = extract_document(
+                r.path,
+                r.kind,
+                size=r.size,
+                limits=job.limits,
+                max_bytes=job.max_bytes,
+                sha256=r.sha256,
+                scratch=job.scratch,
+                on_attempt=conn.send,
+            )
+            conn.send(_Finished(extraction))
+            del extraction
 
 
 def _die_with_parent() -> None:
