@@ -514,8 +514,8 @@ def _serve(conn: Connection) -> None:
         for reader in readers_for(job.request.kind):
             type(reader).revision = revisions.get(reader.name, type(reader).revision)
         r = job.request
-        # The read is made, sent and dropped with the collector paused: no collection walks it, and the
-        # cycles a read makes are freed as soon as it is gone (docs/decisions.md).
+        # The read is made, sent and dropped with the collector paused, so that no collection walks it;
+        # the cycles a reader makes wait for the end of the document (docs/decisions.md).
         with collector_paused():
             extraction = extract_document(
                 r.path,
