@@ -515,7 +515,6 @@ def font_evidence(
         starts: list[int] = []  # where each span's text starts in the block text
         ends: list[int] = []  # and where it ends
         offset = -1
-        counted = chars.get
         for line in lines:
             offset += 1  # the line break (none before the first line)
             for span in line.spans:
@@ -523,14 +522,7 @@ def font_evidence(
                 starts.append(offset)
                 offset += len(span_text)
                 ends.append(offset)
-                # non_blank, inline: a block set in several fonts is mostly formulas, a span per symbol
-                visible = (
-                    len(span_text) - span_text.count(" ")
-                    if span_text.isprintable()
-                    else len("".join(span_text.split()))
-                )
-                font = span.font
-                chars[font] = counted(font, 0) + visible
+                chars[span.font] += non_blank(span_text)
         # Every judged word holds letters (at least MIN_TOKEN_LETTERS), so each has an owning span.
         owner: list[int] = []  # span index of each character (-1: a line break), built when first needed
         for start, end, w, hit in judged:
