@@ -100,6 +100,9 @@ _SPACED_HINT = regex.compile(r" \p{L}\p{M}* \p{L}\p{M}* \p{L}")
 #: time; ``re``'s own ``\s`` would also split at the controls U+001C-U+001F, which are not White_Space.
 _WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 _TOKEN = re.compile(f"[^{_WHITE_SPACE}]+")
+#: The only characters ``str.split()`` takes for blanks that are not White_Space: a text without them
+#: splits into exactly :data:`_TOKEN`'s tokens (the tokens test goes over every code point).
+_SPLIT_NOT_WHITE_SPACE = re.compile("[\x1c-\x1f]")
 _STRIP = regex.compile(r"^[^\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}]+$")
 _DIGIT = regex.compile(r"\p{N}")
 _ASCII_DIGIT = re.compile(r"[0-9]")
@@ -305,6 +308,16 @@ def spaced_ratio(text: str) -> float:
 def _raw_tokens(text: str) -> Iterator[tuple[int, int, str]]:
     """Whitespace tokens as (start, end, token); a line-end hyphen joins the next line's word."""
     if _HYPHEN_BREAK.search(text) is None:  # the common case: no word is broken at a line end
+        if _SPLIT_NOT_WHITE_SPACE.search(text) is None:
+            # The tokens cut in C by str.split(), each found where the previous one ended: only blanks
+            # stand between them, so the first occurrence is the token itself.
+            find = text.find
+            end = 0
+            for token in text.split():
+                start = find(token, end)
+                end = start + len(token)
+                yield start, end, token
+            return
         for match in _TOKEN.finditer(text):
             start, end = match.span()
             yield start, end, text[start:end]
