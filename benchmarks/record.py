@@ -229,7 +229,8 @@ def versions() -> list[Fact]:
     except (ImportError, OSError) as exc:  # TesseractNotFoundError is an OSError: the OCR section says so too
         tesseract = f"not found ({type(exc).__name__})"
     return [
-        Fact("Python", platform.python_version()),
+        # The interpreter the environment was made from: how it was built moves the Python-heavy figures.
+        Fact("Python", f"{platform.python_version()} ({getattr(sys, '_base_executable', sys.executable)})"),
         Fact("assay EXTRACTOR_VERSION", EXTRACTOR_VERSION),
         Fact("PyMuPDF / MuPDF", f"{pymupdf.__version__} / {pymupdf.mupdf_version}"),
         Fact("pdfplumber", _package("pdfplumber")),
