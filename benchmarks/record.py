@@ -1515,6 +1515,17 @@ def main(argv: list[str] | None = None) -> int:
         "--only", type=int, nargs="+", metavar="N", help="measure only these sections (by number)"
     )
     args = parser.parse_args(given)
+    measurable = sorted(int(title.split(".")[0]) for title, _ in SECTIONS)
+    unknown = sorted(set(args.only or ()) - set(measurable))
+    if unknown:
+        # A section this script does not measure (the page's later sections are written by hand) would be
+        # dropped from the page instead of kept.
+        print(
+            f"--only {' '.join(map(str, unknown))}: this script measures sections "
+            f"{', '.join(map(str, measurable))} only",
+            file=sys.stderr,
+        )
+        return 2
     if not (args.corpus / "manifest.csv").is_file():
         print(f"no corpus manifest at {args.corpus / 'manifest.csv'}: pass --corpus DIR", file=sys.stderr)
         return 2

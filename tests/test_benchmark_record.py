@@ -12,6 +12,7 @@ from benchmarks.record import (
     Record,
     Section,
     earlier_record,
+    main,
     render,
     shown_ratio,
 )
@@ -85,3 +86,12 @@ def test_a_ratio_is_never_printed_on_the_other_side_of_its_target() -> None:
     assert shown_ratio(Figure("a / b", "", "", 64.04, "<= 64", False)) == "64.04"
     assert shown_ratio(Figure("a / b", "", "", 0.89996, ">= 0.9", False)) == "0.89996"
     assert shown_ratio(Figure("a / b", "", "", 1.23456, "", None)) == "1.23"
+
+
+def test_a_section_the_script_does_not_measure_is_refused_and_the_page_kept(tmp_path, capsys) -> None:
+    # The page's later sections are written by hand: naming one in --only would drop it from the page.
+    page = tmp_path / "benchmarks.md"
+    page.write_text(PAGE, encoding="utf-8")
+    assert main(["--only", "1", "9", "--output", str(page)]) == 2
+    assert page.read_text(encoding="utf-8") == PAGE
+    assert "--only 9: this script measures sections 1, 2, 3, 4, 5, 6, 7 only" in capsys.readouterr().err
