@@ -1368,7 +1368,7 @@ def render(record: Record, earlier: Earlier | None = None) -> str:
     ]
     for section in record.sections:
         block = _section_lines(section, record.date)
-        blocks.append((int(section.title.split(".")[0]), block))
+        blocks.append((section_number(section.title), block))
     for _, block in sorted(blocks, key=lambda b: b[0]):
         lines += block
     return "\n".join(lines).rstrip() + "\n"
@@ -1494,6 +1494,11 @@ def small_runs(state: State, section: Section) -> None:
     )
 
 
+def section_number(title: str) -> int:
+    """The number a section's title begins with ("2. OCR pages ..." is 2)."""
+    return int(title.split(".")[0])
+
+
 SECTIONS: list[tuple[str, Callable[[State, Section], None]]] = [
     ("1. The text-layer path against the libraries users would pick", text_layer),
     ("2. OCR pages per second per core", ocr_speed),
@@ -1515,7 +1520,7 @@ def main(argv: list[str] | None = None) -> int:
         "--only", type=int, nargs="+", metavar="N", help="measure only these sections (by number)"
     )
     args = parser.parse_args(given)
-    measurable = sorted(int(title.split(".")[0]) for title, _ in SECTIONS)
+    measurable = sorted(section_number(title) for title, _ in SECTIONS)
     unknown = sorted(set(args.only or ()) - set(measurable))
     if unknown:
         # A section this script does not measure (the page's later sections are written by hand) would be
@@ -1542,7 +1547,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="assay-record-") as tmp:
         state = State(args.corpus.absolute(), plan, Path(tmp))
         for title, fn in SECTIONS:
-            if args.only and int(title.split(".")[0]) not in args.only:
+            if args.only and section_number(title) not in args.only:
                 continue
             record.sections.append(measure(title, fn, state))
     record.sections.sort(key=lambda s: s.title)
