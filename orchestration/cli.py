@@ -9,6 +9,7 @@
     assay redactions            each redaction judged from its context (--precision: figures per kind)
     assay ui [--daemon]         the Dagster web UI over the same definitions and data (and the daemon)
     assay facts [--generated]   pass rates of the facts about the dev corpus (and generated documents)
+    assay eval [--gate]         every measure on the shared corpus, per kind; --gate: against the baseline
 
 All state lives under one home directory: --home, else ASSAY_HOME, else ./.assay. The exit codes are in
 orchestration/exits.py; a fault of the machine or the home (a full disk, a home that is a file or
@@ -237,6 +238,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_facts)
 
+    from orchestration.evaluation.command import add_arguments as eval_arguments
+
+    p = command(
+        "eval",
+        help="measure assay on the shared corpus's real documents, per kind; --gate: hold to the baseline",
+    )
+    eval_arguments(p)
+    p.set_defaults(func=_cmd_eval)
+
     p = with_home(command("ui", help="start the Dagster web UI on localhost"))
     p.add_argument("--port", type=int, default=3000)
     p.add_argument("--host", default="127.0.0.1")
@@ -435,6 +445,12 @@ def _cmd_facts(args: argparse.Namespace, console: Console) -> int:
     from orchestration.facts import run_facts
 
     return run_facts(args, console, run_command=_cmd_run)
+
+
+def _cmd_eval(args: argparse.Namespace, console: Console) -> int:
+    from orchestration.evaluation.command import run_eval
+
+    return run_eval(args, console)
 
 
 # -- sql -----------------------------------------------------------------------------------------------

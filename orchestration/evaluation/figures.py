@@ -1,0 +1,384 @@
+"""The figures of ``assay eval``: each measure, per kind of document (or of fact, or of table), computed
+from the homes the sets were run into and the truths the corpus holds.
+
+A figure is a measure, a group and a value over a count of items. The measures, what each counts and
+which way is better, are :data:`MEASURES`; the gate (``baseline.py``) compares figures of the same key.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import regex
+
+from orchestration.evaluation.sets import SetRun
+from quality.cer import cer
+from quality.facts import Fact, evaluate, fold, load_facts
+from quality.lexicon import load_lexicon
+from quality.outcomes import WITH_TEXT
+from quality.truth_scores import TableScore, best_table, text_score
+from warehouse.catalog import query
+from warehouse.errors import WarehouseError
+from warehouse.store import Warehouse
+
+HIGHER, LOWER, SHOWN = "higher", "lower", "shown"
+#: The kinds of document whose text is read from pixels: their character error rate is measured too.
+SCANS = frozenset({"pdf-scanned", "image-scan"})
+
+
+@dataclass(frozen=True)
+class Measure:
+    """What a measure counts, over what, and which way is better (``shown``: reported, never gated)."""
+
+    title: str
+    over: str
+    better: str
+
+
+MEASURES: dict[str, Measure] = {
+    "text_f1": Measure("word F1 against the full truth text", "documents", HIGHER),
+    "text_order": Measure("share of shared words in the truth's order", "documents", HIGHER),
+    "cer": Measure("character error rate of scans against their transcription", "documents", LOWER),
+    "substrings": Measure("expected passages present (dev_truth .expected.json)", "passages", HIGHER),
+    "html_kept": Measure("main-content segments present", "segments", HIGHER),
+    "html_leaked": Measure("boilerplate segments leaked into the text", "segments", LOWER),
+    "facts": Measure("facts that hold, per kind of document", "facts", HIGHER),
+    "fact_checks": Measure("facts that hold, per kind of check", "facts", HIGHER),
+    "table_found": Measure("expected tables with a table found on their page", "tables", HIGHER),
+    "table_recall": Measure("expected cells found in the table found", "cells", HIGHER),
+    "table_precision": Measure("cells of the table found that are expected", "cells", HIGHER),
+    "table_header_kept": Measure("body cells kept under their column's header", "cells", HIGHER),
+    "with_outcome": Measure("files that end with an outcome and a reason", "files", HIGHER),
+    "with_text": Measure("documents that end with clean text", "documents", SHOWN),
+    "run_failed": Measure("runs that failed", "runs", LOWER),
+    "stray_lines": Measure("lines printed besides the summary", "runs", LOWER),
+    "tracebacks": Measure("tracebacks printed", "runs", LOWER),
+    "readable_dropped": Measure(
+        "pages whose text layer holds readable words, ending without text", "pages", LOWER
+    ),
+    "seconds_per_page": Measure("wall seconds per page of the set's run", "pages", LOWER),
+    "peak_memory_mb": Measure("peak memory of the run's processes together, MB", "runs", LOWER),
+    "eval_seconds": Measure("wall seconds of the whole evaluation", "evaluations", SHOWN),
+}
+
+#: A text layer is readable when it holds at least this many lexicon words of three letters or more...
+READABLE_WORDS = 2
+#: ...making up at least this share of its words of three letters or more (a garbled layer hits by chance).
+READABLE_SHARE = 0.5
+_LONG_WORD = regex.compile(r"\p{L}{3,}")
+
+
+@dataclass(frozen=True)
+class Figure:
+    measure: str
+    group: str
+    value: float
+    count: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.measure}/{self.group}"
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A page whose text layer holds readable words and that ends without text, and why."""
+
+    document: str
+    page: int
+    words: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A document of the dev set against its full truth text."""
+
+    document: str
+    kind: str
+    f1: float
+    order: float
+    cer: float | None
+
+
+@dataclass(frozen=True)
+class FactFailure:
+    fact: Fact
+    text_found: bool
+
+
+@dataclass
+class Measured:
+    """Everything ``assay eval`` found: the figures, and the items behind the failing ones."""
+
+    figures: list[Figure]
+    scored: list[Scored]
+    dropped: list[Dropped]
+    fact_failures: list[FactFailure]
+    stray_lines: dict[str, list[str]]
+    outcomes: dict[str, Counter[str]]
+
+
+def _ratio(figures: list[Figure], measure: str, group: str, hits: float, total: int) -> None:
+    if total:
+        figures.append(Figure(measure, group, hits / total, total))
+
+
+# -- the documents of a home ---------------------------------------------------------------------------
+
+
+def _documents(wh: Warehouse) -> dict[str, str]:
+    """File name to sha256 of every document the home walked."""
+    rows = query(wh, "select distinct regexp_extract(path, '[^/]+$'), sha256 from documents").rows
+    return {name: sha for name, sha in rows}
+
+
+def _clean_texts(wh: Warehouse) -> dict[str, str]:
+    rows = query(wh, "select sha256, arg_max(text, extractor_version) from texts group by sha256").rows
+    return {sha: text for sha, text in rows if text}
+
+
+# -- the dev set's truths ------------------------------------------------------------------------------
+
+
+def _truth_texts(truth: Path, name: str) -> tuple[str | None, list[str]]:
+    """The full expected text of ``name`` if its truth has one, and the passages it must hold."""
+    full: str | None = None
+    passages: list[str] = []
+    for suffix in (".expected.txt", ".expected_layout.txt"):
+        path = truth / f"{name}{suffix}"
+        if path.is_file():
+            full = path.read_text(encoding="utf-8")
+    html = truth / f"{name}.source.html"
+    if html.is_file():
+        import lxml.html
+
+        body = lxml.html.fromstring(html.read_bytes()).body
+        full = body.text_content() if body is not None else None
+    expected = truth / f"{name}.expected.json"
+    if expected.is_file():
+        data = json.loads(expected.read_text(encoding="utf-8"))
+        if {"password", "user_password"} & set(data):
+            return None, []  # the text behind a password assay is not given: its outcome is `encrypted`
+        if isinstance(data.get("expected_text"), str):
+            full = data["expected_text"]
+        passages += data.get("expected_substrings", [])
+        if isinstance(data.get("expected_text_prefix"), str):
+            passages += [line for line in data["expected_text_prefix"].splitlines() if line.strip()]
+    return full, passages
+
+
+def dev_figures(run: SetRun, truth: Path, figures: list[Figure]) -> list[Scored]:
+    """Text F1 and order, character error rates, passages and HTML segments, per kind of document."""
+    wh = Warehouse(run.home / "warehouse")
+    names = _documents(wh)
+    texts = _clean_texts(wh)
+    kinds = run.corpus_set.kinds
+    f1: dict[str, list[float]] = defaultdict(list)
+    order: dict[str, list[float]] = defaultdict(list)
+    errors: dict[str, list[float]] = defaultdict(list)
+    passages: dict[str, list[bool]] = defaultdict(list)
+    kept: list[bool] = []
+    leaked: list[bool] = []
+    scored: list[Scored] = []
+    for name in sorted(kinds):
+        kind = kinds[name]
+        text = texts.get(names.get(name, ""), "")
+        full, wanted = _truth_texts(truth, name)
+        if full is not None:
+            score = text_score(full, text)
+            f1[kind].append(score.f1)
+            order[kind].append(score.order)
+            error = min(1.0, cer(full, text)) if kind in SCANS else None
+            if error is not None:
+                errors[kind].append(error)
+            scored.append(Scored(name, kind, score.f1, score.order, error))
+        for passage in wanted:
+            passages[kind].append(fold(passage) in fold(text))
+        segments = truth / f"{name}.expected_segments.json"
+        if segments.is_file():
+            data = json.loads(segments.read_text(encoding="utf-8"))
+            folded = fold(text)
+            kept += [fold(s) in folded for s in data.get("with", [])]
+            leaked += [fold(s) in folded for s in data.get("without", [])]
+    for measure, values in (("text_f1", f1), ("text_order", order), ("cer", errors)):
+        for kind, found in sorted(values.items()):
+            _ratio(figures, measure, kind, sum(found), len(found))
+        every = [v for found in values.values() for v in found]
+        _ratio(figures, measure, "all", sum(every), len(every))
+    for kind, found in sorted(passages.items()):
+        _ratio(figures, "substrings", kind, sum(found), len(found))
+    _ratio(figures, "html_kept", "html", sum(kept), len(kept))
+    _ratio(figures, "html_leaked", "html", sum(leaked), len(leaked))
+    return scored
+
+
+# -- tables --------------------------------------------------------------------------------------------
+
+_CLASS_OF_METHOD = {
+    "lattice": "ruled",
+    "spreadsheet": "ruled",
+    "stream": "unruled",
+    "basic": "unruled",
+    "network": "unruled",
+    "hybrid": "hybrid",
+}
+
+
+def _found_tables(wh: Warehouse) -> dict[tuple[str, int | None], list[list[list[str]]]]:
+    """The cells of every table found, by (sha256, page) and by (sha256, None) for the whole document."""
+    found: dict[tuple[str, int | None], list[list[list[str]]]] = defaultdict(list)
+    for sha, page, cells in query(
+        wh, 'select sha256, page, cells from tables order by sha256, page, "table"'
+    ).rows:
+        found[(sha, page)].append(cells)
+        found[(sha, None)].append(cells)
+    return found
+
+
+def table_figures(runs: dict[str, SetRun], corpus: Path, figures: list[Figure]) -> None:
+    """Cell recall, precision and header keeping of the tables found, per class of table."""
+    scores: dict[str, list[TableScore]] = defaultdict(list)
+    if "tables" in runs:
+        wh = Warehouse(runs["tables"].home / "warehouse")
+        names, found = _documents(wh), _found_tables(wh)
+        with (corpus / "tables" / "truth.jsonl").open(encoding="utf-8") as f:
+            for line in f:
+                row = json.loads(line)
+                if not row.get("primary"):
+                    continue
+                sha = names.get(Path(row["file"]).name, "")
+                group = _CLASS_OF_METHOD.get(row["method"], "other")
+                scores[group].append(best_table(row["cells"], found.get((sha, row["page"]), [])))
+    if "dev" in runs:
+        wh = Warehouse(runs["dev"].home / "warehouse")
+        names, found = _documents(wh), _found_tables(wh)
+        for path in sorted((corpus / "dev_truth").glob("*.expected_table.csv")):
+            name = path.name.removesuffix(".expected_table.csv")
+            with path.open(newline="", encoding="utf-8") as f:
+                grid = [row for row in csv.reader(f)]
+            scores["dev"].append(best_table(grid, found.get((names.get(name, ""), None), [])))
+    every = [s for group in scores.values() for s in group]
+    for group, found_scores in [*sorted(scores.items()), ("all", every)]:
+        if not found_scores:
+            continue
+        total = sum(found_scores, TableScore(0, 0, 0, 0, 0))
+        _ratio(figures, "table_found", group, sum(s.found_cells > 0 for s in found_scores), len(found_scores))
+        _ratio(figures, "table_recall", group, total.matched, total.expected_cells)
+        _ratio(figures, "table_precision", group, total.matched, total.found_cells)
+        _ratio(figures, "table_header_kept", group, total.kept_under_header, total.headed_cells)
+
+
+# -- facts ---------------------------------------------------------------------------------------------
+
+
+def fact_figures(
+    fact_files: Iterable[Path], runs: dict[str, SetRun], figures: list[Figure]
+) -> list[FactFailure]:
+    """Each fact checked on its document's clean text, whichever set holds it; pass rates per kind of
+    document and per kind of check."""
+    facts = [fact for path in sorted(fact_files) for fact in load_facts(path)]
+    texts: dict[str, str] = {}
+    kind_of: dict[str, str] = {}
+    for run in runs.values():
+        wh = Warehouse(run.home / "warehouse")
+        texts |= _clean_texts(wh)
+        for name, sha in _documents(wh).items():
+            kind_of[sha] = run.corpus_set.kinds.get(name, run.corpus_set.name)
+    held = [f for f in facts if f.sha256 in kind_of]
+    result = evaluate("all", held, texts)
+    by_kind: dict[str, list[bool]] = defaultdict(list)
+    by_check: dict[str, list[bool]] = defaultdict(list)
+    for outcome in result.outcomes:
+        by_kind[kind_of[outcome.fact.sha256]].append(outcome.passed)
+        by_check[outcome.fact.kind].append(outcome.passed)
+    for kind, passed in sorted(by_kind.items()):
+        _ratio(figures, "facts", kind, sum(passed), len(passed))
+    for check, passed in sorted(by_check.items()):
+        _ratio(figures, "fact_checks", check, sum(passed), len(passed))
+    _ratio(figures, "fact_checks", "all", result.overall.passed, result.overall.total)
+    return [FactFailure(o.fact, o.text_found) for o in result.failures]
+
+
+# -- every set: outcomes, what was printed, time, memory, pages dropped ------------------------------------
+
+# Each file the walk saw, with its document's outcome (or the walk's own status when it was not read).
+_FILES = """
+select coalesce(x.outcome, b.status), coalesce(x.reason, b.reason), count(*)
+  from (select distinct on (path) path, sha256, status, reason from observations) b
+  left join outcomes x using (sha256)
+ group by all
+"""
+
+_PAGES = """
+select regexp_extract(d.path, '[^/]+$') as name, p.page, p.text, p.lexicon_language,
+       t.source, t.reason, v.mode, v.reasons, x.sha256 is not null as has_clean, o.outcome,
+       o.reason as outcome_reason
+  from pages p
+  join (select sha256, max(extractor_version) as extractor_version from pages group by 1) l
+    using (sha256, extractor_version)
+  left join (select distinct sha256, first(path) as path from documents group by 1) d using (sha256)
+  left join page_texts t using (sha256, extractor_version, page)
+  left join page_verdicts v using (sha256, extractor_version, page)
+  left join texts x using (sha256, extractor_version)
+  left join outcomes o using (sha256, extractor_version)
+ order by name, p.page
+"""
+
+
+def readable(text: str | None, language: str | None) -> str | None:
+    """The lexicon words of a page's text layer when it is readable (see :data:`READABLE_WORDS`)."""
+    if not text:
+        return None
+    tokens = _LONG_WORD.findall(text)
+    if len(tokens) < READABLE_WORDS:
+        return None
+    lexicon = load_lexicon(language or "en")
+    hits = [t for t in tokens if t in lexicon]
+    if len(hits) < READABLE_WORDS or len(hits) < READABLE_SHARE * len(tokens):
+        return None
+    return " ".join(hits[:8])
+
+
+def set_figures(run: SetRun, figures: list[Figure], dropped: list[Dropped]) -> Counter[str]:
+    """A set's robustness figures; returns its files counted by outcome and reason."""
+    name = run.corpus_set.name
+    wh = Warehouse(run.home / "warehouse")
+    files = len(run.corpus_set.files)
+    outcomes: Counter[str] = Counter()
+    with_reason = with_text = pages = 0
+    lost: list[Dropped] = []
+    with contextlib.suppress(WarehouseError):  # a run that failed before its catalog: no rows
+        for outcome, reason, n in query(wh, _FILES).rows:
+            outcomes[f"{outcome or 'none'}: {reason or '-'}"] += n
+            with_reason += n if outcome and (reason or outcome in WITH_TEXT) else 0
+            with_text += n if outcome in WITH_TEXT else 0
+        for row in query(wh, _PAGES).records():
+            pages += 1
+            words = readable(row["text"], row["lexicon_language"])
+            if words is None or (row["source"] not in (None, "none") and row["has_clean"]):
+                continue
+            if row["source"] in (None, "none"):
+                why = f"page {row['mode']} ({', '.join(row['reasons'] or [])}): {row['reason']}"
+            else:
+                why = f"no clean text: document {row['outcome']} ({row['outcome_reason']})"
+            lost.append(Dropped(row["name"], row["page"], words, why))
+    dropped += lost
+    _ratio(figures, "with_outcome", name, with_reason, files)
+    _ratio(figures, "with_text", name, with_text, files)
+    figures.append(Figure("readable_dropped", name, float(len(lost)), pages))
+    if not run.ran:
+        return outcomes
+    figures.append(Figure("run_failed", name, float(run.failed), 1))
+    figures.append(Figure("stray_lines", name, float(len(run.stray_lines)), 1))
+    figures.append(Figure("tracebacks", name, float(run.tracebacks), 1))
+    if pages:
+        figures.append(Figure("seconds_per_page", name, run.seconds / pages, pages))
+    figures.append(Figure("peak_memory_mb", name, run.peak_memory_mb, 1))
+    return outcomes
