@@ -3,6 +3,7 @@ and ``present``, ``assay facts --generated`` end to end, and the corpus facts ag
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from quality.facts import (
     load_facts,
     tables,
 )
-from tests.conftest import REPO, corpus_manifest
+from tests.conftest import CORPUS, REPO, corpus_manifest
 
 SHA = "a" * 64
 CORPUS_FACTS = REPO / "benchmarks" / "facts" / "corpus.jsonl"
@@ -261,4 +262,29 @@ def test_corpus_facts_load_and_cover_every_kind() -> None:
 def test_every_corpus_fact_names_a_manifest_document_by_its_sha256() -> None:
     by_name = {Path(row["path"]).name: row["sha256"] for row in corpus_manifest()}
     for fact in load_facts(CORPUS_FACTS):
+        assert by_name.get(fact.document) == fact.sha256, fact
+
+
+#: Each fact file of the page-level suites and the list of the set its documents come from.
+SET_FACTS = {
+    "dev_pages.jsonl": "manifest.csv",
+    "tables.jsonl": "tables/pdfs.csv",
+    "robust.jsonl": "robust/manifest.csv",
+}
+
+
+def test_the_page_fact_files_load_and_hold_at_least_150_facts() -> None:
+    facts = [f for name in SET_FACTS for f in load_facts(REPO / "benchmarks" / "facts" / name)]
+    assert len(facts) >= 150
+    assert {f.kind for f in facts} == {"present", "absent", "order", "table_cell"}
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize(("name", "listing"), SET_FACTS.items())
+def test_every_page_fact_names_a_document_of_its_set_by_its_sha256(name: str, listing: str) -> None:
+    corpus_manifest()  # skips without the corpus
+
+    with (CORPUS / listing).open(newline="", encoding="utf-8") as fh:
+        by_name = {Path(row.get("path") or row["file"]).name: row["sha256"] for row in csv.DictReader(fh)}
+    for fact in load_facts(REPO / "benchmarks" / "facts" / name):
         assert by_name.get(fact.document) == fact.sha256, fact
