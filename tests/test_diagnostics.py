@@ -146,3 +146,25 @@ def test_a_run_prints_bars_and_summary_only_and_keeps_the_messages_in_derivation
     [row] = json.loads(sql.stdout)
     assert row["status"] == "derived"
     assert row["diagnostics"].startswith(f"pymupdf: mupdf: syntax error: {MUPDF_SAYS}"), row
+
+
+def _write_on_fds_and_take() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    from readers.engine.isolation import _hold_output, _printed
+
+    held = _hold_output()
+    os.write(2, b"a C library's complaint\n")
+    os.write(1, b"\n  and its chatter on stdout\n")
+    first = _printed(held)
+    os.write(2, b"the next document's\n")
+    return first, _printed(held)
+
+
+def test_a_reader_worker_keeps_what_is_written_on_its_descriptors_per_document(capfd) -> None:
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        first, second = pool.apply(_write_on_fds_and_take)
+    assert first == ("a C library's complaint", "  and its chatter on stdout")
+    assert second == ("the next document's",)
+    out, err = capfd.readouterr()
+    assert "complaint" not in out + err and "chatter" not in out + err
