@@ -344,3 +344,84 @@ def test_a_one_item_k_array_reads_as_the_item_alone(tmp_path: Path, kids: str) -
     extra = 1 if "MCID 7" in kids else 0  # an MCR dictionary after the MCID is one more leaf
     assert leaves[:1] + leaves[1 + extra :] == plain
     assert [leaf.mcid for leaf in leaves[: 1 + extra]] == [0, 7][: 1 + extra]
+
+
+# --- right-to-left lines ----------------------------------------------------------------------------
+
+#: Hebrew letters drawn with Helvetica's codes a-z, a ToUnicode CMap mapping them to U+05D0-U+05E9.
+_HEBREW_CMAP = (
+    b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Hebrew def\n"
+    b"1 begincodespacerange <00> <FF> endcodespacerange\n"
+    b"1 beginbfrange <61> <7A> <05D0> endbfrange\n"
+    b"endcmap CMapName currentdict /CMap defineresource pop end end"
+)
+#: Two lines in reading (logical) order: Hebrew words with a number and a question mark.
+RTL_LINES = ("שלום עולם 15 פעמים?", "אני כבר ילד")
+
+
+def _hebrew_bytes(text: str) -> bytes:
+    return bytes(ord(ch) - 0x05D0 + 0x61 if "\u05d0" <= ch <= "\u05ea" else ord(ch) for ch in text)
+
+
+def _visual(line: str) -> str:
+    """The line as it stands on the page, left to right (the inverse of readers.pdf.bidi.logical_line)."""
+    from readers.pdf.bidi import logical_line
+
+    return logical_line(line)  # for these lines (no brackets) the reordering is its own inverse
+
+
+def rtl_tagged_pdf(path: Path, *, logical: bool) -> Path:
+    """A one-page tagged PDF of RTL_LINES, one paragraph (MCID 0), right-aligned at x=400.
+
+    Each character is drawn on its own at its place: ``logical=False`` left to right (visual order, as
+    most producers write it); ``logical=True`` in reading order, right to left, with no space drawn
+    between words (a gap).
+    """
+    helvetica = pymupdf.Font("helv")
+    content = b"/P <</MCID 0>> BDC\n"
+    for row, line in enumerate(RTL_LINES):
+        y = 700 - 20 * row
+        visual = _hebrew_bytes(_visual(line))
+        # Each glyph's left edge, left to right, as Helvetica advances over the line's codes.
+        lefts, x = [], 400.0 - helvetica.text_length(visual.decode("latin-1"), 11)
+        for code in visual:
+            lefts.append(x)
+            x += helvetica.text_length(chr(code), 11)
+        glyphs = list(zip(lefts, visual, strict=True))
+        if logical:  # reading order: right to left, but a number's digits left to right
+            glyphs = [g for g in glyphs if g[1] != 0x20]
+            glyphs.reverse()
+            for i, (_, code) in enumerate(glyphs):
+                if chr(code).isdigit() and (i == 0 or not chr(glyphs[i - 1][1]).isdigit()):
+                    end = i
+                    while end < len(glyphs) and chr(glyphs[end][1]).isdigit():
+                        end += 1
+                    glyphs[i:end] = reversed(glyphs[i:end])
+        for gx, code in glyphs:
+            content += b"BT /F1 11 Tf %.2f %d Td (%s) Tj ET\n" % (gx, y, bytes([code]))
+    content += b"EMC\n"
+    cmap = b"<< /Length %d >>\nstream\n" % len(_HEBREW_CMAP) + _HEBREW_CMAP + b"\nendstream"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R /MarkInfo << /Marked true >> /StructTreeRoot 5 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /StructParents 0 "
+        b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
+        b"/ToUnicode 9 0 R >> >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /StructTreeRoot /K 6 0 R /ParentTree 8 0 R >>",
+        b"<< /Type /StructElem /S /Document /P 5 0 R /K [7 0 R] >>",
+        b"<< /Type /StructElem /S /P /P 6 0 R /Pg 3 0 R /K 0 >>",
+        b"<< /Nums [0 [7 0 R]] >>",
+        cmap,
+    ]
+    path.write_bytes(_pdf(objects))
+    return path
+
+
+@pytest.mark.parametrize("logical", [False, True], ids=["drawn-visual", "drawn-logical"])
+def test_right_to_left_lines_read_in_the_trees_order_come_out_in_logical_order(
+    tmp_path: Path, logical: bool
+) -> None:
+    page = _read(rtl_tagged_pdf(tmp_path / "rtl.pdf", logical=logical))
+    assert page.order.source == OrderSource.TAGGED.value
+    assert page.text.split("\n") == list(RTL_LINES)

@@ -402,6 +402,7 @@ PERSONAL_DATA: tuple[tuple[str, str, str, str], ...] = (
     ("observations", "`root`, `path`, `rel_path`", "raw", "file names are what they are"),
     ("documents", "`path`, `member`", "raw", "a file or a zip member can be named after a person"),
     ("derivations, underivables", "`reason`", "raw", "an exception's message may quote a name"),
+    ("derivations", "`diagnostics`", "raw", "a library's message may quote a name or the document's text"),
     ("pages", "`text`, `hidden_text`, `font_names`", "raw", "the readers' text, before sanitize"),
     ("page_fonts", "`font`", "raw", "font names as the PDF names them"),
     ("repairs", "`text`", "raw", "a page's text after a fallback or a font repair, before sanitize"),

@@ -351,6 +351,7 @@ def add_extraction(
         carried_from=None,
         duration_ms=ex.duration_ms,
         derived_at=datetime.now(UTC),
+        diagnostics=ex.diagnostics,
     )
     out.underivables[doc.sha256] = [
         UnderivableRecord(

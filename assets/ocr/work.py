@@ -37,6 +37,7 @@ from PIL import Image
 from quality.language import best_language
 from quality.records import OcrPageRecord, OcrScope
 from readers.core.cores import usable_cores
+from readers.core.diagnostics import mupdf_said, quiet_mupdf
 from readers.core.model import IMAGE_KINDS, ContentKind, ReadLimits
 from readers.core.snapshot import WalkedFile
 from readers.images.tesseract import (
@@ -341,7 +342,17 @@ def _recognise_within(
 
 
 def _render(task: OcrTask, source: Path, dpi: int, max_pixels: int) -> _Rendered:
-    """The images of ``task`` to recognise, rendered from ``source`` (its document's verified snapshot)."""
+    """The images of ``task`` to recognise, rendered from ``source`` (its document's verified snapshot).
+    What MuPDF says while it renders is not printed: the extract stage heard it already, reading the same
+    file (derivations.diagnostics)."""
+    quiet_mupdf()
+    try:
+        return _rendered(task, source, dpi, max_pixels)
+    finally:
+        mupdf_said()
+
+
+def _rendered(task: OcrTask, source: Path, dpi: int, max_pixels: int) -> _Rendered:
     if task.kind in IMAGE_KINDS:
         from readers.images.image import load_frame
 

@@ -4,6 +4,7 @@ font_verdicts and repairs."""
 
 from assets.factory import ShardStep, StageOutcome, shard_stage
 from readers.core.base import freeze_long_lived
+from readers.core.diagnostics import heard, summary
 from readers.core.records import DocumentRecord, PageFontRecord, PageRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.walk.inventory import fs_path
@@ -53,19 +54,24 @@ def verdicts(step: ShardStep) -> StageOutcome:
                     out[t] += existing[t].get(sha, [])
                 kept += 1
                 continue
-            result = judge_document_rows(
-                doc.kind,
-                fs_path(doc.path),
-                sha,
-                shard,
-                EXTRACTOR_VERSION,
-                pages[sha],
-                fonts.get(sha, []),
-                assay.limits(),
-                vocabulary=words,
-                verdicts_version=current,
-                size=doc.size,
-            )
+            # The second opinion and the ink open the file again: what the libraries say then goes to the
+            # run's log, not the terminal (what they said while it was read is derivations.diagnostics).
+            with heard() as said:
+                result = judge_document_rows(
+                    doc.kind,
+                    fs_path(doc.path),
+                    sha,
+                    shard,
+                    EXTRACTOR_VERSION,
+                    pages[sha],
+                    fonts.get(sha, []),
+                    assay.limits(),
+                    vocabulary=words,
+                    verdicts_version=current,
+                    size=doc.size,
+                )
+            if said:
+                step.log.info(f"the libraries said while {sha[:12]} was judged:\n{summary(said)}")
             out["page_verdicts"] += result.pages
             out["font_verdicts"] += result.fonts
             out["repairs"] += result.repairs

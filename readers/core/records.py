@@ -166,6 +166,15 @@ class DerivationRecord:
     ]
     duration_ms: Annotated[float, Doc("wall time of the read, all attempts")]
     derived_at: Annotated[datetime, Doc("when the document was read")]
+    diagnostics: Annotated[
+        str | None,
+        Doc(
+            "what the libraries said while the readers read the document, never printed: MuPDF's errors and"
+            " warnings, pdfminer's and other loggers' warnings, Python warnings, and what the reading process"
+            " printed; one line per distinct message as `<reader>: <source>: <message>`, with ` (xN)` when"
+            " it came N times, at most 50 lines; null when they said nothing"
+        ),
+    ] = None
 
 
 @dataclass(frozen=True, slots=True)

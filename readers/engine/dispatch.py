@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from readers.core.base import Reader, produced_nothing, writable
+from readers.core.diagnostics import heard, summary
 from readers.core.errors import FileUnreadable, LimitExceeded, NothingProduced, ReaderError
 from readers.core.model import FILE_PROBLEMS, ContentKind, DocumentStatus, ReadLimits, ReadResult
 from readers.core.snapshot import REVISION as SNAPSHOT_REVISION
@@ -45,6 +46,9 @@ class Attempt:
     reason: str | None
     detail: str
     duration_ms: float
+    # What the libraries said while the reader read (readers/core/diagnostics.py): one line a distinct
+    # message, with its count.
+    diagnostics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +69,22 @@ class Extraction:
     empty_result: ReadResult | None = None
     empty_reader: str | None = None
     empty_reader_version: str | None = None
+    # What was written on the reading process's stdout or stderr while it read (the reader workers take
+    # it: readers/engine/isolation.py), one line each: a C library that writes there itself.
+    printed: tuple[str, ...] = ()
 
     @property
     def recovered_by_fallback(self) -> bool:
         return self.status is DocumentStatus.DERIVED and self.attempts[-1].ordinal > 1
+
+    @property
+    def diagnostics(self) -> str | None:
+        """What the libraries said while the document was read, each attempt's lines under its reader's
+        name (``derivations.diagnostics``); None when they said nothing."""
+        return summary(
+            [f"{a.reader}: {line}" for a in self.attempts for line in a.diagnostics]
+            + [f"printed: {line}" for line in self.printed]
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,14 +212,15 @@ def _try(reader: Reader, ordinal: int, path: Path, limits: ReadLimits) -> tuple[
     started = time.perf_counter()
     result: ReadResult | None = None
     failed, reason, detail = False, None, ""
-    try:
-        result = writable(reader.read(path, limits))
-    except ReaderError as exc:
-        failed, reason, detail = True, exc.reason, str(exc)
-    except NothingProduced as exc:
-        reason, detail = exc.reason, str(exc)
-    except Exception as exc:  # a reader bug or an untranslated library error must not fail the shard
-        failed, reason, detail = True, f"reader_crashed:{type(exc).__name__}", str(exc)[:500]
+    with heard() as said:
+        try:
+            result = writable(reader.read(path, limits))
+        except ReaderError as exc:
+            failed, reason, detail = True, exc.reason, str(exc)
+        except NothingProduced as exc:
+            reason, detail = exc.reason, str(exc)
+        except Exception as exc:  # a reader bug or an untranslated library error must not fail the shard
+            failed, reason, detail = True, f"reader_crashed:{type(exc).__name__}", str(exc)[:500]
     produced = reason is None and not produced_nothing(result)
     if reason is None and not produced and result is not None and result.needs_ocr:
         reason, detail = NEEDS_OCR, "the reader read the document: it has no text layer, its pages need OCR"
@@ -219,6 +236,7 @@ def _try(reader: Reader, ordinal: int, path: Path, limits: ReadLimits) -> tuple[
         reason=None if produced else reason,
         detail=detail,
         duration_ms=_ms(started),
+        diagnostics=tuple((summary(said) or "").splitlines()),
     )
     return attempt, result
 

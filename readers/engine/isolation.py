@@ -19,6 +19,9 @@ How:
 - A worker whose resident memory stays over ``RECYCLE_SHARE`` of the smallest budget after a read is
   replaced before it reads again: memory a library keeps (allocator arenas, MuPDF's store) must not be
   charged to the next document.
+- What a worker prints, or a C library writes on its stdout or stderr, goes to a file of its own, not to
+  the terminal: what was written while a document was read is the document's (``Extraction.printed``,
+  kept in ``derivations.diagnostics`` with what the libraries said: readers/core/diagnostics.py).
 - Workers die with their parent (``PR_SET_PDEATHSIG`` through the fork server): a run that is killed
   leaves no reader behind.
 - Each worker reads a private snapshot of the walked bytes (readers/core/snapshot.py) made in a directory of
@@ -42,6 +45,7 @@ import multiprocessing
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import time
 from collections import deque
@@ -56,6 +60,7 @@ import psutil
 
 from readers.core.base import collector_paused, freeze_long_lived
 from readers.core.cores import usable_cores
+from readers.core.diagnostics import quiet_mupdf
 from readers.core.model import ContentKind, DocumentStatus, ReadLimits
 from readers.core.table import chain_signature, reader_modules, readers_for
 from readers.engine.dispatch import Attempt, AttemptStarted, Extraction, extract_document
@@ -80,6 +85,9 @@ FREEZE_PRELOADED = "readers.engine.frozen"
 _PR_SET_PDEATHSIG = 1
 # The pool's snapshot directory in the temporary directory: this prefix, the pid of the pool's process.
 SCRATCH_PREFIX = "assay-reads-"
+# At most this many bytes of what a worker printed while reading one document are kept (the rest of it is
+# dropped with the file's content): enough for the diagnostics' 50 lines of 300 characters.
+MAX_PRINTED_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,6 +508,8 @@ def _serve(conn: Connection) -> None:
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it stops the workers
     freeze_long_lived()  # made in the fork server before the fork (readers/engine/frozen.py): found done
+    quiet_mupdf()
+    printed = _hold_output()
     while True:
         try:
             job = conn.recv()
@@ -527,8 +537,42 @@ def _serve(conn: Connection) -> None:
                 scratch=job.scratch,
                 on_attempt=conn.send,
             )
+            said = _printed(printed)
+            if said:
+                extraction = dataclasses.replace(extraction, printed=said)
             conn.send(_Finished(extraction))
             del extraction
+
+
+def _hold_output() -> int | None:
+    """Send this worker's stdout and stderr (file descriptors 1 and 2, and what C libraries write there)
+    to an unnamed temporary file; its descriptor, or None where it cannot be made (the output then stays
+    where it was)."""
+    try:
+        with tempfile.TemporaryFile() as held:
+            fd = os.dup(held.fileno())
+        for target in (1, 2):
+            os.dup2(fd, target)
+    except OSError:
+        return None
+    return fd
+
+
+def _printed(fd: int | None) -> tuple[str, ...]:
+    """The lines written on the held output since the last call, and the file emptied."""
+    if fd is None:
+        return ()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    try:
+        data = os.pread(fd, MAX_PRINTED_BYTES, 0)
+        if data:
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        return ()
+    return tuple(line for line in data.decode("utf-8", "replace").splitlines() if line.strip())
 
 
 def _die_with_parent() -> None:

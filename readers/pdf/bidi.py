@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import regex
 
-_RTL_RUN = regex.compile(r"[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Mn}]+")
+_RTL_SCRIPTS = r"\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}"
+_RTL_RUN = regex.compile(r"[" + _RTL_SCRIPTS + r"\p{Mn}]+")
+#: One letter of a right-to-left script.
+RTL_LETTER = regex.compile(r"[" + _RTL_SCRIPTS + r"]")
 _LTR_RUN = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{Mn}.,:/-]*[\p{L}\p{N}]|[\p{L}\p{N}]")
 _MIRROR = str.maketrans("()[]{}<>«»", ")(][}{><»«")
 # A line is turned when at least this share of its letters are right-to-left.

@@ -235,8 +235,9 @@ class PyMuPDFReader(Reader):
     # (pages.reading_order, order_confidence, broken_seams, columns); a tagged PDF's pages the structure
     # tree covers read in its order (reading_order = tagged), with its pagination artifacts and tables.
     # 6: a tagged page's marked content is read through MuPDF (readers/pdf/marked.py), its characters
-    # MuPDF's own (a glyph without Unicode as MuPDF writes it).
-    revision = 6
+    # MuPDF's own (a glyph without Unicode as MuPDF writes it). 7: a tagged page's right-to-left lines in
+    # reading order, as the layout path writes them (readers/pdf/structure.py).
+    revision = 7
     kinds = frozenset({ContentKind.PDF})
 
     @property

@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import operator
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
@@ -37,6 +38,7 @@ from typing import NamedTuple
 import pymupdf
 
 from readers.core.model import BBox, FoundTable, OrderSource, PageText, ReadingOrder, TableSource
+from readers.pdf.bidi import RTL_LETTER, RTL_LINE_SHARE, logical_line, rtl_share
 from readers.pdf.marked import MarkedChar, page_marked_chars
 from readers.pdf.order import OrderBlock, broken_seams
 from readers.pdf.placed import gfm
@@ -59,6 +61,7 @@ SPACE_GAP_SHARE = 0.25
 OVERLAP_SHARE = 0.5
 
 _HEADING = re.compile(r"^H([1-6])$")
+_FIRST_RTL = "\u0590"  # no right-to-left script's letters come before Hebrew's block
 _ARRAY_ITEM = re.compile(rb"<<(.*?)>>|(\d+)\s+\d+\s+R|(-?\d+)", re.S)
 _DICT_MCID = re.compile(rb"/MCID\s+(\d+)")
 _DICT_PG = re.compile(rb"/Pg\s+(\d+)\s+\d+\s+R")
@@ -515,8 +518,11 @@ def _text(chars: Iterable[MarkedChar]) -> str:
 
     Runs once per character of every tagged page, so it keeps to locals and plain comparisons: the first
     character is taken before the loop, each character's height is computed once and each line stripped
-    once (its ~81,000 characters on the corpus's tagged pages took 17.5 -> 16.5 ms a pass).
+    once (its ~81,000 characters on the corpus's tagged pages took 17.5 -> 16.5 ms a pass). Text with a
+    right-to-left letter is read again line by line in reading order (:func:`_right_to_left_text`).
     """
+    if not isinstance(chars, list):
+        chars = list(chars)
     iterator = iter(chars)
     char = next(iterator, None)
     if char is None:
@@ -548,8 +554,107 @@ def _text(chars: Iterable[MarkedChar]) -> str:
                 append(" ")
         append(text)
         previous_text, previous_height, previous_bottom, previous_right = text, height, bottom, x1
-    lines = [line.strip() for line in "".join(out).split("\n")]
+    joined = "".join(out)
+    if joined and max(joined) >= _FIRST_RTL and RTL_LETTER.search(joined):
+        return _right_to_left_text(chars)
+    lines = [line.strip() for line in joined.split("\n")]
     return "\n".join([line for line in lines if line])
+
+
+def _right_to_left_text(chars: list[MarkedChar]) -> str:
+    """:func:`_text` of characters among which some are right-to-left, each line in reading order.
+
+    A line whose letters are mostly right-to-left (readers.pdf.bidi.RTL_LINE_SHARE) is taken in the order
+    it was drawn in, which the positions of its right-to-left letters tell. Where they step rightwards
+    as drawn, the producer wrote the line as it stands on the page (most do): its characters are put left
+    to right (a combining mark stays with its letter) and turned into reading order as the layout path's
+    text is (readers.pdf.bidi.logical_line). Where they step leftwards, the producer wrote it in reading
+    order, which is kept. In either, a gap on either side of a character is a space. Other lines read as
+    in :func:`_text`.
+    """
+    lines: list[str] = []
+    for line in _line_groups(chars):
+        text = _joined(line, either_side=False)
+        if rtl_share(text) >= RTL_LINE_SHARE:
+            if _drawn_left_to_right(line):
+                text = logical_line(_joined(_left_to_right(line), either_side=True))
+            else:
+                text = _joined(line, either_side=True)
+        text = text.strip()
+        if text:
+            lines.append(text)
+    return "\n".join(lines)
+
+
+def _line_groups(chars: list[MarkedChar]) -> list[list[MarkedChar]]:
+    """The characters cut into lines where the baseline moves, as :func:`_text` cuts them."""
+    groups: list[list[MarkedChar]] = []
+    previous_bottom = previous_height = 0.0
+    for char in chars:
+        _, top, _, bottom = char[1]
+        height = bottom - top
+        limit = SAME_LINE_SHARE * max(height, previous_height, 1.0)
+        if not groups or abs(bottom - previous_bottom) > limit:
+            groups.append([char])
+        else:
+            groups[-1].append(char)
+        previous_bottom, previous_height = bottom, height
+    return groups
+
+
+def _joined(line: Sequence[MarkedChar], *, either_side: bool) -> str:
+    """One line's characters in the order given, with a space at a gap after (or ``either_side``: after
+    or before) the previous character."""
+    out: list[str] = []
+    previous: MarkedChar | None = None
+    for char in line:
+        text = char[0]
+        if previous is not None and not text.isspace() and not previous[0].isspace():
+            gap = char[1][0] - previous[1][2]
+            if either_side:
+                gap = max(gap, previous[1][0] - char[1][2])
+            if gap > SPACE_GAP_SHARE * max(char[2], 1.0):
+                out.append(" ")
+        out.append(text)
+        previous = char
+    return "".join(out)
+
+
+def _drawn_left_to_right(line: Sequence[MarkedChar]) -> bool:
+    """The line's right-to-left letters step rightwards as drawn more often than leftwards (a line with
+    no two of them in a row counts as drawn left to right, as it stands on the page)."""
+    rightwards = leftwards = 0
+    previous: MarkedChar | None = None
+    for char in line:
+        if not RTL_LETTER.match(char[0]):
+            if not unicodedata.combining(char[0]):
+                previous = None
+            continue
+        if previous is not None:
+            step = char[1][0] - previous[1][0]
+            rightwards += step > 0
+            leftwards += step < 0
+        previous = char
+    return rightwards >= leftwards
+
+
+def _left_to_right(line: Sequence[MarkedChar]) -> list[MarkedChar]:
+    """The line's characters as they stand, left to right; a combining mark keeps its place after the
+    character it was drawn with, and a drawn space that stands over a letter is left out (a producer
+    may draw a line's last space, in reading order, over its leftmost letter: its place says nothing)."""
+    keys: list[float] = []
+    for char in line:
+        keys.append(keys[-1] if keys and unicodedata.combining(char[0]) else char[1][0])
+    ordered = [line[i] for i in sorted(range(len(line)), key=keys.__getitem__)]
+    drawn = [c for c in ordered if not c[0].isspace()]
+    return [c for c in ordered if not c[0].isspace() or not _over_a_letter(c, drawn)]
+
+
+def _over_a_letter(space: MarkedChar, drawn: Sequence[MarkedChar]) -> bool:
+    """More than half of the space's width lies inside one of the ``drawn`` characters' boxes."""
+    x0, _, x1, _ = space[1]
+    half = (x1 - x0) / 2
+    return any(min(x1, c[1][2]) - max(x0, c[1][0]) > half for c in drawn)
 
 
 def _broken_seams(blocks: Sequence[str]) -> int:
