@@ -72,13 +72,20 @@ MIN_SCRIPT_CONFIDENCE = 10.0
 # turned the wrong way read at 30-49, every legible Latin page at 88 or more: above it, a page is upright
 # and in the script of the data it was read with.
 DOUBTFUL_BELOW_CONFIDENCE = 85.0
-# Orientation detection's way round is taken as settled at this margin over the next or more (the margin
-# at which Tesseract's own page segmentation turns a page, its min_orientation_margin). CALIBRATE
+# Orientation detection's way round is taken as settled at this margin over the next or more: the margin
+# at which Tesseract's own page segmentation turns a page (its min_orientation_margin). Three short lines
+# upside down or sideways give 6.4-7.0, two lines 2.1-2.3, one line nothing at all (always the right way).
 SURE_ROTATION_CONFIDENCE = 7.0
-# A poor reading is read again turned by hand at most this many times (the three other ways round), and no
-# such reading is started once they have taken this many seconds. CALIBRATE
+# A poor reading is read again turned by hand at most this many times (the three other ways round), and a
+# turned reading is started only when, taking as long as the page's reading did, it ends within this many
+# seconds of the first: a short page's reading takes 0.3-1 s, so its three fit; a dense page (2-10 s) gets
+# one or none, and orientation detection, sure of a page with that much text, turned it already.
 MAX_TURNED_READINGS = 3
-TURNED_READINGS_BUDGET_S = 5.0
+TURNED_READINGS_BUDGET_S = 4.0
+# A turned reading replaces the page's reading only at this mean confidence or more. The wrong ways round
+# of short pages, photographs and scripts without their data read at 20-42; the right way of every page
+# the dev corpus reads legibly, at 72 or more. Under it, the page keeps the reading it had.
+TURNED_MIN_CONFIDENCE = 50.0
 # Seconds a worker is given to free its models and exit when it is ended, before it is killed.
 CLOSE_TIMEOUT_S = 5.0
 
@@ -347,22 +354,26 @@ def recognise(
             )
     evidence = line_evidence(image) if rotate else None
     as_it_is = reading = None
+    began = started
     if evidence is not None and evidence.upright:
         as_it_is = tesseract.read(image, language, psm=3, dpi=dpi, timeout=timeout)
         if as_it_is.confidences and as_it_is.across and not as_it_is.doubtful:
             reading = as_it_is
     if reading is None:
         left = timeout if as_it_is is None else _left(started, timeout)
+        began = time.perf_counter()
         reading = tesseract.read(image, language, psm=1 if rotate else 3, dpi=dpi, timeout=left)
+    per_reading = time.perf_counter() - began  # the page's latest reading
     script = None
     if evidence is not None and _poor(reading, evidence):
+        read = {reading.rotation}  # the ways round the page has been read
         if reading.rotation and reading.doubtful:
             if as_it_is is None:
                 as_it_is = tesseract.read(image, language, psm=3, dpi=dpi, timeout=_left(started, timeout))
             if (as_it_is.mean or 0.0) > (reading.mean or 0.0):
                 reading = as_it_is
         detection = tesseract.detect(image, dpi=dpi, timeout=min(OSD_TIMEOUT_S, _left(started, timeout)))
-        read = {reading.rotation} | ({0} if as_it_is is not None else set())
+        read |= {0} if as_it_is is not None else set()
         reading = _read_turned(
             tesseract,
             image,
@@ -371,6 +382,7 @@ def recognise(
             evidence,
             detection,
             read,
+            per_reading=per_reading,
             dpi=dpi,
             started=started,
             timeout=timeout,
@@ -390,9 +402,10 @@ def recognise(
 
 
 def _poor(reading: Reading, evidence: LineEvidence) -> bool:
-    """A reading worth trying the page another way round for: doubtful, or fewer words than the lines of
-    writing the page's ink shows (each line holds one word at least)."""
-    return reading.doubtful or len(reading.confidences) < evidence.lines
+    """A reading worth trying the page another way round for: doubtful, or some words but fewer than the
+    lines of writing the page's ink shows (each line holds one word at least). A reading of no word at all
+    is not: photographs and drawings read as nothing, a page of writing turned wrong reads as nonsense."""
+    return reading.doubtful or 0 < len(reading.confidences) < evidence.lines
 
 
 def _read_turned(
@@ -404,6 +417,7 @@ def _read_turned(
     detection: Detection,
     read: set[int],
     *,
+    per_reading: float,
     dpi: int,
     started: float,
     timeout: float,
@@ -413,9 +427,10 @@ def _read_turned(
     Orientation detection's way round is read first; when it was sure of it (it had enough text,
     :data:`SURE_ROTATION_CONFIDENCE`), it is the only one, and none when it is a way already read. When it
     was not sure, or found too little text to say, the other ways are read in turn (upside down first, the
-    commonest way a page is scanned wrong) until one reads well, at most :data:`MAX_TURNED_READINGS` and
-    none started after :data:`TURNED_READINGS_BUDGET_S`. A turned reading is kept when its lines ran
-    across and it is more confident than the best so far."""
+    commonest way a page is scanned wrong) until one reads well: at most :data:`MAX_TURNED_READINGS`, and
+    none that would end past :data:`TURNED_READINGS_BUDGET_S` if it took as long as the slowest reading of
+    the page so far (``per_reading`` seconds to begin with). A turned reading is kept when its lines ran
+    across, it reaches :data:`TURNED_MIN_CONFIDENCE` and it is more confident than the best so far."""
     if detection.sure and detection.rotation in read:
         return reading
     ways = [detection.rotation] if detection.rotation is not None else []
@@ -424,10 +439,13 @@ def _read_turned(
         ways = ways[:1]
     turning = time.perf_counter()
     for way in ways[:MAX_TURNED_READINGS]:
-        if time.perf_counter() - turning >= TURNED_READINGS_BUDGET_S:
+        if time.perf_counter() - turning + per_reading > TURNED_READINGS_BUDGET_S:
             break
+        began = time.perf_counter()
         turned = tesseract.read(_turn(image, way), language, psm=3, dpi=dpi, timeout=_left(started, timeout))
-        if turned.across and (turned.mean or 0.0) > (reading.mean or 0.0):
+        per_reading = max(per_reading, time.perf_counter() - began)
+        mean = turned.mean or 0.0
+        if turned.across and mean >= TURNED_MIN_CONFIDENCE and mean > (reading.mean or 0.0):
             reading = Reading(turned.text, turned.confidences, (way + turned.rotation) % 360, True)
         if not _poor(reading, evidence):
             break
