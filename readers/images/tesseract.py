@@ -367,27 +367,33 @@ def recognise(
     script = None
     if evidence is not None and _poor(reading, evidence):
         read = {reading.rotation}  # the ways round the page has been read
-        if reading.rotation and reading.doubtful:
+        doubtful = reading.doubtful
+        if reading.rotation and doubtful:
             if as_it_is is None:
                 as_it_is = tesseract.read(image, language, psm=3, dpi=dpi, timeout=_left(started, timeout))
+            read.add(0)
             if (as_it_is.mean or 0.0) > (reading.mean or 0.0):
                 reading = as_it_is
+        elif as_it_is is not None:
+            read.add(0)
         detection = tesseract.detect(image, dpi=dpi, timeout=min(OSD_TIMEOUT_S, _left(started, timeout)))
-        read |= {0} if as_it_is is not None else set()
-        reading = _read_turned(
-            tesseract,
-            image,
-            language,
-            reading,
-            evidence,
-            detection,
-            read,
-            per_reading=per_reading,
-            dpi=dpi,
-            started=started,
-            timeout=timeout,
-        )
-        script = detection.script if reading.doubtful else None
+        script = detection.script if doubtful else None
+        if _poor(reading, evidence):
+            turned = _read_turned(
+                tesseract,
+                image,
+                language,
+                reading,
+                evidence,
+                detection,
+                read,
+                per_reading=per_reading,
+                dpi=dpi,
+                started=started,
+                timeout=timeout,
+            )
+            if turned is not reading:  # read confidently turned: in the script of the data it was read with
+                reading, script = turned, script if turned.doubtful else None
     return OcrResult(
         reading.text,
         language,
