@@ -50,11 +50,14 @@ class LineEvidence:
 
     ``across_gaps`` and ``down_gaps``: the share of blank rows (columns) between a strip's first and last
     inked row (column), for lines running across (down) the page. ``ascender_share``: of the ink of the
-    lines across, outside their x-height bands, the share above them."""
+    lines across, outside their x-height bands, the share above them. ``lines``: how many lines of
+    writing the page holds at least: the most runs of ink one strip holds, counted across and down and
+    the fewer kept (across the way a page's lines run, its words and letters make runs too)."""
 
     across_gaps: float
     down_gaps: float
     ascender_share: float
+    lines: int = 0
 
     @property
     def upright(self) -> bool:
@@ -67,11 +70,14 @@ def line_evidence(image: Image.Image) -> LineEvidence:
     grey = image if image.mode == "L" else image.convert("L")
     small = grey.reduce(REDUCTION) if min(grey.size) >= 2 * REDUCTION else grey
     ink = np.asarray(small) < INK_BELOW
-    across_gaps, above, below = _profiles(ink)
-    down_gaps, _, _ = _profiles(ink.T)
+    across_gaps, above, below, across_lines = _profiles(ink)
+    down_gaps, _, _, down_lines = _profiles(ink.T)
     outside = above + below
     return LineEvidence(
-        round(across_gaps, 3), round(down_gaps, 3), round(above / outside, 3) if outside else 0.0
+        round(across_gaps, 3),
+        round(down_gaps, 3),
+        round(above / outside, 3) if outside else 0.0,
+        min(across_lines, down_lines),
     )
 
 
@@ -79,11 +85,11 @@ def looks_upright(image: Image.Image) -> bool:
     return line_evidence(image).upright
 
 
-def _profiles(ink: np.ndarray) -> tuple[float, int, int]:
+def _profiles(ink: np.ndarray) -> tuple[float, int, int, int]:
     """For lines running along axis 1 of ``ink``: the share of gap rows within the strips' inked extents,
-    and the ink above and below the lines' x-height bands."""
+    the ink above and below the lines' x-height bands, and the most lines one strip holds."""
     width = ink.shape[1]
-    gaps = extent = above = below = 0
+    gaps = extent = above = below = most_lines = 0
     for strip in range(STRIPS):
         profile = ink[:, strip * width // STRIPS : (strip + 1) * width // STRIPS].sum(axis=1)
         inked = np.flatnonzero(profile)
@@ -94,11 +100,14 @@ def _profiles(ink: np.ndarray) -> tuple[float, int, int]:
         gaps += int(written.size - np.count_nonzero(written))
         extent += written.size
         edges = np.flatnonzero(np.diff(written.astype(np.int8), prepend=0, append=0))
+        lines = 0
         for start, end in zip(edges[::2], edges[1::2], strict=True):
             if end - start < MIN_LINE_ROWS:
                 continue
+            lines += 1
             line = profile[start:end]
             band = np.flatnonzero(line >= BAND_SHARE * line.max())
             above += int(line[: band[0]].sum())
             below += int(line[band[-1] + 1 :].sum())
-    return (gaps / extent if extent else 0.0), above, below
+        most_lines = max(most_lines, lines)
+    return (gaps / extent if extent else 0.0), above, below, most_lines

@@ -35,7 +35,7 @@ from PIL import Image
 from readers.core.errors import AssayError
 from readers.core.tools import TESSERACT_INSTALL
 from readers.images import libtesseract
-from readers.images.orientation import looks_upright
+from readers.images.orientation import LineEvidence, line_evidence
 
 
 def _import_pytesseract():
@@ -72,6 +72,20 @@ MIN_SCRIPT_CONFIDENCE = 10.0
 # turned the wrong way read at 30-49, every legible Latin page at 88 or more: above it, a page is upright
 # and in the script of the data it was read with.
 DOUBTFUL_BELOW_CONFIDENCE = 85.0
+# Orientation detection's way round is taken as settled at this margin over the next or more: the margin
+# at which Tesseract's own page segmentation turns a page (its min_orientation_margin). Three short lines
+# upside down or sideways give 6.4-7.0, two lines 2.1-2.3, one line nothing at all (always the right way).
+SURE_ROTATION_CONFIDENCE = 7.0
+# A poor reading is read again turned by hand at most this many times (the three other ways round), and a
+# turned reading is started only when, taking as long as the page's reading did, it ends within this many
+# seconds of the first: a short page's reading takes 0.3-1 s, so its three fit; a dense page (2-10 s) gets
+# one or none, and orientation detection, sure of a page with that much text, turned it already.
+MAX_TURNED_READINGS = 3
+TURNED_READINGS_BUDGET_S = 4.0
+# A turned reading replaces the page's reading only at this mean confidence or more. The wrong ways round
+# of short pages, photographs and scripts without their data read at 20-42; the right way of every page
+# the dev corpus reads legibly, at 72 or more. Under it, the page keeps the reading it had.
+TURNED_MIN_CONFIDENCE = 50.0
 # Seconds a worker is given to free its models and exit when it is ended, before it is killed.
 CLOSE_TIMEOUT_S = 5.0
 
@@ -154,11 +168,17 @@ class TesseractProcess:
         rotation, across = int(answer["rotation"]), bool(answer["across"])
         return Reading(answer["text"], tuple(answer["confidences"]), rotation, across)
 
-    def script(self, image: Image.Image, *, dpi: int, timeout: float) -> str | None:
-        """The page's writing system, as orientation and script detection names it when it is sure."""
+    def detect(self, image: Image.Image, *, dpi: int, timeout: float) -> Detection:
+        """Orientation and script detection on ``image``: its writing system when it is sure, and the way
+        round it says the page is to be read."""
         answer = self._ask({"op": "script"}, image, dpi, timeout)
         sure = answer["script"] and answer["script_confidence"] >= MIN_SCRIPT_CONFIDENCE
-        return answer["script"] if sure else None
+        found = answer["script"] is not None  # None: too little text to decide anything
+        return Detection(
+            answer["script"] if sure else None,
+            int(answer["rotation"]) if found else None,
+            float(answer["rotation_confidence"]),
+        )
 
     def close(self) -> None:
         """End the worker: its input closed, it frees its models and exits."""
@@ -312,15 +332,18 @@ def recognise(
     in the same recognition, and the lines' orientation says by how much. ``tesseract``: the worker to
     read with (a new one, ended afterwards, when not given).
 
-    A page whose ink shows it upright (:func:`readers.images.orientation.looks_upright`) is read as it is
+    A page whose ink shows it upright (:func:`readers.images.orientation.line_evidence`) is read as it is
     first (``--psm 3``), without orientation detection's cost, and that reading is kept when it found
     words, is confident and its lines ran across; otherwise the page goes to orientation detection as
     every other page does.
 
-    A doubtful reading (:data:`DOUBTFUL_BELOW_CONFIDENCE`) is looked at once more: when Tesseract turned
-    the page, the page is read as it is too and the more confident reading kept (orientation detection
-    guesses on text it cannot tell upside down, such as a page in capitals); and orientation detection is
-    asked for the page's script, which names the language data to read it again with."""
+    A poor reading (doubtful, :data:`DOUBTFUL_BELOW_CONFIDENCE`, or fewer words than the lines of writing
+    its ink shows) is looked at once more: when Tesseract turned the page, the page is read as it is too
+    and the more confident reading kept (orientation detection guesses on text it cannot tell upside
+    down, such as a page in capitals); orientation and script detection is asked for the page's script,
+    which names the language data to read it again with, and for the way round it reads the page; and
+    the page is read turned the other ways round (:func:`_read_turned`) unless that detection was sure of
+    a way round already read. A page that reads well pays none of this."""
     started = time.perf_counter()
     if not installed_version():
         raise OcrUnavailable(f"Tesseract is not installed: {TESSERACT_INSTALL}")
@@ -329,22 +352,48 @@ def recognise(
             return recognise(
                 image, language, dpi=dpi, rotate=rotate, timeout=timeout, tesseract=own.for_this_thread()
             )
+    evidence = line_evidence(image) if rotate else None
     as_it_is = reading = None
-    if rotate and looks_upright(image):
+    began = started
+    if evidence is not None and evidence.upright:
         as_it_is = tesseract.read(image, language, psm=3, dpi=dpi, timeout=timeout)
         if as_it_is.confidences and as_it_is.across and not as_it_is.doubtful:
             reading = as_it_is
     if reading is None:
         left = timeout if as_it_is is None else _left(started, timeout)
+        began = time.perf_counter()
         reading = tesseract.read(image, language, psm=1 if rotate else 3, dpi=dpi, timeout=left)
+    per_reading = time.perf_counter() - began  # the page's latest reading
     script = None
-    if rotate and reading.doubtful:
-        if reading.rotation:
+    if evidence is not None and _poor(reading, evidence):
+        read = {reading.rotation}  # the ways round the page has been read
+        doubtful = reading.doubtful
+        if reading.rotation and doubtful:
             if as_it_is is None:
                 as_it_is = tesseract.read(image, language, psm=3, dpi=dpi, timeout=_left(started, timeout))
+            read.add(0)
             if (as_it_is.mean or 0.0) > (reading.mean or 0.0):
                 reading = as_it_is
-        script = tesseract.script(image, dpi=dpi, timeout=min(OSD_TIMEOUT_S, _left(started, timeout)))
+        elif as_it_is is not None:
+            read.add(0)
+        detection = tesseract.detect(image, dpi=dpi, timeout=min(OSD_TIMEOUT_S, _left(started, timeout)))
+        script = detection.script if doubtful else None
+        if _poor(reading, evidence):
+            turned = _read_turned(
+                tesseract,
+                image,
+                language,
+                reading,
+                evidence,
+                detection,
+                read,
+                per_reading=per_reading,
+                dpi=dpi,
+                started=started,
+                timeout=timeout,
+            )
+            if turned is not reading:  # read confidently turned: in the script of the data it was read with
+                reading, script = turned, script if turned.doubtful else None
     return OcrResult(
         reading.text,
         language,
@@ -356,6 +405,65 @@ def recognise(
         reading.confidences,
         round(time.perf_counter() - started, 3),
     )
+
+
+def _poor(reading: Reading, evidence: LineEvidence) -> bool:
+    """A reading worth trying the page another way round for: doubtful, or some words but fewer than the
+    lines of writing the page's ink shows (each line holds one word at least). A reading of no word at all
+    is not: photographs and drawings read as nothing, a page of writing turned wrong reads as nonsense."""
+    return reading.doubtful or 0 < len(reading.confidences) < evidence.lines
+
+
+def _read_turned(
+    tesseract: TesseractProcess,
+    image: Image.Image,
+    language: str,
+    reading: Reading,
+    evidence: LineEvidence,
+    detection: Detection,
+    read: set[int],
+    *,
+    per_reading: float,
+    dpi: int,
+    started: float,
+    timeout: float,
+) -> Reading:
+    """The best of ``reading`` and readings of ``image`` turned the ways round not ``read`` yet.
+
+    Orientation detection's way round is read first; when it was sure of it (it had enough text,
+    :data:`SURE_ROTATION_CONFIDENCE`), it is the only one, and none when it is a way already read. When it
+    was not sure, or found too little text to say, the other ways are read in turn (upside down first, the
+    commonest way a page is scanned wrong) until one reads well: at most :data:`MAX_TURNED_READINGS`, and
+    none that would end past :data:`TURNED_READINGS_BUDGET_S` if it took as long as the slowest reading of
+    the page so far (``per_reading`` seconds to begin with). A turned reading is kept when its lines ran
+    across, it reaches :data:`TURNED_MIN_CONFIDENCE` and it is more confident than the best so far."""
+    if detection.sure and detection.rotation in read:
+        return reading
+    ways = [detection.rotation] if detection.rotation is not None else []
+    ways = list(dict.fromkeys(w for w in [*ways, 180, 90, 270] if w not in read))
+    if detection.sure:
+        ways = ways[:1]
+    turning = time.perf_counter()
+    for way in ways[:MAX_TURNED_READINGS]:
+        if time.perf_counter() - turning + per_reading > TURNED_READINGS_BUDGET_S:
+            break
+        began = time.perf_counter()
+        turned = tesseract.read(_turn(image, way), language, psm=3, dpi=dpi, timeout=_left(started, timeout))
+        per_reading = max(per_reading, time.perf_counter() - began)
+        mean = turned.mean or 0.0
+        if turned.across and mean >= TURNED_MIN_CONFIDENCE and mean > (reading.mean or 0.0):
+            reading = Reading(turned.text, turned.confidences, (way + turned.rotation) % 360, True)
+        if not _poor(reading, evidence):
+            break
+    return reading
+
+
+_TURNS = {90: Image.Transpose.ROTATE_270, 180: Image.Transpose.ROTATE_180, 270: Image.Transpose.ROTATE_90}
+
+
+def _turn(image: Image.Image, way: int) -> Image.Image:
+    """``image`` turned clockwise by ``way`` degrees (a multiple of 90)."""
+    return image.transpose(_TURNS[way]) if way in _TURNS else image
 
 
 def _left(started: float, timeout: float) -> float:
@@ -399,3 +507,19 @@ class Reading:
         """Read with less mean confidence than :data:`DOUBTFUL_BELOW_CONFIDENCE` (a reading of no word is
         not doubtful: there was nothing to doubt)."""
         return self.mean is not None and self.mean < DOUBTFUL_BELOW_CONFIDENCE
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """What orientation and script detection says of a page: its writing system when it is sure of it,
+    the clockwise degrees that turn the page upright (None when it found too little text to say), and
+    the margin of that way round over the next."""
+
+    script: str | None
+    rotation: int | None
+    rotation_confidence: float
+
+    @property
+    def sure(self) -> bool:
+        """It had text enough to settle the way round (:data:`SURE_ROTATION_CONFIDENCE`)."""
+        return self.rotation is not None and self.rotation_confidence >= SURE_ROTATION_CONFIDENCE

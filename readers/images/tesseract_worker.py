@@ -5,7 +5,8 @@ It speaks over its standard input and output, one request at a time. A request i
 
     {"op": "read", "language": "eng", "psm": 1, "width": 2550, "height": 3300, "bands": 1, "dpi": 300}
 
-(``op`` ``"script"`` asks orientation and script detection instead, with no language nor ``psm``),
+(``op`` ``"script"`` asks orientation and script detection instead, with no language nor ``psm``: the
+script and the rotation that turns the page upright, with how sure it is of each),
 followed by ``width * height * bands`` bytes of pixels. The answer is a line of JSON: ``{"ok": true,
 ...}`` with the words, their confidences, the rotation and whether the lines ran across (or the
 script), or ``{"ok": false, "error": "language" | "library" | "engine", "message": ...}``. The worker
@@ -53,7 +54,13 @@ def serve(requests: BinaryIO, answers: BinaryIO) -> None:
 def _answer(engine: Engine, request: dict, pixels: Pixels) -> dict:
     if request["op"] == "script":
         script = engine.script(pixels)
-        return {"ok": True, "script": script.name, "script_confidence": script.confidence}
+        return {
+            "ok": True,
+            "script": script.name,
+            "script_confidence": script.confidence,
+            "rotation": script.rotation,
+            "rotation_confidence": script.rotation_confidence,
+        }
     words = engine.read(pixels, request["language"], int(request["psm"]))
     return {
         "ok": True,
