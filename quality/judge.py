@@ -10,6 +10,7 @@ gave. Nothing here reads a file except through the ``second_opinion`` callable i
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -18,6 +19,7 @@ from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
 from quality.verdicts import (
     DOC_PRIOR_SHARE,
     LEXICON_MIN,
+    MIN_TEXT_CHARS,
     SANDWICH_LEXICON_MIN,
     VERDICTS_VERSION,
     FontJudgement,
@@ -42,6 +44,8 @@ SECOND_OPINION_RATIO = 1.5
 # (deb-ar__samplebook.pdf, 13 of 13) or on none (pyp__GeoTopo-komprimiert.pdf, formulas, 0 of 8: 0.48 s of
 # pdfplumber for 8 pages, 0.23 s for a probe of 3, 0.09 s for 1): the worst page alone tells.
 SECOND_OPINION_PROBE = 1
+#: A word of a short page: two letters or more in a row.
+_WORDS = re.compile(r"[^\W\d_]{2,}")
 GARBAGE_REASONS = frozenset({"bad_runes", "cid_passthrough", "no_language", "lexicon_low", "junk_text"})
 
 # Judges a replacement text (from the fallback reader or a repair): (lexicon hit rate, language, trusted).
@@ -109,6 +113,7 @@ def evidence_of(
         ocr_font_hint=bool(page.ocr_font_hint),
         fonts=tuple(page.font_names or ()),
         letters=sum(map(str.isalpha, page.text)),
+        words=len(_WORDS.findall(page.text)) if page.chars < MIN_TEXT_CHARS else 0,
         font_evidence={f.font: (f.chars, f.weight, f.hits) for f in fonts},
     )
 

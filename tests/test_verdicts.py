@@ -169,6 +169,27 @@ def test_junk_short_text_unreported_ink_and_unreplaceable_kinds() -> None:
     assert judge_page(clean(lexicon_hit_rate=0.01, lexicon_weight=50.0)).mode is Mode.TEXT
 
 
+def test_a_short_page_with_readable_words_is_text_not_blank() -> None:
+    # "Hello world": 10 letters in 2 words, under MIN_TEXT_CHARS.
+    hello = judge_page(PageEvidence(page=1, chars=11, letters=10, words=2, language_similarity=0.08))
+    assert hello.mode is Mode.TEXT and hello.reasons == ("short_text", "unjudgeable:few_letters")
+    assert hello.judged_by is Tier.UNJUDGEABLE
+    # its font sound on the document's other pages vouches for it
+    cover = PageEvidence(
+        page=1, chars=6, letters=6, words=1, fonts=("Body",), font_evidence={"Body": (6, 0.0, 0.0)}
+    )
+    (_, judged) = judge_document([clean(page=2, font_evidence={"Body": (1500, 400.0, 360.0)}), cover])
+    assert judged.mode is Mode.TEXT and judged.judged_by is Tier.BORROWED
+    # nothing, a page number, invisible words, mojibake and words over a scan are not a short text
+    assert judge_page(PageEvidence(page=1, chars=0)).mode is Mode.BLANK
+    assert judge_page(PageEvidence(page=1, chars=2, letters=0, words=0)).mode is Mode.BLANK
+    hidden = PageEvidence(page=1, chars=11, letters=10, words=2, invisible_share=1.0)
+    assert judge_page(hidden).mode is Mode.BLANK
+    assert judge_page(PageEvidence(page=1, chars=19, letters=8, words=3, junk_share=0.47)).mode is Mode.BLANK
+    scan = judge_page(PageEvidence(page=1, chars=11, letters=10, words=2, image_coverage=0.98))
+    assert scan.mode is Mode.REPLACE and "image_cover" in scan.reasons
+
+
 def test_a_document_whose_judging_fails_keeps_its_text_and_says_why(tmp_path) -> None:
     from assets.verdicts.judging import judge_document_rows
     from readers.core.model import ReadLimits
