@@ -82,11 +82,12 @@ class Provenance(StrEnum):
 
 # Fewer non-whitespace characters than this is "no text": a page number or a stray mark is not a layer.
 MIN_TEXT_CHARS = 20
-# ... unless they hold a readable word (SHORT_TEXT_MIN_WORDS words of two letters or more, letters at
-# least SHORT_TEXT_LETTER_SHARE of the visible characters, drawn visibly): a cover's "Annex B", a
-# title page's "Hello world" are the page's text. Robust corpus (pdf.js's test files): 283 pages of 257
-# files hold 1-19 visible characters with such a word ("Hello World", "Załącznik", "集油器"); the share
-# keeps out mojibake of a font without a mapping ("«À¢Ã¡Á¢ Àð¼÷": 8 letters of 19).
+# ... unless they hold readable words, drawn visibly: a cover's "Annex B", a title page's "Hello world"
+# are the page's text. Readable words (quality/judge.py short_words): SHORT_TEXT_MIN_WORDS runs of letters
+# in tokens free of symbols, holding at least SHORT_TEXT_LETTER_SHARE of the page's letters. Robust corpus
+# (pdf.js's test files): 406 pages hold 1-19 visible characters; 279 of them such words ("Hello World",
+# "Bug 1020858", "l’impayé", "Załącznik", "集油器"), the others single letters ("A", "E", "X          Y"),
+# numbers, or mojibake of fonts without a mapping ("«À¢Ã¡Á¢ Àð¼÷ «ÕÇ¢Â", "¦¦¦K", "Ø°Ø°Ø°").
 SHORT_TEXT_MIN_WORDS = 1
 SHORT_TEXT_LETTER_SHARE = 0.5
 # A page image covering this share of the page makes a text-less page a scan. Scans cover 0.99-1.0 in the
@@ -200,7 +201,8 @@ class PageEvidence:
     repaired: bool = False
     fallback_clean: bool = False
     letters: int = 0
-    words: int = 0  # tokens of two letters or more (a short page's readable words)
+    words: int = 0  # a short page's readable words (quality/judge.py short_words)
+    word_letters: int = 0  # ... and their letters
     # The page's own per-font lexicon evidence over all its blocks: font -> (chars, weight, hits' weight).
     font_evidence: Mapping[str, tuple[int, float, float]] = field(default_factory=dict)
 
@@ -375,7 +377,7 @@ def _short_text(e: PageEvidence) -> bool:
     """A text layer under MIN_TEXT_CHARS that still holds readable words, drawn visibly, not junk."""
     return (
         e.words >= SHORT_TEXT_MIN_WORDS
-        and e.letters >= SHORT_TEXT_LETTER_SHARE * e.chars
+        and e.word_letters >= SHORT_TEXT_LETTER_SHARE * e.letters
         and e.invisible_share < SANDWICH_INVISIBLE_SHARE
         and e.bad_rune_ratio <= BAD_RUNE_MAX
         and e.junk_share < JUNK_SHARE_MIN
