@@ -38,7 +38,8 @@ from quality.vocabulary import fingerprint
 # and a fallback that brings unmapped glyphs is not taken
 # 6: every page states the tier that judged it; fonts are garbled by their own evidence and a profile test
 # 7: a document's poor pages are read again a few at a time, the rest only when those read better
-VERDICTS_VERSION = "7"
+# 8: a short page with readable words is TEXT (short_text), not BLANK
+VERDICTS_VERSION = "8"
 
 
 def verdicts_version_for(vocabulary: Mapping[str, frozenset[str]]) -> str:
