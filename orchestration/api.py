@@ -9,6 +9,7 @@ verdicts, in a notebook or a script.
     for doc in corpus.documents():
         print(doc.path, doc.outcome)
     text = corpus.text("papers/a.pdf")                # the clean text (personal data as placeholders)
+    why = corpus.document("papers/a.pdf").reason      # why a document has none (text() is None)
     pages = corpus.pages("papers/a.pdf")              # each page's verdict, reasons, source and trust
     rows = corpus.sql("select kind, count(*) as n from documents group by kind")
 
@@ -163,9 +164,18 @@ class Corpus:
 
         return resolve(self.home.warehouse, os.fspath(document))
 
+    def document(self, document: str | os.PathLike[str]) -> Document:
+        """One document's row of the outcomes view: what it finally yielded and, when it has no text,
+        why (``outcome``, ``reason``: ``underivable``, ``all_text_removed:hidden_text``...)."""
+        sha = self.sha256(document)
+        rows = self.sql("select * from outcomes where sha256 = ?", [sha])
+        if not rows:
+            raise AssayError(f"{sha} has no outcome yet: run the corpus again to judge it")
+        return Document(**rows[0])
+
     def text(self, document: str | os.PathLike[str]) -> str | None:
         """The document's clean text (``texts.text``: sanitized, personal data as placeholders); None
-        when it has none."""
+        when it has none, and then :meth:`document` says why (its ``outcome`` and ``reason``)."""
         rows = self.sql("select text from texts where sha256 = ?", [self.sha256(document)])
         return rows[0]["text"] if rows else None
 

@@ -20,8 +20,9 @@ from orchestration.printing import shown, visible
 from quality.judge import DocumentVerdicts
 from quality.outcomes import OutcomeRecord, describe, has_text
 from quality.records import OcrPageRecord, PageTextRecord
+from quality.sanitize import PageHidden, Sanitized, sanitize_document
 from quality.sources import ExtractedPage
-from readers.core.model import ReadLimits
+from readers.core.model import OCR_KINDS, ContentKind, ReadLimits
 from readers.core.records import DocumentRecord
 from readers.core.table import readers_for
 from readers.core.versions import EXTRACTOR_VERSION
@@ -54,6 +55,7 @@ class CheckOutcome:
     ocr: list[OcrPageRecord]
     texts: list[PageTextRecord]
     final: OutcomeRecord  # what the file finally yields, as the outcomes view would say
+    clean: Sanitized  # what sanitize makes of the final texts: the clean text and what it took out
 
     @property
     def derivation(self):
@@ -99,6 +101,8 @@ class CheckOutcome:
             "repairs": [asdict(r) for r in self.verdicts.repairs],
             "ocr": [asdict(o) for o in self.ocr],
             "final_texts": [asdict(t) for t in self.texts],
+            "furniture": [asdict(f) for f in self.clean.furniture],
+            "hidden_text": [asdict(h) for h in self.clean.hidden],
         }
 
     def print(self, console: Console, *, chars: int) -> None:
@@ -166,6 +170,16 @@ class CheckOutcome:
         garbled = [f.font for f in self.verdicts.fonts if f.garbled]
         if garbled:
             console.print(f"fonts scoring as garbled: {shown(', '.join(garbled))}")
+        furniture, hidden = len(self.clean.furniture), sum(1 for h in self.clean.hidden if h.found)
+        if furniture or hidden or (self.clean.text is None and f.pages_with_text):
+            kept = (
+                f"{self.clean.text.chars} characters of clean text"
+                if self.clean.text is not None
+                else "[red]no clean text[/]"
+            )
+            console.print(
+                f"sanitize: {kept}; taken out: {hidden} invisible runs, {furniture} header/footer lines"
+            )
         console.print("[dim]nothing was stored: `assay run PATH` records the results[/]")
 
 
@@ -253,5 +267,38 @@ def check_file(
         installed=installed_languages() if ocr else (),
         read=ocr,
     )
-    (final,) = outcomes_of([extracted.rows.derivations[sha]], read.texts, [doc])
-    return CheckOutcome(path, size, sha, sniffed, doc, extracted, verdicts, read.ocr, read.texts, final)
+    clean = _sanitized(doc, pages, verdicts, read.texts)
+    (final,) = outcomes_of(
+        [extracted.rows.derivations[sha]],
+        read.texts,
+        [doc],
+        [clean.text] if clean.text is not None else [],
+        clean.hidden,
+        clean.furniture,
+    )
+    return CheckOutcome(
+        path, size, sha, sniffed, doc, extracted, verdicts, read.ocr, read.texts, final, clean
+    )
+
+
+def _sanitized(
+    doc: DocumentRecord, pages: list, verdicts: DocumentVerdicts, texts: list[PageTextRecord]
+) -> Sanitized:
+    """What sanitize makes of the final page texts, as a run does (personal data left in place: check
+    shows the raw text), so the outcome says when nothing would be left."""
+    sandwich = {v.page for v in verdicts.pages if v.provenance == "ocr_sandwich"}
+    hidden = {
+        p.page: PageHidden(p.hidden_text, p.hidden_why or [], p.page in sandwich)
+        for p in pages
+        if p.hidden_text
+    }
+    return sanitize_document(
+        doc.sha256,
+        doc.shard,
+        EXTRACTOR_VERSION,
+        texts,
+        hidden,
+        None,
+        paged=ContentKind(doc.kind) in OCR_KINDS,
+        artifacts={p.page: p.artifacts for p in pages if p.artifacts},
+    )

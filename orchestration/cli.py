@@ -411,13 +411,14 @@ def _cmd_export(args: argparse.Namespace, console: Console) -> int:
         count = len(report.without_text)
         console.print(f"{count} {'has' if count == 1 else 'have'} no text and {left}:")
         for path in report.without_text[:5]:
-            console.print(f"  {shown(path)}")
+            console.print(f"  {shown(path)}: {shown(report.why.get(path, ''))}", soft_wrap=True)
         if len(report.without_text) > 5:
             console.print(f"  … and {len(report.without_text) - 5} more")
         home_option = f" --home {shown(str(home.path))}" if args.home else ""
         console.print(
             f"  why: {program()} sql{home_option} "
-            '"select path, outcome, reason from outcomes where pages_with_text = 0"'
+            '"select path, outcome, reason from outcomes where sha256 not in (select sha256 from texts)"',
+            soft_wrap=True,
         )
     return Exit.OK
 

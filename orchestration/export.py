@@ -136,6 +136,7 @@ class ExportReport:
     output: Path
     written: list[Path] = field(default_factory=list)
     without_text: list[str] = field(default_factory=list)  # paths of selected documents with no text
+    why: dict[str, str] = field(default_factory=dict)  # of those paths: "outcome (reason)"
 
 
 # --- selection ------------------------------------------------------------------------------------------
@@ -416,6 +417,12 @@ def check_form(form: str, *, raw: bool = False, chunks: bool = False) -> None:
         raise ExportError("--raw and --chunks go into the JSON forms: add --to json or --to jsonl")
 
 
+def _without_text(report: ExportReport, doc: ExportedDocument) -> None:
+    path = doc.shown or doc.path
+    report.without_text.append(path)
+    report.why[path] = f"{doc.status or 'not judged yet'}" + (f" ({doc.reason})" if doc.reason else "")
+
+
 def write(
     docs: Sequence[ExportedDocument],
     output: Path,
@@ -435,13 +442,13 @@ def write(
             for doc in _advancing(docs, progress):
                 f.write(json.dumps(doc.as_json(), ensure_ascii=False) + "\n")
                 if doc.text is None:
-                    report.without_text.append(doc.shown or doc.path)
+                    _without_text(report, doc)
         report.written.append(target)
         return report
     named = names(docs)
     for doc in _advancing(docs, progress):
         if doc.text is None:
-            report.without_text.append(doc.shown or doc.path)
+            _without_text(report, doc)
             continue
         target = inside(output, named[doc.sha256], _SUFFIX[form])
         target.parent.mkdir(parents=True, exist_ok=True)

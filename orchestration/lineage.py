@@ -77,6 +77,9 @@ class Lineage:
     chunks: list[dict[str, object]]
     edges: list[Edge]
     older: list[dict[str, object]] = field(default_factory=list)
+    # What the document finally yielded and why (the outcomes view: quality/outcomes.py).
+    outcome: str | None = None
+    outcome_reason: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -173,6 +176,7 @@ def lineage_of(wh: Warehouse, sha: str, *, all_versions: bool = False) -> Lineag
         ).records()
     ]
     text = query(wh, "select chars from texts where sha256 = ?", one).rows
+    final = query(wh, "select outcome, reason from outcomes where sha256 = ?", one).rows
     redactions = dict(
         query(wh, "select kind, count(*) from redactions where sha256 = ? group by 1", one).rows
     )
@@ -228,6 +232,8 @@ def lineage_of(wh: Warehouse, sha: str, *, all_versions: bool = False) -> Lineag
         chunks=[{**c, "heading_path": list(c["heading_path"] or [])} for c in chunks],
         edges=edges,
         older=older,
+        outcome=final[0][0] if final else None,
+        outcome_reason=final[0][1] if final else None,
     )
 
 
@@ -301,11 +307,16 @@ def print_lineage(console: Console, lineage: Lineage) -> None:
             cells = (str(p.page), p.mode, ", ".join(p.reasons), p.provenance, source, trust)
             table.add_row(*(Text(visible(c or "")) for c in cells))
         console.print(table)
+    taken = ", ".join(f"{n} {k}" for k, n in sorted(lineage.redactions.items())) or "no personal data"
+    taken += f", {lineage.hidden_runs} invisible runs, {lineage.furniture_lines} header/footer lines"
     if lineage.text_chars is not None:
-        taken = ", ".join(f"{n} {k}" for k, n in sorted(lineage.redactions.items())) or "no personal data"
+        console.print(f"sanitize: {lineage.text_chars} characters; taken out: {taken}")
+    elif lineage.hidden_runs or lineage.furniture_lines:
+        console.print(f"sanitize: [yellow]no clean text[/]; taken out: {taken}")
+    if lineage.outcome is not None:
         console.print(
-            f"sanitize: {lineage.text_chars} characters; taken out: {taken}, {lineage.hidden_runs} invisible "
-            f"runs, {lineage.furniture_lines} header/footer lines"
+            f"outcome: [bold]{shown(lineage.outcome)}[/]"
+            + (f" ({shown(lineage.outcome_reason)})" if lineage.outcome_reason else "")
         )
     if lineage.chunks:
         console.print(f"chunk: {len(lineage.chunks)} chunks")

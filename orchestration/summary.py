@@ -49,6 +49,17 @@ TIERS_SQL = """
 select judged_by, coalesce(list_filter(reasons, lambda r: r like 'unjudgeable:%')[1], '') as why, count(*)
 from page_verdicts where judged_by <> 'no_text' group by all
 """
+# What sanitize made and took out, counted in the tables that hold it (a document left without text has
+# no ``texts`` row, but its furniture and hidden runs are counted all the same).
+TEXTS_SQL = """
+select (select count(*) from texts), (select count(*) from redactions),
+       (select count(*) from hidden_text where found), (select count(*) from furniture),
+       (select count(*) from chunks)
+"""
+# Documents whose pages end with text and whose clean text sanitize left empty (quality/outcomes.py).
+EMPTIED_SQL = """
+select reason, count(*) from outcomes where starts_with(reason, 'all_text_removed:') group by 1 order by 1
+"""
 CONFIRMED_SQL = "select count(*) from page_texts where cross_check = 'text_layer_confirmed'"
 TIER_ORDER = ("lexicon", "font", "trigram", "borrowed", "characters")
 MODE_ORDER = ("TEXT", "FIGURES", "REPAIRED", "LANG", "REPLACE", "BLANK")
@@ -172,17 +183,22 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             f"[yellow]Tesseract is not installed[/] (or lacks the language): {unavailable[0][0]} pages "
             "were not read by OCR. `assay doctor` says what to install; the next run reads them."
         )
-    texts = query(
-        home.warehouse,
-        "select count(*), coalesce(sum(redactions), 0), coalesce(sum(hidden_removed), 0), "
-        "coalesce(sum(furniture_removed), 0), (select count(*) from chunks) from texts",
-    ).rows
-    if texts and texts[0][0]:
+    texts = query(home.warehouse, TEXTS_SQL).rows
+    if texts and any(texts[0]):
         n, redacted, hidden, furniture, chunks = texts[0]
         console.print(
             f"Texts: {n} clean documents in {chunks} chunks; taken out: {redacted} personal data, "
             f"{hidden} invisible runs, {furniture} running header and footer lines "
             "(redactions, hidden_text, furniture)."
+        )
+    emptied = query(home.warehouse, EMPTIED_SQL).rows
+    for reason, n in emptied:
+        what = reason.removeprefix("all_text_removed:").replace("+", " and ").replace("_", " ")
+        one = n == 1
+        console.print(
+            f"  [yellow]{n} {'document' if one else 'documents'} with text on {'its' if one else 'their'} "
+            f"pages {'has' if one else 'have'} no clean text[/]: sanitize took all of it out as {what} "
+            f"(outcomes.reason = '{reason}')."
         )
     corpus_checks = [c for c in report.checks if c.asset == "catalog"]
     if corpus_checks:

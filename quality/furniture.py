@@ -287,6 +287,41 @@ def find_furniture(pages: Sequence[str]) -> list[Furniture]:
     return [found[k] for k in sorted(found)]
 
 
+def spare_body(pages: Sequence[str], furniture: Iterable[Furniture]) -> list[Furniture]:
+    """``furniture`` without what would leave a page or the document with no body text.
+
+    A page whose every line was found to be furniture keeps its line with the most letters (the first of
+    equals) as body: a line that is all there is on a page is the page's text, whatever it repeats (a
+    document of one line per page, "Document 1: Page 2", whose lines fold to one key). A page whose lines
+    have no letter (a page number alone) gives up nothing to that rule; but when stripping would leave the
+    whole document without text, nothing is taken from it. The lines of a page are those before its
+    transcribed figures, as the rules see them.
+    """
+    found = list(furniture)
+    by_page: dict[int, set[int]] = defaultdict(set)
+    for item in found:
+        by_page[item.page].add(item.line)
+    spared: set[tuple[int, int]] = set()
+    for page, taken in by_page.items():
+        lines = pages[page].split("\n")
+        content = []
+        for index, line in enumerate(lines):
+            if _FIGURES_HEADING.fullmatch(line.strip()):
+                break
+            if line.strip():
+                content.append(index)
+        if not content or any(index not in taken for index in content):
+            continue
+        letters = {index: len(_LETTER.findall(lines[index])) for index in content}
+        best = max(content, key=lambda index: (letters[index], -index))
+        if letters[best]:
+            spared.add((page, best))
+    kept = [item for item in found if (item.page, item.line) not in spared]
+    if kept and not any(text.strip() for text in strip_furniture(pages, kept)):
+        return []
+    return kept
+
+
 def strip_furniture(pages: Sequence[str], furniture: Iterable[Furniture]) -> list[str]:
     """The pages without their furniture lines; blank lines the removal leaves at a page's ends or
     doubled in its middle are dropped, so no page starts or ends with a hole."""

@@ -10,6 +10,8 @@ gave. Nothing here reads a file except through the ``second_opinion`` callable i
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -18,6 +20,7 @@ from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
 from quality.verdicts import (
     DOC_PRIOR_SHARE,
     LEXICON_MIN,
+    MIN_TEXT_CHARS,
     SANDWICH_LEXICON_MIN,
     VERDICTS_VERSION,
     FontJudgement,
@@ -42,6 +45,25 @@ SECOND_OPINION_RATIO = 1.5
 # (deb-ar__samplebook.pdf, 13 of 13) or on none (pyp__GeoTopo-komprimiert.pdf, formulas, 0 of 8: 0.48 s of
 # pdfplumber for 8 pages, 0.23 s for a probe of 3, 0.09 s for 1): the worst page alone tells.
 SECOND_OPINION_PROBE = 1
+#: A readable word of a short page: a run of two letters or more, or one ideograph, kana or hangul
+#: syllable (scripts that write a word in one character and may space every character: "全 世 界").
+_WORD = re.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def short_words(text: str) -> tuple[int, int]:
+    """(readable words, their letters) of a page's text: the words (:data:`_WORD`) of its whitespace
+    tokens that hold no symbol or control character. Mojibake of a font without a mapping mixes symbols
+    into its tokens ("«À¢Ã¡Á¢ Àð¼÷"); a word keeps its punctuation ("l’impayé", "“Bug", "pdf.js")."""
+    words = letters = 0
+    for token in text.split():
+        if any(unicodedata.category(c)[0] in "SC" for c in token):
+            continue
+        runs = _WORD.findall(token)
+        words += len(runs)
+        letters += sum(map(len, runs))
+    return words, letters
+
+
 GARBAGE_REASONS = frozenset({"bad_runes", "cid_passthrough", "no_language", "lexicon_low", "junk_text"})
 
 # Judges a replacement text (from the fallback reader or a repair): (lexicon hit rate, language, trusted).
@@ -88,6 +110,7 @@ def evidence_of(
     replaceable: bool = True,
     fonts: Sequence[PageFontRecord] = (),
 ) -> PageEvidence:
+    words, word_letters = short_words(page.text) if page.chars < MIN_TEXT_CHARS else (0, 0)
     return PageEvidence(
         page=page.page,
         chars=page.chars if page.text.strip() else 0,
@@ -109,6 +132,8 @@ def evidence_of(
         ocr_font_hint=bool(page.ocr_font_hint),
         fonts=tuple(page.font_names or ()),
         letters=sum(map(str.isalpha, page.text)),
+        words=words,
+        word_letters=word_letters,
         font_evidence={f.font: (f.chars, f.weight, f.hits) for f in fonts},
     )
 

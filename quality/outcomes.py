@@ -15,6 +15,9 @@ The rules, in order (the first that applies):
    (``page_texts.source = 'none'``), or that has no judged page and a derivation ``underivable``, is
    ``underivable``; the reason is the first page's that says why (``ocr_underivable:no_text``,
    ``ocr_error:timeout``, ``ocr_not_run``...), else the derivation's (``empty_text``), else ``blank``;
+   so is a document whose pages end with text of which sanitize left nothing (no ``texts`` row, and
+   ``hidden_text`` or ``furniture`` rows saying what it took): its reason ``all_text_removed:<tables>``
+   (``all_text_removed:hidden_text``: every line was invisible text, which is never used);
 3. **the furthest stage any page's final text came from**, of reader, fallback reader, repair and OCR:
    ``ocr`` when some page's final text is OCR's (figure transcriptions beside a text layer do not count:
    that page's text is the layer's), else ``repaired`` when some page's is a font repair, else
@@ -78,7 +81,8 @@ class OutcomeRecord:
         str | None,
         Doc(
             "why there is no text: the derivation's reason (error, unsupported, skipped; empty_text), or "
-            "the first page's (ocr_underivable:no_text, ocr_error:<reason>, ocr_not_run); text_capped:<N> "
+            "the first page's (ocr_underivable:no_text, ocr_error:<reason>, ocr_not_run), or what sanitize "
+            "took out when it left no clean text (all_text_removed:hidden_text, :furniture); text_capped:<N> "
             "when the derivation kept only part of the text; null otherwise"
         ),
     ]

@@ -50,8 +50,8 @@ class PageVerdictRecord:
     reasons: Annotated[
         list[str],
         Doc(
-            "reason codes: no_text_layer, lexicon_low, bad_runes, cid_passthrough, font_garbled:<font>, "
-            "image_cover, ocr_sandwich, doc_prior..."
+            "reason codes: no_text_layer, short_text, lexicon_low, bad_runes, cid_passthrough, "
+            "font_garbled:<font>, image_cover, ocr_sandwich, doc_prior..."
         ),
     ]
     provenance: Annotated[str, Doc("born_digital, raw_scan or ocr_sandwich"), OneOf.of(Provenance)]

@@ -9,6 +9,7 @@ In order, because each step needs the previous one's output:
 3. running headers and footers removed (quality/furniture.py), and recorded with the rule that found
    them: lines the document marks as pagination artifacts, lines repeated across the pages, and lines a
    single-page rule matches in a page's top or bottom band (page numbers, download stamps, DOIs...);
+   never a page's last line of body, nor the whole text of a document (:func:`spare_body`);
 4. hyphenated line breaks joined;
 5. personal data replaced by placeholders stable across the document (quality/pii.py), recorded by kind,
    page and offsets, never with the value;
@@ -32,6 +33,7 @@ from quality.furniture import (
     find_page_furniture,
     find_tagged_artifacts,
     merge_furniture,
+    spare_body,
     strip_furniture,
 )
 from quality.hidden import TEXT_LAYER_SOURCES, remove_hidden
@@ -47,7 +49,8 @@ from quality.records import (
 
 PAGE_SEPARATOR = "\n\n"
 # 3: furniture found on one page too (page numbers, stamps, DOIs...), and tagged artifacts removed
-SANITIZE_VERSION = "3"
+# 4: furniture never takes the last line of body of a page, nor the whole text of a document
+SANITIZE_VERSION = "4"
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,10 +122,13 @@ def sanitize_document(
             else []
             for p in ordered
         ]
-        found = merge_furniture(
-            find_tagged_artifacts(every, marked),
-            find_furniture(every),
-            find_page_furniture(every, [p.label for p in ordered]),
+        found = spare_body(
+            every,
+            merge_furniture(
+                find_tagged_artifacts(every, marked),
+                find_furniture(every),
+                find_page_furniture(every, [p.label for p in ordered]),
+            ),
         )
         out.furniture = [
             FurnitureRecord(

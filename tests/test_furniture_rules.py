@@ -23,6 +23,7 @@ from quality.furniture import (
     find_page_furniture,
     find_tagged_artifacts,
     merge_furniture,
+    spare_body,
     strip_furniture,
 )
 from quality.records import PageTextRecord
@@ -381,3 +382,28 @@ def test_a_huge_band_line_is_not_furniture_and_costs_little() -> None:
     started = time.perf_counter()
     assert find_page_furniture([_page(top=[huge], bottom=["© 2020 " + "x" * 500_000])]) == []
     assert time.perf_counter() - started < 1.0
+
+
+def test_a_line_that_is_all_there_is_on_a_page_is_body() -> None:
+    # One line per page, its numbers folded: a running head by repetition, but each page's only text.
+    pages = [f"Document 0 page {n}: annual rainfall statistics for the region" for n in (1, 2, 3)]
+    assert len(find_furniture(pages)) == 3
+    result = sanitize_document("ab" * 32, "ab", "v", _rows(pages), {}, None, paged=True)
+    assert result.text is not None and result.furniture == []
+    assert all(page in result.text.text for page in pages)
+    # Beside a page number, the line is still the body: the number goes, the line stays.
+    numbered = [f"{page}\n{n}" for n, page in enumerate(pages, 1)]
+    result = sanitize_document("ab" * 32, "ab", "v", _rows(numbered), {}, None, paged=True)
+    assert result.text is not None and all(page in result.text.text for page in pages)
+    assert [f.text for f in result.furniture] == ["1", "2", "3"]
+    # A running head above a body keeps being taken.
+    with_body = [f"{page}\n{BODY[n]}" for n, page in enumerate(pages)]
+    assert [f.text for f in spare_body(with_body, find_furniture(with_body))] == pages
+
+
+def test_furniture_never_takes_all_of_a_documents_text() -> None:
+    pages = ["- 1 -", "- 2 -", "- 3 -"]  # nothing but page numbers: no line with a letter to spare
+    found = merge_furniture(find_furniture(pages), find_page_furniture(pages))
+    assert len(found) == 3 and spare_body(pages, found) == []
+    result = sanitize_document("ab" * 32, "ab", "v", _rows(pages), {}, None, paged=True)
+    assert result.text is not None and result.furniture == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from quality.judge import short_words
 from quality.verdicts import (
     BORDERLINE_BAND,
     FONT_CONDEMN_CHARS,
@@ -167,6 +168,48 @@ def test_junk_short_text_unreported_ink_and_unreplaceable_kinds() -> None:
     assert text_file.mode is Mode.TEXT and "not_replaceable" in text_file.reasons
     # Little evidence does not condemn: the lexicon's verdict needs weight behind it.
     assert judge_page(clean(lexicon_hit_rate=0.01, lexicon_weight=50.0)).mode is Mode.TEXT
+
+
+def test_a_short_page_with_readable_words_is_text_not_blank() -> None:
+    # "Hello world": 10 letters in 2 words, under MIN_TEXT_CHARS.
+    hello = judge_page(
+        PageEvidence(page=1, chars=11, letters=10, words=2, word_letters=10, language_similarity=0.08)
+    )
+    assert hello.mode is Mode.TEXT and hello.reasons == ("short_text", "unjudgeable:few_letters")
+    assert hello.judged_by is Tier.UNJUDGEABLE
+    # its font sound on the document's other pages vouches for it
+    cover = PageEvidence(
+        page=1,
+        chars=6,
+        letters=6,
+        words=1,
+        word_letters=6,
+        fonts=("Body",),
+        font_evidence={"Body": (6, 0.0, 0.0)},
+    )
+    (_, judged) = judge_document([clean(page=2, font_evidence={"Body": (1500, 400.0, 360.0)}), cover])
+    assert judged.mode is Mode.TEXT and judged.judged_by is Tier.BORROWED
+    # nothing, a page number, invisible words, mojibake and words over a scan are not a short text
+    assert judge_page(PageEvidence(page=1, chars=0)).mode is Mode.BLANK
+    assert judge_page(PageEvidence(page=1, chars=2, letters=0, words=0)).mode is Mode.BLANK
+    hidden = PageEvidence(page=1, chars=11, letters=10, words=2, word_letters=10, invisible_share=1.0)
+    assert judge_page(hidden).mode is Mode.BLANK
+    # a chance word among mojibake: most of the letters are in no word
+    assert judge_page(PageEvidence(page=1, chars=9, letters=5, words=1, word_letters=2)).mode is Mode.BLANK
+    scan = judge_page(
+        PageEvidence(page=1, chars=11, letters=10, words=2, word_letters=10, image_coverage=0.98)
+    )
+    assert scan.mode is Mode.REPLACE and "image_cover" in scan.reasons
+
+
+def test_readable_words_of_a_short_page() -> None:
+    assert short_words("Hello world") == (2, 10)
+    assert short_words("“Bug 1050040”") == (1, 3) and short_words("Hello, 864847") == (1, 5)
+    assert short_words("Załącznik") == (1, 9) and short_words("l’impayé") == (1, 6)
+    assert short_words("集油器") == (1, 3) and short_words("全 世 界") == (3, 3)
+    assert short_words("«À¢Ã¡Á¢ Àð¼÷ «ÕÇ¢Â") == (0, 0)  # mojibake: symbols inside the tokens
+    assert short_words("- 12 -") == (0, 0) and short_words("A B") == (0, 0)
+    assert short_words("\u200bo\u200bo") == (0, 0)  # format characters hide what is drawn
 
 
 def test_a_document_whose_judging_fails_keeps_its_text_and_says_why(tmp_path) -> None:

@@ -161,10 +161,20 @@ WITH t AS (
          arg_min(reason, page) FILTER (WHERE source = {sql_string(Source.NONE)} AND reason <> 'blank')
            AS page_reason
     FROM all_page_texts GROUP BY sha256, extractor_version),
+s AS (
+  SELECT sha256, extractor_version, bool_or(what = 'texts') AS has_clean_text,
+         string_agg(DISTINCT what, '+' ORDER BY what) FILTER (WHERE what <> 'texts') AS removed
+    FROM (SELECT sha256, extractor_version, 'texts' AS what FROM all_texts
+          UNION ALL SELECT sha256, extractor_version, 'hidden_text' FROM all_hidden_text
+          UNION ALL SELECT sha256, extractor_version, 'furniture' FROM all_furniture)
+   GROUP BY sha256, extractor_version),
 o AS (
   SELECT d.sha256, d.shard, d.extractor_version, d.kind, d.status, d.reason, t.page_reason,
          coalesce(t.pages, 0) AS pages, coalesce(t.pages_with_text, 0) AS pages_with_text,
          coalesce(t.pages_ocr, 0) AS pages_ocr,
+         -- sanitize took out all the text the pages ended with: what it took says why
+         CASE WHEN t.pages_with_text > 0 AND s.removed IS NOT NULL AND NOT s.has_clean_text
+              THEN 'all_text_removed:' || s.removed END AS removed_reason,
          CASE WHEN d.status IN {_sql_list(FINAL_STATUSES)} THEN d.status
               WHEN t.sha256 IS NULL THEN
                 CASE WHEN d.status <> {sql_string(DocumentStatus.DERIVED)}
@@ -172,15 +182,19 @@ o AS (
                      WHEN d.recovered_by_fallback THEN {sql_string(Outcome.FALLBACK)}
                      ELSE {sql_string(Outcome.DERIVED)} END
               WHEN t.pages_with_text = 0 THEN {sql_string(Outcome.UNDERIVABLE)}
+              WHEN t.pages_with_text > 0 AND s.removed IS NOT NULL AND NOT s.has_clean_text
+                THEN {sql_string(Outcome.UNDERIVABLE)}
               WHEN t.pages_ocr > 0 THEN {sql_string(Outcome.OCR)}
               WHEN t.pages_repaired > 0 THEN {sql_string(Outcome.REPAIRED)}
               WHEN t.pages_fallback > 0 OR d.recovered_by_fallback THEN {sql_string(Outcome.FALLBACK)}
               ELSE {sql_string(Outcome.DERIVED)} END AS outcome
     FROM all_derivations d
-    LEFT JOIN t ON t.sha256 = d.sha256 AND t.extractor_version = d.extractor_version)
+    LEFT JOIN t ON t.sha256 = d.sha256 AND t.extractor_version = d.extractor_version
+    LEFT JOIN s ON s.sha256 = d.sha256 AND s.extractor_version = d.extractor_version)
 SELECT o.sha256, o.shard, o.extractor_version, o.kind, doc.path, o.outcome,
        CASE WHEN o.outcome IN {_sql_list(FINAL_STATUSES)} THEN o.reason
-            WHEN o.outcome = {sql_string(Outcome.UNDERIVABLE)} THEN coalesce(o.page_reason, o.reason, 'blank')
+            WHEN o.outcome = {sql_string(Outcome.UNDERIVABLE)}
+              THEN coalesce(o.removed_reason, o.page_reason, o.reason, 'blank')
             WHEN o.status = {sql_string(DocumentStatus.DERIVED)} THEN o.reason END AS reason,
        o.status AS derivation_status, o.pages, o.pages_with_text, o.pages_ocr
   FROM o LEFT JOIN all_documents doc ON doc.sha256 = o.sha256 AND doc.extractor_version = o.extractor_version

@@ -36,6 +36,10 @@ SOURCES: dict[str, tuple[str, ...]] = {
     ),
     "page_texts": ("sha256", "extractor_version", "page", "source", "reason"),
     "documents": ("sha256", "extractor_version", "path"),
+    # what sanitize made of the pages' text: a clean text, or what it took out when it left none
+    "texts": ("sha256", "extractor_version"),
+    "hidden_text": ("sha256", "extractor_version"),
+    "furniture": ("sha256", "extractor_version"),
 }
 COLUMNS = tuple(f.name for f in fields_of(OutcomeRecord))
 
@@ -52,10 +56,23 @@ def outcomes(wh: Warehouse, version: str, shards: Iterable[str] | None = None) -
 
 
 def outcomes_of(
-    derivations: Sequence[Any], page_texts: Sequence[Any], documents: Sequence[Any]
+    derivations: Sequence[Any],
+    page_texts: Sequence[Any],
+    documents: Sequence[Any],
+    texts: Sequence[Any] = (),
+    hidden_text: Sequence[Any] = (),
+    furniture: Sequence[Any] = (),
 ) -> list[OutcomeRecord]:
-    """The outcome of rows held in memory (the row records of the three tables), by sha256."""
-    rows = {"derivations": derivations, "page_texts": page_texts, "documents": documents}
+    """The outcome of rows held in memory (the row records of the tables of :data:`SOURCES`), by sha256;
+    without sanitize's rows, as the view says before sanitize has run."""
+    rows = {
+        "derivations": derivations,
+        "page_texts": page_texts,
+        "documents": documents,
+        "texts": texts,
+        "hidden_text": hidden_text,
+        "furniture": furniture,
+    }
     arrows = {f"rows_{name}": to_arrow(TABLES[name], rows[name]) for name in SOURCES}
     return _evaluate({name: f"SELECT * FROM rows_{name}" for name in SOURCES}, arrows)
 
