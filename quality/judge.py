@@ -47,7 +47,8 @@ GARBAGE_REASONS = frozenset({"bad_runes", "cid_passthrough", "no_language", "lex
 # Judges a replacement text (from the fallback reader or a repair): (lexicon hit rate, language, trusted).
 TextCheck = Callable[[str], "TextQuality"]
 SecondOpinion = Callable[[list[int]], dict[int, str]]
-Repairer = Callable[[str, str | None], "RepairOutcome | None"]
+# (page number, its text, the reasons it was condemned for) -> the repair, or None where none may stand.
+Repairer = Callable[[int, str, Sequence[str]], "RepairOutcome | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +261,7 @@ def judge_one(
                 out.repairs.append(fallback_row(v.page, text, quality.score))
                 continue
             if repairer is not None and by_page[v.page].text.strip():
-                outcome = repairer(by_page[v.page].text, by_page[v.page].language)
+                outcome = repairer(v.page, by_page[v.page].text, v.reasons)
                 if outcome is not None:
                     fixed[v.page] = "repaired"
                     out.repairs.append(
