@@ -14,11 +14,13 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from quality.language import candidate_languages
 from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
 from quality.verdicts import (
     DOC_PRIOR_SHARE,
     LEXICON_MIN,
     SANDWICH_LEXICON_MIN,
+    TRIGRAM_MIN_LETTERS,
     VERDICTS_VERSION,
     FontJudgement,
     Mode,
@@ -109,7 +111,8 @@ def evidence_of(
         invisible_share=page.invisible_share or 0.0,
         ocr_font_hint=bool(page.ocr_font_hint),
         fonts=tuple(page.font_names or ()),
-        letters=sum(map(str.isalpha, page.text)),
+        letters=(letters := sum(map(str.isalpha, page.text))),
+        profiled=letters < TRIGRAM_MIN_LETTERS or bool(candidate_languages(page.text)),
         font_evidence={f.font: (f.chars, f.weight, f.hits) for f in fonts},
     )
 

@@ -43,7 +43,7 @@ from quality.records import (
     RepairRecord,
     Source,
 )
-from quality.verdicts import Mode, Tier
+from quality.verdicts import SECOND_OPINION_NO_PROFILE, Mode, Tier
 
 # Trust of a page's text, 0-1, on one scale with OCR's mean word confidence (0-100, divided by 100) so
 # that a chunk's trust can be the minimum over its pages. A text layer judged clean is the best text there
@@ -63,7 +63,8 @@ OCR_LAYER_TRUST = 0.9
 CONFIRM_AGREEMENT = 0.75
 # Only a layer condemned on these statistical grounds can be confirmed: bad runes, (cid:N), junk and a
 # garbled font are evidence about the characters themselves, which OCR's words cannot overturn.
-CONFIRMABLE_REASONS = frozenset({"lexicon_low", "no_language", "doc_prior"})
+# A page that nothing could judge and that matches no language profile is sent for the same comparison.
+CONFIRMABLE_REASONS = frozenset({"lexicon_low", "no_language", "doc_prior", SECOND_OPINION_NO_PROFILE})
 # Fewer words than this on either side say too little to confirm anything.
 CONFIRM_MIN_WORDS = 10
 TEXT_LAYER_CONFIRMED = CrossCheck.TEXT_LAYER_CONFIRMED.value
