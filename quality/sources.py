@@ -19,7 +19,10 @@ The choice, by mode (DESIGN §4):
   verdict stands and ``cross_check`` says ``ocr_disagrees``; both keep the agreement measured. An OCR
   layer read again because it read poorly (``ocr_layer_poor``) keeps whichever reading scores better
   (:func:`reading_score`): ``cross_check`` says ``ocr_layer_kept`` or ``ocr_layer_replaced``, and the
-  layer's text stays in ``pages`` either way;
+  layer's text stays in ``pages`` either way. A page sent only for a second opinion
+  (``no_profile_second_opinion``) is compared alike (``second_opinion_agrees`` keeps the layer,
+  ``second_opinion_disagrees`` takes OCR's reading); one that OCR could not read keeps its layer, reason
+  ``unconfirmed:...``;
 - ``BLANK``: no text.
 
 A page with no text has ``source = none`` and a reason, never an empty string.
@@ -54,6 +57,9 @@ from quality.verdicts import SECOND_OPINION_NO_PROFILE, Mode, Tier
 TEXT_LAYER_TRUST = 1.0
 INFERRED_TEXT_TRUST = 0.9
 OCR_LAYER_TRUST = 0.9
+# A page in no language sent to OCR for a second opinion that OCR could not give keeps its layer, unconfirmed:
+# no better than inferred text.
+UNCONFIRMED_LAYER_TRUST = INFERRED_TEXT_TRUST
 
 # OCR's reading agrees with the text layer it was to replace when this share of their words match (Dice
 # over the bags of case-folded words of letters and digits; reading order does not count, so two columns
@@ -71,6 +77,10 @@ TEXT_LAYER_CONFIRMED = CrossCheck.TEXT_LAYER_CONFIRMED.value
 OCR_DISAGREES = CrossCheck.OCR_DISAGREES.value
 OCR_LAYER_KEPT = CrossCheck.OCR_LAYER_KEPT.value
 OCR_LAYER_REPLACED = CrossCheck.OCR_LAYER_REPLACED.value
+SECOND_OPINION_AGREES = CrossCheck.SECOND_OPINION_AGREES.value
+SECOND_OPINION_DISAGREES = CrossCheck.SECOND_OPINION_DISAGREES.value
+
+_LAYER_KEPT = frozenset({TEXT_LAYER_CONFIRMED, OCR_LAYER_KEPT, SECOND_OPINION_AGREES})
 
 _WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")
 
@@ -114,6 +124,9 @@ def cross_check(v: PageVerdictRecord, layer: str | None, read: str | None) -> tu
     measured, words = word_agreement(layer, read)
     if words < CONFIRM_MIN_WORDS:
         return None, None
+    if SECOND_OPINION_NO_PROFILE in v.reasons:
+        agrees = measured >= CONFIRM_AGREEMENT
+        return (SECOND_OPINION_AGREES if agrees else SECOND_OPINION_DISAGREES), round(measured, 4)
     return (TEXT_LAYER_CONFIRMED if measured >= CONFIRM_AGREEMENT else OCR_DISAGREES), round(measured, 4)
 
 
@@ -203,7 +216,22 @@ def choose_page_texts(
             out.append(row(v, Source.NONE, None, reason="blank"))
         elif v.mode == Mode.REPLACE:
             o = ocr_page.get(v.page)
-            if o is None:
+            layer = page.text if page else None
+            if SECOND_OPINION_NO_PROFILE in v.reasons and layer and (o is None or o.status != "derived"):
+                # Sent for a second opinion only, and OCR gave none: the layer stays, unconfirmed.
+                why = "ocr_not_run" if o is None else f"ocr_{o.status}:{o.reason}"
+                out.append(
+                    row(
+                        v,
+                        Source.EXTRACTED,
+                        layer,
+                        reason=f"unconfirmed:{why}",
+                        tool=tool,
+                        tool_version=tool_version,
+                        trust=UNCONFIRMED_LAYER_TRUST,
+                    )
+                )
+            elif o is None:
                 out.append(row(v, Source.NONE, None, reason="ocr_not_run"))
             elif o.status != "derived":
                 out.append(
@@ -218,9 +246,8 @@ def choose_page_texts(
                 )
             else:
                 conf = o.confidence
-                layer = page.text if page else None
                 check, agreement = cross_check(v, layer, o.text)
-                kept = check in (TEXT_LAYER_CONFIRMED, OCR_LAYER_KEPT)  # the layer's exact text stands
+                kept = check in _LAYER_KEPT  # the layer's exact text stands
                 if kept:
                     source, text, tool_used, trust = (
                         Source.EXTRACTED,

@@ -168,9 +168,10 @@ MIN_LANGUAGE_SIMILARITY = 0.25
 # 40-word windows at least 0.40; number tables and forms have no prose blocks.
 GARBAGE_SIMILARITY = 0.14  # formula-heavy German prose scores 0.16 (pyp__GeoTopo p46)
 # A page no tier could judge whose letters (TRIGRAM_MIN_LETTERS or more, in a script the profiles cover)
-# match no language profile is read by OCR as a second opinion: a cipher in list lines ("Foibodf uif
-# qfsgpsnbodf", 0.05) looks like that, and so do a form's labels. OCR's reading agreeing with the layer
-# keeps the layer (quality/sources.py); disagreeing, it replaces it.
+# match no language profile (under GARBAGE_SIMILARITY, as prose that matches none) is read by OCR as a
+# second opinion: a cipher in list lines ("Foibodf uif qfsgpsnbodf", 0.05) looks like that, Kurdish in
+# Arabic letters (0.23, no profile of its own) does not. OCR's reading agreeing with the layer keeps the
+# layer (quality/sources.py); disagreeing, it replaces it; no reading at all leaves the layer, unconfirmed.
 SECOND_OPINION_NO_PROFILE = "no_profile_second_opinion"
 
 
@@ -367,11 +368,7 @@ def judge_page(
 
 def _matches_no_profile(e: PageEvidence) -> bool:
     """Letters enough to be matched, in a script the profiles cover, that match no language."""
-    return (
-        e.profiled
-        and e.letters >= TRIGRAM_MIN_LETTERS
-        and (e.language is None or e.language_similarity < MIN_LANGUAGE_SIMILARITY)
-    )
+    return e.profiled and e.letters >= TRIGRAM_MIN_LETTERS and e.language_similarity < GARBAGE_SIMILARITY
 
 
 def _poor_layer(e: PageEvidence) -> bool:

@@ -23,6 +23,7 @@ from quality.repair_gate import (
     miscased,
     strongly_condemned,
 )
+from quality.sources import UNCONFIRMED_LAYER_TRUST
 from tests.conftest import CORPUS
 from tests.test_lexicon_language import SAMPLES
 
@@ -212,7 +213,7 @@ def test_a_list_page_in_a_shifted_font_is_read_by_ocr(tmp_path: Path) -> None:
     (verdict,) = outcome.verdicts.pages
     assert verdict.mode == "REPLACE" and "no_profile_second_opinion" in verdict.reasons
     (page,) = outcome.texts
-    assert page.source == "ocr" and page.cross_check == "ocr_disagrees"
+    assert page.source == "ocr" and page.cross_check == "second_opinion_disagrees"
     assert "Foibodf" not in page.text and "Enhance the performance of your queries" in page.text
 
 
@@ -227,7 +228,7 @@ def test_a_list_page_in_no_language_that_ocr_reads_alike_keeps_its_layer(tmp_pat
     (verdict,) = outcome.verdicts.pages
     assert verdict.mode == "REPLACE" and "no_profile_second_opinion" in verdict.reasons
     (text,) = outcome.texts
-    assert text.source == "extracted" and text.cross_check == "text_layer_confirmed"
+    assert text.source == "extracted" and text.cross_check == "second_opinion_agrees"
 
 
 @pytest.mark.slow
@@ -248,3 +249,10 @@ def test_the_pipeline_chunks_the_ocr_reading_of_a_list_page_not_its_cipher(
     chunks = " ".join(" ".join(str(r[0]).split()) for r in query(wh, "select text from chunks").rows)
     assert "Enhance the performance of your queries" in chunks
     assert "Foibodf" not in chunks and "qfsgpsnbodf" not in chunks
+
+
+def test_a_page_in_no_language_that_ocr_could_not_read_keeps_its_layer_unconfirmed(tmp_path: Path) -> None:
+    outcome = check_file(list_page_pdf(tmp_path / "list.pdf"), ocr=False)
+    (page,) = outcome.texts
+    assert page.source == "extracted" and page.reason == "unconfirmed:ocr_not_run"
+    assert page.trust == UNCONFIRMED_LAYER_TRUST < 1.0 and page.cross_check is None
