@@ -18,6 +18,7 @@ from quality.language import candidate_languages
 from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
 from quality.verdicts import (
     DOC_PRIOR_SHARE,
+    GARBAGE_SIMILARITY,
     LEXICON_MIN,
     SANDWICH_LEXICON_MIN,
     TRIGRAM_MIN_LETTERS,
@@ -112,7 +113,10 @@ def evidence_of(
         ocr_font_hint=bool(page.ocr_font_hint),
         fonts=tuple(page.font_names or ()),
         letters=(letters := sum(map(str.isalpha, page.text))),
-        profiled=letters < TRIGRAM_MIN_LETTERS or bool(candidate_languages(page.text)),
+        # Looked up only where it can matter (quality/verdicts.py's _matches_no_profile).
+        profiled=letters < TRIGRAM_MIN_LETTERS
+        or (page.language_similarity or 0.0) >= GARBAGE_SIMILARITY
+        or bool(candidate_languages(page.text)),
         font_evidence={f.font: (f.chars, f.weight, f.hits) for f in fonts},
     )
 
