@@ -23,7 +23,7 @@ from quality.repair_gate import (
     miscased,
     strongly_condemned,
 )
-from quality.sources import UNCONFIRMED_LAYER_TRUST
+from quality.sources import UNCONFIRMED_LAYER_TRUST, second_opinion
 from tests.conftest import CORPUS
 from tests.test_lexicon_language import SAMPLES
 
@@ -256,3 +256,16 @@ def test_a_page_in_no_language_that_ocr_could_not_read_keeps_its_layer_unconfirm
     (page,) = outcome.texts
     assert page.source == "extracted" and page.reason == "unconfirmed:ocr_not_run"
     assert page.trust == UNCONFIRMED_LAYER_TRUST < 1.0 and page.cross_check is None
+
+
+def test_the_second_opinion_compares_letters_and_yields_to_a_doubtful_reading() -> None:
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz 0123456789"
+    misread = alphabet.replace("Q", "O")  # one misread letter takes a whole word of three
+    assert second_opinion(alphabet, misread, 84.7)[::2] == ("second_opinion_agrees", True)
+    cipher = shift_garble(" ".join(LIST_LINES), 1)
+    assert second_opinion(cipher, " ".join(LIST_LINES), 95.9)[::2] == ("second_opinion_disagrees", False)
+    # Korean letters read with English data: a confident-looking disagreement that is no witness.
+    assert second_opinion("ㄱ ㄲ ㄳ ㄴ ㄵ ㄶ ㄷ ㄸ ㄹ ㄺ ㄻ ㄼ", "cH vA vE & TA on WH] HE", 65.7)[::2] == (
+        "second_opinion_disagrees",
+        True,
+    )
