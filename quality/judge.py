@@ -16,12 +16,15 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from quality.language import candidate_languages
 from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
 from quality.verdicts import (
     DOC_PRIOR_SHARE,
+    GARBAGE_SIMILARITY,
     LEXICON_MIN,
     MIN_TEXT_CHARS,
     SANDWICH_LEXICON_MIN,
+    TRIGRAM_MIN_LETTERS,
     VERDICTS_VERSION,
     FontJudgement,
     Mode,
@@ -69,7 +72,8 @@ GARBAGE_REASONS = frozenset({"bad_runes", "cid_passthrough", "no_language", "lex
 # Judges a replacement text (from the fallback reader or a repair): (lexicon hit rate, language, trusted).
 TextCheck = Callable[[str], "TextQuality"]
 SecondOpinion = Callable[[list[int]], dict[int, str]]
-Repairer = Callable[[str, str | None], "RepairOutcome | None"]
+# (page number, its text, the reasons it was condemned for) -> the repair, or None where none may stand.
+Repairer = Callable[[int, str, Sequence[str]], "RepairOutcome | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,9 +135,13 @@ def evidence_of(
         invisible_share=page.invisible_share or 0.0,
         ocr_font_hint=bool(page.ocr_font_hint),
         fonts=tuple(page.font_names or ()),
-        letters=sum(map(str.isalpha, page.text)),
+        letters=(letters := sum(map(str.isalpha, page.text))),
         words=words,
         word_letters=word_letters,
+        # Looked up only where it can matter (quality/verdicts.py's _matches_no_profile).
+        profiled=letters < TRIGRAM_MIN_LETTERS
+        or (page.language_similarity or 0.0) >= GARBAGE_SIMILARITY
+        or bool(candidate_languages(page.text)),
         font_evidence={f.font: (f.chars, f.weight, f.hits) for f in fonts},
     )
 
@@ -285,7 +293,7 @@ def judge_one(
                 out.repairs.append(fallback_row(v.page, text, quality.score))
                 continue
             if repairer is not None and by_page[v.page].text.strip():
-                outcome = repairer(by_page[v.page].text, by_page[v.page].language)
+                outcome = repairer(v.page, by_page[v.page].text, v.reasons)
                 if outcome is not None:
                     fixed[v.page] = "repaired"
                     out.repairs.append(

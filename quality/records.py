@@ -31,6 +31,9 @@ class CrossCheck(StrEnum):
     OCR_DISAGREES = "ocr_disagrees"
     OCR_LAYER_KEPT = "ocr_layer_kept"
     OCR_LAYER_REPLACED = "ocr_layer_replaced"
+    # A page in no language that no tier judged, read by OCR for a second opinion (not a verdict's).
+    SECOND_OPINION_AGREES = "second_opinion_agrees"
+    SECOND_OPINION_DISAGREES = "second_opinion_disagrees"
 
 
 class OcrScope(StrEnum):
@@ -286,7 +289,9 @@ class PageTextRecord:
             "condemned: text_layer_confirmed (OCR read the same words: the layer's exact text is kept, a "
             "verdict false positive) or ocr_disagrees (the verdict stands); for an OCR layer read again "
             "because it read poorly (ocr_layer_poor), ocr_layer_kept (it scored better than Tesseract's "
-            "reading) or ocr_layer_replaced; null when not cross-checked"
+            "reading) or ocr_layer_replaced; for a page in no language that no tier could judge "
+            "(no_profile_second_opinion), second_opinion_agrees (the layer's text is kept) or "
+            "second_opinion_disagrees (OCR's reading replaces it); null when not cross-checked"
         ),
         OneOf.of(CrossCheck),
     ] = None

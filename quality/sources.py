@@ -19,7 +19,10 @@ The choice, by mode (DESIGN §4):
   verdict stands and ``cross_check`` says ``ocr_disagrees``; both keep the agreement measured. An OCR
   layer read again because it read poorly (``ocr_layer_poor``) keeps whichever reading scores better
   (:func:`reading_score`): ``cross_check`` says ``ocr_layer_kept`` or ``ocr_layer_replaced``, and the
-  layer's text stays in ``pages`` either way;
+  layer's text stays in ``pages`` either way. A page sent only for a second opinion
+  (``no_profile_second_opinion``) is compared by letter bigrams (:func:`second_opinion`):
+  ``second_opinion_agrees`` keeps the layer, ``second_opinion_disagrees`` takes OCR's reading unless OCR
+  read it doubtfully; where OCR gave no reading or a doubtful one, the layer stays, ``unconfirmed:...``;
 - ``BLANK``: no text.
 
 A page with no text has ``source = none`` and a reason, never an empty string.
@@ -29,7 +32,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import regex
@@ -43,7 +46,7 @@ from quality.records import (
     RepairRecord,
     Source,
 )
-from quality.verdicts import Mode, Tier
+from quality.verdicts import SECOND_OPINION_NO_PROFILE, Mode, Tier
 
 # Trust of a page's text, 0-1, on one scale with OCR's mean word confidence (0-100, divided by 100) so
 # that a chunk's trust can be the minimum over its pages. A text layer judged clean is the best text there
@@ -54,6 +57,9 @@ from quality.verdicts import Mode, Tier
 TEXT_LAYER_TRUST = 1.0
 INFERRED_TEXT_TRUST = 0.9
 OCR_LAYER_TRUST = 0.9
+# A page in no language sent to OCR for a second opinion that OCR could not give keeps its layer, unconfirmed:
+# no better than inferred text.
+UNCONFIRMED_LAYER_TRUST = INFERRED_TEXT_TRUST
 
 # OCR's reading agrees with the text layer it was to replace when this share of their words match (Dice
 # over the bags of case-folded words of letters and digits; reading order does not count, so two columns
@@ -63,13 +69,29 @@ OCR_LAYER_TRUST = 0.9
 CONFIRM_AGREEMENT = 0.75
 # Only a layer condemned on these statistical grounds can be confirmed: bad runes, (cid:N), junk and a
 # garbled font are evidence about the characters themselves, which OCR's words cannot overturn.
-CONFIRMABLE_REASONS = frozenset({"lexicon_low", "no_language", "doc_prior"})
+# A page that nothing could judge and that matches no language profile is sent for the same comparison.
+CONFIRMABLE_REASONS = frozenset({"lexicon_low", "no_language", "doc_prior", SECOND_OPINION_NO_PROFILE})
 # Fewer words than this on either side say too little to confirm anything.
 CONFIRM_MIN_WORDS = 10
+# A page in no language sent for OCR's second opinion agrees with it at this Dice coefficient of their bags
+# of letter bigrams (each word padded; order does not count): on the robustness set, layers that are right
+# agree with Tesseract's misreadings at 0.64-0.99 (a letter misread in an alphabet, a line OCR missed),
+# ciphers with what is printed at 0.15-0.22 (shifts and shuffles of the test prose, a shifted list page).
+# Bigrams, not words: such pages are alphabets, codes and labels of a few words, which one misread
+# letter takes a whole word from.
+SECOND_OPINION_AGREEMENT = 0.6
+# OCR's reading under this mean word confidence is no witness against a layer: Tesseract reads legible
+# Latin pages at 88 or more, and a script it has no data for at 30-66 (Korean letters read as English:
+# 65.7); readers/images/tesseract.py's DOUBTFUL_BELOW_CONFIDENCE, measured on the dev corpus.
+SECOND_OPINION_MIN_CONFIDENCE = 85.0
 TEXT_LAYER_CONFIRMED = CrossCheck.TEXT_LAYER_CONFIRMED.value
 OCR_DISAGREES = CrossCheck.OCR_DISAGREES.value
 OCR_LAYER_KEPT = CrossCheck.OCR_LAYER_KEPT.value
 OCR_LAYER_REPLACED = CrossCheck.OCR_LAYER_REPLACED.value
+SECOND_OPINION_AGREES = CrossCheck.SECOND_OPINION_AGREES.value
+SECOND_OPINION_DISAGREES = CrossCheck.SECOND_OPINION_DISAGREES.value
+
+_LAYER_KEPT = frozenset({TEXT_LAYER_CONFIRMED, OCR_LAYER_KEPT})
 
 _WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")
 
@@ -83,6 +105,32 @@ def word_agreement(a: str, b: str) -> tuple[float, int]:
     if not n or not m:
         return 0.0, 0
     return 2 * sum((first & second).values()) / (n + m), min(n, m)
+
+
+def bigram_agreement(a: str, b: str) -> float:
+    """Dice coefficient of the two texts' bags of letter bigrams (words padded with a space each side),
+    after NFKC and case folding."""
+    first, second = _bigrams(a), _bigrams(b)
+    n, m = sum(first.values()), sum(second.values())
+    return 2 * sum((first & second).values()) / (n + m) if n and m else 0.0
+
+
+def _bigrams(text: str) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
+        padded = f" {word} "
+        counts.update(padded[i : i + 2] for i in range(len(padded) - 1))
+    return counts
+
+
+def second_opinion(layer: str, read: str, confidence: float | None) -> tuple[str, float, bool]:
+    """OCR's word on a page in no language: (cross_check, agreement, whether the layer stands). The layer
+    stands where OCR reads the same letters, or where OCR's reading is too doubtful to overrule it."""
+    measured = round(bigram_agreement(layer, read), 4)
+    if measured >= SECOND_OPINION_AGREEMENT:
+        return SECOND_OPINION_AGREES, measured, True
+    doubtful = confidence is None or confidence < SECOND_OPINION_MIN_CONFIDENCE
+    return SECOND_OPINION_DISAGREES, measured, doubtful
 
 
 def reading_score(text: str, language: str | None) -> float:
@@ -137,6 +185,55 @@ class ExtractedPage:
     reader: str
     reader_version: str
     label: str | None = None  # the page's printed label (pages.label), carried to page_texts
+
+
+def _second_opinion_row(
+    v: PageVerdictRecord,
+    row: Callable[..., PageTextRecord],
+    layer: str,
+    o: OcrPageRecord | None,
+    tool: tuple[str, str],
+) -> PageTextRecord:
+    """A page in no language sent to OCR for a second opinion: the layer where OCR agrees or cannot say
+    (no reading, or a doubtful one: ``unconfirmed:<why>``), OCR's reading where it confidently disagrees."""
+    if o is None or o.status != "derived":
+        why = "ocr_not_run" if o is None else f"ocr_{o.status}:{o.reason}"
+        return row(
+            v,
+            Source.EXTRACTED,
+            layer,
+            reason=f"unconfirmed:{why}",
+            tool=tool[0],
+            tool_version=tool[1],
+            trust=UNCONFIRMED_LAYER_TRUST,
+        )
+    check, agreement, stands = second_opinion(layer, o.text or "", o.confidence)
+    if stands:
+        agrees = check == SECOND_OPINION_AGREES
+        return row(
+            v,
+            Source.EXTRACTED,
+            layer,
+            reason=check if agrees else "unconfirmed:ocr_doubtful",
+            tool=tool[0],
+            tool_version=tool[1],
+            trust=TEXT_LAYER_TRUST if agrees else UNCONFIRMED_LAYER_TRUST,
+            ocr_confidence=o.confidence,
+            cross_check=check,
+            agreement=agreement,
+        )
+    trust = round(o.confidence / 100, 4) if o.confidence is not None else None
+    return row(
+        v,
+        Source.OCR,
+        o.text,
+        tool=o.engine,
+        tool_version=o.engine_version,
+        trust=trust,
+        ocr_confidence=o.confidence,
+        cross_check=check,
+        agreement=agreement,
+    )
 
 
 def figures_heading(page: int) -> str:
@@ -202,7 +299,10 @@ def choose_page_texts(
             out.append(row(v, Source.NONE, None, reason="blank"))
         elif v.mode == Mode.REPLACE:
             o = ocr_page.get(v.page)
-            if o is None:
+            layer = page.text if page else None
+            if SECOND_OPINION_NO_PROFILE in v.reasons and layer and layer.strip():
+                out.append(_second_opinion_row(v, row, layer, o, (tool, tool_version)))
+            elif o is None:
                 out.append(row(v, Source.NONE, None, reason="ocr_not_run"))
             elif o.status != "derived":
                 out.append(
@@ -217,9 +317,8 @@ def choose_page_texts(
                 )
             else:
                 conf = o.confidence
-                layer = page.text if page else None
                 check, agreement = cross_check(v, layer, o.text)
-                kept = check in (TEXT_LAYER_CONFIRMED, OCR_LAYER_KEPT)  # the layer's exact text stands
+                kept = check in _LAYER_KEPT  # the layer's exact text stands
                 if kept:
                     source, text, tool_used, trust = (
                         Source.EXTRACTED,

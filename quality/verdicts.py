@@ -15,8 +15,10 @@ reading a single PDF again. They run in tiers, cheapest and surest first:
    lexicon across the document with enough evidence, and whose whole text matches no language profile,
    is garbled and condemns every page it draws on.
 4. **Document prior**: when most judged pages of a document are ``REPLACE``, its borderline pages follow.
-5. Correct text in a language no lexicon judges is ``LANG`` (terminal, never OCRed); trustworthy text
-   with large images or vector figures is ``FIGURES``; the rest is ``TEXT``.
+5. Correct text in a language no lexicon judges is ``LANG`` (terminal, never OCRed); a page no tier could
+   judge whose letters match no language profile is ``REPLACE`` for OCR's second opinion (its reading
+   agreeing keeps the layer); trustworthy text with large images or vector figures is ``FIGURES``; the
+   rest is ``TEXT``.
 
 Every page with text says which tier judged it (:class:`Tier`): the characters (bad runes, ``(cid:N)``),
 the lexicon over its prose, a font (the lexicon over all the page's text in each font: lists, tables and
@@ -39,7 +41,8 @@ from quality.vocabulary import fingerprint
 # 6: every page states the tier that judged it; fonts are garbled by their own evidence and a profile test
 # 7: a document's poor pages are read again a few at a time, the rest only when those read better
 # 8: a short page with readable words is TEXT (short_text), not BLANK
-VERDICTS_VERSION = "8"
+# 9: a page no tier judged whose letters match no language profile is read by OCR; repairs are gated
+VERDICTS_VERSION = "9"
 
 
 def verdicts_version_for(vocabulary: Mapping[str, frozenset[str]]) -> str:
@@ -173,6 +176,12 @@ MIN_LANGUAGE_SIMILARITY = 0.25
 # garbage of 21 languages scores at most 0.117 (tests/test_lexicon_language.py), lorem ipsum 0.23, clean
 # 40-word windows at least 0.40; number tables and forms have no prose blocks.
 GARBAGE_SIMILARITY = 0.14  # formula-heavy German prose scores 0.16 (pyp__GeoTopo p46)
+# A page no tier could judge whose letters (TRIGRAM_MIN_LETTERS or more, in a script the profiles cover)
+# match no language profile (under GARBAGE_SIMILARITY, as prose that matches none) is read by OCR as a
+# second opinion: a cipher in list lines ("Foibodf uif qfsgpsnbodf", 0.05) looks like that, Kurdish in
+# Arabic letters (0.23, no profile of its own) does not. OCR's reading agreeing with the layer keeps the
+# layer (quality/sources.py); disagreeing, it replaces it; no reading at all leaves the layer, unconfirmed.
+SECOND_OPINION_NO_PROFILE = "no_profile_second_opinion"
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +213,7 @@ class PageEvidence:
     letters: int = 0
     words: int = 0  # a short page's readable words (quality/judge.py short_words)
     word_letters: int = 0  # ... and their letters
+    profiled: bool = True  # its letters are in a script some language profile covers
     # The page's own per-font lexicon evidence over all its blocks: font -> (chars, weight, hits' weight).
     font_evidence: Mapping[str, tuple[int, float, float]] = field(default_factory=dict)
 
@@ -362,6 +372,9 @@ def judge_page(
             return verdict(Mode.REPAIRED, ("repaired",), judged=True)
         return verdict(Mode.REPLACE)
 
+    if tier is Tier.UNJUDGEABLE and e.replaceable and _matches_no_profile(e):
+        # Nothing vouches for text in no language: OCR's reading decides (no cipher is trusted).
+        return verdict(Mode.REPLACE, (SECOND_OPINION_NO_PROFILE,))
     if prov is Provenance.OCR_SANDWICH and e.replaceable and _poor_layer(e):
         # Provenance first: someone else's OCR is judged by its own rule, and a poor one read again.
         return verdict(Mode.REPLACE, ("ocr_layer_poor",))
@@ -383,6 +396,11 @@ def _short_text(e: PageEvidence) -> bool:
         and e.bad_rune_ratio <= BAD_RUNE_MAX
         and e.junk_share < JUNK_SHARE_MIN
     )
+
+
+def _matches_no_profile(e: PageEvidence) -> bool:
+    """Letters enough to be matched, in a script the profiles cover, that match no language."""
+    return e.profiled and e.letters >= TRIGRAM_MIN_LETTERS and e.language_similarity < GARBAGE_SIMILARITY
 
 
 def _poor_layer(e: PageEvidence) -> bool:
@@ -461,7 +479,12 @@ def judge_document(pages: Sequence[PageEvidence], fonts: Sequence[FontJudgement]
         judge_page(p, garbled, vouched_fonts) if v.judged_by is Tier.UNJUDGEABLE else v
         for v, p in zip(first, pages, strict=True)
     ]
-    judged = [v for v in verdicts if v.judged or v.mode is Mode.REPLACE]
+    # A page sent to OCR because nothing could judge it is no evidence against the document's others.
+    judged = [
+        v
+        for v in verdicts
+        if (v.judged or v.mode is Mode.REPLACE) and SECOND_OPINION_NO_PROFILE not in v.reasons
+    ]
     replaced = [v for v in judged if v.mode is Mode.REPLACE]
     if judged and len(replaced) / len(judged) > DOC_PRIOR_SHARE:
         verdicts = [

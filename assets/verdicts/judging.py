@@ -14,6 +14,7 @@ from quality.language import best_language
 from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
 from quality.records import PageVerdictRecord
 from quality.repair import apply_mapping, repair
+from quality.repair_gate import Reading, after_repair, before_repair
 from quality.text_signals import lexicon_evidence, page_signals
 from quality.verdicts import BAD_RUNE_MAX, LEXICON_MIN, MIN_LANGUAGE_SIMILARITY, VERDICTS_VERSION, Tier
 from readers.core.base import collector_paused
@@ -31,8 +32,6 @@ REPAIR_SAMPLE_CHARS = 1500
 REPAIR_SIMILARITY_ACCEPT = 0.35
 # Score evaluations allowed to that (slower, ~1.5 ms) scorer: the shifts and a short hill-climb.
 REPAIR_SIMILARITY_BUDGET = 1500
-# A repaired text must then read in its language's lexicon at least this well.
-REPAIR_VERIFY_MIN = 0.3
 
 JUDGING = frozenset(JUDGING_LANGUAGES)
 
@@ -49,10 +48,19 @@ def check_text(text: str) -> TextQuality:
     return TextQuality(True, 0.0, s.language)
 
 
-def _repairer(document_language: str | None):
+def clean_reading(text: str) -> Reading:
+    """``text`` read as the verdicts read a replacement text (:func:`check_text`), for the repair gate."""
+    quality = check_text(text)
+    judged = quality.language in JUDGING and quality.score > 0
+    return Reading(quality.trusted, quality.language if judged else None, quality.score if judged else None)
+
+
+def _repairer(document_language: str | None, fonts_of: Callable[[int], Mapping[str, str]] | None = None):
     """A repair scored by the document's lexicon when its language is known from its clean pages; else
     by the best trigram-profile similarity (language-agnostic), verified afterwards by the lexicon of the
-    language the repaired text turns out to be in."""
+    language the repaired text turns out to be in. Used only where the repair gate lets it
+    (quality/repair_gate.py): strong evidence, enough text, a result that reads like a clean page, font
+    by font (``fonts_of``: a page's text per font)."""
     if document_language in JUDGING:
         lexicon = load_lexicon(document_language)
 
@@ -69,26 +77,38 @@ def _repairer(document_language: str | None):
 
         accept, budget = REPAIR_SIMILARITY_ACCEPT, REPAIR_SIMILARITY_BUDGET
 
-    def attempt(text: str, _page_language: str | None) -> RepairOutcome | None:
+    def attempt(page: int, text: str, reasons: Sequence[str]) -> RepairOutcome | None:
+        if not before_repair(reasons, text, clean_reading).allowed:
+            return None
         sample = text[:REPAIR_SAMPLE_CHARS]
         kwargs = {"max_scores": budget} if budget else {}
         result = repair(sample, score, accept=accept, **kwargs)
         if result.repaired is None:
             return None
         repaired = apply_mapping(text, result.mapping)
-        quality = check_text(repaired)
-        if not quality.trusted or (quality.score and quality.score < REPAIR_VERIFY_MIN):
+        fonts = _safe(fonts_of, page) if fonts_of is not None else {}
+        gate = after_repair(repaired, fonts, lambda t: apply_mapping(t, result.mapping), clean_reading)
+        if not gate.allowed:
             return None
+        quality = check_text(repaired)
         return RepairOutcome(
             repaired,
             result.method or "",
             result.mapping,
             round(quality.score or result.score, 4),
             f"repair:{result.method}",
-            "1",
+            "2",
         )
 
     return attempt
+
+
+def _safe(fonts_of: Callable[[int], Mapping[str, str]], page: int) -> Mapping[str, str]:
+    """A page's text per font, or none when reading them fails (the page-wide checks still apply)."""
+    try:
+        return fonts_of(page)
+    except Exception:
+        return {}
 
 
 def never_fails_a_shard(judge: Callable[..., DocumentVerdicts]) -> Callable[..., DocumentVerdicts]:
@@ -180,12 +200,12 @@ def _judge(
 ) -> DocumentVerdicts:
     languages = Counter(p.language for p in pages if p.language and p.lexicon_judged)
     document_language = languages.most_common(1)[0][0] if languages else None
-    second = ink = None
+    second = ink = fonts_of = None
     fallback_tool = ("", "")
     pdf = kind == ContentKind.PDF.value
     if pdf:
         from readers.core.table import reader
-        from readers.pdf.facts import measure_unreported_ink
+        from readers.pdf.facts import font_texts, measure_unreported_ink
 
         plumber = reader("pdfplumber")
 
@@ -194,6 +214,9 @@ def _judge(
 
         def ink(numbers: list[int]) -> dict[int, float]:
             return measure_unreported_ink(walked.path(), numbers)
+
+        def fonts_of(number: int) -> dict[str, str]:
+            return font_texts(walked.path(), number)
 
         fallback_tool = (plumber.name, plumber.version)
     return judge_one(
@@ -205,7 +228,7 @@ def _judge(
         judging_languages=JUDGING,
         check_text=check_text,
         second_opinion=second,
-        repairer=_repairer(document_language) if pdf else None,
+        repairer=_repairer(document_language, fonts_of) if pdf else None,
         fallback_tool=fallback_tool,
         replaceable=ContentKind(kind) in OCR_KINDS,
         ink=ink,

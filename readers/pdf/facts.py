@@ -639,6 +639,34 @@ def measure_unreported_ink(path: str | Path, page_numbers: Iterable[int]) -> dic
     return shares
 
 
+def font_texts(path: str | Path, page_number: int) -> dict[str, str]:
+    """The text each font draws on the 1-based page ``page_number`` of the PDF at ``path``: font name ->
+    its spans' text, one line each, in content order. Empty when the page is out of range or fails.
+
+    For the verdicts stage, which checks a repair font by font where a page's fonts may be garbled
+    differently. An encrypted PDF that the empty password does not open raises EncryptedDocument.
+    """
+    spans: dict[str, list[str]] = {}
+    with pymupdf.open(Path(path), filetype="pdf") as doc:
+        if doc.needs_pass and not doc.authenticate(""):
+            raise EncryptedDocument(
+                f"{Path(path).name}: encrypted, and the empty user password does not open it"
+            )
+        if not 1 <= page_number <= doc.page_count:
+            return {}
+        try:
+            blocks = doc.load_page(page_number - 1).get_text("dict", flags=pymupdf.TEXT_PRESERVE_WHITESPACE)
+        except MemoryError:
+            raise
+        except Exception:  # a page MuPDF cannot read: no fonts to check
+            return {}
+        for block in blocks.get("blocks", ()):
+            for line in block.get("lines", ()):
+                for span in line.get("spans", ()):
+                    spans.setdefault(span["font"], []).append(span["text"])
+    return {font: "\n".join(texts) for font, texts in spans.items()}
+
+
 def _reported_mask(page: pymupdf.Page, rows: int, cols: int) -> np.ndarray:
     """The pixels that text spans, images and drawings account for, on the rendered page's grid."""
     mask = np.zeros((rows, cols), dtype=bool)
