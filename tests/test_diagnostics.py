@@ -102,6 +102,16 @@ def test_the_summary_counts_repeats_and_is_bounded() -> None:
     assert all(len(line) <= MAX_LINE_CHARS for line in lines)
 
 
+def test_a_message_quoting_undecodable_bytes_is_kept_as_utf_8_can_hold_it() -> None:
+    # pdfminer logs a name it could not decode as lone surrogates; one such line must not fail a shard's write
+    kept = summary(
+        ["Could not get font /b'R\udcb1\udc92' from the resources", "Could not get font /b'R\udcb1'"]
+    )
+    assert kept is not None
+    kept.encode("utf-8")
+    assert "\ufffd" in kept
+
+
 def test_each_attempt_keeps_what_its_library_said(tmp_path: Path, capfd) -> None:
     extraction = extract_document(
         zero_width_image_pdf(tmp_path / "image.pdf"),

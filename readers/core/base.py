@@ -87,6 +87,11 @@ def writable(result: ReadResult) -> ReadResult:
 
 
 def _replaced(text: str) -> str:
+    return without_surrogates(text)
+
+
+def without_surrogates(text: str) -> str:
+    """``text`` with every lone surrogate made U+FFFD: what UTF-8, and so every table, can hold."""
     return _SURROGATE.sub("\ufffd", text)
 
 

@@ -25,6 +25,8 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
+from readers.core.base import without_surrogates
+
 #: At most this many distinct messages are kept per document, and each to this many characters (before its
 #: count): a fuzzed PDF can make MuPDF complain about each of thousands of objects, and the row must stay
 #: small. On a sample of 97 files of the robustness set, 27 of the 104 documents read said something, the
@@ -112,7 +114,8 @@ def summary(lines: Iterable[str]) -> str | None:
     that says its count (``... (x3)``) counts so many times."""
     counts: Counter[str] = Counter()
     for line in lines:
-        text, times = " ".join(line.split()), 1
+        # A library's message may quote the document's bytes as lone surrogates: made U+FFFD, as text is.
+        text, times = " ".join(without_surrogates(line).split()), 1
         counted = _COUNTED.fullmatch(text)
         if counted:
             text, times = counted.group(1), int(counted.group(2))
