@@ -313,6 +313,10 @@ def _signal_name(signum: int) -> str:
     return signal.Signals(signum).name
 
 
+#: How a stage run's failure message starts when a blocking check failed, not the stage's own work.
+BLOCKING_CHECK_FAILED = "blocking check failed"
+
+
 def _failure_message(result: dg.ExecuteInProcessResult) -> str:
     blocked = [
         e
@@ -321,7 +325,7 @@ def _failure_message(result: dg.ExecuteInProcessResult) -> str:
     ]
     if blocked:
         names = ", ".join(f"{e.asset_key.to_user_string()}:{e.check_name}" for e in blocked)
-        return f"blocking check failed: {names} (its figures: `assay ui`, or the summary below)"
+        return f"{BLOCKING_CHECK_FAILED}: {names} (its figures: `assay ui`, or the summary below)"
     for event in result.all_events:
         if event.is_failure and event.event_specific_data is not None:
             error = getattr(event.event_specific_data, "error", None)

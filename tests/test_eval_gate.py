@@ -185,3 +185,19 @@ def test_the_page_of_figures_is_rewritten_between_its_markers_and_its_prose_kept
     assert "OLD FIGURES" not in text
     assert "| docx | 0.95 (3) |" in text
     assert "| pdf | 0.5 (8) |" in text
+
+
+def test_a_run_fails_on_a_stage_failure_or_no_report_not_on_a_blocking_check(tmp_path) -> None:
+    from orchestration.evaluation.sets import CorpusSet, SetRun
+
+    corpus_set = CorpusSet("robust", tmp_path, {})
+    check = {"stage": "catalog", "message": "blocking check failed: catalog:underivable_rate (...)"}
+    stage = {"stage": "extract 00..ff", "message": "UnicodeEncodeError: surrogates not allowed"}
+    checks = [{"asset": "catalog", "check": "underivable_rate", "passed": False, "severity": "ERROR"}]
+    by_check = SetRun(
+        corpus_set, tmp_path, report={"schema": "assay-run/1", "failures": [check], "checks": checks}
+    )
+    assert not by_check.failed
+    assert by_check.checks_failed == ["catalog:underivable_rate"]
+    assert SetRun(corpus_set, tmp_path, report={"failures": [check, stage]}).failed
+    assert SetRun(corpus_set, tmp_path).failed

@@ -215,6 +215,9 @@ def _print(
         for s in measured.scored:
             error = "" if s.cer is None else f", CER {s.cer:.3f}"
             console.print(f"  {shown(s.document)} ({s.kind}): F1 {s.f1:.3f}, order {s.order:.3f}{error}")
+    for name, run in runs.items():
+        if run.checks_failed:
+            console.print(f"[bold]{name}[/]: checks failed: {', '.join(run.checks_failed)}")
     for name, counts in measured.outcomes.items():
         top = ", ".join(f"{k} {n}" for k, n in counts.most_common(8 if not verbose else None))
         console.print(f"[bold]{name}[/] outcomes: {shown(top)}")

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import psutil
 
+from orchestration.runner import BLOCKING_CHECK_FAILED
 from readers.core.errors import AssayError
 
 #: How often the memory of a set's processes is sampled while it runs.
@@ -94,7 +95,20 @@ class SetRun:
     def failed(self) -> bool:
         """The run printed no report, or a stage of it failed. A corpus-wide rate check that fails (most of
         the robust set holds no text) is the corpus's figure, not the run's failure."""
-        return not self.report or bool(self.report.get("failures"))
+        failures = self.report.get("failures") or []
+        return not self.report or any(
+            not str(f.get("message", "")).startswith(BLOCKING_CHECK_FAILED)  # type: ignore[union-attr]
+            for f in failures  # type: ignore[union-attr]
+        )
+
+    @property
+    def checks_failed(self) -> list[str]:
+        """The corpus-wide checks that failed (shown: the robust set's Underivable rate fails rightly)."""
+        return [
+            f"{c['asset']}:{c['check']}"  # type: ignore[index]
+            for c in self.report.get("checks") or []  # type: ignore[union-attr]
+            if not c["passed"]  # type: ignore[index]
+        ]
 
     @property
     def tracebacks(self) -> int:
