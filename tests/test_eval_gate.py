@@ -201,3 +201,26 @@ def test_a_run_fails_on_a_stage_failure_or_no_report_not_on_a_blocking_check(tmp
     assert by_check.checks_failed == ["catalog:underivable_rate"]
     assert SetRun(corpus_set, tmp_path, report={"failures": [check, stage]}).failed
     assert SetRun(corpus_set, tmp_path).failed
+
+
+# -- the command's errors say what to fix ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--corpus", "{tmp}/nowhere"], "pass it with --corpus DIR"),
+        (["--corpus", "{tmp}/corpus", "--sets", "dev,nope"], "--sets takes dev,tables,robust"),
+        (["--corpus", "{tmp}/corpus", "--sets", "dev", "--gate"], "leave out --sets"),
+        (["--corpus", "{tmp}/corpus", "--measure-only"], "pass --keep DIR"),
+        (["--corpus", "{tmp}/corpus", "--keep", "{tmp}/kept"], "a set is measured in a fresh home"),
+    ],
+)
+def test_assay_eval_says_what_to_fix(tmp_path, capsys, arguments: list[str], said: str) -> None:
+    from orchestration.cli import main
+
+    (tmp_path / "corpus" / "dev").mkdir(parents=True)
+    (tmp_path / "corpus" / "manifest.csv").write_text("path,kind\n")
+    (tmp_path / "kept" / "dev").mkdir(parents=True)
+    assert main(["eval", *(a.format(tmp=tmp_path) for a in arguments)]) == 1
+    assert said in capsys.readouterr().err

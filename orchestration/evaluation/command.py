@@ -67,6 +67,12 @@ def run_eval(args: argparse.Namespace, console: Console) -> int:
                 )
             runs = {s.name: SetRun(s, homes / s.name, report={"ok": True}, ran=False) for s in sets}
         else:
+            used = [homes / s.name for s in sets if (homes / s.name).exists()]
+            if used:
+                raise AssayError(
+                    f"{used[0]} exists: a set is measured in a fresh home; pass an empty folder to --keep, "
+                    "or add --measure-only to measure the homes there as they are"
+                )
             runs = _run_sets(sets, homes, shown_on)
         measured = measure(runs, corpus)
     seconds = time.perf_counter() - started
