@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from quality.language import candidate_languages
+from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
 from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
 from quality.verdicts import (
     DOC_PRIOR_SHARE,
@@ -58,13 +59,30 @@ def short_words(text: str) -> tuple[int, int]:
     tokens that hold no symbol or control character. Mojibake of a font without a mapping mixes symbols
     into its tokens ("«À¢Ã¡Á¢ Àð¼÷"); a word keeps its punctuation ("l’impayé", "“Bug", "pdf.js")."""
     words = letters = 0
-    for token in text.split():
-        if any(unicodedata.category(c)[0] in "SC" for c in token):
-            continue
+    for token in _clean_tokens(text):
         runs = _WORD.findall(token)
         words += len(runs)
         letters += sum(map(len, runs))
     return words, letters
+
+
+def known_short_words(text: str) -> int:
+    """How many of a short page's readable words some lexicon of the languages written in their script
+    knows: none, and the page may be a cipher ("Boofy C" for "Annex B") that only OCR can tell."""
+    runs = [w for token in _clean_tokens(text) for w in _WORD.findall(token) if len(w) >= 2]
+    if not runs:
+        return 0
+    known = 0
+    for word in runs:
+        for language in candidate_languages(word):
+            if language in JUDGING_LANGUAGES and word in load_lexicon(language):
+                known += 1
+                break
+    return known
+
+
+def _clean_tokens(text: str) -> list[str]:
+    return [t for t in text.split() if not any(unicodedata.category(c)[0] in "SC" for c in t)]
 
 
 GARBAGE_REASONS = frozenset({"bad_runes", "cid_passthrough", "no_language", "lexicon_low", "junk_text"})
@@ -114,7 +132,8 @@ def evidence_of(
     replaceable: bool = True,
     fonts: Sequence[PageFontRecord] = (),
 ) -> PageEvidence:
-    words, word_letters = short_words(page.text) if page.chars < MIN_TEXT_CHARS else (0, 0)
+    short = page.chars < MIN_TEXT_CHARS
+    words, word_letters = short_words(page.text) if short else (0, 0)
     return PageEvidence(
         page=page.page,
         chars=page.chars if page.text.strip() else 0,
@@ -138,6 +157,7 @@ def evidence_of(
         letters=(letters := sum(map(str.isalpha, page.text))),
         words=words,
         word_letters=word_letters,
+        known_words=known_short_words(page.text) if words else 0,
         # Looked up only where it can matter (quality/verdicts.py's _matches_no_profile).
         profiled=letters < TRIGRAM_MIN_LETTERS
         or (page.language_similarity or 0.0) >= GARBAGE_SIMILARITY

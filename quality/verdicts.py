@@ -41,7 +41,8 @@ from quality.vocabulary import fingerprint
 # 6: every page states the tier that judged it; fonts are garbled by their own evidence and a profile test
 # 7: a document's poor pages are read again a few at a time, the rest only when those read better
 # 8: a short page with readable words is TEXT (short_text), not BLANK
-# 9: a page no tier judged whose letters match no language profile is read by OCR; repairs are gated
+# 9: a page no tier judged whose letters match no language profile is read by OCR; repairs are gated;
+# a short page none of whose words a lexicon knows is read by OCR too
 VERDICTS_VERSION = "9"
 
 
@@ -213,6 +214,7 @@ class PageEvidence:
     letters: int = 0
     words: int = 0  # a short page's readable words (quality/judge.py short_words)
     word_letters: int = 0  # ... and their letters
+    known_words: int | None = None  # ... of them, those a lexicon knows (None: not counted)
     profiled: bool = True  # its letters are in a script some language profile covers
     # The page's own per-font lexicon evidence over all its blocks: font -> (chars, weight, hits' weight).
     font_evidence: Mapping[str, tuple[int, float, float]] = field(default_factory=dict)
@@ -321,6 +323,11 @@ def judge_page(
             vouched = sum(c for f, (c, _, _) in e.font_evidence.items() if f in vouched_fonts)
             if drawn and vouched >= BORROW_COVERAGE * drawn:
                 return PageVerdict(e.page, Mode.TEXT, prov, ("short_text",), judged_by=Tier.BORROWED)
+            if e.known_words == 0 and e.replaceable:
+                # Words no lexicon knows, in fonts nothing vouches for: a cipher or a code; OCR's reading
+                # decides, as for a longer page in no language (agreement keeps the layer).
+                reasons = ("short_text", "unjudgeable:few_letters", SECOND_OPINION_NO_PROFILE)
+                return PageVerdict(e.page, Mode.REPLACE, prov, reasons, judged_by=Tier.UNJUDGEABLE)
             return PageVerdict(
                 e.page, Mode.TEXT, prov, ("short_text", "unjudgeable:few_letters"), judged_by=Tier.UNJUDGEABLE
             )

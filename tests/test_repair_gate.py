@@ -269,3 +269,44 @@ def test_the_second_opinion_compares_letters_and_yields_to_a_doubtful_reading() 
         "second_opinion_disagrees",
         True,
     )
+
+
+# --- a short page in no known word is read by OCR too ---------------------------------------------------
+
+
+def short_page_pdf(path: Path, line: str, *, garbled: bool) -> Path:
+    """One short line in large type, its font shifted by one letter when ``garbled``."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_font(fontname="F1", fontbuffer=pymupdf.Font("helv").buffer)
+    page.insert_text((72, 200), line, fontname="F1", fontsize=36)
+    doc.subset_fonts()
+    if garbled:
+        for xref, *_ in page.get_fonts():
+            _garble_font(doc, xref)
+    return _write_atomic(path, _pdf_bytes(doc, None))
+
+
+def test_known_short_words_counts_the_words_some_lexicon_knows() -> None:
+    from quality.judge import known_short_words
+
+    assert known_short_words("Hello world") == 2
+    assert known_short_words("Annex B") == 1
+    assert known_short_words("Boofy C") == 0  # "Annex B" shifted by one letter
+    assert known_short_words("Jttvf 9199 - Qbhf 2") == 0
+
+
+def test_a_short_page_in_a_shifted_font_is_read_by_ocr_not_trusted(tmp_path: Path) -> None:
+    outcome = check_file(short_page_pdf(tmp_path / "annex.pdf", "Annex B", garbled=True))
+    (verdict,) = outcome.verdicts.pages
+    assert verdict.mode == "REPLACE" and "no_profile_second_opinion" in verdict.reasons
+    (page,) = outcome.texts
+    assert page.source == "ocr" and "Annex B" in page.text and "Boofy" not in page.text
+
+
+def test_a_short_page_of_known_words_is_used_as_it_stands(tmp_path: Path) -> None:
+    outcome = check_file(short_page_pdf(tmp_path / "annex.pdf", "Annex B", garbled=False))
+    (verdict,) = outcome.verdicts.pages
+    assert verdict.mode == "TEXT" and "short_text" in verdict.reasons
+    (page,) = outcome.texts
+    assert page.source == "extracted" and "Annex B" in page.text
