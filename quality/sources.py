@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import regex
 
+from quality.judge import known_short_words
 from quality.records import (
     CrossCheck,
     OcrPageRecord,
@@ -208,13 +209,17 @@ def _second_opinion_row(
             trust=UNCONFIRMED_LAYER_TRUST,
         )
     check, agreement, stands = second_opinion(layer, o.text or "", o.confidence)
-    if stands:
+    # A short page was sent for knowing no word: OCR's reading replaces it only where it knows one (a
+    # cipher's "Boofy C" against "Annex B"), not where it too is letters of no word ("θθθ" read "660").
+    not_better = not stands and "short_text" in v.reasons and not known_short_words(o.text or "")
+    if stands or not_better:
         agrees = check == SECOND_OPINION_AGREES
+        why = "unconfirmed:ocr_not_better" if not_better else "unconfirmed:ocr_doubtful"
         return row(
             v,
             Source.EXTRACTED,
             layer,
-            reason=check if agrees else "unconfirmed:ocr_doubtful",
+            reason=check if agrees else why,
             tool=tool[0],
             tool_version=tool[1],
             trust=TEXT_LAYER_TRUST if agrees else UNCONFIRMED_LAYER_TRUST,

@@ -164,3 +164,18 @@ def test_the_ocr_language_follows_the_document_where_tesseract_has_it() -> None:
     assert ocr_language(None, installed, "deu") == LanguageChoice("deu", "configured")
     assert ocr_language("zh", installed) == LanguageChoice("eng", "no_data:zh")
     assert ocr_language("xx", installed) == LanguageChoice("eng", "no_data:xx")
+
+
+def test_a_short_page_of_no_known_word_takes_ocr_only_where_ocr_reads_a_known_word() -> None:
+    import dataclasses
+
+    reasons = ["short_text", "unjudgeable:few_letters", "no_profile_second_opinion"]
+    short = [dataclasses.replace(verdict(p, "REPLACE"), reasons=reasons) for p in (1, 2)]
+    rows = choose(
+        short,
+        pages=[extracted(1, "Boofy C"), extracted(2, "θθθ")],
+        ocr=[ocr_row(1, text="Annex B", conf=95.0), ocr_row(2, text="660", conf=95.0)],
+    )
+    assert (rows[1].source, rows[1].text) == ("ocr", "Annex B")  # the cipher gives way to known words
+    assert (rows[2].source, rows[2].text) == ("extracted", "θθθ")  # letters of no word against digits
+    assert rows[2].reason == "unconfirmed:ocr_not_better"
