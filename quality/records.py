@@ -257,7 +257,9 @@ class PageTextRecord:
         str | None,
         Doc(
             "why there is no text (source none): blank, ocr_underivable:no_text, ocr_error:<reason> "
-            "(ocr_error:over_budget:pages past its document's OCR budget), ocr_not_run; null otherwise"
+            "(ocr_error:over_budget:pages past its document's OCR budget), ocr_not_run; why a layer OCR "
+            "was asked about stands: its cross_check, or unconfirmed:<why> where OCR could not overrule it "
+            "(ocr_not_run, ocr_<status>:<reason>, ocr_doubtful, ocr_not_better); null otherwise"
         ),
     ]
     tool: Annotated[str, Doc("the reader, repair or OCR engine the text came from")]
