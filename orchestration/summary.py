@@ -20,7 +20,7 @@ from assets.settings import DEFAULT_HOME
 from orchestration.home import Home
 from orchestration.printing import shown
 from orchestration.runner import RunReport
-from quality.outcomes import Outcome
+from quality.outcomes import ALL_TEXT_REMOVED, Outcome
 from quality.rates import KindRates
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
@@ -57,8 +57,8 @@ select (select count(*) from texts), (select count(*) from redactions),
        (select count(*) from chunks)
 """
 # Documents whose pages end with text and whose clean text sanitize left empty (quality/outcomes.py).
-EMPTIED_SQL = """
-select reason, count(*) from outcomes where starts_with(reason, 'all_text_removed:') group by 1 order by 1
+EMPTIED_SQL = f"""
+select reason, count(*) from outcomes where starts_with(reason, '{ALL_TEXT_REMOVED}') group by 1 order by 1
 """
 CONFIRMED_SQL = "select count(*) from page_texts where cross_check = 'text_layer_confirmed'"
 TIER_ORDER = ("lexicon", "font", "trigram", "borrowed", "characters")
@@ -193,7 +193,7 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
         )
     emptied = query(home.warehouse, EMPTIED_SQL).rows
     for reason, n in emptied:
-        what = reason.removeprefix("all_text_removed:").replace("+", " and ").replace("_", " ")
+        what = reason.removeprefix(ALL_TEXT_REMOVED).replace("+", " and ").replace("_", " ")
         one = n == 1
         console.print(
             f"  [yellow]{n} {'document' if one else 'documents'} with text on {'its' if one else 'their'} "

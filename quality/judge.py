@@ -58,31 +58,34 @@ def short_words(text: str) -> tuple[int, int]:
     """(readable words, their letters) of a page's text: the words (:data:`_WORD`) of its whitespace
     tokens that hold no symbol or control character. Mojibake of a font without a mapping mixes symbols
     into its tokens ("«À¢Ã¡Á¢ Àð¼÷"); a word keeps its punctuation ("l’impayé", "“Bug", "pdf.js")."""
-    words = letters = 0
-    for token in _clean_tokens(text):
-        runs = _WORD.findall(token)
-        words += len(runs)
-        letters += sum(map(len, runs))
-    return words, letters
+    words = _readable_words(text)
+    return len(words), sum(map(len, words))
 
 
 def known_short_words(text: str) -> int:
     """How many of a short page's readable words some lexicon of the languages written in their script
     knows: none, and the page may be a cipher ("Boofy C" for "Annex B") that only OCR can tell."""
-    runs = [w for token in _clean_tokens(text) for w in _WORD.findall(token) if len(w) >= 2]
-    if not runs:
-        return 0
-    known = 0
-    for word in runs:
-        for language in candidate_languages(word):
-            if language in JUDGING_LANGUAGES and word in load_lexicon(language):
-                known += 1
-                break
-    return known
+    return _known(_readable_words(text))
 
 
-def _clean_tokens(text: str) -> list[str]:
-    return [t for t in text.split() if not any(unicodedata.category(c)[0] in "SC" for c in t)]
+def _readable_words(text: str) -> list[str]:
+    return [
+        word
+        for token in text.split()
+        if not any(unicodedata.category(c)[0] in "SC" for c in token)
+        for word in _WORD.findall(token)
+    ]
+
+
+def _known(words: Sequence[str]) -> int:
+    return sum(
+        any(
+            language in JUDGING_LANGUAGES and word in load_lexicon(language)
+            for language in candidate_languages(word)
+        )
+        for word in words
+        if len(word) >= 2
+    )
 
 
 GARBAGE_REASONS = frozenset({"bad_runes", "cid_passthrough", "no_language", "lexicon_low", "junk_text"})
@@ -132,8 +135,7 @@ def evidence_of(
     replaceable: bool = True,
     fonts: Sequence[PageFontRecord] = (),
 ) -> PageEvidence:
-    short = page.chars < MIN_TEXT_CHARS
-    words, word_letters = short_words(page.text) if short else (0, 0)
+    readable = _readable_words(page.text) if page.chars < MIN_TEXT_CHARS else []
     return PageEvidence(
         page=page.page,
         chars=page.chars if page.text.strip() else 0,
@@ -155,9 +157,9 @@ def evidence_of(
         ocr_font_hint=bool(page.ocr_font_hint),
         fonts=tuple(page.font_names or ()),
         letters=(letters := sum(map(str.isalpha, page.text))),
-        words=words,
-        word_letters=word_letters,
-        known_words=known_short_words(page.text) if words else 0,
+        words=len(readable),
+        word_letters=sum(map(len, readable)),
+        known_words=_known(readable),
         # Looked up only where it can matter (quality/verdicts.py's _matches_no_profile).
         profiled=letters < TRIGRAM_MIN_LETTERS
         or (page.language_similarity or 0.0) >= GARBAGE_SIMILARITY

@@ -57,6 +57,8 @@ FINAL_STATUSES = frozenset({DocumentStatus.ERROR, DocumentStatus.UNSUPPORTED, Do
 WITH_TEXT = frozenset({Outcome.DERIVED, Outcome.FALLBACK, Outcome.REPAIRED, Outcome.OCR})
 #: The outcomes of a document something was tried on: the Underivable rate's denominator.
 ATTEMPTED = WITH_TEXT | {Outcome.UNDERIVABLE, Outcome.ERROR}
+#: The reason of a document whose pages end with text that sanitize took all of, before what took it.
+ALL_TEXT_REMOVED = "all_text_removed:"
 
 
 @dataclass(frozen=True, slots=True)

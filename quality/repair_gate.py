@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 import regex
 
-from quality.lexicon import load_lexicon
+from quality.judge import TextCheck
+from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
 from quality.text_signals import judged_tokens
 
 # A repair may replace a layer condemned by these: evidence about its characters or its fonts.
@@ -52,20 +53,6 @@ REPAIR_MAX_MISCASED = 0.05
 
 _WORD = regex.compile(r"\p{L}[\p{L}\p{M}]+")
 _INNER_CAPITAL = regex.compile(r"\p{Ll}\p{Lu}")
-
-
-@dataclass(frozen=True, slots=True)
-class Reading:
-    """How a text reads, as a clean page is judged: trusted at all, and its lexicon's evidence where one
-    judges it (``language`` None, ``score`` None otherwise)."""
-
-    trusted: bool
-    language: str | None = None
-    score: float | None = None
-
-
-# Reads a text as the verdicts read a replacement text.
-CleanScore = Callable[[str], Reading]
 
 
 def distinct_words(text: str) -> int:
@@ -103,13 +90,13 @@ class GateDecision:
     why: str  # the rule that declined it, or "clean" when it passed
 
 
-def reads_clean(text: str, score: CleanScore) -> GateDecision:
-    """Rule 4 for one text: trusted, at its language's clean bar where a lexicon judges it, its words'
-    capitals in place."""
-    reading = score(text)
+def reads_clean(text: str, check: TextCheck) -> GateDecision:
+    """Rule 4 for one text, read as the verdicts read a replacement text (``check``): trusted, at its
+    language's clean bar where a lexicon judges it, its words' capitals in place."""
+    reading = check(text)
     if not reading.trusted:
         return GateDecision(False, "untrusted")
-    if reading.language is None or reading.score is None:
+    if reading.language not in JUDGING_LANGUAGES or not reading.score:
         return GateDecision(False, "no_lexicon")  # nothing tells how a clean page of it would score
     if reading.score < clean_min(reading.language):
         return GateDecision(False, "below_clean")
@@ -118,13 +105,13 @@ def reads_clean(text: str, score: CleanScore) -> GateDecision:
     return GateDecision(True, "clean")
 
 
-def before_repair(reasons: Iterable[str], text: str, score: CleanScore) -> GateDecision:
+def before_repair(reasons: Iterable[str], text: str, check: TextCheck) -> GateDecision:
     """Rules 1-3: whether a repair of ``text`` may be tried at all."""
     if not strongly_condemned(reasons, text):
         return GateDecision(False, "weak_evidence")
     if not enough_text(text):
         return GateDecision(False, "too_little_text")
-    if reads_clean(text, score).allowed:
+    if reads_clean(text, check).allowed:
         return GateDecision(False, "layer_reads_clean")
     return GateDecision(True, "clean")
 
@@ -133,16 +120,16 @@ def after_repair(
     repaired: str,
     font_texts: Mapping[str, str],
     apply: Callable[[str], str],
-    score: CleanScore,
+    check: TextCheck,
 ) -> GateDecision:
     """Rules 4-5: the repaired page, and each font's text with enough words under the same mapping."""
-    page = reads_clean(repaired, score)
+    page = reads_clean(repaired, check)
     if not page.allowed:
         return page
     for font, text in sorted(font_texts.items()):
         if not enough_text(text):
             continue
-        own = reads_clean(apply(text), score)
+        own = reads_clean(apply(text), check)
         if not own.allowed:
             return GateDecision(False, f"font:{font}:{own.why}")
     return GateDecision(True, "clean")

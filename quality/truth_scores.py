@@ -104,6 +104,7 @@ class TableScore:
         return self.kept_under_header / self.headed_cells if self.headed_cells else 0.0
 
 
+#: Nothing expected, nothing found: what scores are summed from.
 NO_TABLE = TableScore(0, 0, 0, 0, 0)
 
 
@@ -140,7 +141,7 @@ def best_table(
     expected: Sequence[Sequence[str]], candidates: Sequence[Sequence[Sequence[str]]]
 ) -> TableScore:
     """The score of the candidate (the tables found on the expected table's page) that matches most of its
-    cells; :data:`NO_TABLE` counts of the expected table alone when there is none."""
+    cells; the expected table's own counts, nothing found, when there is none."""
     scores = [table_score(expected, c) for c in candidates]
     if not scores:
         return table_score(expected, None)

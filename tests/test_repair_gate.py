@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assets.verdicts.judging import _repairer, clean_reading
+from assets.verdicts.judging import _repairer, check_text
 from orchestration.checkfile import check_file
 from orchestration.demo import _garble_font, _pdf_bytes, _write_atomic, garble_text, make_text_pdf
 from quality.garble import shift_garble
@@ -72,7 +72,7 @@ def test_a_short_or_repetitive_page_is_not_repaired() -> None:
             assert _repairer(None)(1, garbled, reasons) is None
             assert _repairer("en")(1, garbled, reasons) is None
     assert (
-        before_repair(["font_garbled:F1"], shift_garble(repetitive, 3), clean_reading).why
+        before_repair(["font_garbled:F1"], shift_garble(repetitive, 3), check_text).why
         == "too_little_text"
     )
 
@@ -175,12 +175,12 @@ def test_one_mapping_for_two_fonts_fails_the_font_by_font_check() -> None:
         return text.translate({ord(k): v for k, v in unshift.items()})
 
     assert enough_text(fonts["Bold"]) and enough_text(fonts["Body"])
-    decision = after_repair(apply(fonts["Body"]), fonts, apply, clean_reading)
+    decision = after_repair(apply(fonts["Body"]), fonts, apply, check_text)
     assert decision.why.startswith("font:Bold:"), decision
     # A 26-letter shift fitted to the body across the seam writes "LAnguAge": the capitals give it away.
     across = shift_garble(_seam_down(body), 1)
     assert miscased(across, "en") > REPAIR_MAX_MISCASED
-    assert after_repair(across, {}, apply, clean_reading).why == "miscased"
+    assert after_repair(across, {}, apply, check_text).why == "miscased"
 
 
 # --- a page in no language that no tier could judge is read by OCR -------------------------------------

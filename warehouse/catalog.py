@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from quality.outcomes import ATTEMPTED, FINAL_STATUSES, WITH_TEXT, Outcome
+from quality.outcomes import ALL_TEXT_REMOVED, ATTEMPTED, FINAL_STATUSES, WITH_TEXT, Outcome
 from quality.records import Source
 from readers.core.model import DocumentStatus
 from warehouse.compaction import COMPACT_ABOVE_FILES, compacted
@@ -174,7 +174,7 @@ o AS (
          coalesce(t.pages_ocr, 0) AS pages_ocr,
          -- sanitize took out all the text the pages ended with: what it took says why
          CASE WHEN t.pages_with_text > 0 AND s.removed IS NOT NULL AND NOT s.has_clean_text
-              THEN 'all_text_removed:' || s.removed END AS removed_reason,
+              THEN {sql_string(ALL_TEXT_REMOVED)} || s.removed END AS removed_reason,
          CASE WHEN d.status IN {_sql_list(FINAL_STATUSES)} THEN d.status
               WHEN t.sha256 IS NULL THEN
                 CASE WHEN d.status <> {sql_string(DocumentStatus.DERIVED)}
@@ -182,8 +182,7 @@ o AS (
                      WHEN d.recovered_by_fallback THEN {sql_string(Outcome.FALLBACK)}
                      ELSE {sql_string(Outcome.DERIVED)} END
               WHEN t.pages_with_text = 0 THEN {sql_string(Outcome.UNDERIVABLE)}
-              WHEN t.pages_with_text > 0 AND s.removed IS NOT NULL AND NOT s.has_clean_text
-                THEN {sql_string(Outcome.UNDERIVABLE)}
+              WHEN removed_reason IS NOT NULL THEN {sql_string(Outcome.UNDERIVABLE)}
               WHEN t.pages_ocr > 0 THEN {sql_string(Outcome.OCR)}
               WHEN t.pages_repaired > 0 THEN {sql_string(Outcome.REPAIRED)}
               WHEN t.pages_fallback > 0 OR d.recovered_by_fallback THEN {sql_string(Outcome.FALLBACK)}

@@ -14,7 +14,7 @@ from quality.language import best_language
 from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
 from quality.records import PageVerdictRecord
 from quality.repair import apply_mapping, repair
-from quality.repair_gate import Reading, after_repair, before_repair
+from quality.repair_gate import after_repair, before_repair
 from quality.text_signals import lexicon_evidence, page_signals
 from quality.verdicts import BAD_RUNE_MAX, LEXICON_MIN, MIN_LANGUAGE_SIMILARITY, VERDICTS_VERSION, Tier
 from readers.core.base import collector_paused
@@ -48,13 +48,6 @@ def check_text(text: str) -> TextQuality:
     return TextQuality(True, 0.0, s.language)
 
 
-def clean_reading(text: str) -> Reading:
-    """``text`` read as the verdicts read a replacement text (:func:`check_text`), for the repair gate."""
-    quality = check_text(text)
-    judged = quality.language in JUDGING and quality.score > 0
-    return Reading(quality.trusted, quality.language if judged else None, quality.score if judged else None)
-
-
 def _repairer(document_language: str | None, fonts_of: Callable[[int], Mapping[str, str]] | None = None):
     """A repair scored by the document's lexicon when its language is known from its clean pages; else
     by the best trigram-profile similarity (language-agnostic), verified afterwards by the lexicon of the
@@ -78,7 +71,7 @@ def _repairer(document_language: str | None, fonts_of: Callable[[int], Mapping[s
         accept, budget = REPAIR_SIMILARITY_ACCEPT, REPAIR_SIMILARITY_BUDGET
 
     def attempt(page: int, text: str, reasons: Sequence[str]) -> RepairOutcome | None:
-        if not before_repair(reasons, text, clean_reading).allowed:
+        if not before_repair(reasons, text, check_text).allowed:
             return None
         sample = text[:REPAIR_SAMPLE_CHARS]
         kwargs = {"max_scores": budget} if budget else {}
@@ -87,7 +80,7 @@ def _repairer(document_language: str | None, fonts_of: Callable[[int], Mapping[s
             return None
         repaired = apply_mapping(text, result.mapping)
         fonts = _safe(fonts_of, page) if fonts_of is not None else {}
-        gate = after_repair(repaired, fonts, lambda t: apply_mapping(t, result.mapping), clean_reading)
+        gate = after_repair(repaired, fonts, lambda t: apply_mapping(t, result.mapping), check_text)
         if not gate.allowed:
             return None
         quality = check_text(repaired)

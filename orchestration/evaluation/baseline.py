@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from orchestration.evaluation.figures import HIGHER, LOWER, MEASURES, Figure
+from orchestration.evaluation.figures import HIGHER, LOWER, MEASURES, TABLES, Figure, by_group
 from readers.core.errors import AssayError
 
 SCHEMA = "assay-eval-baseline/1"
@@ -134,49 +134,21 @@ def compare(baseline: Baseline, figures: list[Figure]) -> list[Comparison]:
 #: The part of docs/quality.md that ``--write-baseline`` writes: the baseline's figures as tables.
 FIGURES_START, FIGURES_END = "<!-- figures: written by assay eval --write-baseline -->", "<!-- /figures -->"
 
-#: The tables of the page: a title and the measures it shows, one column each.
-PAGE_TABLES = (
-    (
-        "Text against truth (dev set)",
-        ("text_f1", "text_order", "cer", "substrings", "html_kept", "html_leaked"),
-    ),
-    ("Facts that hold, per kind of document", ("facts",)),
-    ("Facts that hold, per kind of check", ("fact_checks",)),
-    ("Tables: cells against truth", ("table_found", "table_recall", "table_precision", "table_header_kept")),
-    (
-        "Runs, per set",
-        (
-            "with_outcome",
-            "with_text",
-            "run_failed",
-            "stray_lines",
-            "tracebacks",
-            "readable_dropped",
-            "seconds_per_page",
-            "peak_memory_mb",
-        ),
-    ),
-)
-
 
 def markdown(figures: list[Figure], noise: dict[str, float]) -> str:
     """The baseline's figures as the Markdown tables of docs/quality.md (value, then the count it is over)."""
     parts: list[str] = []
-    for title, measures in PAGE_TABLES:
-        cells: dict[str, dict[str, Figure]] = {}
-        for f in figures:
-            if f.measure in measures:
-                cells.setdefault(f.group, {})[f.measure] = f
-        if not cells:
+    for title, measures in TABLES:
+        rows = by_group(figures, measures)
+        if not rows:
             continue
         parts.append(f"**{title}** (value, and in brackets what it counts)\n")
         parts.append("| kind | " + " | ".join(m.replace("_", " ") for m in measures) + " |")
         parts.append("|---|" + "---:|" * len(measures))
-        for group in sorted(cells, key=lambda g: (g == "all", g)):
-            row = [cells[group].get(m) for m in measures]
+        for group, row in rows:
             parts.append(
                 f"| {group} | "
-                + " | ".join(f"{_number(f.value)} ({f.count})" if f else "" for f in row)
+                + " | ".join(f"{_number(round(f.value, DECIMALS))} ({f.count})" if f else "" for f in row)
                 + " |"
             )
         parts.append("")

@@ -14,6 +14,7 @@ import json
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -23,10 +24,13 @@ from rich.table import Table
 from orchestration.evaluation import baseline as committed
 from orchestration.evaluation.figures import (
     MEASURES,
+    TABLES,
     Dropped,
     FactFailure,
     Figure,
     Measured,
+    SetRows,
+    by_group,
     dev_figures,
     fact_figures,
     set_figures,
@@ -136,11 +140,12 @@ def measure(runs: dict[str, SetRun], corpus: Path) -> Measured:
     figures: list[Figure] = []
     dropped: list[Dropped] = []
     outcomes: dict[str, Counter[str]] = {}
-    scored = dev_figures(runs["dev"], corpus / "dev_truth", figures) if "dev" in runs else []
-    table_figures(runs, corpus, figures)
-    failures: list[FactFailure] = fact_figures(FACTS_DIR.glob("*.jsonl"), runs, figures)
-    for name, run in runs.items():
-        outcomes[name] = set_figures(run, figures, dropped)
+    homes = {name: SetRows(run) for name, run in runs.items()}
+    scored = dev_figures(homes["dev"], corpus / "dev_truth", figures) if "dev" in homes else []
+    table_figures(homes, corpus, figures)
+    failures: list[FactFailure] = fact_figures(FACTS_DIR.glob("*.jsonl"), homes, figures)
+    for name, rows in homes.items():
+        outcomes[name] = set_figures(rows, figures, dropped)
     stray = {name: run.stray_lines for name, run in runs.items() if run.stray_lines}
     return Measured(figures, scored, dropped, failures, stray, outcomes)
 
@@ -158,23 +163,16 @@ def _value(measure: str, value: float) -> str:
     return f"{value:.3f}"
 
 
-def _grid(console: Console, title: str, measures: tuple[str, ...], figures: list[Figure]) -> None:
-    cells: dict[str, dict[str, Figure]] = {}
-    for f in figures:
-        if f.measure in measures:
-            cells.setdefault(f.group, {})[f.measure] = f
-    if not cells:
+def _grid(console: Console, title: str, measures: Sequence[str], figures: list[Figure]) -> None:
+    rows = by_group(figures, measures)
+    if not rows:
         return
     table = Table(title=title, title_justify="left")
     table.add_column("kind")
     for m in measures:
         table.add_column(m.replace("_", " "), justify="right")
-    for group in sorted(cells, key=lambda g: (g == "all", g)):
-        row = [group]
-        for m in measures:
-            f = cells[group].get(m)
-            row.append(f"{_value(m, f.value)} [dim]({f.count})[/]" if f else "")
-        table.add_row(*row)
+    for group, row in rows:
+        table.add_row(group, *(f"{_value(f.measure, f.value)} [dim]({f.count})[/]" if f else "" for f in row))
     console.print(table)
 
 
@@ -187,36 +185,11 @@ def _print(
     verbose: bool,
     seconds: float,
 ) -> None:
-    figures = measured.figures
-    _grid(
-        console,
-        "Text against truth (dev set; in brackets: documents)",
-        ("text_f1", "text_order", "cer", "substrings", "html_kept", "html_leaked"),
-        figures,
+    console.print(
+        "[dim]each figure, and in brackets what it counts (documents, facts, tables, cells, pages)[/]"
     )
-    _grid(console, "Facts that hold (in brackets: facts)", ("facts",), figures)
-    _grid(console, "Facts by check", ("fact_checks",), figures)
-    _grid(
-        console,
-        "Tables: cells against truth (in brackets: tables, then cells)",
-        ("table_found", "table_recall", "table_precision", "table_header_kept"),
-        figures,
-    )
-    _grid(
-        console,
-        "Runs",
-        (
-            "with_outcome",
-            "with_text",
-            "run_failed",
-            "stray_lines",
-            "tracebacks",
-            "readable_dropped",
-            "seconds_per_page",
-            "peak_memory_mb",
-        ),
-        figures,
-    )
+    for title, measures in TABLES:
+        _grid(console, title, measures, measured.figures)
     if verbose:
         for s in measured.scored:
             error = "" if s.cer is None else f", CER {s.cer:.3f}"

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from quality.cer import cer
 from quality.facts import Fact, evaluate, fold, load_facts
 from quality.lexicon import load_lexicon
 from quality.outcomes import WITH_TEXT
-from quality.truth_scores import TableScore, best_table, text_score
+from quality.truth_scores import NO_TABLE, TableScore, best_table, text_score
 from warehouse.catalog import query
 from warehouse.errors import WarehouseError
 from warehouse.store import Warehouse
@@ -66,6 +67,31 @@ MEASURES: dict[str, Measure] = {
     "peak_memory_mb": Measure("peak memory of the run's processes together, MB", "runs", LOWER),
     "eval_seconds": Measure("wall seconds of the whole evaluation", "evaluations", SHOWN),
 }
+
+#: How the figures are shown, on the terminal and in docs/quality.md: a table's title and its measures,
+#: one column each, a row per group.
+TABLES = (
+    (
+        "Text against truth (dev set)",
+        ("text_f1", "text_order", "cer", "substrings", "html_kept", "html_leaked"),
+    ),
+    ("Facts that hold, per kind of document", ("facts",)),
+    ("Facts that hold, per kind of check", ("fact_checks",)),
+    ("Tables: cells against truth", ("table_found", "table_recall", "table_precision", "table_header_kept")),
+    (
+        "Runs, per set",
+        (
+            "with_outcome",
+            "with_text",
+            "run_failed",
+            "stray_lines",
+            "tracebacks",
+            "readable_dropped",
+            "seconds_per_page",
+            "peak_memory_mb",
+        ),
+    ),
+)
 
 #: A text layer is readable when it holds at least this many lexicon words of three letters or more...
 READABLE_WORDS = 2
@@ -125,6 +151,18 @@ class Measured:
     outcomes: dict[str, Counter[str]]
 
 
+def by_group(figures: Iterable[Figure], measures: Sequence[str]) -> list[tuple[str, list[Figure | None]]]:
+    """The figures of ``measures`` as rows: each group (``all`` last) with its figure of each measure."""
+    cells: dict[str, dict[str, Figure]] = {}
+    for f in figures:
+        if f.measure in measures:
+            cells.setdefault(f.group, {})[f.measure] = f
+    return [
+        (group, [cells[group].get(m) for m in measures])
+        for group in sorted(cells, key=lambda g: (g == "all", g))
+    ]
+
+
 def _ratio(figures: list[Figure], measure: str, group: str, hits: float, total: int) -> None:
     if total:
         figures.append(Figure(measure, group, hits / total, total))
@@ -133,15 +171,35 @@ def _ratio(figures: list[Figure], measure: str, group: str, hits: float, total: 
 # -- the documents of a home ---------------------------------------------------------------------------
 
 
-def _documents(wh: Warehouse) -> dict[str, str]:
-    """File name to sha256 of every document the home walked."""
-    rows = query(wh, "select distinct regexp_extract(path, '[^/]+$'), sha256 from documents").rows
-    return {name: sha for name, sha in rows}
+class SetRows:
+    """What a set's home holds that the measures read, each read from its catalog once."""
 
+    def __init__(self, run: SetRun) -> None:
+        self.run = run
+        self.warehouse = Warehouse(run.home / "warehouse")
 
-def _clean_texts(wh: Warehouse) -> dict[str, str]:
-    rows = query(wh, "select sha256, arg_max(text, extractor_version) from texts group by sha256").rows
-    return {sha: text for sha, text in rows if text}
+    @functools.cached_property
+    def documents(self) -> dict[str, str]:
+        """File name to sha256 of every document the home walked."""
+        rows = query(self.warehouse, "select distinct regexp_extract(path, '[^/]+$'), sha256 from documents")
+        return {name: sha for name, sha in rows.rows}
+
+    @functools.cached_property
+    def texts(self) -> dict[str, str]:
+        """Each document's clean text, by sha256 (its latest extractor version)."""
+        rows = query(self.warehouse, "select sha256, arg_max(text, extractor_version) from texts group by 1")
+        return {sha: text for sha, text in rows.rows if text}
+
+    @functools.cached_property
+    def tables(self) -> dict[tuple[str, int | None], list[list[list[str]]]]:
+        """The cells of every table found, by (sha256, page) and by (sha256, None) for the whole document."""
+        found: dict[tuple[str, int | None], list[list[list[str]]]] = defaultdict(list)
+        for sha, page, cells in query(
+            self.warehouse, 'select sha256, page, cells from tables order by sha256, page, "table"'
+        ).rows:
+            found[(sha, page)].append(cells)
+            found[(sha, None)].append(cells)
+        return found
 
 
 # -- the dev set's truths ------------------------------------------------------------------------------
@@ -174,12 +232,9 @@ def _truth_texts(truth: Path, name: str) -> tuple[str | None, list[str]]:
     return full, passages
 
 
-def dev_figures(run: SetRun, truth: Path, figures: list[Figure]) -> list[Scored]:
+def dev_figures(rows: SetRows, truth: Path, figures: list[Figure]) -> list[Scored]:
     """Text F1 and order, character error rates, passages and HTML segments, per kind of document."""
-    wh = Warehouse(run.home / "warehouse")
-    names = _documents(wh)
-    texts = _clean_texts(wh)
-    kinds = run.corpus_set.kinds
+    names, texts, kinds = rows.documents, rows.texts, rows.run.corpus_set.kinds
     f1: dict[str, list[float]] = defaultdict(list)
     order: dict[str, list[float]] = defaultdict(list)
     errors: dict[str, list[float]] = defaultdict(list)
@@ -231,23 +286,11 @@ _CLASS_OF_METHOD = {
 }
 
 
-def _found_tables(wh: Warehouse) -> dict[tuple[str, int | None], list[list[list[str]]]]:
-    """The cells of every table found, by (sha256, page) and by (sha256, None) for the whole document."""
-    found: dict[tuple[str, int | None], list[list[list[str]]]] = defaultdict(list)
-    for sha, page, cells in query(
-        wh, 'select sha256, page, cells from tables order by sha256, page, "table"'
-    ).rows:
-        found[(sha, page)].append(cells)
-        found[(sha, None)].append(cells)
-    return found
-
-
-def table_figures(runs: dict[str, SetRun], corpus: Path, figures: list[Figure]) -> None:
+def table_figures(homes: dict[str, SetRows], corpus: Path, figures: list[Figure]) -> None:
     """Cell recall, precision and header keeping of the tables found, per class of table."""
     scores: dict[str, list[TableScore]] = defaultdict(list)
-    if "tables" in runs:
-        wh = Warehouse(runs["tables"].home / "warehouse")
-        names, found = _documents(wh), _found_tables(wh)
+    if "tables" in homes:
+        names, found = homes["tables"].documents, homes["tables"].tables
         with (corpus / "tables" / "truth.jsonl").open(encoding="utf-8") as f:
             for line in f:
                 row = json.loads(line)
@@ -256,9 +299,8 @@ def table_figures(runs: dict[str, SetRun], corpus: Path, figures: list[Figure]) 
                 sha = names.get(Path(row["file"]).name, "")
                 group = _CLASS_OF_METHOD.get(row["method"], "other")
                 scores[group].append(best_table(row["cells"], found.get((sha, row["page"]), [])))
-    if "dev" in runs:
-        wh = Warehouse(runs["dev"].home / "warehouse")
-        names, found = _documents(wh), _found_tables(wh)
+    if "dev" in homes:
+        names, found = homes["dev"].documents, homes["dev"].tables
         for path in sorted((corpus / "dev_truth").glob("*.expected_table.csv")):
             name = path.name.removesuffix(".expected_table.csv")
             with path.open(newline="", encoding="utf-8") as f:
@@ -268,7 +310,7 @@ def table_figures(runs: dict[str, SetRun], corpus: Path, figures: list[Figure]) 
     for group, found_scores in [*sorted(scores.items()), ("all", every)]:
         if not found_scores:
             continue
-        total = sum(found_scores, TableScore(0, 0, 0, 0, 0))
+        total = sum(found_scores, NO_TABLE)
         _ratio(figures, "table_found", group, sum(s.found_cells > 0 for s in found_scores), len(found_scores))
         _ratio(figures, "table_recall", group, total.matched, total.expected_cells)
         _ratio(figures, "table_precision", group, total.matched, total.found_cells)
@@ -279,18 +321,18 @@ def table_figures(runs: dict[str, SetRun], corpus: Path, figures: list[Figure]) 
 
 
 def fact_figures(
-    fact_files: Iterable[Path], runs: dict[str, SetRun], figures: list[Figure]
+    fact_files: Iterable[Path], homes: dict[str, SetRows], figures: list[Figure]
 ) -> list[FactFailure]:
     """Each fact checked on its document's clean text, whichever set holds it; pass rates per kind of
     document and per kind of check."""
     facts = [fact for path in sorted(fact_files) for fact in load_facts(path)]
     texts: dict[str, str] = {}
     kind_of: dict[str, str] = {}
-    for run in runs.values():
-        wh = Warehouse(run.home / "warehouse")
-        texts |= _clean_texts(wh)
-        for name, sha in _documents(wh).items():
-            kind_of[sha] = run.corpus_set.kinds.get(name, run.corpus_set.name)
+    for rows in homes.values():
+        texts |= rows.texts
+        corpus_set = rows.run.corpus_set
+        for name, sha in rows.documents.items():
+            kind_of[sha] = corpus_set.kinds.get(name, corpus_set.name)
     held = [f for f in facts if f.sha256 in kind_of]
     result = evaluate("all", held, texts)
     by_kind: dict[str, list[bool]] = defaultdict(list)
@@ -346,10 +388,10 @@ def readable(text: str | None, language: str | None) -> str | None:
     return " ".join(hits[:8])
 
 
-def set_figures(run: SetRun, figures: list[Figure], dropped: list[Dropped]) -> Counter[str]:
+def set_figures(rows: SetRows, figures: list[Figure], dropped: list[Dropped]) -> Counter[str]:
     """A set's robustness figures; returns its files counted by outcome and reason."""
+    run, wh = rows.run, rows.warehouse
     name = run.corpus_set.name
-    wh = Warehouse(run.home / "warehouse")
     files = len(run.corpus_set.files)
     outcomes: Counter[str] = Counter()
     with_reason = with_text = pages = 0

@@ -76,18 +76,14 @@ def writable(result: ReadResult) -> ReadResult:
         tables = tuple(
             replace(
                 table,
-                cells=tuple(tuple(_replaced(cell) for cell in row) for row in table.cells),
-                markdown=_replaced(table.markdown),
+                cells=tuple(tuple(without_surrogates(cell) for cell in row) for row in table.cells),
+                markdown=without_surrogates(table.markdown),
             )
             for table in page.tables
         )
-        artifacts = tuple(_replaced(line) for line in page.artifacts)
-        pages[index] = replace(page, text=_replaced(page.text), tables=tables, artifacts=artifacts)
+        artifacts = tuple(without_surrogates(line) for line in page.artifacts)
+        pages[index] = replace(page, text=without_surrogates(page.text), tables=tables, artifacts=artifacts)
     return replace(result, pages=tuple(pages)) if changed else result
-
-
-def _replaced(text: str) -> str:
-    return without_surrogates(text)
 
 
 def without_surrogates(text: str) -> str:
