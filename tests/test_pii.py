@@ -35,6 +35,7 @@ from stdnum.nl import bsn as nl_bsn
 from quality.pii import (
     DEFAULT_KINDS,
     EMAIL_LOCAL_MAX,
+    FILE_NAME_ENDINGS,
     PLACEHOLDER_RE,
     EmailDetector,
     IdScheme,
@@ -641,6 +642,30 @@ def test_a_spelled_out_local_part_is_scanned_in_linear_time(motif: str, address:
     # the address is redacted, and the words before its local part's EMAIL_LOCAL_MAX characters are not
     assert out.text.endswith("⟨EMAIL_1⟩") and len(out.redactions) == 1
     assert len(text) - len(out.text) < EMAIL_LOCAL_MAX * 8
+
+
+labels = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=10).filter(
+    lambda label: label[0].isalnum()
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789._", min_size=1, max_size=12).filter(
+        lambda local: local[0].isalnum() and local[-1].isalnum() and ".." not in local
+    ),
+    st.lists(labels, min_size=1, max_size=3),
+    st.sampled_from(("com", "org", "de", "info", "co.uk")),
+    st.lists(st.sampled_from(sorted(FILE_NAME_ENDINGS)), min_size=1, max_size=3),
+    st.sampled_from(("{}", "file {} attached", "({})", "{}, ", "see {}.")),
+)
+def test_property_an_address_before_file_endings_is_redacted_and_they_stay(
+    local: str, names: list[str], tld: str, endings: list[str], sentence: str
+) -> None:
+    extensions = "".join(f".{e}" for e in endings)
+    text = sentence.format(f"{local}@{'.'.join(names)}.{tld}{extensions}")
+    out = Scrubber(frozenset({PiiKind.EMAIL})).scrub(text, PlaceholderBook())
+    assert out.text == sentence.format(f"⟨EMAIL_1⟩{extensions}")
 
 
 @pytest.mark.parametrize(
