@@ -1324,8 +1324,9 @@ def redact_path(path: str, scrubber: Scrubber | None) -> str:
     """``path`` with the personal data in each of its components replaced by placeholders, numbered
     within the path; separators and the rest of each component kept. ``None``: nothing to redact.
 
-    A component is scrubbed whole, then without its extension, so that the address in the file name
-    "jane@example.org.pdf" is found (the whole name reads as a domain ending in "pdf").
+    A component is scrubbed whole, then without its extension, for a datum its extension would hide from
+    a detector (an address before a file-name ending, "jane@example.org.pdf", is found whole and keeps
+    the ending: ``⟨EMAIL_1⟩.pdf``).
     """
     if scrubber is None or not path:
         return path
