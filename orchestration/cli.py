@@ -383,6 +383,7 @@ def _check_exit(outcome: Any) -> int:
 def _cmd_export(args: argparse.Namespace, console: Console) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from assets.settings import settings_from_env
     from orchestration.export import check_form, export, select
     from orchestration.summary import program
 
@@ -403,6 +404,8 @@ def _cmd_export(args: argparse.Namespace, console: Console) -> int:
             raw=args.raw,
             chunks=args.chunks,
             progress=lambda: bar.advance(task),
+            # names and paths as the sanitized tables show them: their personal data as placeholders
+            redact_path=settings_from_env().path_redactor(),
         )
     what = "one JSON Lines file" if args.to == "jsonl" else f"{len(report.written)} {args.to} files"
     console.print(f"Exported {len(shas)} documents: {what} in [bold]{shown(args.output)}[/].")

@@ -19,6 +19,10 @@ climb out (``..``, an absolute path, a drive) is dropped, control characters are
 whose resolved path would leave the output folder (through a link already in it) is refused. Two
 documents with one name (the same relative path under two roots) are told apart by their sha256.
 
+Paths and names are shown as the sanitized tables show them: the personal data of each component as
+placeholders (quality/pii.py ``redact_path``: ``jane@corp.com.pdf`` is written ``⟨EMAIL_1⟩.pdf.md``), in
+the file names, the front matter's ``path``, the JSON ``path`` and ``member`` and the summary.
+
 Raw page texts (before sanitize: personal data in the clear) and the chunks are added to the JSON forms
 only when asked for (``--raw``, ``--chunks``).
 """
@@ -189,10 +193,24 @@ def select(
 # --- reading --------------------------------------------------------------------------------------------
 
 
+#: How a path or a name is shown: as it is, or with its personal data as placeholders.
+PathShown = Callable[[str], str]
+
+
+def _as_is(path: str) -> str:
+    return path
+
+
 def documents(
-    wh: Warehouse, shas: Sequence[str], *, raw: bool = False, chunks: bool = False
+    wh: Warehouse,
+    shas: Sequence[str],
+    *,
+    raw: bool = False,
+    chunks: bool = False,
+    redact_path: PathShown = _as_is,
 ) -> list[ExportedDocument]:
-    """The selected documents with their text and pages, in the order of ``shas``."""
+    """The selected documents with their text and pages, in the order of ``shas``; every path and name
+    as ``redact_path`` shows it."""
     if not shas:
         return []
     wanted = list(shas)
@@ -236,11 +254,14 @@ def documents(
         out.append(
             _document(row, pages_of.get(sha, []), raw=raw, chunks=chunks_of.get(sha, []) if chunks else None)
         )
-    member_names(wh, out)
+    member_names(wh, out, redact_path)
     version = catalog_version(wh)
     shown = document_paths(wh, version) if version else {}
     for doc in out:
-        doc.shown = shown.get(doc.sha256, doc.path)
+        doc.shown = redact_path(shown.get(doc.sha256, doc.path))
+        doc.path = redact_path(doc.path)
+        doc.rel_path = redact_path(doc.rel_path)
+        doc.member = redact_path(doc.member) if doc.member is not None else None
     return out
 
 
@@ -323,9 +344,10 @@ def names(docs: Sequence[ExportedDocument]) -> dict[str, list[str]]:
     return out
 
 
-def member_names(wh: Warehouse, docs: Sequence[ExportedDocument]) -> None:
+def member_names(wh: Warehouse, docs: Sequence[ExportedDocument], redact_path: PathShown = _as_is) -> None:
     """Name each member under its container's name (``mail.eml/invoice.pdf``), whether or not the
-    container is exported: the same document gets the same name whatever is selected."""
+    container is exported: the same document gets the same name whatever is selected; its components
+    as ``redact_path`` shows them."""
     if not any(d.parent_sha256 for d in docs):
         return
     known = {  # sha256: (parent, member, path under its root)
@@ -340,8 +362,8 @@ def member_names(wh: Warehouse, docs: Sequence[ExportedDocument]) -> None:
     def name_of(sha: str, depth: int = 0) -> list[str]:
         parent, member, rel = known.get(sha, (None, None, sha))
         if parent and member and depth < MAX_CONTAINER_DEPTH:
-            return [*name_of(parent, depth + 1), *(safe_parts(member) or [sha])]
-        return safe_parts(rel) or [sha]
+            return [*name_of(parent, depth + 1), *(safe_parts(redact_path(member)) or [sha])]
+        return safe_parts(redact_path(rel)) or [sha]
 
     for doc in docs:
         if doc.parent_sha256 and doc.member:
@@ -404,10 +426,13 @@ def export(
     raw: bool = False,
     chunks: bool = False,
     progress: Callable[[], object] | None = None,
+    redact_path: PathShown = _as_is,
 ) -> ExportReport:
-    """Write the documents ``shas`` into ``output`` in ``form`` (see the module's doc)."""
+    """Write the documents ``shas`` into ``output`` in ``form`` (see the module's doc), every path and
+    name as ``redact_path`` shows it."""
     check_form(form, raw=raw, chunks=chunks)
-    return write(documents(wh, shas, raw=raw, chunks=chunks), output, form, progress=progress)
+    shown = documents(wh, shas, raw=raw, chunks=chunks, redact_path=redact_path)
+    return write(shown, output, form, progress=progress)
 
 
 def check_form(form: str, *, raw: bool = False, chunks: bool = False) -> None:

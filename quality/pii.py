@@ -99,7 +99,7 @@ class IdScheme(StrEnum):
 DEFAULT_KINDS = frozenset(PiiKind) - {PiiKind.VAT}
 # Bumped whenever a detector finds more or less in the same text: a search index built with other
 # detectors is rebuilt (Scrubber.signature).
-DETECTORS_VERSION = "3"
+DETECTORS_VERSION = "4"
 DEFAULT_ID_SCHEMES = frozenset(IdScheme)
 
 # When two validated candidates overlap, the longer span wins, then the earlier kind here: a card number
@@ -209,13 +209,15 @@ class PlaceholderBook:
 EMAIL_LOCAL_MAX = 64
 EMAIL_DOMAIN_MAX = 253
 DNS_LABEL_MAX = 63
-# "icon@2x.png" is an image name in HTML and CSS, not an address: endings of file names that are not
-# delegated top-level domains (.zip and .mov are, and stay addresses).
+# Endings of file names that are not delegated top-level domains (.zip and .mov are, and stay part of
+# an address): a domain never ends in one. "jane@corp.com.pdf" is the address "jane@corp.com" before a
+# file's extension; "icon@2x.png" is an image name in HTML and CSS, no address ("2x" is one label).
 # fmt: off
 FILE_NAME_ENDINGS = frozenset({
     "png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "ico", "tif", "tiff",
-    "css", "js", "json", "htm", "html", "php", "txt",
-    "pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx",
+    "css", "js", "json", "htm", "html", "xhtml", "php", "txt", "csv", "tsv", "xml", "rtf",
+    "pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "odt", "ods", "odp", "eml", "msg", "epub",
+    "min", "map",  # "jquery@3.6.0.min.js", "app@2.1.min.js.map": a package's file, no address
 })
 # fmt: on
 _LOCAL_CHARS = r"\w.%+\-"
@@ -245,8 +247,20 @@ class EmailDetector:
             while text[start] == ".":
                 start += 1
             local, _, domain = text[start : m.end()].partition("@")
+            domain = _without_file_endings(domain)
             if _valid_local(local) and _valid_domain(domain):
-                yield Finding(self.kind, start, m.end(), f"{local}@{domain}".lower())
+                end = start + len(local) + 1 + len(domain)
+                yield Finding(self.kind, start, end, f"{local}@{domain}".lower())
+
+
+def _without_file_endings(domain: str) -> str:
+    """``domain`` without the file-name endings it ends in ("corp.com.pdf", "d.org.txt.txt": an address
+    before a file's extensions), or as it is when no domain of two labels or more would be left."""
+    labels = domain.split(".")
+    cut = len(labels)
+    while cut > 2 and labels[cut - 1].lower() in FILE_NAME_ENDINGS:
+        cut -= 1
+    return ".".join(labels[:cut])
 
 
 def _valid_local(local: str) -> bool:
@@ -259,6 +273,7 @@ def _valid_domain(domain: str) -> bool:
         len(domain) <= EMAIL_DOMAIN_MAX
         and all(_LABEL_RE.fullmatch(label) and not label.endswith("-") for label in labels)
         and labels[-1].lower() not in FILE_NAME_ENDINGS
+        and labels[-1].isalpha()
     )
 
 
@@ -333,7 +348,12 @@ class SpelledEmailDetector:
         while (
             prefix := _SPELLED_LOCAL_PREFIX_RE.search(text, max(0, start - SPELLED_LOOKBACK_CHARS), start)
         ) and not (prefix.start() > 0 and _LOCAL_CHAR_RE.match(text, prefix.start() - 1)):
-            words.insert(0, _LOCAL_WORD_RE.match(prefix.group()).group())  # type: ignore[union-attr]
+            word = _LOCAL_WORD_RE.match(prefix.group()).group()  # type: ignore[union-attr]
+            # A local part is at most EMAIL_LOCAL_MAX characters: the words before those are prose, and
+            # a page of "a dot a dot ..." is looked back over a bounded stretch, not to its start.
+            if sum(map(len, words)) + len(words) + len(word) > EMAIL_LOCAL_MAX:
+                break
+            words.insert(0, word)
             start = prefix.start()
         domain = _SPELLED_DOMAIN_RE.match(text, at_end)
         if domain is None:
@@ -1304,8 +1324,9 @@ def redact_path(path: str, scrubber: Scrubber | None) -> str:
     """``path`` with the personal data in each of its components replaced by placeholders, numbered
     within the path; separators and the rest of each component kept. ``None``: nothing to redact.
 
-    A component is scrubbed whole, then without its extension, so that the address in the file name
-    "jane@example.org.pdf" is found (the whole name reads as a domain ending in "pdf").
+    A component is scrubbed whole, then without its extension, for a datum its extension would hide from
+    a detector (an address before a file-name ending, "jane@example.org.pdf", is found whole and keeps
+    the ending: ``⟨EMAIL_1⟩.pdf``).
     """
     if scrubber is None or not path:
         return path

@@ -400,17 +400,44 @@ VIEWS: dict[str, View] = {
 # the redact_kinds setting asks. (table or output, columns, raw or sanitized, why)
 PERSONAL_DATA: tuple[tuple[str, str, str, str], ...] = (
     ("observations", "`root`, `path`, `rel_path`", "raw", "file names are what they are"),
+    ("observations", "`reason`", "raw", "the OS error quotes the path"),
     ("documents", "`path`, `member`", "raw", "a file or a zip member can be named after a person"),
+    ("expansions", "`member_names`", "raw", "each member's name (documents.member)"),
+    ("expansions", "`detail`", "raw", "a library's message may quote a member's name"),
     ("derivations, underivables", "`reason`", "raw", "an exception's message may quote a name"),
+    ("underivables", "`detail`", "raw", "the message, for people"),
     ("derivations", "`diagnostics`", "raw", "a library's message may quote a name or the document's text"),
-    ("pages", "`text`, `hidden_text`, `font_names`", "raw", "the readers' text, before sanitize"),
-    ("page_fonts", "`font`", "raw", "font names as the PDF names them"),
+    (
+        "pages",
+        "`text`, `hidden_text`, `artifacts`, `font_names`",
+        "raw",
+        "the readers' text, before sanitize",
+    ),
+    (
+        "pages, page_texts, texts, chunks",
+        "`label`, `page_labels`",
+        "raw",
+        "a page's label as the document prints it (xii, A-3): not scanned for personal data",
+    ),
+    (
+        "tables",
+        "`cells`, `markdown`",
+        "raw",
+        "a PDF table's cells as the reader read them (the same text as in pages.text), before sanitize",
+    ),
+    ("page_fonts, font_verdicts", "`font`", "raw", "font names as the PDF names them"),
+    (
+        "page_verdicts, version_diff",
+        "`reasons`, `old_reasons`, `new_reasons`",
+        "raw",
+        "a reason code can name a font (font_garbled:<font>)",
+    ),
     ("repairs", "`text`", "raw", "a page's text after a fallback or a font repair, before sanitize"),
     ("vocabulary", "`word`", "raw", "words of three or more documents (a surname can be one)"),
     ("ocr_pages", "`text`", "raw", "what Tesseract read"),
     ("page_texts", "`text`", "raw", "each page's final text, before sanitize"),
     ("outcomes", "`path`, `reason`", "raw", "documents.path, and the derivation's reason"),
-    ("lineage", "`from`", "raw", "its `path:` nodes are documents.path"),
+    ("lineage", "`from`, `tool`", "raw", "its `path:` nodes are documents.path; a member's edge names it"),
     ("texts", "`text`", "sanitized", "placeholders; offsets in redactions"),
     ("redactions", "all", "sanitized", "kind, page, offsets and placeholder; never the value"),
     (
@@ -428,6 +455,13 @@ PERSONAL_DATA: tuple[tuple[str, str, str, str], ...] = (
         "chunks' text, and each path with the personal data of its components as placeholders "
         "(quality/pii.py redact_path)",
     ),
+    (
+        "`assay export`",
+        "file names; text; front matter `path`; JSON `path`, `member`, chunks",
+        "sanitized",
+        "texts.text and chunks, and each path and name as search shows it (redact_path)",
+    ),
+    ("`assay export --raw`", "JSON `raw_text` of each page", "raw", "page_texts.text, asked for"),
 )
 
 
