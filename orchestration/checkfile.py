@@ -223,6 +223,7 @@ def check_file(
     )
     limits = ReadLimits()
     budgets = budgets or _settings_budgets()
+    # The verdicts' work on the file (the second opinion...) runs in the same worker, under the same budget.
     with IsolatedReads(limits, CHECK_MAX_BYTES, budgets, workers=1, kinds=[sniffed.kind]) as reads:
         extracted = extract_shard(
             doc.shard,
@@ -234,22 +235,23 @@ def check_file(
             max_document_bytes=CHECK_MAX_BYTES,
             reads=reads,
         )
-    pages = extracted.rows.pages.get(sha, [])
-    verdicts = (
-        judge_document_rows(
-            doc.kind,
-            Path(doc.path),
-            sha,
-            doc.shard,
-            EXTRACTOR_VERSION,
-            pages,
-            extracted.rows.fonts.get(sha, []),
-            limits,
-            size=doc.size,
+        pages = extracted.rows.pages.get(sha, [])
+        verdicts = (
+            judge_document_rows(
+                doc.kind,
+                Path(doc.path),
+                sha,
+                doc.shard,
+                EXTRACTOR_VERSION,
+                pages,
+                extracted.rows.fonts.get(sha, []),
+                limits,
+                size=doc.size,
+                jobs=reads,
+            )
+            if pages
+            else DocumentVerdicts()
         )
-        if pages
-        else DocumentVerdicts()
-    )
     (read,) = ocr_shards(
         [
             ShardInput(

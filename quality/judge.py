@@ -34,6 +34,7 @@ from quality.verdicts import (
     Provenance,
     judge_document,
 )
+from readers.core.errors import LimitExceeded
 from readers.core.records import PageFontRecord, PageRecord
 
 # A page that passes with a lexicon hit rate under this is read again by the fallback reader; its text is
@@ -87,6 +88,14 @@ def _known(words: Sequence[str]) -> int:
         if len(word) >= 2
     )
 
+
+#: The reason a page carries when work on its file was stopped over its budget (a worker's time or memory:
+#: assets/verdicts/file_work.py): ``second_opinion_over_limit:memory``; what that work would have given is
+#: missing, the verdict stands on the text layer's evidence alone.
+OVER_LIMIT = "_over_limit:"
+SECOND_OPINION_OVER_LIMIT = "second_opinion_over_limit"
+INK_OVER_LIMIT = "ink_over_limit"
+REPAIR_OVER_LIMIT = "repair_over_limit"
 
 GARBAGE_REASONS = frozenset({"bad_runes", "cid_passthrough", "no_language", "lexicon_low", "junk_text"})
 
@@ -228,11 +237,21 @@ def judge_one(
     judgements, font_extra = font_judgements(fonts, judged)
     verdicts = judge_document(evidence, judgements)
     blank = [v.page for v in verdicts if v.mode is Mode.BLANK]
+    # Pages whose file work was stopped over its budget -> the reasons saying so.
+    withheld: dict[int, list[str]] = defaultdict(list)
+
+    def over_limit(what: str, numbers: Sequence[int], exc: LimitExceeded) -> None:
+        for number in numbers:
+            withheld[number].append(f"{what}:{exc.reason}")
+
     if blank and ink is not None:
         # The expensive signal, only where the cheap ones found nothing: ink that no text, image or path
         # accounts for (text drawn as outlines, glyphs of an unmapped font).
         try:
             measured = ink(blank)
+        except LimitExceeded as exc:
+            over_limit(INK_OVER_LIMIT, blank, exc)
+            measured = {}
         except Exception:
             measured = {}
         if any(measured.values()):
@@ -262,6 +281,9 @@ def judge_one(
                 return {}
             try:
                 return second_opinion(numbers)
+            except LimitExceeded as exc:  # stopped over its budget: missing, and the pages say so
+                over_limit(SECOND_OPINION_OVER_LIMIT, numbers, exc)
+                return {}
             except Exception:  # the second opinion is a bonus: its failure changes nothing
                 return {}
 
@@ -315,7 +337,11 @@ def judge_one(
                 out.repairs.append(fallback_row(v.page, text, quality.score))
                 continue
             if repairer is not None and by_page[v.page].text.strip():
-                outcome = repairer(v.page, by_page[v.page].text, v.reasons)
+                try:
+                    outcome = repairer(v.page, by_page[v.page].text, v.reasons)
+                except LimitExceeded as exc:  # its font check stopped over its budget: no repair stands
+                    over_limit(REPAIR_OVER_LIMIT, [v.page], exc)
+                    outcome = None
                 if outcome is not None:
                     fixed[v.page] = "repaired"
                     out.repairs.append(
@@ -369,11 +395,13 @@ def judge_one(
                 mode=v.mode.value,
                 reasons=[
                     *v.reasons,
-                    "fallback_reader_better",
-                    *(["doc_prior"] if v.page in prior_pages else []),
-                ]
-                if v.page in better
-                else list(v.reasons),
+                    *(
+                        ["fallback_reader_better", *(["doc_prior"] if v.page in prior_pages else [])]
+                        if v.page in better
+                        else []
+                    ),
+                    *withheld.get(v.page, ()),
+                ],
                 provenance=v.provenance.value,
                 language=by_page[v.page].language,
                 score=v.score,

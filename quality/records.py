@@ -54,7 +54,8 @@ class PageVerdictRecord:
         list[str],
         Doc(
             "reason codes: no_text_layer, short_text, lexicon_low, bad_runes, cid_passthrough, "
-            "font_garbled:<font>, image_cover, ocr_sandwich, doc_prior..."
+            "font_garbled:<font>, image_cover, ocr_sandwich, doc_prior, second_opinion_over_limit:<memory "
+            "or timeout> (work on the file stopped at the read budget; ink_ and repair_ alike)..."
         ),
     ]
     provenance: Annotated[str, Doc("born_digital, raw_scan or ocr_sandwich"), OneOf.of(Provenance)]

@@ -16,8 +16,11 @@ from warehouse.store import to_pylist
 def verdicts(step: ShardStep) -> StageOutcome:
     # Imported here, not at definition time: the PDF libraries load only when a shard is judged.
     from assets.verdicts.judging import judge_document_rows
+    from quality.judge import OVER_LIMIT
     from quality.verdicts import verdicts_version_for
     from quality.vocabulary import VocabularyWord, by_language
+    from readers.core.model import ContentKind
+    from readers.engine.isolation import IsolatedReads
 
     wh, assay, progress = step.wh, step.settings, step.progress
     words = by_language(
@@ -35,57 +38,69 @@ def verdicts(step: ShardStep) -> StageOutcome:
     if stale:
         progress.stage("verdicts")
         freeze_long_lived()  # the modules loaded so far live as long as the process (readers.core.base)
-    for shard in stale:
-        judged_before, kept_before = judged, kept
-        documents = {r["sha256"]: DocumentRecord(**r) for r in wh.rows("documents", EXTRACTOR_VERSION, shard)}
-        pages = _grouped(wh, "pages", shard, PageRecord)
-        fonts = _grouped(wh, "page_fonts", shard, PageFontRecord)
-        existing = {t: _group_rows(wh, t, shard) for t in step.stage.writes}
-        out: dict[str, list] = {t: [] for t in step.stage.writes}
-        changed = set(existing["page_verdicts"]) - set(pages)  # documents gone from the shard
-        for sha in sorted(pages):
-            doc = documents.get(sha)
-            if doc is None:
-                continue
-            if sha in existing["page_verdicts"] and all(
-                v.verdicts_version == current for v in existing["page_verdicts"][sha]
-            ):
+    # What reads a document's file (the second opinion, the ink measure, a repair's font check) runs in a
+    # reader worker under the read budgets (assets/verdicts/file_work.py): one at a time, as the documents
+    # are judged; the worker starts at the first such need, and most shards have none.
+    pool = IsolatedReads(assay.limits(), assay.max_document_bytes, assay.budgets(), 1, [ContentKind.PDF])
+    with pool:
+        for shard in stale:
+            judged_before, kept_before = judged, kept
+            documents = {
+                r["sha256"]: DocumentRecord(**r) for r in wh.rows("documents", EXTRACTOR_VERSION, shard)
+            }
+            pages = _grouped(wh, "pages", shard, PageRecord)
+            fonts = _grouped(wh, "page_fonts", shard, PageFontRecord)
+            existing = {t: _group_rows(wh, t, shard) for t in step.stage.writes}
+            out: dict[str, list] = {t: [] for t in step.stage.writes}
+            changed = set(existing["page_verdicts"]) - set(pages)  # documents gone from the shard
+            for sha in sorted(pages):
+                doc = documents.get(sha)
+                if doc is None:
+                    continue
+                if sha in existing["page_verdicts"] and all(
+                    v.verdicts_version == current for v in existing["page_verdicts"][sha]
+                ):
+                    for t in step.stage.writes:
+                        out[t] += existing[t].get(sha, [])
+                    kept += 1
+                    continue
+                # The second opinion and the ink open the file again: what the libraries say then goes to
+                # the run's log, not the terminal (what they said while it was read is
+                # derivations.diagnostics).
+                with heard() as said:
+                    result = judge_document_rows(
+                        doc.kind,
+                        fs_path(doc.path),
+                        sha,
+                        shard,
+                        EXTRACTOR_VERSION,
+                        pages[sha],
+                        fonts.get(sha, []),
+                        assay.limits(),
+                        vocabulary=words,
+                        verdicts_version=current,
+                        size=doc.size,
+                        jobs=pool,
+                    )
+                if said:
+                    step.log.info(f"the libraries said while {sha[:12]} was judged:\n{summary(said)}")
+                stopped = sorted({r for v in result.pages for r in v.reasons if OVER_LIMIT in r})
+                if stopped:
+                    step.log.warning(f"{sha[:12]}: work on its file stopped over its budget: {stopped}")
+                out["page_verdicts"] += result.pages
+                out["font_verdicts"] += result.fonts
+                out["repairs"] += result.repairs
+                changed.add(sha)
+                judged += 1
+                progress.document_judged()
+            if changed or not all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in step.stage.writes):
+                # page_verdicts last: the planner reads it as "this shard is judged", so a run killed
+                # between two writes judges the shard again.
                 for t in step.stage.writes:
-                    out[t] += existing[t].get(sha, [])
-                kept += 1
-                continue
-            # The second opinion and the ink open the file again: what the libraries say then goes to the
-            # run's log, not the terminal (what they said while it was read is derivations.diagnostics).
-            with heard() as said:
-                result = judge_document_rows(
-                    doc.kind,
-                    fs_path(doc.path),
-                    sha,
-                    shard,
-                    EXTRACTOR_VERSION,
-                    pages[sha],
-                    fonts.get(sha, []),
-                    assay.limits(),
-                    vocabulary=words,
-                    verdicts_version=current,
-                    size=doc.size,
-                )
-            if said:
-                step.log.info(f"the libraries said while {sha[:12]} was judged:\n{summary(said)}")
-            out["page_verdicts"] += result.pages
-            out["font_verdicts"] += result.fonts
-            out["repairs"] += result.repairs
-            changed.add(sha)
-            judged += 1
-            progress.document_judged()
-        if changed or not all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in step.stage.writes):
-            # page_verdicts last: the planner reads it as "this shard is judged", so a run killed between
-            # two writes judges the shard again.
-            for t in step.stage.writes:
-                wh.write(t, EXTRACTOR_VERSION, out[t], shard=shard)
-        for v in out["page_verdicts"]:
-            modes[v.mode] = modes.get(v.mode, 0) + 1
-        figures[shard] = {"judged": judged - judged_before, "kept": kept - kept_before}
+                    wh.write(t, EXTRACTOR_VERSION, out[t], shard=shard)
+            for v in out["page_verdicts"]:
+                modes[v.mode] = modes.get(v.mode, 0) + 1
+            figures[shard] = {"judged": judged - judged_before, "kept": kept - kept_before}
     step.log.info(f"judged {judged} documents, kept {kept}; modes {modes}")
     return StageOutcome(ran=stale, figures=figures)
 

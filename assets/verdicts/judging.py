@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from assets.verdicts.file_work import DocumentFileWork, FileWork
 from quality.judge import DocumentVerdicts, RepairOutcome, TextQuality, judge_one
 from quality.language import best_language
 from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
@@ -18,9 +19,11 @@ from quality.repair_gate import after_repair, before_repair
 from quality.text_signals import lexicon_evidence, page_signals
 from quality.verdicts import BAD_RUNE_MAX, LEXICON_MIN, MIN_LANGUAGE_SIMILARITY, VERDICTS_VERSION, Tier
 from readers.core.base import collector_paused
+from readers.core.errors import LimitExceeded
 from readers.core.model import OCR_KINDS, ContentKind, PageText, ReadLimits
 from readers.core.records import PageFontRecord, PageRecord
 from readers.core.snapshot import WalkedFile
+from readers.engine.isolation import InProcessJobs, JobRunner
 
 # A repaired text must read at least this well (length-weighted lexicon hit rate) to be accepted: above
 # the garbage threshold by a clear band, since a repair that only half reads is worse than OCR.
@@ -97,9 +100,12 @@ def _repairer(document_language: str | None, fonts_of: Callable[[int], Mapping[s
 
 
 def _safe(fonts_of: Callable[[int], Mapping[str, str]], page: int) -> Mapping[str, str]:
-    """A page's text per font, or none when reading them fails (the page-wide checks still apply)."""
+    """A page's text per font, or none when reading them fails (the page-wide checks still apply); a read
+    stopped over its budget raises (no repair stands on it: quality/judge.py records why)."""
     try:
         return fonts_of(page)
+    except LimitExceeded:
+        raise
     except Exception:
         return {}
 
@@ -163,6 +169,7 @@ def judge_document_rows(
     verdicts_version: str = VERDICTS_VERSION,
     *,
     size: int,
+    jobs: JobRunner | None = None,
 ) -> DocumentVerdicts:
     """Judge one document's pages (quality/judge.py with its real parts).
 
@@ -170,12 +177,26 @@ def judge_document_rows(
     (``sha256``, ``size``): a private snapshot made on their first need (readers/core/snapshot.py) and removed
     when the document is judged. A file changed, gone or unreadable since the walk gives no second opinion
     and no ink measure, as any failure of theirs: the text layer's reading stands.
+
+    What reads the file runs as jobs of ``jobs`` (assets/verdicts/file_work.py): in the pipeline a reader
+    worker under the read budgets of the document's kind, so a page that blows pdfplumber up costs a
+    worker, not the run; without it, in this process and without budgets.
     """
     # The collector paused as while reading: the second opinion (pdfminer) and the records allocate
     # many small objects that hold no cycles (readers.core.base.collector_paused).
     with collector_paused(), WalkedFile(path, sha256=sha256, size=size) as walked:
         return _judge(
-            kind, walked, sha256, shard, version, pages, fonts, limits, vocabulary, verdicts_version
+            kind,
+            walked,
+            sha256,
+            shard,
+            version,
+            pages,
+            fonts,
+            limits,
+            vocabulary,
+            verdicts_version,
+            jobs if jobs is not None else InProcessJobs(),
         )
 
 
@@ -190,6 +211,7 @@ def _judge(
     limits: ReadLimits,
     vocabulary: Mapping[str, frozenset[str]] | None,
     verdicts_version: str,
+    jobs: JobRunner,
 ) -> DocumentVerdicts:
     languages = Counter(p.language for p in pages if p.language and p.lexicon_judged)
     document_language = languages.most_common(1)[0][0] if languages else None
@@ -198,18 +220,18 @@ def _judge(
     pdf = kind == ContentKind.PDF.value
     if pdf:
         from readers.core.table import reader
-        from readers.pdf.facts import font_texts, measure_unreported_ink
 
         plumber = reader("pdfplumber")
+        work = DocumentFileWork(jobs, ContentKind.PDF, limits)
 
         def second(numbers: list[int]) -> dict[int, str]:
-            return plumber.read_pages(walked.path(), numbers, limits)
+            return work(FileWork.SECOND_OPINION, walked.path(), numbers)
 
         def ink(numbers: list[int]) -> dict[int, float]:
-            return measure_unreported_ink(walked.path(), numbers)
+            return work(FileWork.INK, walked.path(), numbers)
 
         def fonts_of(number: int) -> dict[str, str]:
-            return font_texts(walked.path(), number)
+            return work(FileWork.FONT_TEXTS, walked.path(), [number])
 
         fallback_tool = (plumber.name, plumber.version)
     return judge_one(
