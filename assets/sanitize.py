@@ -1,5 +1,6 @@
 """sanitize: one clean text per document from its pages' final texts; what was taken out (invisible text,
-running headers and footers, personal data) recorded beside it."""
+running headers and footers, personal data) recorded beside it; a document whose text could not be
+sanitized within the per-document budget, or at all, recorded in ``unsanitized`` (assets/budgeted.py)."""
 
 from collections import Counter
 
@@ -9,8 +10,9 @@ from warehouse.store import to_pylist
 
 @shard_stage("sanitize")
 def sanitize(step: ShardStep) -> StageOutcome:
+    from assets.budgeted import BudgetedWork
     from quality.records import PageTextRecord, PageVerdictRecord
-    from quality.sanitize import PageHidden, sanitize_document
+    from quality.sanitize import PageHidden, SanitizeJob
     from readers.core.model import OCR_KINDS, ContentKind
 
     wh, version = step.wh, step.version
@@ -20,47 +22,52 @@ def sanitize(step: ShardStep) -> StageOutcome:
     stale = step.stale()
     if stale:
         step.progress.stage("sanitize", len(stale))
-    for shard in stale:
-        kinds = {r["sha256"]: r["kind"] for r in wh.rows("documents", version, shard)}
-        pages: dict[str, list[PageTextRecord]] = {}
-        for row in wh.rows("page_texts", version, shard):
-            pages.setdefault(row["sha256"], []).append(PageTextRecord(**row))
-        sandwich = {
-            (v.sha256, v.page)
-            for v in (PageVerdictRecord(**r) for r in wh.rows("page_verdicts", version, shard))
-            if v.provenance == "ocr_sandwich"
-        }
-        hidden: dict[str, dict[int, PageHidden]] = {}
-        artifacts: dict[str, dict[int, list[str]]] = {}
-        columns = ["sha256", "page", "hidden_text", "hidden_why", "artifacts"]
-        for row in to_pylist(wh.read("pages", version, shard, columns)):
-            if row.get("artifacts"):
-                artifacts.setdefault(row["sha256"], {})[row["page"]] = row["artifacts"]
-            if row["hidden_text"]:
-                key = (row["sha256"], row["page"])
-                hidden.setdefault(row["sha256"], {})[row["page"]] = PageHidden(
-                    row["hidden_text"], row["hidden_why"] or [], key in sandwich
+    with BudgetedWork(step.settings) as work:
+        for shard in stale:
+            kinds = {r["sha256"]: r["kind"] for r in wh.rows("documents", version, shard)}
+            pages: dict[str, list[PageTextRecord]] = {}
+            for row in wh.rows("page_texts", version, shard):
+                pages.setdefault(row["sha256"], []).append(PageTextRecord(**row))
+            sandwich = {
+                (v.sha256, v.page)
+                for v in (PageVerdictRecord(**r) for r in wh.rows("page_verdicts", version, shard))
+                if v.provenance == "ocr_sandwich"
+            }
+            hidden: dict[str, dict[int, PageHidden]] = {}
+            artifacts: dict[str, dict[int, list[str]]] = {}
+            columns = ["sha256", "page", "hidden_text", "hidden_why", "artifacts"]
+            for row in to_pylist(wh.read("pages", version, shard, columns)):
+                if row.get("artifacts"):
+                    artifacts.setdefault(row["sha256"], {})[row["page"]] = row["artifacts"]
+                if row["hidden_text"]:
+                    key = (row["sha256"], row["page"])
+                    hidden.setdefault(row["sha256"], {})[row["page"]] = PageHidden(
+                        row["hidden_text"], row["hidden_why"] or [], key in sandwich
+                    )
+            jobs = []
+            for sha in sorted(pages):
+                kind = ContentKind(kinds.get(sha, "unknown"))
+                paged = kind in OCR_KINDS
+                found = artifacts.get(sha, {})
+                jobs.append(
+                    SanitizeJob(
+                        sha, shard, version, pages[sha], hidden.get(sha, {}), scrubber, paged, found, kind
+                    )
                 )
-        out: dict[str, list] = {table: [] for table in step.stage.writes}
-        for sha in sorted(pages):
-            result = sanitize_document(
-                sha,
-                shard,
-                version,
-                pages[sha],
-                hidden.get(sha, {}),
-                scrubber,
-                paged=ContentKind(kinds.get(sha, "unknown")) in OCR_KINDS,
-                artifacts=artifacts.get(sha, {}),
-            )
-            if result.text is not None:
-                out["texts"].append(result.text)
-            out["redactions"] += result.redactions
-            out["hidden_text"] += result.hidden
-            out["furniture"] += result.furniture
-        for table, rows in out.items():
-            wh.write(table, version, rows, shard=shard)
-            totals[table] += len(rows)
-        step.progress.shard_done("sanitize")
+            out: dict[str, list] = {table: [] for table in step.stage.writes}
+            # A long text is sanitized in a worker, under the per-document budget.
+            for result in work.run(jobs):
+                if result.text is not None:
+                    out["texts"].append(result.text)
+                if result.stopped is not None:
+                    out["unsanitized"].append(result.stopped)
+                    step.log.warning(f"{result.stopped.sha256}: not sanitized: {result.stopped.detail}")
+                out["redactions"] += result.redactions
+                out["hidden_text"] += result.hidden
+                out["furniture"] += result.furniture
+            for table, rows in out.items():
+                wh.write(table, version, rows, shard=shard)
+                totals[table] += len(rows)
+            step.progress.shard_done("sanitize")
     step.log.info(f"sanitize: {dict(totals)}")
     return StageOutcome(ran=stale)

@@ -108,7 +108,7 @@ def _catalog_stale(wh: Warehouse, version: str) -> bool:
     return not catalog_current(wh, version)
 
 
-SANITIZE_WRITES = ("texts", "redactions", "hidden_text", "furniture")
+SANITIZE_WRITES = ("unsanitized", "texts", "redactions", "hidden_text", "furniture")
 
 #: The project's stages. Adding one is a module with its asset (assets/factory.py ``shard_stage`` makes a
 #: stage of shards' asset from its declaration) and one declaration here, or in a :func:`declared` block.
@@ -195,22 +195,24 @@ DECLARED: tuple[Stage, ...] = (
         group="publish",
         description="One markdown text per document (texts), normalised, without invisible text "
         "(hidden_text), running headers and footers (furniture) or personal data (redactions: kind, page "
-        "and offsets, never the value).",
+        "and offsets, never the value); a long text in a worker under the per-document budget, a "
+        "document it could not sanitize in unsanitized.",
         job="One clean text per document of a range of shards: hidden text, furniture and personal data out.",
         checked=("texts",),
     ),
     Stage(
         "chunk",
         after=("sanitize",),
-        reads=("texts", "page_verdicts", "page_texts"),
-        writes=("chunks",),
+        reads=("documents", "texts", "page_verdicts", "page_texts"),
+        writes=("unchunked", "chunks"),
         partitioned=True,
-        stale=newer_input("texts", ("chunks",)),
+        stale=newer_input("texts", ("unchunked", "chunks")),
         asset="assets.chunk:chunk",
         group="publish",
         description="Chunks of each text (chunks): split along the headings to a target size with an "
         "overlap, never inside a table row, each with its heading path, pages, language, sources and "
-        "trust (the minimum over its pages).",
+        "trust (the minimum over its pages); a long text in a worker under the per-document budget, a "
+        "text it could not chunk in unchunked.",
         job="Split the texts of a range of shards into chunks with their evidence.",
         checked=("chunks",),
     ),

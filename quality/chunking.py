@@ -54,10 +54,14 @@ import hashlib
 import itertools
 import math
 import re
+import time
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+
+from quality.records import StoppedRecord, StopReason
+from readers.core.model import ContentKind
 
 # Retrieval-sized without a tokenizer model: at about 4 characters per token in English, 1,500
 # characters is about 375 tokens, within the 256-512-token chunks that embedding models and BM25 passage
@@ -418,6 +422,48 @@ def chunk_document(
         _make_chunk(sha256, i, text, pages, starts, start, new_start, end, header, path)
         for i, (start, new_start, end, header, path) in enumerate(pieces)
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunked:
+    """One document's chunks, or why it has none (``unchunked``)."""
+
+    chunks: list[Chunk]
+    stopped: StoppedRecord | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkJob:
+    """One document's chunking (:func:`chunk_document`'s arguments), runnable in a worker process
+    (readers/engine/isolation.py ``IsolatedJob``, assets/budgeted.py). Impossible input (ValueError), or
+    any failure, is its ``unchunked`` row, not the shard's failure."""
+
+    sha256: str
+    shard: str
+    version: str
+    text: str
+    pages: Sequence[PageSpan]
+    target: int
+    overlap: int
+    kind: ContentKind
+    activity = "chunking"
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+    def run(self) -> Chunked:
+        start = time.monotonic()
+        try:
+            return Chunked(
+                chunk_document(self.sha256, self.text, self.pages, target=self.target, overlap=self.overlap)
+            )
+        except Exception as exc:  # one document's failure is its row, not the shard's
+            detail = f"chunking failed after {time.monotonic() - start:.1f} s: {type(exc).__name__}: {exc}"
+            return self.stopped(StopReason.ERROR, detail)
+
+    def stopped(self, reason: str, detail: str) -> Chunked:
+        return Chunked([], StoppedRecord(self.sha256, self.shard, self.version, reason, detail, self.chars))
 
 
 def _between(breaks: list[int], lo: int, hi: int) -> tuple[int, int]:

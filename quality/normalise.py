@@ -8,7 +8,10 @@ again over text that already went through them (a rerun, a carried-over page) wi
   ligatures of the Alphabetic Presentation Forms expanded (``ﬁ`` → ``fi``: PyMuPDF keeps them, raw, and a
   search for "find" must find "ﬁnd"), a soft hyphen drawn at a line end kept as ``-`` and removed
   elsewhere, then NFC. NFC comes last because removing a NUL or a soft hyphen can put a letter next to
-  the combining mark that belongs to it.
+  the combining mark that belongs to it. Before NFC the text is made stream-safe (:func:`stream_safe`):
+  a run of more than 30 combining marks gets a COMBINING GRAPHEME JOINER after every 30th, as Unicode
+  recommends (UAX #15 §13), so NFC takes time linear in the text: it sorts each run of marks by
+  insertion, and a long run made one text take hours (docs/decisions.md). No mark is dropped.
 - :func:`join_hyphenated`: a word broken over a line end with a hyphen is joined again when the next
   line goes on in lower case; a hyphen before a capital or a digit is a compound's (``Jean-\\nPaul``,
   ``COVID-\\n19``) and stays.
@@ -16,6 +19,7 @@ again over text that already went through them (a rerun, a carried-over page) wi
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -35,6 +39,14 @@ LIGATURES: dict[int, str] = {
 #: separates words.
 LINE_END_HYPHENS = "-\u2010"
 
+#: What UAX #15 §13 (the Stream-Safe Text Format) allows in a row: 30 non-starters (characters of a
+#: non-zero canonical combining class, counted in the compatibility decomposition), then a
+#: COMBINING GRAPHEME JOINER (a starter that draws nothing and joins nothing) before the 31st.
+MAX_NON_STARTERS = 30
+CGJ = "\u034f"
+# MAX_NON_STARTERS characters that more follow: a CGJ goes after them.
+_FULL_RUN = re.compile(f"(.{{{MAX_NON_STARTERS}}})(?=.)", re.DOTALL)
+
 _SOFT_HYPHEN_AT_LINE_END = re.compile(SOFT_HYPHEN + r"+(?=[ \t]*(?:\n|\Z))")
 _FENCE = re.compile(r"\s{0,3}(?:```|~~~)")
 _TABLE_ROW = re.compile(r"\s*\|")
@@ -52,7 +64,104 @@ def normalise(text: str) -> str:
     if SOFT_HYPHEN in text:
         # A soft hyphen is drawn only where the line breaks; anywhere else it is an invisible hint.
         text = _SOFT_HYPHEN_AT_LINE_END.sub("-", text).replace(SOFT_HYPHEN, "")
-    return unicodedata.normalize("NFC", text)
+    return unicodedata.normalize("NFC", stream_safe(text))
+
+
+def stream_safe(text: str) -> str:
+    """``text`` in the Stream-Safe Text Format of UAX #15 §13: wherever its compatibility decomposition
+    would hold more than ``MAX_NON_STARTERS`` non-starters in a row, a ``CGJ`` is put before the one that
+    would be too many. Text without such a run (every real script's) comes back unchanged; the work is a
+    regular-expression scan, and the standard's process only over the runs it finds."""
+    if text.isascii():
+        return text
+    runs, several = _non_starters()
+    if runs.search(text) is None:
+        return text
+    parts: list[str] = []
+    done = 0
+    for match in runs.finditer(text):
+        start, run = match.start(), match.group()
+        count = _trailing(text[start - 1]) if start else 0
+        parts.append(text[done:start])
+        done = match.end()
+        if several.search(run) is None:  # one non-starter a character: a CGJ after every 30th
+            first = MAX_NON_STARTERS - count
+            rest = run[first:]
+            parts += [run[:first], CGJ if rest else "", _FULL_RUN.sub(r"\g<1>" + CGJ, rest)]
+            continue
+        for c in run:
+            lead, whole = _leading(c)
+            if count + lead > MAX_NON_STARTERS:
+                parts.append(CGJ)
+                count = 0
+            count = count + lead if whole else _trailing(c)
+            parts.append(c)
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+@functools.cache
+def _non_starters() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A pattern for the runs of characters whose decomposition starts with a non-starter that are long
+    enough to go over ``MAX_NON_STARTERS``, and one for the few characters among them that are more than
+    one non-starter (U+0344, U+0F73...). Built on first use (0.2 s: every code point from U+0300, where
+    the combining marks begin)."""
+    members: list[int] = []
+    several: list[int] = []
+    most_leading = most_trailing = 1
+    for code in range(0x300, 0x20000):
+        c = chr(code)
+        if not unicodedata.combining(c) and not unicodedata.decomposition(c):
+            continue
+        lead, whole = _leading(c)
+        if lead:
+            members.append(code)
+            most_leading = max(most_leading, lead)
+            if lead > 1 or not whole:
+                several.append(code)
+        if not whole:
+            most_trailing = max(most_trailing, _trailing(c))
+    # The shortest run that can reach MAX_NON_STARTERS + 1 after the most marks a starter ends with.
+    shortest = -(-(MAX_NON_STARTERS + 1 - most_trailing) // most_leading)
+    return re.compile(f"[{_char_class(members)}]{{{shortest},}}"), re.compile(f"[{_char_class(several)}]")
+
+
+def _char_class(codes: list[int]) -> str:
+    """The body of a regular-expression class matching exactly ``codes`` (sorted), as ranges."""
+    ranges: list[list[int]] = []
+    for code in codes:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    return "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in ranges)
+
+
+@functools.cache
+def _leading(c: str) -> tuple[int, bool]:
+    """The non-starters ``c``'s compatibility decomposition starts with, and whether that is all of it."""
+    if not unicodedata.combining(c) and not unicodedata.decomposition(c):
+        return 0, False
+    decomposed = unicodedata.normalize("NFKD", c)
+    lead = 0
+    for d in decomposed:
+        if not unicodedata.combining(d):
+            break
+        lead += 1
+    return lead, lead == len(decomposed)
+
+
+@functools.cache
+def _trailing(c: str) -> int:
+    """The non-starters ``c``'s compatibility decomposition ends with."""
+    if not unicodedata.combining(c) and not unicodedata.decomposition(c):
+        return 0
+    trail = 0
+    for d in reversed(unicodedata.normalize("NFKD", c)):
+        if not unicodedata.combining(d):
+            break
+        trail += 1
+    return trail
 
 
 def join_hyphenated(text: str) -> str:

@@ -11,14 +11,17 @@ The rules, in order (the first that applies):
 
 1. **what the readers could not try is final**: a derivation ``error``, ``unsupported`` or ``skipped`` is
    the outcome, with the derivation's reason (no page of such a document reaches the verdicts or OCR);
-2. **no final text is underivable**: a document whose judged pages all end without text
+2. **a text sanitize could not make is an error**: a document whose pages end with text that sanitize
+   could not make a clean text of (an ``unsanitized`` row: over the per-document budget, or failed) is
+   ``error``, its reason ``sanitize_error:<why>`` (``:timeout``, ``:memory``, ``:worker_died``, ``:error``);
+3. **no final text is underivable**: a document whose judged pages all end without text
    (``page_texts.source = 'none'``), or that has no judged page and a derivation ``underivable``, is
    ``underivable``; the reason is the first page's that says why (``ocr_underivable:no_text``,
    ``ocr_error:timeout``, ``ocr_not_run``...), else the derivation's (``empty_text``), else ``blank``;
    so is a document whose pages end with text of which sanitize left nothing (no ``texts`` row, and
    ``hidden_text`` or ``furniture`` rows saying what it took): its reason ``all_text_removed:<tables>``
    (``all_text_removed:hidden_text``: every line was invisible text, which is never used);
-3. **the furthest stage any page's final text came from**, of reader, fallback reader, repair and OCR:
+4. **the furthest stage any page's final text came from**, of reader, fallback reader, repair and OCR:
    ``ocr`` when some page's final text is OCR's (figure transcriptions beside a text layer do not count:
    that page's text is the layer's), else ``repaired`` when some page's is a font repair, else
    ``fallback`` when some page's is the fallback reader's or the derivation was recovered by fallback,
@@ -59,6 +62,8 @@ WITH_TEXT = frozenset({Outcome.DERIVED, Outcome.FALLBACK, Outcome.REPAIRED, Outc
 ATTEMPTED = WITH_TEXT | {Outcome.UNDERIVABLE, Outcome.ERROR}
 #: The reason of a document whose pages end with text that sanitize took all of, before what took it.
 ALL_TEXT_REMOVED = "all_text_removed:"
+#: The reason of a document whose pages' text sanitize could not make a clean text of, before why.
+SANITIZE_ERROR = "sanitize_error:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +89,8 @@ class OutcomeRecord:
         Doc(
             "why there is no text: the derivation's reason (error, unsupported, skipped; empty_text), or "
             "the first page's (ocr_underivable:no_text, ocr_error:<reason>, ocr_not_run), or what sanitize "
-            "took out when it left no clean text (all_text_removed:hidden_text, :furniture); text_capped:<N> "
+            "took out when it left no clean text (all_text_removed:hidden_text, :furniture), or why it could "
+            "not make one (sanitize_error:timeout, :memory, :worker_died, :error); text_capped:<N> "
             "when the derivation kept only part of the text; null otherwise"
         ),
     ]

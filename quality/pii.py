@@ -1183,7 +1183,9 @@ def _wrapped_emails(text: str, view: MatchView, plain: list[Finding]) -> list[Fi
     for d in (EmailDetector(), SpelledEmailDetector()):
         for f in d.find(joined.text):
             g = _mapped(f, joined)
-            breaks = [b for b in joined.joins if g.start < b < g.end]
+            # The joins are in order: the ones inside the address by bisection, not by a walk over all.
+            inside = bisect.bisect_right(joined.joins, g.start), bisect.bisect_left(joined.joins, g.end)
+            breaks = joined.joins[inside[0] : inside[1]]
             if not breaks or any(_ends_sentence(text, g.start, b) for b in breaks):
                 continue
             overlapping = [p for p in plain if p.start < g.end and g.start < p.end]

@@ -199,6 +199,29 @@ class OcrPageRecord:
     ]
 
 
+class StopReason(StrEnum):
+    """Why a stage left a document without its output (``unsanitized.reason``, ``unchunked.reason``)."""
+
+    TIMEOUT = "timeout"  # over the per-document time budget: its worker was stopped
+    MEMORY = "memory"  # over the per-document memory budget: its worker was stopped
+    WORKER_DIED = "worker_died"  # its worker process died (a crash in a C library)
+    ERROR = "error"  # the work failed on it (detail says how)
+
+
+@dataclass(frozen=True, slots=True)
+class StoppedRecord:
+    """A document a stage made nothing of: stopped over its budget, or failed (assets/budgeted.py)."""
+
+    sha256: Annotated[Sha256, KEY]
+    shard: Shard
+    extractor_version: Annotated[Version, KEY]
+    reason: Annotated[
+        str, Doc("timeout or memory (over its budget), worker_died or error"), OneOf.of(StopReason)
+    ]
+    detail: Annotated[str, Doc("what stopped it, as a person reads it (the budget, the memory, the error)")]
+    chars: Annotated[Count, Doc("characters of the text the stage was working on")]
+
+
 @dataclass(frozen=True, slots=True)
 class ChunkRecord:
     chunk_id: Annotated[

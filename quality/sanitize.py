@@ -21,10 +21,15 @@ In order, because each step needs the previous one's output:
 
 A page without a final text (blank, OCR found nothing) has no part in the text; a document with no page
 text at all has no ``texts`` row (never an empty text).
+
+One document's sanitizing is a :class:`SanitizeJob`: run in this process, or, for a long text, in a worker
+process under the per-document budget (assets/budgeted.py). A job that fails, or is stopped over its
+budget, makes an ``unsanitized`` row saying why instead of a text.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -44,8 +49,11 @@ from quality.records import (
     HiddenTextRecord,
     PageTextRecord,
     RedactionRecord,
+    StoppedRecord,
+    StopReason,
     TextRecord,
 )
+from readers.core.model import ContentKind
 
 PAGE_SEPARATOR = "\n\n"
 # 3: furniture found on one page too (page numbers, stamps, DOIs...), and tagged artifacts removed
@@ -68,6 +76,52 @@ class Sanitized:
     redactions: list[RedactionRecord] = field(default_factory=list)
     hidden: list[HiddenTextRecord] = field(default_factory=list)
     furniture: list[FurnitureRecord] = field(default_factory=list)
+    # Why there is nothing: the work failed, or was stopped over its budget (``unsanitized``).
+    stopped: StoppedRecord | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SanitizeJob:
+    """One document's sanitizing (:func:`sanitize_document`'s arguments), runnable in a worker process
+    (readers/engine/isolation.py ``IsolatedJob``)."""
+
+    sha256: str
+    shard: str
+    version: str
+    pages: Sequence[PageTextRecord]
+    hidden: Mapping[int, PageHidden]
+    scrubber: Scrubber | None
+    paged: bool
+    artifacts: Mapping[int, Sequence[str]]
+    kind: ContentKind
+    activity = "sanitize"
+
+    @property
+    def chars(self) -> int:
+        return sum(len(p.text or "") for p in self.pages)
+
+    def run(self) -> Sanitized:
+        start = time.monotonic()
+        try:
+            return sanitize_document(
+                self.sha256,
+                self.shard,
+                self.version,
+                self.pages,
+                self.hidden,
+                self.scrubber,
+                paged=self.paged,
+                artifacts=self.artifacts,
+            )
+        except Exception as exc:  # one document's failure is its row, not the shard's
+            # Not the message: it may quote the raw text, which holds personal data.
+            detail = f"sanitize failed after {time.monotonic() - start:.1f} s: {type(exc).__name__}"
+            return self.stopped(StopReason.ERROR, detail)
+
+    def stopped(self, reason: str, detail: str) -> Sanitized:
+        return Sanitized(
+            None, stopped=StoppedRecord(self.sha256, self.shard, self.version, reason, detail, self.chars)
+        )
 
 
 def sanitize_document(

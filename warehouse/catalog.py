@@ -19,7 +19,14 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from quality.outcomes import ALL_TEXT_REMOVED, ATTEMPTED, FINAL_STATUSES, WITH_TEXT, Outcome
+from quality.outcomes import (
+    ALL_TEXT_REMOVED,
+    ATTEMPTED,
+    FINAL_STATUSES,
+    SANITIZE_ERROR,
+    WITH_TEXT,
+    Outcome,
+)
 from quality.records import Source
 from readers.core.model import DocumentStatus
 from warehouse.compaction import COMPACT_ABOVE_FILES, compacted
@@ -168,14 +175,19 @@ s AS (
           UNION ALL SELECT sha256, extractor_version, 'hidden_text' FROM all_hidden_text
           UNION ALL SELECT sha256, extractor_version, 'furniture' FROM all_furniture)
    GROUP BY sha256, extractor_version),
+u AS (SELECT sha256, extractor_version, min(reason) AS reason FROM all_unsanitized GROUP BY 1, 2),
 o AS (
   SELECT d.sha256, d.shard, d.extractor_version, d.kind, d.status, d.reason, t.page_reason,
+         -- sanitize could not make a clean text of the pages' text (over its budget, or failed)
+         CASE WHEN u.sha256 IS NOT NULL AND NOT coalesce(s.has_clean_text, false)
+              THEN {sql_string(SANITIZE_ERROR)} || u.reason END AS unsanitized_reason,
          coalesce(t.pages, 0) AS pages, coalesce(t.pages_with_text, 0) AS pages_with_text,
          coalesce(t.pages_ocr, 0) AS pages_ocr,
          -- sanitize took out all the text the pages ended with: what it took says why
          CASE WHEN t.pages_with_text > 0 AND s.removed IS NOT NULL AND NOT s.has_clean_text
               THEN {sql_string(ALL_TEXT_REMOVED)} || s.removed END AS removed_reason,
          CASE WHEN d.status IN {_sql_list(FINAL_STATUSES)} THEN d.status
+              WHEN unsanitized_reason IS NOT NULL THEN {sql_string(Outcome.ERROR)}
               WHEN t.sha256 IS NULL THEN
                 CASE WHEN d.status <> {sql_string(DocumentStatus.DERIVED)}
                        THEN {sql_string(Outcome.UNDERIVABLE)}
@@ -189,9 +201,11 @@ o AS (
               ELSE {sql_string(Outcome.DERIVED)} END AS outcome
     FROM all_derivations d
     LEFT JOIN t ON t.sha256 = d.sha256 AND t.extractor_version = d.extractor_version
-    LEFT JOIN s ON s.sha256 = d.sha256 AND s.extractor_version = d.extractor_version)
+    LEFT JOIN s ON s.sha256 = d.sha256 AND s.extractor_version = d.extractor_version
+    LEFT JOIN u ON u.sha256 = d.sha256 AND u.extractor_version = d.extractor_version)
 SELECT o.sha256, o.shard, o.extractor_version, o.kind, doc.path, o.outcome,
-       CASE WHEN o.outcome IN {_sql_list(FINAL_STATUSES)} THEN o.reason
+       CASE WHEN o.unsanitized_reason IS NOT NULL THEN o.unsanitized_reason
+            WHEN o.outcome IN {_sql_list(FINAL_STATUSES)} THEN o.reason
             WHEN o.outcome = {sql_string(Outcome.UNDERIVABLE)}
               THEN coalesce(o.removed_reason, o.page_reason, o.reason, 'blank')
             WHEN o.status = {sql_string(DocumentStatus.DERIVED)} THEN o.reason END AS reason,

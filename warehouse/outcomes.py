@@ -40,6 +40,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "texts": ("sha256", "extractor_version"),
     "hidden_text": ("sha256", "extractor_version"),
     "furniture": ("sha256", "extractor_version"),
+    "unsanitized": ("sha256", "extractor_version", "reason"),
 }
 COLUMNS = tuple(f.name for f in fields_of(OutcomeRecord))
 
@@ -62,6 +63,7 @@ def outcomes_of(
     texts: Sequence[Any] = (),
     hidden_text: Sequence[Any] = (),
     furniture: Sequence[Any] = (),
+    unsanitized: Sequence[Any] = (),
 ) -> list[OutcomeRecord]:
     """The outcome of rows held in memory (the row records of the tables of :data:`SOURCES`), by sha256;
     without sanitize's rows, as the view says before sanitize has run."""
@@ -72,6 +74,7 @@ def outcomes_of(
         "texts": texts,
         "hidden_text": hidden_text,
         "furniture": furniture,
+        "unsanitized": unsanitized,
     }
     arrows = {f"rows_{name}": to_arrow(TABLES[name], rows[name]) for name in SOURCES}
     return _evaluate({name: f"SELECT * FROM rows_{name}" for name in SOURCES}, arrows)

@@ -28,6 +28,7 @@ from quality.records import (
     PageVerdictRecord,
     RedactionRecord,
     RepairRecord,
+    StoppedRecord,
     TextRecord,
     VocabularyRecord,
 )
@@ -245,10 +246,24 @@ FURNITURE = Table(
     sharded=True,
 )
 
+UNSANITIZED = Table(
+    "unsanitized",
+    StoppedRecord,
+    "document whose pages' text sanitize could not make a clean text of (over its budget, or failed)",
+    sharded=True,
+)
+
 CHUNKS = Table(
     "chunks",
     ChunkRecord,
     "retrieval-sized piece of a text, with its evidence (quality/chunking.py)",
+    sharded=True,
+)
+
+UNCHUNKED = Table(
+    "unchunked",
+    StoppedRecord,
+    "clean text that could not be chunked (over its budget, or failed)",
     sharded=True,
 )
 
@@ -274,7 +289,9 @@ TABLES: dict[str, Table] = {
         REDACTIONS,
         HIDDEN_TEXT,
         FURNITURE,
+        UNSANITIZED,
         CHUNKS,
+        UNCHUNKED,
     )
 }
 
@@ -310,7 +327,8 @@ VIEWS: dict[str, View] = {
             "document and extractor version: what the document finally yielded after every stage, the one "
             "outcome the run summary, `assay check`, the rate checks and `version_diff_rates` count "
             "(`all_outcomes`: every version). The rules, in order: a derivation `error`, `unsupported` or "
-            "`skipped` is the outcome; a document none of whose judged pages ends with text is "
+            "`skipped` is the outcome; a document sanitize could not make a clean text of (`unsanitized`) "
+            "is `error`; a document none of whose judged pages ends with text is "
             "`underivable`; otherwise the furthest stage any page's final text came from: `ocr`, then "
             "`repaired`, then `fallback` (or a derivation recovered by fallback), else `derived`",
             OutcomeRecord,
