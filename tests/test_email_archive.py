@@ -397,10 +397,36 @@ def test_a_zip_lists_its_files_and_its_members_are_its_files(tmp_path: Path) -> 
     assert members_of(nested, ContentKind.ZIP, LIMITS) == [ContainerMember("deep.txt", b"deep text")]
 
 
-def test_duplicate_zip_names_are_one_member_the_later_one(tmp_path: Path) -> None:
+def test_zip_entries_named_alike_are_each_a_member_with_their_count_in_the_name(tmp_path: Path) -> None:
     path = _write(tmp_path, "dup.zip", _zip([("a.txt", b"first"), ("a.txt", b"second")]))
-    assert members_of(path, ContentKind.ZIP, LIMITS) == [ContainerMember("a.txt", b"second")]
-    assert ZIP.read(path, LIMITS).text == "a.txt\t6"
+    assert members_of(path, ContentKind.ZIP, LIMITS) == [
+        ContainerMember("a.txt", b"first"),
+        ContainerMember("a-2.txt", b"second"),
+    ]
+    assert ZIP.read(path, LIMITS).text == "a.txt\t5\na.txt\t6"
+    # A name given to a later entry is never one another entry holds: "a-2.txt" is the archive's own.
+    path = _write(
+        tmp_path,
+        "taken.zip",
+        _zip(
+            [
+                ("d/a.txt", b"1"),
+                ("d/a.txt", b"2"),
+                ("d/a-2.txt", b"3"),
+                ("d/a.txt", b"4"),
+                ("n", b"5"),
+                ("n", b"6"),
+            ]
+        ),
+    )
+    assert [m.member for m in members_of(path, ContentKind.ZIP, LIMITS)] == [
+        "d/a.txt",
+        "d/a-3.txt",
+        "d/a-2.txt",
+        "d/a-4.txt",
+        "n",
+        "n-2",
+    ]
 
 
 def test_a_zip_bomb_member_is_refused(tmp_path: Path) -> None:

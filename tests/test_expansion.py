@@ -9,6 +9,7 @@ import os
 import signal
 import threading
 import time
+import warnings
 import zipfile
 from datetime import UTC, datetime
 from email.message import EmailMessage, MIMEPart
@@ -209,6 +210,49 @@ def test_an_embedded_file_inflating_past_the_ratio_is_refused(tmp_path: Path) ->
         members_of(pdf, ContentKind.PDF, ReadLimits())
     with pytest.raises(LimitExceeded, match="over 1048576"):
         members_of(pdf, ContentKind.PDF, ReadLimits(max_member_bytes=MB, max_compression_ratio=1e9))
+
+
+def zip_entries(entries: list[tuple[str, bytes]]) -> bytes:
+    """A zip of ``entries`` in order, names repeated as given (zipfile warns of a repeated name, and writes
+    it)."""
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+            for name, data in entries:
+                z.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_zip_members_named_alike_are_each_a_document(tmp_path: Path) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    two = [
+        ("report.txt", b"The first report on the pumps."),
+        ("report.txt", b"The second report, on valves."),
+    ]
+    (folder / "two.zip").write_bytes(zip_entries(two))
+    many = [("notes/report.txt", f"Report number {i} on the reservoir.".encode()) for i in range(300)]
+    (folder / "many.zip").write_bytes(zip_entries(many))
+    wh = Warehouse(tmp_path / "wh")
+    files, expansion = expand(folder, wh, ReadLimits())
+    pair, crowd = by_name(files, "two.zip"), by_name(files, "many.zip")
+    rows = {r.sha256: r for r in expansion.records}
+    assert (rows[pair.sha256].status, rows[pair.sha256].members) == ("expanded", 2)
+    assert rows[pair.sha256].member_names == ["report.txt", "report-2.txt"]
+    assert (rows[crowd.sha256].status, rows[crowd.sha256].members) == ("expanded", 300)
+    assert len(set(rows[crowd.sha256].member_names)) == 300
+    # Every member is a document of its own, its bytes in the store.
+    of_pair = {
+        c.member: Path(c.path).read_bytes() for c in expansion.children if c.parent_sha256 == pair.sha256
+    }
+    assert of_pair == {"report.txt": two[0][1], "report-2.txt": two[1][1]}
+    of_crowd = [c for c in expansion.children if c.parent_sha256 == crowd.sha256]
+    assert len(of_crowd) == 300 and {c.kind for c in of_crowd} == {"text"}
+    assert sorted(Path(c.path).read_bytes() for c in of_crowd) == sorted(data for _, data in many)
+    assert {c.member for c in of_crowd} == {"notes/report.txt"} | {
+        f"notes/report-{n}.txt" for n in range(2, 301)
+    }
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -443,6 +443,39 @@ def test_an_unknown_label_is_noted_and_ignored() -> None:
     assert result.encoding_source == "utf8" and "charset_unknown:x-no-such-charset" in result.notes
 
 
+#: A paragraph written in UTF-7's escapes: as UTF-7 it is "<b>bold</b> and Café" (markup a browser never
+#: sees); as what browsers decode it with, the characters as they stand.
+UTF7_BODY = "Plain words +ADw-b+AD4-bold+ADw-/b+AD4- and Caf+AOk- +ADw-span hidden+AD4-unseen+ADw-/span+AD4-"
+
+
+@pytest.mark.parametrize(
+    ("head", "transport"),
+    [
+        ('<meta charset="utf-7">', None),
+        ('<meta http-equiv="Content-Type" content="text/html; charset=UTF-7">', None),
+        ("", "utf-7"),
+    ],
+    ids=["meta-charset", "http-equiv", "transport"],
+)
+def test_a_utf7_declaration_is_no_declaration_as_for_browsers(head: str, transport: str | None) -> None:
+    """Browsers support no UTF-7 (the HTML Standard forbids it; the Encoding Standard has no such label), so
+    the page reads as if it declared nothing, its escapes as text, and a note names the label."""
+    data = f"<html><head>{head}<title>t</title></head><body><main><p>{UTF7_BODY}</p></main></body></html>"
+    result = chain(data.encode("ascii"), declared_encoding=transport)
+    assert (result.encoding, result.encoding_source) == ("utf-8", "utf8")
+    assert any(n.lower() == "charset_unknown:utf-7" for n in result.notes)
+    assert "+ADw-b+AD4-bold+ADw-/b+AD4- and Caf+AOk-" in result.text and "unseen" in result.text
+    assert "Café" not in result.text
+    assert whatwg_codec("utf-7", in_page=False) is None and whatwg_codec("UTF-32", in_page=True) is None
+
+
+def test_a_page_declaring_utf7_then_a_supported_charset_is_read_with_the_second() -> None:
+    data = page(f"<main><p>{GERMAN}</p></main>", '<meta charset="windows-1252">', charset="utf-7")
+    result = chain(data.encode("cp1252"))
+    assert (result.encoding, result.encoding_source) == ("cp1252", "declared")
+    assert "charset_unknown:utf-7" in result.notes and GERMAN in result.text
+
+
 def test_prescan() -> None:
     assert prescan_charset(b'<?xml version="1.0" encoding="ISO-8859-2"?><html>') == "ISO-8859-2"
     assert prescan_charset(b"<!-- <meta charset=\"koi8-r\"> --><meta charset='utf-8'>") == "utf-8"

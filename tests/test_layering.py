@@ -19,14 +19,15 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("orchestration", "assets", "quality", "readers", "warehouse")
 
 #: The reader families: each reads its content kinds with the core's types. Some borrow from another
-#: family (an e-mail's HTML body is read as HTML, a PDF's attachments are members as an e-mail's are).
+#: family (an e-mail's HTML body is read as HTML, a PDF's attachments are members as an e-mail's are, a
+#: Word document's embedded HTML or text is read as HTML or text).
 FAMILIES = ("text", "archives", "html", "office", "mail", "images", "pdf")
 _FAMILY_BORROWS = {
     "text": set(),
     "archives": set(),
     "images": set(),
     "html": {"text"},
-    "office": {"archives"},
+    "office": {"archives", "html", "text"},
     "mail": {"text", "html", "office", "archives"},
     "pdf": {"mail", "archives"},
 }

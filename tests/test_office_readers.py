@@ -292,6 +292,109 @@ def test_a_directory_claiming_a_future_zip_version_is_corrupt(tmp_path: Path) ->
         DocxReader().read(_write(tmp_path / "future.docx", bytes(data)), LIMITS)
 
 
+# --- DOCX embedded documents (w:altChunk) ------------------------------------------------------------------
+
+WORDPROCESSING_MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+CHUNK_MHT = (
+    b'MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary="b"\r\n\r\n--b\r\n'
+    b'Content-Type: text/html; charset="windows-1252"\r\n'
+    b"Content-Transfer-Encoding: quoted-printable\r\n\r\n"
+    b"<html><body><p>Chunk of web archive words, caf=E9.</p></body></html>\r\n--b--\r\n"
+)
+
+
+def _docx_with_chunks(chunks: list[tuple[str, str, bytes]], *, in_header: bool = False) -> bytes:
+    """A Word document of "Before the chunks.", a w:altChunk for each (content type, extension, bytes), then
+    "After the chunks." (as Word writes "insert text from file"); with ``in_header``, one more HTML chunk in
+    the header, related to the header part."""
+    from docx.opc.constants import RELATIONSHIP_TYPE as RT
+    from docx.opc.packuri import PackURI
+    from docx.opc.part import Part
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import nsdecls
+
+    document = docx.Document()
+    document.add_paragraph("Before the chunks.")
+    body = document.element.body
+
+    def chunk(owner: object, n: int, content_type: str, ext: str, blob: bytes) -> object:
+        part = Part(PackURI(f"/word/afchunk{n}.{ext}"), content_type, blob, document.part.package)
+        rid = owner.relate_to(part, RT.A_F_CHUNK)  # type: ignore[attr-defined]
+        return parse_xml(f'<w:altChunk {nsdecls("w", "r")} r:id="{rid}"/>')
+
+    for n, (content_type, ext, blob) in enumerate(chunks, start=1):
+        body.sectPr.addprevious(chunk(document.part, n, content_type, ext, blob))
+    document.add_paragraph("After the chunks.")
+    if in_header:
+        header = document.sections[0].header
+        header.paragraphs[0].text = "Header line."
+        html = b"<html><body><p>Header chunk words.</p></body></html>"
+        header._element.append(chunk(header.part, 99, "text/html", "html", html))
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def test_docx_embedded_documents_are_read_in_their_place_by_their_kinds_reader(tmp_path: Path) -> None:
+    inner_document = docx.Document()
+    inner_document.add_paragraph("Inner document words.")
+    buffer = io.BytesIO()
+    inner_document.save(buffer)
+    inner = buffer.getvalue()
+    chunks = [
+        ("text/html", "html", b"<html><body><h2>Chunk heading</h2><p>Chunk of HTML words.</p></body></html>"),
+        ("application/rtf", "rtf", rb"{\rtf1\ansi Chunk of RTF words.\par}"),
+        ("message/rfc822", "mht", CHUNK_MHT),
+        ("text/plain", "txt", "Chunk of plain words, naïve.".encode()),
+        (WORDPROCESSING_MAIN, "docx", inner),
+        ("image/png", "png", b"\x89PNG\r\n\x1a\n"),
+        ("application/rtf", "rtf", b"not rtf at all"),
+    ]
+    path = _write(tmp_path / "chunks.docx", _docx_with_chunks(chunks, in_header=True))
+    result = DocxReader().read(path, LIMITS)
+    text = result.text
+    order = [
+        "Before the chunks.",
+        "Chunk of HTML words.",
+        "Chunk of RTF words.",
+        "Chunk of web archive words, café.",
+        "Chunk of plain words, naïve.",
+        "Inner document words.",
+        "After the chunks.",
+        "Header chunk words.",
+    ]
+    positions = [text.find(words) for words in order]
+    assert -1 not in positions and positions == sorted(positions), text
+    assert text.count("After the chunks.") == 1 and "Chunk heading" in text
+    # What cannot be read says so.
+    assert result.unread == ("altchunk:image/png:unsupported", "altchunk:rtf:corrupt")
+    # ...and the document's diagnostics keep it, so that it is a row of derivations.
+    from readers.core.model import ContentKind
+    from readers.engine.dispatch import extract_document
+
+    extraction = extract_document(
+        path, ContentKind.DOCX, size=path.stat().st_size, limits=LIMITS, max_bytes=1 << 30
+    )
+    assert extraction.status.value == "derived" and "Chunk of RTF words." in extraction.result.text
+    assert "python-docx: unread: altchunk:image/png:unsupported" in (extraction.diagnostics or "")
+    assert "python-docx: unread: altchunk:rtf:corrupt" in (extraction.diagnostics or "")
+
+
+def test_docx_embedded_word_documents_nest_to_max_nesting(tmp_path: Path) -> None:
+    data = _docx_with_chunks([("text/plain", "txt", b"Deepest words.")])
+    for _ in range(3):
+        data = _docx_with_chunks([(WORDPROCESSING_MAIN, "docx", data)])
+    path = _write(tmp_path / "nested.docx", data)
+    limits = ReadLimits(max_nesting=3)
+    result = DocxReader().read(path, limits)
+    assert "Deepest words." not in result.text and result.unread == ("altchunk:docx:max_nesting",)
+    assert "Deepest words." in DocxReader().read(path, ReadLimits(max_nesting=4)).text
+    # An embedded document is held to the document's limits.
+    big = _docx_with_chunks([("text/html", "html", b"<p>" + b"word " * 4000 + b"</p>")])
+    with pytest.raises(LimitExceeded):
+        DocxReader().read(_write(tmp_path / "big.docx", big), ReadLimits(max_text_bytes=10_000))
+
+
 @pytest.fixture(scope="module")
 def docx_bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real DOCX with one more member: 300 MB of zeros, deflated to some 300 KB."""

@@ -429,3 +429,85 @@ def test_corpus_ruled_table_is_gfm() -> None:
     page = PyMuPDFReader().read(corpus_file("plumb__ca-warn-report.pdf"), LIMITS).pages[0]
     assert page.facts.tables == 1
     assert "| Notice Date | Effective | Received | Company | City |" in page.text
+
+
+# --- a PDF whose page tree is lost ---------------------------------------------------------------------
+
+STREAMED_LINES = (
+    "The reservoir held {n} million litres after the spring rains.",
+    "Pump station {n} ran on its backup generator for three days.",
+)
+
+
+def streamed_pdf(pages: int) -> tuple[bytes, list[int]]:
+    """A PDF written as streaming writers write one: each page (its content, then its page object) in
+    turn, the page tree, the catalog and the cross-references last; and where each page object ends."""
+    objects: dict[int, bytes] = {1: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+    tree = 2 + 2 * pages
+    order, kids = [1], []
+    for i in range(pages):
+        content, page = 2 + 2 * i, 3 + 2 * i
+        lines = b" ".join(b"(%s) '" % line.format(n=i + 1).encode() for line in STREAMED_LINES)
+        ops = b"BT /F1 11 Tf 72 760 Td 16 TL " + lines + b" ET"
+        objects[content] = b"<< /Length %d >>\nstream\n%s\nendstream" % (len(ops), ops)
+        objects[page] = (
+            b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Contents %d 0 R "
+            b"/Resources << /Font << /F1 1 0 R >> >> >>" % (tree, content)
+        )
+        order += [content, page]
+        kids.append(page)
+    objects[tree] = b"<< /Type /Pages /Count %d /Kids [%s] >>" % (
+        pages,
+        b" ".join(b"%d 0 R" % k for k in kids),
+    )
+    objects[tree + 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % tree
+    order += [tree, tree + 1]
+    out, offsets, ends = bytearray(b"%PDF-1.7\n"), {}, []
+    for number in order:
+        offsets[number] = len(out)
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, objects[number])
+        if number in kids:
+            ends.append(len(out))
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (tree + 2)
+    out += b"".join(b"%010d 00000 n \n" % offsets[n] for n in range(1, tree + 2))
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (tree + 2, tree + 1, xref)
+    return bytes(out), ends
+
+
+@pytest.mark.parametrize("tail", ["cut", "garbage"])
+def test_a_pdf_good_for_three_pages_then_cut_or_garbage_keeps_its_three_pages(
+    tmp_path: Path, tail: str
+) -> None:
+    """Its page tree, catalog and cross-references went with the tail: MuPDF's repair found no page and
+    pdfminer no /Root, so the document read as empty. Its three whole pages are read, and a line says so."""
+    from readers.engine.dispatch import extract_document
+    from readers.images.tesseract import render_page
+    from readers.pdf.facts import font_texts
+    from readers.pdf.salvage import open_pdf_file
+
+    data, ends = streamed_pdf(6)
+    rest = len(data) - ends[2]
+    junk = random.Random(3).randbytes(rest) if tail == "garbage" else b""
+    path = tmp_path / f"{tail}.pdf"
+    path.write_bytes(data[: ends[2]] + junk)
+    result = PyMuPDFReader().read(path, LIMITS)
+    assert result.page_count == 3
+    for n, page in enumerate(result.pages, start=1):
+        assert STREAMED_LINES[0].format(n=n) in page.text and STREAMED_LINES[1].format(n=n) in page.text
+    assert result.unread == ("page_tree_lost:pages_kept=3",)
+    extraction = extract_document(
+        path, ContentKind.PDF, size=path.stat().st_size, limits=LIMITS, max_bytes=1 << 30
+    )
+    assert extraction.status.value == "derived" and extraction.reader == "pymupdf"
+    assert "pymupdf: unread: page_tree_lost:pages_kept=3" in (extraction.diagnostics or "")
+    # The later stages open it as the reader did: the same three pages.
+    assert "Helvetica" in font_texts(path, 3)
+    assert render_page(path, 3, 72, opener=open_pdf_file).size == (595, 842)
+    # A whole file is read as ever, with nothing unread.
+    whole = tmp_path / "whole.pdf"
+    whole.write_bytes(data)
+    assert (
+        PyMuPDFReader().read(whole, LIMITS).page_count == 6
+        and PyMuPDFReader().read(whole, LIMITS).unread == ()
+    )

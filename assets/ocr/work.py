@@ -364,8 +364,11 @@ def _rendered(task: OcrTask, source: Path, dpi: int, max_pixels: int) -> _Render
         # Figure labels run every way (axis titles, rotated callouts): no page orientation to detect.
         return _Rendered(tuple(f.image for f in render_figures(source, task.page, dpi)), dpi, rotate=False)
     from readers.images.tesseract import render_page
+    from readers.pdf.salvage import open_pdf_file
 
-    return _Rendered((render_page(source, task.page, dpi),), dpi, rotate=True)
+    # Opened as the PDF reader opened it, so that a document read from its surviving pages has them.
+    page = render_page(source, task.page, dpi, opener=open_pdf_file)
+    return _Rendered((page,), dpi, rotate=True)
 
 
 def _collect(task: OcrTask, version: str, seconds: float, futures: list[Future[OcrResult]]) -> OcrPageRecord:

@@ -43,6 +43,7 @@ class Member:
     compressed_size: int
     encrypted: bool
     is_dir: bool
+    index: int = 0  # its place in the directory: two entries may share a name
 
 
 class SafeZip:
@@ -72,7 +73,8 @@ class SafeZip:
         if len(infos) > limits.max_members:
             self._zip.close()
             raise LimitExceeded(f"{len(infos)} members, over the limit of {limits.max_members}")
-        self._infos = {i.filename: i for i in infos}
+        self._entries = infos  # every entry, in directory order, entries of the same name included
+        self._infos = {i.filename: i for i in infos}  # by name: the last entry of a name, as zipfile's
 
     def __enter__(self) -> SafeZip:
         return self
@@ -81,22 +83,33 @@ class SafeZip:
         self._zip.close()
 
     def members(self) -> list[Member]:
+        """Every entry of the directory in its order, entries that share a name with another included."""
         return [
-            Member(i.filename, i.file_size, i.compress_size, bool(i.flag_bits & 0x1), i.is_dir())
-            for i in self._infos.values()
+            Member(i.filename, i.file_size, i.compress_size, bool(i.flag_bits & 0x1), i.is_dir(), index)
+            for index, i in enumerate(self._entries)
         ]
 
     def names(self) -> list[str]:
+        """The distinct names of the entries."""
         return list(self._infos)
 
     def has(self, name: str) -> bool:
         return name in self._infos
 
     def read(self, name: str, *, max_bytes: int | None = None) -> bytes:
-        """The member's bytes, inflated in blocks and refused as soon as a bound is passed."""
+        """The bytes of the member ``name`` (the last entry of that name, as ``zipfile`` reads a package),
+        inflated in blocks and refused as soon as a bound is passed."""
         info = self._infos.get(name)
         if info is None:
             raise CorruptDocument(f"no member {name!r}")
+        return self._inflate(info, max_bytes)
+
+    def read_member(self, member: Member) -> bytes:
+        """The bytes of this very entry (one of several of its name, when it is), as :meth:`read`."""
+        return self._inflate(self._entries[member.index], None)
+
+    def _inflate(self, info: zipfile.ZipInfo, max_bytes: int | None) -> bytes:
+        name = info.filename
         if info.flag_bits & 0x1:
             raise EncryptedDocument(f"member {name!r} is password-protected")
         limit = min(max_bytes or self.limits.max_member_bytes, self.limits.max_member_bytes)
@@ -131,7 +144,7 @@ class SafeZip:
             )
 
     def files(self) -> Iterator[Member]:
-        """The members that are files, in directory order."""
+        """The members that are files, in directory order (every entry, named alike or not)."""
         return (m for m in self.members() if not m.is_dir)
 
 

@@ -7,6 +7,8 @@ zip is judged and OCRed as a PDF. Listing inflates nothing, so a zip bomb lists 
 refused where its members are read (readers/archives/safezip.py).
 
 Directories are not listed: they hold no content, and the files under them name them in their paths.
+Entries that share a path are each listed, as the directory holds them (their members are named apart:
+readers/walk/containers.py).
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ class ZipReader(Reader):
     """Reads a zip archive's directory into one page: the listing of its file members."""
 
     name: ClassVar[str] = "zip"
-    revision: ClassVar[int] = 1
+    # 2: every entry of the directory listed, entries that share a path with another included.
+    revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.ZIP})
 
     @property

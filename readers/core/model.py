@@ -303,6 +303,10 @@ class ReadResult:
     # The reader read the document and knows its text can only come from OCR (an image has no text
     # layer): the dispatch records the reason ``needs_ocr`` instead of ``empty_text`` when nothing came.
     needs_ocr: bool = False
+    # Parts of the document the reader found and could not read, one line each (``<what>:<reason>``: an
+    # embedded document it cannot open): the dispatch keeps them in the attempt's diagnostics
+    # (``unread: <line>``), so that text never disappears without a row saying where it went.
+    unread: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:

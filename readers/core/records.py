@@ -171,8 +171,10 @@ class DerivationRecord:
         Doc(
             "what the libraries said while the readers read the document, never printed: MuPDF's errors and"
             " warnings, pdfminer's and other loggers' warnings, Python warnings, and what the reading process"
-            " printed; one line per distinct message as `<reader>: <source>: <message>`, with ` (xN)` when"
-            " it came N times, at most 50 lines; null when they said nothing"
+            " printed; and what a reader found and could not read (`<reader>: unread: <what>:<reason>`: an"
+            " embedded document, a failed page, a lost page tree); one line per distinct message as"
+            " `<reader>: <source>: <message>`, with ` (xN)` when it came N times, at most 50 lines; null when"
+            " they said nothing"
         ),
     ] = None
 

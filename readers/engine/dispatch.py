@@ -31,6 +31,8 @@ EMPTY_TEXT = "empty_text"
 # The reader read the document and says its text can only come from OCR (``ReadResult.needs_ocr``: an
 # image): not a document that turned out empty, so the reason tells the two apart.
 NEEDS_OCR = "needs_ocr"
+#: How a part the reader could not read (``ReadResult.unread``) begins among the attempt's diagnostics.
+UNREAD = "unread: "
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +223,8 @@ def _try(reader: Reader, ordinal: int, path: Path, limits: ReadLimits) -> tuple[
             reason, detail = exc.reason, str(exc)
         except Exception as exc:  # a reader bug or an untranslated library error must not fail the shard
             failed, reason, detail = True, f"reader_crashed:{type(exc).__name__}", str(exc)[:500]
+    if result is not None:
+        said.extend(f"{UNREAD}{line}" for line in result.unread)
     produced = reason is None and not produced_nothing(result)
     if reason is None and not produced and result is not None and result.needs_ocr:
         reason, detail = NEEDS_OCR, "the reader read the document: it has no text layer, its pages need OCR"

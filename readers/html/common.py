@@ -9,7 +9,8 @@ e-mail body goes through the same chain (:func:`read_html_bytes`).
 **Encoding.** Strongest evidence first, as the HTML Standard orders it: a byte-order mark; then a charset
 declared by the caller (the transport: an e-mail part's ``Content-Type``); then one declared in the page
 (``<meta charset>``, ``<meta http-equiv="Content-Type">``, the XML declaration) within its first bytes,
-read as browsers read the label (ISO-8859-1 means windows-1252); then the evidence
+read as browsers read the label (ISO-8859-1 means windows-1252; a label of an encoding browsers do not
+support, UTF-7 above all, is no declaration, and the prescan goes on to the next); then the evidence
 :func:`readers.text.encoding.decode_text` weighs for undeclared text (UTF-16 by its NULs, strict UTF-8,
 charset-normalizer). A declaration is believed unless it is shown to lie (:func:`_believed`): the bytes are
 valid UTF-8 with non-ASCII characters and it names another codec, or the text decoded with it is a mess
@@ -104,7 +105,35 @@ WHATWG_CODECS: Final[dict[str, str]] = {
     "big5": "big5hkscs",
 }
 
-_UTF16_FAMILY = frozenset({"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"})
+#: The codecs of the encodings the Encoding Standard defines, as Python names them after
+#: :data:`WHATWG_CODECS`: the only ones a browser decodes a page with. The HTML Standard forbids the others
+#: (UTF-7, UTF-32, EBCDIC, CESU-8...): a label naming one is no declaration at all (the Encoding Standard's
+#: "get an encoding" fails), so the page is decoded as if it declared nothing. UTF-7 above all: its
+#: ``+ADw-`` spells ``<``, so a page read as UTF-7 holds markup a browser shows as text.
+BROWSER_CODECS: Final = frozenset(
+    {
+        "utf-8",
+        "utf-16",
+        "utf-16-be",
+        "utf-16-le",
+        "cp866",
+        *(f"iso8859-{n}" for n in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)),
+        "koi8-r",
+        "koi8-u",
+        "mac-roman",
+        "mac-cyrillic",
+        "cp874",
+        *(f"cp{n}" for n in range(1250, 1259)),
+        "gb18030",
+        "big5hkscs",
+        "euc_jp",
+        "iso2022_jp",
+        "cp932",
+        "cp949",
+    }
+)
+
+_UTF16_FAMILY = frozenset({"utf-16", "utf-16-le", "utf-16-be"})
 _META = re.compile(rb"<meta\b[^>]*>", re.IGNORECASE)
 _META_CHARSET = re.compile(rb"""charset\s*=\s*["']?\s*([^\s"';>/]+)""", re.IGNORECASE)
 _XML_DECLARATION = re.compile(rb"""^\s*<\?xml\b[^>]*?\bencoding\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
@@ -128,23 +157,32 @@ class HtmlDecoded:
 def prescan_charset(data: bytes) -> str | None:
     """The charset the page declares in its first :data:`PRESCAN_BYTES` (XML declaration, then the first
     ``<meta>`` naming one; comments skipped), as written, or ``None``."""
+    return next(iter(prescan_charsets(data)), None)
+
+
+def prescan_charsets(data: bytes) -> list[str]:
+    """Every charset the page declares in its first :data:`PRESCAN_BYTES`, in order, as written: the XML
+    declaration's alone, else each ``<meta>``'s before ``<body`` (comments skipped). A browser takes the
+    first whose label names an encoding it supports and passes over the others (:func:`whatwg_codec`)."""
     head = data[:PRESCAN_BYTES]
     declaration = _XML_DECLARATION.match(head)
     if declaration:
-        return declaration.group(1).decode("ascii", "replace").strip()
+        return [declaration.group(1).decode("ascii", "replace").strip()]
     head = _COMMENT.sub(b"", head)
     body = _BODY.search(head)
     if body:
         head = head[: body.start()]
+    labels = []
     for meta in _META.finditer(head):
         found = _META_CHARSET.search(meta.group(0))
         if found:
-            return found.group(1).decode("ascii", "replace").strip()
-    return None
+            labels.append(found.group(1).decode("ascii", "replace").strip())
+    return labels
 
 
 def whatwg_codec(label: str, *, in_page: bool) -> str | None:
-    """The Python codec a browser decodes ``label`` with, or ``None`` for a label no codec knows.
+    """The Python codec a browser decodes ``label`` with, or ``None`` for a label no codec knows or that
+    names an encoding browsers do not support (:data:`BROWSER_CODECS`: ``utf-7`` is not declared at all).
 
     A page cannot declare UTF-16 about itself in ASCII bytes, so the HTML Standard reads such an in-page
     declaration as UTF-8; a caller's (transport) UTF-16 is believed, then tested like any declaration.
@@ -153,9 +191,12 @@ def whatwg_codec(label: str, *, in_page: bool) -> str | None:
         name = codecs.lookup(label.strip().strip("\"'")).name
     except (LookupError, ValueError):
         return None
-    if in_page and name in _UTF16_FAMILY:
+    codec = WHATWG_CODECS.get(name, name)
+    if codec not in BROWSER_CODECS:
+        return None
+    if in_page and codec in _UTF16_FAMILY:
         return "utf-8"
-    return WHATWG_CODECS.get(name, name)
+    return codec
 
 
 def mess(text: str) -> float:
@@ -186,10 +227,13 @@ def decode_html(data: bytes, *, declared_encoding: str | None = None) -> HtmlDec
     declarations: list[tuple[str, HtmlEncodingSource]] = []
     if declared_encoding and declared_encoding.strip():
         declarations.append((declared_encoding.strip(), "transport"))
-    in_page = prescan_charset(data)
-    if in_page:
-        declarations.append((in_page, "declared"))
     notes: list[str] = []
+    for label in prescan_charsets(data):
+        if whatwg_codec(label, in_page=True) is None:
+            notes.append(f"charset_unknown:{label}")  # no declaration: the prescan goes on to the next
+            continue
+        declarations.append((label, "declared"))
+        break
     undeclared: list[Decoded] = []
 
     def evidence() -> Decoded:
@@ -1114,6 +1158,16 @@ def read_html_bytes(
             notes=result.notes + tuple(skipped) + chosen,
         )
     return empty_result(document.decoded, tuple(skipped))
+
+
+def html_chain_version() -> str:
+    """The HTML chain's readers and versions (``html=html-region@1+...>trafilatura@1+...``).
+
+    Part of the version of a reader that reads HTML it holds by this chain (an e-mail's HTML body, a Word
+    document's embedded HTML): when the chain changes, such a document would read differently, so it must
+    not be carried over unread (DESIGN §2).
+    """
+    return "html=" + ">".join(f"{r.name}@{r.version}" for r in readers_for(ContentKind.HTML))
 
 
 def _table_chain() -> tuple[Reader, ...]:

@@ -71,7 +71,8 @@ class HtmlMainReader(HtmlReader):
 
     name: ClassVar[str] = "trafilatura"
     # 3: <u>, <sub>, <sup> as their text, not tags; a cell's list items and <br> lines kept, "a; b".
-    revision: ClassVar[int] = 3
+    # 4: a charset browsers do not support (UTF-7, UTF-32, EBCDIC) is no declaration (readers/html/common.py).
+    revision: ClassVar[int] = 4
 
     @property
     def tool_version(self) -> str:

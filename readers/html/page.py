@@ -20,7 +20,8 @@ class HtmlPageReader(HtmlReader):
     name: ClassVar[str] = "html-page"
     # 3: a data table's cell lists its items ("a; b") and its <br> lines on one line; a list in a cell no
     # longer makes the table a layout grid.
-    revision: ClassVar[int] = 3
+    # 4: a charset browsers do not support (UTF-7, UTF-32, EBCDIC) is no declaration (readers/html/common.py).
+    revision: ClassVar[int] = 4
 
     def content(self, document: HtmlDocument, limits: ReadLimits) -> Content:
         tree = clean(document.root, PAGE_DROP)

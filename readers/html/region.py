@@ -148,7 +148,8 @@ class HtmlRegionReader(HtmlReader):
     name: ClassVar[str] = "html-region"
     # 3: a data table's cell lists its items ("a; b") and its <br> lines on one line; a list in a cell no
     # longer makes the table a layout grid.
-    revision: ClassVar[int] = 3
+    # 4: a charset browsers do not support (UTF-7, UTF-32, EBCDIC) is no declaration (readers/html/common.py).
+    revision: ClassVar[int] = 4
 
     def content(self, document: HtmlDocument, limits: ReadLimits) -> Content:
         tree = clean(document.root, REGION_DROP)

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,9 +137,16 @@ def installed_languages() -> frozenset[str]:
         return frozenset()
 
 
-def render_page(path: Path, page_number: int, dpi: int = DEFAULT_DPI) -> Image.Image:
-    """Page ``page_number`` (1-based) of a PDF as a grey image at ``dpi``, its /Rotate applied."""
-    with pymupdf.open(path) as doc:
+def render_page(
+    path: Path,
+    page_number: int,
+    dpi: int = DEFAULT_DPI,
+    *,
+    opener: Callable[[Path], pymupdf.Document] = pymupdf.open,
+) -> Image.Image:
+    """Page ``page_number`` (1-based) of a PDF as a grey image at ``dpi``, its /Rotate applied; ``opener``
+    opens the file (the OCR stage's opens it as the PDF reader does: readers/pdf/salvage.py)."""
+    with opener(path) as doc:
         pix = doc[page_number - 1].get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
         return Image.frombytes("L", (pix.width, pix.height), pix.samples)
 

@@ -18,8 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from readers.core.errors import LimitExceeded, NothingProduced, ReaderError
-from readers.core.model import ContentKind, ReadLimits
-from readers.core.table import readers_for
+from readers.core.model import ReadLimits
 from readers.html.common import read_html_bytes
 from readers.text.encoding import decode_text
 
@@ -166,15 +165,6 @@ def python_version() -> str:
     return f"python-{platform.python_version()}"
 
 
-def html_chain_version() -> str:
-    """The HTML chain's readers and versions (``html=html-region@1+...>trafilatura@1+...``).
-
-    Part of an e-mail reader's version because an HTML body is read by that chain: when it changes, a
-    message whose body is HTML would read differently, so it must not be carried over unread (DESIGN §2).
-    """
-    return "html=" + ">".join(f"{r.name}@{r.version}" for r in readers_for(ContentKind.HTML))
-
-
 class MemberNames:
     """Hands out the member names of one parent, each unique within it.
 
@@ -193,7 +183,7 @@ class MemberNames:
         name = (filename or "").strip()
         if not name:
             name = f"{UNNAMED_STEM}-{self._count}{guess_extension(content_type)}"
-        stem, ext = _split_extension(name)
+        stem, ext = split_extension(name)
         candidate, n = name, 1
         while candidate in self._used:
             n += 1
@@ -208,7 +198,7 @@ def guess_extension(content_type: str) -> str:
     return EXTRA_EXTENSIONS.get(content_type) or _MIME_TYPES.guess_extension(content_type) or ""
 
 
-def _split_extension(name: str) -> tuple[str, str]:
+def split_extension(name: str) -> tuple[str, str]:
     """``("dir/report", ".pdf")`` for ``"dir/report.pdf"``; a leading dot (``.profile``) is no extension."""
     base_at = max(name.rfind("/"), name.rfind("\\")) + 1
     dot = name.rfind(".")

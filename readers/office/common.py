@@ -20,6 +20,7 @@ the same with more surface than a yes/no question needs), so the reader can say 
 
 from __future__ import annotations
 
+import io
 import re
 import struct
 from collections.abc import Iterable, Sequence
@@ -142,14 +143,15 @@ def refuse_ole(path: Path, what: str) -> None:
 # Zip containers
 
 
-def open_zip(path: Path, limits: ReadLimits) -> SafeZip:
+def open_zip(path: Path | BinaryIO, limits: ReadLimits) -> SafeZip:
     """``SafeZip(path, limits)``, with the one error its constructor lets through translated: zipfile
     raises ``NotImplementedError`` while reading the directory when a member claims a "version needed to
     extract" beyond its own (a damaged or hostile directory entry)."""
     try:
         return SafeZip(path, limits)
     except NotImplementedError as exc:
-        raise CorruptDocument(f"{path.name}: not a readable zip: {exc}") from exc
+        name = path.name if isinstance(path, Path) else "the package"
+        raise CorruptDocument(f"{name}: not a readable zip: {exc}") from exc
 
 
 #: The Open Packaging Conventions (ECMA-376 Part 2) forbid DTD declarations in a package's XML parts, so
@@ -164,7 +166,7 @@ def validate_container(zf: SafeZip) -> None:
     discard the bytes: only a container that passes is handed to a library that inflates unbounded. An XML
     part that declares a DTD is refused with the reason ``parse_xml`` gives (``xml_entities``)."""
     for member in zf.files():
-        data = zf.read(member.name)
+        data = zf.read_member(member)
         if member.name.endswith((".xml", ".rels")) and any(m in data for m in _DTD_MARKERS):
             raise CorruptDocument(
                 f"{member.name} declares a DTD, which an Office package may not: refused",
@@ -185,28 +187,40 @@ _CT_NS = "{http://schemas.openxmlformats.org/package/2006/content-types}"
 _OFFICE_DOCUMENT_REL = re.compile(r"/officeDocument$")
 
 
-def open_ooxml(path: Path, limits: ReadLimits, *, what: str, main_types: Iterable[str]) -> OoxmlPackage:
-    """Check an OOXML file before a library opens it: readable, not a password-protected OLE2 package,
-    a zip within every bound, and a main part whose content type contains one of ``main_types``.
+def open_ooxml(
+    source: Path | bytes, limits: ReadLimits, *, what: str, main_types: Iterable[str], name: str = ""
+) -> OoxmlPackage:
+    """Check an OOXML file (or a package held in memory, named ``name`` in messages) before a library
+    opens it: readable, not a password-protected OLE2 package, a zip within every bound, and a main part
+    whose content type contains one of ``main_types``.
 
     ``what`` names the format in messages ("Word document"). Raises the project's errors only.
     """
-    require_readable_file(path)
-    try:
-        with path.open("rb") as fh:
-            magic = fh.read(8)
-    except OSError as exc:
-        raise FileUnreadable(f"cannot read {path}: {exc}") from exc
-    if magic == OLE2_MAGIC:
-        refuse_ole(path, what)
-    with open_zip(path, limits) as zf:
+    if isinstance(source, bytes):
+        name = name or f"a {what} held in memory"
+        magic = source[:8]
+        if magic == OLE2_MAGIC:
+            raise CorruptDocument(f"{name}: an OLE2 compound file, not a {what} zip")
+        zipped: Path | BinaryIO = io.BytesIO(source)
+    else:
+        require_readable_file(source)
+        name = source.name
+        try:
+            with source.open("rb") as fh:
+                magic = fh.read(8)
+        except OSError as exc:
+            raise FileUnreadable(f"cannot read {source}: {exc}") from exc
+        if magic == OLE2_MAGIC:
+            refuse_ole(source, what)
+        zipped = source
+    with open_zip(zipped, limits) as zf:
         validate_container(zf)
         main, content_type = _main_part(zf)
     if main is None:
-        raise CorruptDocument(f"{path.name}: a zip, but not a {what} (no main document part)")
+        raise CorruptDocument(f"{name}: a zip, but not a {what} (no main document part)")
     if not any(t in content_type for t in main_types):
         raise CorruptDocument(
-            f"{path.name}: a zip, but not a {what}: its main part {main!r} is {content_type or 'untyped'}"
+            f"{name}: a zip, but not a {what}: its main part {main!r} is {content_type or 'untyped'}"
         )
     return OoxmlPackage(main, content_type)
 

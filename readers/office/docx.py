@@ -18,13 +18,22 @@ document order:
 - headers and footers at the end under ``## Header`` / ``## Footer`` headings, each distinct one once;
 - hyperlink text, field results, insertions; not deleted text, field codes or comments;
 - equations (``m:oMath``) as linear text where they stand (:mod:`readers.office.omml`), a display
-  equation (``m:oMathPara``) on a line of its own.
+  equation (``m:oMathPara``) on a line of its own;
+- embedded documents (``w:altChunk``: Word's "insert text from file", a part holding HTML, MHT, RTF,
+  plain text or a whole DOCX that Word shows in the chunk's place) where they stand, each read by the
+  reader of its kind (the HTML chain, :func:`readers.office.rtf.read_rtf_bytes`, this reader) within the
+  document's limits, a DOCX in a DOCX to ``max_nesting`` deep; a chunk that cannot be read is named in
+  the result's ``unread`` (``altchunk:<kind>:<reason>``), which the document's diagnostics keep.
 
 The whole document is one page: Word's pagination is decided at layout time and is not in the file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import email
+import email.policy
+import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,14 +44,17 @@ import docx
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.exceptions import OpcError
 from docx.opc.package import OpcPackage
+from docx.opc.part import Part, PartFactory
 from lxml import etree
 
 from readers.archives.safezip import parse_xml
 from readers.core.base import Reader
-from readers.core.errors import CorruptDocument
+from readers.core.errors import CorruptDocument, LimitExceeded, ReaderError
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
+from readers.html.common import html_chain_version, read_html_bytes
 from readers.office import omml
 from readers.office.common import TextBudget, gfm_table, join_blocks, one_line, open_ooxml
+from readers.text.encoding import decode_text
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
@@ -69,6 +81,34 @@ _NOT_NOTES = frozenset({"separator", "continuationSeparator", "continuationNotic
 _HEADING_NAME = re.compile(r"heading\s*([1-9])")
 #: Number formats that are not numbers: a bullet, or no label at all.
 _UNNUMBERED = frozenset({"bullet", "none"})
+
+#: An altChunk's part by its content type (its parameters dropped), as the kind it is read as; a content
+#: type holding one of :data:`MAIN_TYPES`, or the DOCX package's own, is a whole Word document.
+ALT_CHUNK_KINDS = {
+    "text/html": "html",
+    "application/xhtml+xml": "html",
+    "message/rfc822": "mht",
+    "multipart/related": "mht",
+    "application/x-mimearchive": "mht",
+    "application/rtf": "rtf",
+    "text/rtf": "rtf",
+    "text/plain": "text",
+}
+#: How an altChunk that is not read is named in ``ReadResult.unread``, followed by ``<kind>:<reason>``.
+ALT_CHUNK_UNREAD = "altchunk:"
+
+
+def _part_class(content_type: str, reltype: str) -> type[Part] | None:
+    """python-docx's choice of a part's class, except that an altChunk's part is kept as its bytes: a
+    DOCX chunk's content type is a main document part's, and python-docx would parse its zip as XML,
+    failing the whole document."""
+    if reltype == RT.A_F_CHUNK:
+        return Part
+    return _DOCX_PART_CLASS(content_type, reltype) if _DOCX_PART_CLASS is not None else None
+
+
+_DOCX_PART_CLASS = PartFactory.__dict__.get("part_class_selector")
+PartFactory.part_class_selector = _part_class
 
 # What python-docx and lxml raise for a package that opens but is not a well-formed Word document.
 _LIBRARY_ERRORS = (OpcError, KeyError, ValueError, TypeError, AttributeError, IndexError, etree.LxmlError)
@@ -210,10 +250,13 @@ class _Notes:
 class _Walker:
     """Turns WordprocessingML block content into markdown blocks; one per document."""
 
-    def __init__(self, styles: _Styles, numbering: _Numbering, budget: TextBudget) -> None:
+    def __init__(
+        self, styles: _Styles, numbering: _Numbering, budget: TextBudget, chunks: _AltChunks
+    ) -> None:
         self.styles = styles
         self.numbering = numbering
         self.budget = budget
+        self.chunks = chunks
         self.notes = _Notes()
         self.boxes_seen: set[str] = set()
         self.headings = 0
@@ -241,6 +284,10 @@ class _Walker:
                 branch = _branch(child)
                 if branch is not None:
                     out.extend(self.blocks(branch, in_cell=in_cell))
+            elif tag == f"{W}altChunk":
+                text = self.chunks.text(child.get(R_ID, ""))
+                if text:
+                    out.append((self.budget.add(text), False))
         return out
 
     def paragraph(self, p: Any, *, in_cell: bool) -> list[Block]:
@@ -452,46 +499,157 @@ class DocxReader(Reader):
     name: ClassVar[str] = "python-docx"
     # 2: equations as linear text with their operators (1 read only their runs: "∑₀² x" was "02x"), and
     # an equation in an mc:AlternateContent is read rather than its fallback.
-    revision: ClassVar[int] = 2
+    # 3: embedded documents (w:altChunk) read where they stand; a DOCX chunk no longer fails the document.
+    revision: ClassVar[int] = 3
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.DOCX})
 
     @property
     def tool_version(self) -> str:
-        return docx.__version__
+        """python-docx opens the package; the HTML chain reads embedded HTML."""
+        return f"{docx.__version__}/{html_chain_version()}"
 
     def read(self, path: Path, limits: ReadLimits) -> ReadResult:
         open_ooxml(path, limits, what="Word document", main_types=MAIN_TYPES)
-        try:
-            package = OpcPackage.open(str(path))
-            main = package.main_document_part
-            return self._read(main, limits)
-        except _LIBRARY_ERRORS as exc:
-            raise CorruptDocument(f"{path.name}: not a readable Word document: {exc}") from exc
-        except RecursionError as exc:
-            raise CorruptDocument(f"{path.name}: content nested too deeply to read") from exc
+        return read_package(str(path), limits, name=path.name, depth=1)
 
-    def _read(self, main: Any, limits: ReadLimits) -> ReadResult:
-        budget = TextBudget(limits)
-        walker = _Walker(
-            _Styles(_related_root(main, RT.STYLES)), _Numbering(_related_root(main, RT.NUMBERING)), budget
-        )
-        document = _root(main)
-        body = document.find(f"{W}body")
-        blocks = walker.blocks(body) if body is not None else []
-        blocks += walker.note_definitions("footnote", _related_root(main, RT.FOOTNOTES))
-        blocks += walker.note_definitions("endnote", _related_root(main, RT.ENDNOTES))
-        blocks += _headers_and_footers(walker, main, document)
-        text = budget.check(join_blocks(blocks))
-        facts = PageFacts(tables=walker.tables, headings=walker.headings)
-        return ReadResult(pages=(PageText(page=1, text=text, facts=facts),), page_count=1)
+
+def read_package(source: str | io.BytesIO, limits: ReadLimits, *, name: str, depth: int) -> ReadResult:
+    """A Word package that passed :func:`readers.office.common.open_ooxml`, read; ``depth`` counts the
+    documents it is embedded in, itself included (1 for a file)."""
+    try:
+        package = OpcPackage.open(source)
+        return _read_main(package.main_document_part, limits, depth)
+    except _LIBRARY_ERRORS as exc:
+        raise CorruptDocument(f"{name}: not a readable Word document: {exc}") from exc
+    except RecursionError as exc:
+        raise CorruptDocument(f"{name}: content nested too deeply to read") from exc
+
+
+def _read_main(main: Any, limits: ReadLimits, depth: int) -> ReadResult:
+    budget = TextBudget(limits)
+    chunks = _AltChunks(main, limits, depth)
+    walker = _Walker(
+        _Styles(_related_root(main, RT.STYLES)), _Numbering(_related_root(main, RT.NUMBERING)), budget, chunks
+    )
+    document = _root(main)
+    body = document.find(f"{W}body")
+    blocks = walker.blocks(body) if body is not None else []
+    for kind, reltype in (("footnote", RT.FOOTNOTES), ("endnote", RT.ENDNOTES)):
+        part = _related(main, reltype)
+        with chunks.of(part):
+            blocks += walker.note_definitions(kind, _root(part) if part is not None else None)
+    blocks += _headers_and_footers(walker, main, document)
+    text = budget.check(join_blocks(blocks))
+    facts = PageFacts(tables=walker.tables, headings=walker.headings)
+    return ReadResult(
+        pages=(PageText(page=1, text=text, facts=facts),), page_count=1, unread=tuple(chunks.unread)
+    )
+
+
+class _AltChunks:
+    """The embedded documents a main part's ``w:altChunk`` elements refer to, read by their kind's reader
+    within the document's limits (module docstring); what cannot be read is named in :attr:`unread`."""
+
+    def __init__(self, main: Any, limits: ReadLimits, depth: int) -> None:
+        self.part = main  # the part whose relationships the chunks' ids name
+        self.limits = limits
+        self.depth = depth
+        self.unread: list[str] = []
+        self.read: dict[str, str] = {}  # the text of each part read, by its name
+
+    @contextlib.contextmanager
+    def of(self, part: Any | None) -> Iterator[None]:
+        """Read the chunks of ``part`` (a header, a footer, the notes) meanwhile: their ids are its own."""
+        before = self.part
+        self.part = part if part is not None else before
+        try:
+            yield
+        finally:
+            self.part = before
+
+    def text(self, rid: str) -> str:
+        """The chunk's text as markdown, or "" and a line of :attr:`unread` saying why."""
+        part = self.part.related_parts.get(rid)
+        if part is None:
+            return self._unread("missing", "no_part")
+        kind = _chunk_kind(part.content_type)
+        if kind is None:
+            return self._unread(part.content_type.split(";")[0].strip() or "untyped", "unsupported")
+        name = f"the embedded {kind} {part.partname}"
+        if name not in self.read:  # a part referred to again is read once
+            self.read[name] = self._chunk(kind, part.blob, name)
+        return self.read[name]
+
+    def _chunk(self, kind: str, data: bytes, name: str) -> str:
+        try:
+            text = self._read(kind, data, name)
+        except LimitExceeded:
+            raise  # bounds are bounds: the document's own
+        except ReaderError as exc:
+            return self._unread(kind, exc.reason)
+        except Exception as exc:  # as in readers/engine/dispatch.py: one reader's bug must not lose the rest
+            return self._unread(kind, f"reader_crashed:{type(exc).__name__}")
+        return text.strip() or self._unread(kind, "empty_text")
+
+    def _read(self, kind: str, data: bytes, name: str) -> str:
+        if kind == "html":
+            return read_html_bytes(data, limits=self.limits).text
+        if kind == "mht":
+            html = _mht_html(data)
+            if html is None:
+                raise CorruptDocument(f"{name}: no text/html part", reason="no_html_part")
+            return read_html_bytes(html[0], declared_encoding=html[1], limits=self.limits).text
+        if kind == "rtf":
+            from readers.office.rtf import read_rtf_bytes  # rtf imports nothing of this module: no cycle
+
+            return read_rtf_bytes(data, self.limits, name=name).text
+        if kind == "text":
+            if len(data) > self.limits.max_text_bytes:
+                raise LimitExceeded(f"{name} is over the limit of {self.limits.max_text_bytes} bytes")
+            return decode_text(data).text
+        if self.depth >= self.limits.max_nesting:
+            raise CorruptDocument(
+                f"{name}: Word documents nest deeper than {self.limits.max_nesting}", reason="max_nesting"
+            )
+        open_ooxml(data, self.limits, what="Word document", main_types=MAIN_TYPES, name=name)
+        nested = read_package(io.BytesIO(data), self.limits, name=name, depth=self.depth + 1)
+        self.unread.extend(nested.unread)
+        return nested.text
+
+    def _unread(self, kind: str, reason: str) -> str:
+        self.unread.append(f"{ALT_CHUNK_UNREAD}{kind}:{reason}")
+        return ""
+
+
+def _chunk_kind(content_type: str) -> str | None:
+    """The kind an altChunk's content type is read as (:data:`ALT_CHUNK_KINDS`), or None."""
+    bare = content_type.split(";")[0].strip().lower()
+    if any(t in bare for t in MAIN_TYPES) or bare.endswith("wordprocessingml.document"):
+        return "docx"
+    return ALT_CHUNK_KINDS.get(bare)
+
+
+def _mht_html(data: bytes) -> tuple[bytes, str | None] | None:
+    """The first text/html part of a MIME web archive (MHT) and its declared charset."""
+    message = email.message_from_bytes(data, policy=email.policy.compat32)
+    for part in message.walk():
+        if part.get_content_type() == "text/html":
+            payload = part.get_payload(decode=True)
+            if isinstance(payload, bytes):
+                return payload, part.get_content_charset()
+    return None
+
+
+def _related(part: Any, reltype: str) -> Any | None:
+    try:
+        return part.part_related_by(reltype)
+    except KeyError:
+        return None
 
 
 def _related_root(part: Any, reltype: str) -> Any | None:
-    try:
-        related = part.part_related_by(reltype)
-    except KeyError:
-        return None
-    return _root(related)
+    related = _related(part, reltype)
+    return None if related is None else _root(related)
 
 
 def _headers_and_footers(walker: _Walker, main: Any, document: Any) -> list[Block]:
@@ -508,7 +666,8 @@ def _headers_and_footers(walker: _Walker, main: Any, document: Any) -> list[Bloc
             if part is None or str(part.partname) in seen_parts:
                 continue
             seen_parts.add(str(part.partname))
-            blocks = walker.blocks(_root(part))
+            with walker.chunks.of(part):
+                blocks = walker.blocks(_root(part))
             text = join_blocks(blocks)
             if not text or text in seen_texts:
                 continue

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from readers.core.base import Reader, read_bounded, require_readable_file
-from readers.core.errors import CorruptDocument
+from readers.core.errors import CorruptDocument, LimitExceeded
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
 from readers.office.common import TextBudget, gfm_table, join_blocks, one_line
 
@@ -555,32 +555,39 @@ class RtfReader(Reader):
 
     def read(self, path: Path, limits: ReadLimits) -> ReadResult:
         require_readable_file(path)
-        data = read_bounded(path, limits.max_text_bytes)
-        if not data.lstrip().startswith(b"{\\rtf"):
-            raise CorruptDocument(f"{path.name}: not an RTF document (no {{\\rtf header)")
-        budget = TextBudget(limits)
-        parser = _Parser(data, budget)
-        parser.run()
-        state = _State()
-        body = parser.stories["body"]
-        blocks = body.finish(state, parser)
-        tables, headings = body.tables, body.headings
-        footnotes = [name for name in parser.order if name.startswith("footnote:")]
-        for name in footnotes:
-            story = parser.stories[name]
-            text = " ".join(one_line(t) for t, _ in story.finish(state, parser) if t.strip())
-            if text:
-                blocks.append((f"[^{name.split(':')[1]}]: {text}", False))
-        seen: set[str] = set()
-        for name in parser.order:
-            if not name.startswith("header:"):
-                continue
-            story_blocks = parser.stories[name].finish(state, parser)
-            text = join_blocks(story_blocks)
-            if text and text not in seen:
-                seen.add(text)
-                blocks.append((f"## {_HEADERS[name.split(':')[1]]}", False))
-                blocks += story_blocks
-        text = budget.check(join_blocks(blocks))
-        page = PageText(page=1, text=text, facts=PageFacts(tables=tables, headings=headings))
-        return ReadResult(pages=(page,), page_count=1, encoding=parser.ansi, encoding_source=DECLARED)
+        return read_rtf_bytes(read_bounded(path, limits.max_text_bytes), limits, name=path.name)
+
+
+def read_rtf_bytes(data: bytes, limits: ReadLimits, *, name: str) -> ReadResult:
+    """An RTF document held in memory (a Word document's embedded RTF part), read as a file is;
+    ``name`` says which in messages."""
+    if len(data) > limits.max_text_bytes:
+        raise LimitExceeded(f"{name} is over the limit of {limits.max_text_bytes} bytes")
+    if not data.lstrip().startswith(b"{\\rtf"):
+        raise CorruptDocument(f"{name}: not an RTF document (no {{\\rtf header)")
+    budget = TextBudget(limits)
+    parser = _Parser(data, budget)
+    parser.run()
+    state = _State()
+    body = parser.stories["body"]
+    blocks = body.finish(state, parser)
+    tables, headings = body.tables, body.headings
+    footnotes = [story_name for story_name in parser.order if story_name.startswith("footnote:")]
+    for note in footnotes:
+        story = parser.stories[note]
+        text = " ".join(one_line(t) for t, _ in story.finish(state, parser) if t.strip())
+        if text:
+            blocks.append((f"[^{note.split(':')[1]}]: {text}", False))
+    seen: set[str] = set()
+    for story_name in parser.order:
+        if not story_name.startswith("header:"):
+            continue
+        story_blocks = parser.stories[story_name].finish(state, parser)
+        text = join_blocks(story_blocks)
+        if text and text not in seen:
+            seen.add(text)
+            blocks.append((f"## {_HEADERS[story_name.split(':')[1]]}", False))
+            blocks += story_blocks
+    text = budget.check(join_blocks(blocks))
+    page = PageText(page=1, text=text, facts=PageFacts(tables=tables, headings=headings))
+    return ReadResult(pages=(page,), page_count=1, encoding=parser.ansi, encoding_source=DECLARED)

@@ -32,6 +32,7 @@ import pymupdf
 
 from readers.core.errors import EncryptedDocument
 from readers.core.model import PageFacts
+from readers.pdf.salvage import open_pdf_file
 
 BBox = tuple[float, float, float, float]
 
@@ -622,7 +623,7 @@ def measure_unreported_ink(path: str | Path, page_numbers: Iterable[int]) -> dic
     An encrypted PDF that the empty password does not open raises EncryptedDocument.
     """
     shares: dict[int, float] = {}
-    with pymupdf.open(Path(path), filetype="pdf") as doc:
+    with open_pdf_file(Path(path)) as doc:
         if doc.needs_pass and not doc.authenticate(""):
             raise EncryptedDocument(
                 f"{Path(path).name}: encrypted, and the empty user password does not open it"
@@ -647,7 +648,7 @@ def font_texts(path: str | Path, page_number: int) -> dict[str, str]:
     differently. An encrypted PDF that the empty password does not open raises EncryptedDocument.
     """
     spans: dict[str, list[str]] = {}
-    with pymupdf.open(Path(path), filetype="pdf") as doc:
+    with open_pdf_file(Path(path)) as doc:
         if doc.needs_pass and not doc.authenticate(""):
             raise EncryptedDocument(
                 f"{Path(path).name}: encrypted, and the empty user password does not open it"

@@ -30,6 +30,7 @@ from readers.core.base import require_readable_file
 from readers.core.errors import CorruptDocument, EncryptedDocument, FileUnreadable, LimitExceeded, ReaderError
 from readers.core.model import BBox
 from readers.pdf.facts import drawing_facts, image_cover
+from readers.pdf.salvage import open_pdf_file
 
 #: An image (or a group of touching images) is a figure region when it covers at least this share of
 #: the page. The corpus's logos lie at 0.0106 (the EDD logo of plumb__ca-warn-report.pdf) and 0.0124
@@ -151,7 +152,7 @@ def render_figures(path: Path, page_number: int, dpi: int = 300) -> list[FigureI
     path = Path(path)
     require_readable_file(path)
     try:
-        doc = pymupdf.open(path, filetype="pdf")
+        doc = open_pdf_file(path)
     except pymupdf.FileDataError as exc:  # EmptyFileError is one too
         raise CorruptDocument(f"{path.name}: not a readable PDF: {exc}") from exc
     except (OSError, pymupdf.FileNotFoundError) as exc:  # gone since it was checked

@@ -87,6 +87,7 @@ from readers.pdf.facts import (
 )
 from readers.pdf.order import OrderBlock, Ordered, reading_order
 from readers.pdf.placed import PlacedTable, found_tables, renumber_tables
+from readers.pdf.salvage import PAGE_TREE_LOST, open_salvaged
 from readers.pdf.structure import read_tagged
 from readers.pdf.tables import find_ruled_tables
 
@@ -237,7 +238,8 @@ class PyMuPDFReader(Reader):
     # 6: a tagged page's marked content is read through MuPDF (readers/pdf/marked.py), its characters
     # MuPDF's own (a glyph without Unicode as MuPDF writes it). 7: a tagged page's right-to-left lines in
     # reading order, as the layout path writes them (readers/pdf/structure.py).
-    revision = 7
+    # 8: a PDF whose page tree is lost is read from its surviving page objects (readers/pdf/salvage.py).
+    revision = 8
     kinds = frozenset({ContentKind.PDF})
 
     @property
@@ -273,14 +275,14 @@ def _open(path: Path, limits: ReadLimits) -> tuple[pymupdf.Document, list[str]]:
     """Open ``path`` as a PDF, translating every way that can fail into the project's errors."""
     require_readable_file(path)
     try:
-        doc = pymupdf.open(path, filetype="pdf")
+        doc, salvaged = open_salvaged(path)
     except pymupdf.EmptyFileError as exc:
         raise CorruptDocument(f"{path.name}: the file is empty", reason="empty_file") from exc
     except pymupdf.FileDataError as exc:
         raise CorruptDocument(f"{path.name}: not a readable PDF: {exc}") from exc
     except OSError as exc:
         raise FileUnreadable(f"{path}: cannot be read: {exc}") from exc
-    notes: list[str] = []
+    notes: list[str] = [f"{PAGE_TREE_LOST}{salvaged}"] if salvaged else []
     try:
         if doc.needs_pass:
             if not doc.authenticate(""):
@@ -333,7 +335,9 @@ def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes:
     total = sum(len(page.text.encode("utf-8", "surrogatepass")) for page in pages)
     if total > limits.max_text_bytes:
         raise LimitExceeded(f"{path.name}: {total} bytes of text, over the limit of {limits.max_text_bytes}")
-    return ReadResult(pages=tuple(pages), page_count=page_count, notes=tuple(notes))
+    # What could not be read is kept with the document (its diagnostics): a lost page tree, failed pages.
+    unread = tuple(n for n in notes if n.startswith((PAGE_TREE_LOST, PAGE_FAILED)))
+    return ReadResult(pages=tuple(pages), page_count=page_count, notes=tuple(notes), unread=unread)
 
 
 def page_labels(doc: pymupdf.Document) -> list[str | None]:

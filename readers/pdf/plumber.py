@@ -195,7 +195,8 @@ def _read_pages(pdf: pdfplumber.PDF, path: Path, limits: ReadLimits, notes: list
             raise LimitExceeded(f"{path.name}: more than {limits.max_text_bytes} bytes of text")
         out.append(PageText(page=page.page_number, text=text, facts=facts, label=label))
     refuse_unreadable_pages(path, len(pages), notes, first_failure)
-    return ReadResult(pages=tuple(out), page_count=len(pages), notes=tuple(notes))
+    unread = tuple(n for n in notes if n.startswith(PAGE_FAILED))  # kept with the document's diagnostics
+    return ReadResult(pages=tuple(out), page_count=len(pages), notes=tuple(notes), unread=unread)
 
 
 def _page_labels(pdf: pdfplumber.PDF, count: int) -> list[str | None]:

@@ -16,18 +16,21 @@ members: the walk records why (readers/walk/expansion.py, which also bounds a co
 Member names are unique within their parent. A zip member is named by its path in the archive exactly as
 stored, also when the path is unsafe (absolute, ``..``, a drive letter): the name is data that says
 where the bytes came from, and nothing is ever written to disk by it (the walk stores members under their
-sha256). Two zip entries with the same path are one member, the later one, as for ``zipfile`` itself.
+sha256). Every entry of a zip is a member, also when entries share a path: the first keeps it, the
+second and later ones get their count among the entries of that path before the extension
+(``report.txt``, ``report-2.txt``), as attachments named alike do (readers/mail/common.py MemberNames),
+never a path another entry holds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from readers.archives.safezip import SafeZip
 from readers.core.model import ContentKind, ReadLimits
-from readers.mail.common import MailAttachment, MemberBudget, MemberNames
+from readers.mail.common import MailAttachment, MemberBudget, MemberNames, split_extension
 
 #: Kinds whose members become documents of their own.
 CONTAINER_KINDS = frozenset({ContentKind.EML, ContentKind.MSG, ContentKind.ZIP, ContentKind.PDF})
@@ -70,8 +73,32 @@ def iter_members(path: Path, kind: ContentKind, limits: ReadLimits) -> Iterator[
 def _zip_members(path: Path, limits: ReadLimits) -> Iterator[ContainerMember]:
     """Each file member inflated within the bounds; SafeZip counts the container's total as it goes."""
     with SafeZip(path, limits) as archive:
-        for m in list(archive.files()):
-            yield ContainerMember(m.name, archive.read(m.name))
+        files = list(archive.files())
+        for m, name in zip(files, zip_member_names([m.name for m in files]), strict=True):
+            yield ContainerMember(name, archive.read_member(m))
+
+
+def zip_member_names(paths: Sequence[str]) -> list[str]:
+    """The member name of each entry, in order: its path, or for the second and later entries of a path,
+    the path with their count before its extension (module docstring)."""
+    taken = set(paths)
+    counts: dict[str, int] = {}
+    names: list[str] = []
+    for path in paths:
+        n = counts.get(path, 0) + 1
+        counts[path] = n
+        if n == 1:
+            names.append(path)
+            continue
+        stem, ext = split_extension(path)
+        candidate = f"{stem}-{n}{ext}"
+        while candidate in taken:  # a path some entry holds, or a name already given
+            n += 1
+            candidate = f"{stem}-{n}{ext}"
+        counts[path] = n
+        taken.add(candidate)
+        names.append(candidate)
+    return names
 
 
 def _named(attachments: Iterable[MailAttachment], limits: ReadLimits) -> Iterator[ContainerMember]:
