@@ -86,13 +86,20 @@ class Stage:
         module, _, attribute = self.asset.partition(":")
         return getattr(importlib.import_module(module), attribute)
 
-    def stale_shards(self, wh: Warehouse, version: str, within: Collection[str] | None = None) -> list[str]:
-        """The stage's rule, and the shards where a partition it wrote is lost (:meth:`StageGraph.lost`)."""
+    def stale_shards(
+        self,
+        wh: Warehouse,
+        version: str,
+        within: Collection[str] | None = None,
+        lost: Sequence[tuple[str, str | None]] | None = None,
+    ) -> list[str]:
+        """The stage's rule, and the shards where a partition it wrote is ``lost`` (by default
+        :meth:`StageGraph.lost` now)."""
         if not self.partitioned or self.stale is None:
             raise TypeError(f"{self.name} is not a stage of shards")
         stale = set(self.stale(wh, version, within))  # type: ignore[call-arg]
-        lost = {shard for table, shard in graph().lost(wh, version) if table in self.writes}
-        return sorted(stale | {s for s in lost if s is not None and (within is None or s in within)})
+        gone = {s for t, s in (graph().lost(wh, version) if lost is None else lost) if t in self.writes}
+        return sorted(stale | {s for s in gone if s is not None and (within is None or s in within)})
 
 
 def _within(shards: Sequence[str], within: Collection[str] | None) -> list[str]:
@@ -306,9 +313,10 @@ class StageGraph:
     def later_work(self, wh: Warehouse, version: str) -> list[str]:
         """The shards on which a stage after the first stage of shards has work."""
         todo: set[str] = set()
+        lost = self.lost(wh, version)
         for stage in self.order:
             if stage.partitioned and stage is not self.first_of_shards:
-                todo |= set(stage.stale_shards(wh, version))
+                todo |= set(stage.stale_shards(wh, version, lost=lost))
         return sorted(todo)
 
 
