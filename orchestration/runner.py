@@ -38,7 +38,7 @@ from orchestration.stopping import Interrupted, StopSignals
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.walk.inventory import at_or_under, display_path
 from warehouse import Warehouse
-from warehouse.store import parquet_damage
+from warehouse.store import COMPACT_PREFIX, parquet_damage
 
 
 @dataclass
@@ -261,14 +261,17 @@ def _run(pipeline: Pipeline, roots: list[Path], *, force: bool = False) -> RunRe
             s.stale(wh, EXTRACTOR_VERSION) for s in graph().closing
         ):
             pipeline.corpus(report)
-    report.repaired = [
-        dataclasses.replace(
-            r, rewritten=(wh.data_dir / r.path).is_file() and parquet_damage(wh.data_dir / r.path) is None
-        )
-        for r in found
-    ]
+    report.repaired = [dataclasses.replace(r, rewritten=_rewritten(wh, r)) for r in found]
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _rewritten(wh: Warehouse, repair: Repair) -> bool:
+    """The repaired file is whole again (a compacted copy: the catalog that makes it again is built)."""
+    path = wh.data_dir / repair.path
+    if path.name.startswith(COMPACT_PREFIX):
+        return wh.catalog_path.is_file()
+    return path.is_file() and parquet_damage(path) is None
 
 
 def _damage(wh: Warehouse) -> list[Repair]:
@@ -277,8 +280,9 @@ def _damage(wh: Warehouse) -> list[Repair]:
     found = []
     for path, why in wh.damaged():
         aside = wh.set_aside(path)
-        if aside is not None:  # a compacted copy is only removed: the catalog makes it again
-            found.append(Repair(str(path.relative_to(wh.data_dir)), f"unreadable ({why})", str(aside)))
+        found.append(
+            Repair(str(path.relative_to(wh.data_dir)), f"unreadable ({why})", str(aside) if aside else None)
+        )
     seen = {r.path for r in found}
     for table, shard in graph().lost(wh, EXTRACTOR_VERSION):
         path = str(wh.partition_path(table, EXTRACTOR_VERSION, shard).relative_to(wh.data_dir))

@@ -124,9 +124,10 @@ def test_shards_cut_short_in_every_stage_are_derived_again_and_said(run_home, ca
     ]
     for path in cut:
         _cut_short(path)
-    # The search index, cut short too: rebuilt when next searched.
+    # The search index and the catalog, cut short too: each is built again (no partition of its own).
     assert main(["search", "--home", str(home), "district"]) == 0
     _cut_short(index_path(wh))
+    _cut_short(wh.catalog_path)
     capsys.readouterr()
 
     assert main(["run", "--home", str(home), str(corpus)]) == 0

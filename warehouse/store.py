@@ -298,9 +298,11 @@ class Warehouse:
     def set_aside(self, path: Path) -> Path | None:
         """Move a damaged file out of the data directory, to ``<warehouse>/damaged/`` under its place
         there (the stages then see its partition as missing and write it again); returns where it went,
-        or None for a compacted file, which is only removed (the catalog makes it again)."""
+        or None for a compacted copy, which is removed with the catalog whose views read it (the next
+        catalog build makes both again)."""
         if path.name.startswith(COMPACT_PREFIX):
             path.unlink(missing_ok=True)
+            self.catalog_path.unlink(missing_ok=True)
             return None
         target = self.damaged_dir / path.relative_to(self.data_dir)
         target = target.with_name(f"{target.name}.{time.strftime('%Y%m%dT%H%M%S')}.{uuid.uuid4().hex[:6]}")
