@@ -456,17 +456,19 @@ def to_pylist(arrow: pa.Table) -> list[dict[str, Any]]:
 
 
 # The Parquet files this process has checked, by path: (size, time of writing, what is wrong or None).
-# Checking one costs 0.3 to 0.9 ms (its footer parsed) and a stat a few microseconds, and a run lists a
-# table's files dozens of times; a file rewritten since (another size or time) is checked again. (A
-# dict's get and set are atomic: the stages' threads share it without a lock.)
+# Checking one (12 bytes read) costs about 80 us, a stat a few, and a run lists a table's files dozens of
+# times; a file rewritten since (another size or time) is checked again. (A dict's get and set are
+# atomic: the stages' threads share it without a lock.)
 _CHECKED: dict[Path, tuple[int, int, str | None]] = {}
 _MAGIC = b"PAR1"
 
 
 def parquet_damage(path: Path) -> str | None:
-    """What makes ``path`` no Parquet file that can be read (cut short, overwritten with something else,
-    a footer that does not parse), or None when it is whole or does not exist: its magic bytes at both
-    ends and its footer are checked, its data is not read."""
+    """What makes ``path`` no Parquet file that can be read (cut short, overwritten with something
+    else), or None when it is whole or does not exist: its magic bytes at both ends and its footer's
+    length are checked. The footer is not parsed: that costs ten times as much (0.85 ms a file, 1,552
+    files of a 98-shard home) and finds nothing these miss but a footer garbled in place, which a
+    read still names (:class:`WarehouseError` "could not read <file>")."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -493,12 +495,6 @@ def _footer_damage(path: Path, size: int) -> str | None:
         return f"not a whole Parquet file ({size} bytes, cut short or overwritten)"
     if int.from_bytes(tail[:4], "little") + 12 > size:
         return f"not a whole Parquet file (its footer is longer than its {size} bytes)"
-    try:
-        pq.read_metadata(path)
-    except FileNotFoundError:
-        return None
-    except (OSError, pa.ArrowException) as exc:
-        return f"its Parquet footer does not parse ({str(exc).splitlines()[0] if str(exc) else exc})"
     return None
 
 
