@@ -54,6 +54,9 @@ def test_a_file_cut_short_is_as_good_as_missing_and_is_set_aside(tmp_path: Path)
     aside = wh.set_aside(cut)
     assert aside is not None and aside.is_file() and aside.is_relative_to(wh.root / "damaged")
     assert not cut.exists() and wh.damaged() == []
+    overwritten = wh.write("derivations", "v1", [_derivation("ef" + "0" * 62)], shard="ef")
+    overwritten.write_text("sha256,shard\nef00,ef\n")  # another format under the partition's name
+    assert "overwritten" in (parquet_damage(overwritten) or "") and wh.shards("derivations", "v1") == ["ab"]
 
 
 def _counts(wh: Warehouse) -> dict[str, int]:
