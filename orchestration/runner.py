@@ -68,12 +68,16 @@ class Repair:
     problem: str
     set_aside: str | None = None
     rewritten: bool = False
+    current: bool = True  # of the current extractor version (the stages write no other)
 
     def line(self) -> str:
         aside = f", set aside as {self.set_aside}" if self.set_aside else ""
-        done = (
-            "derived again from its inputs" if self.rewritten else "not derived again yet (see the failures)"
-        )
+        if self.rewritten:
+            done = "derived again from its inputs"
+        elif not self.current:
+            done = "another extractor version's, which no stage writes again"
+        else:
+            done = "not derived again yet (see the failures)"
         return f"{self.path} was {self.problem}{aside}: {done}."
 
 
@@ -280,9 +284,9 @@ def _damage(wh: Warehouse) -> list[Repair]:
     found = []
     for path, why in wh.damaged():
         aside = wh.set_aside(path)
-        found.append(
-            Repair(str(path.relative_to(wh.data_dir)), f"unreadable ({why})", str(aside) if aside else None)
-        )
+        current = f"extractor_version={EXTRACTOR_VERSION}" in path.parts
+        where = str(path.relative_to(wh.data_dir))
+        found.append(Repair(where, f"unreadable ({why})", str(aside) if aside else None, current=current))
     seen = {r.path for r in found}
     for table, shard in graph().lost(wh, EXTRACTOR_VERSION):
         path = str(wh.partition_path(table, EXTRACTOR_VERSION, shard).relative_to(wh.data_dir))
