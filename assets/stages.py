@@ -86,10 +86,20 @@ class Stage:
         module, _, attribute = self.asset.partition(":")
         return getattr(importlib.import_module(module), attribute)
 
-    def stale_shards(self, wh: Warehouse, version: str, within: Collection[str] | None = None) -> list[str]:
+    def stale_shards(
+        self,
+        wh: Warehouse,
+        version: str,
+        within: Collection[str] | None = None,
+        lost: Sequence[tuple[str, str | None]] | None = None,
+    ) -> list[str]:
+        """The stage's rule, and the shards where a partition it wrote is ``lost`` (by default
+        :meth:`StageGraph.lost` now)."""
         if not self.partitioned or self.stale is None:
             raise TypeError(f"{self.name} is not a stage of shards")
-        return list(self.stale(wh, version, within))  # type: ignore[call-arg]
+        stale = set(self.stale(wh, version, within))  # type: ignore[call-arg]
+        gone = {s for t, s in (graph().lost(wh, version) if lost is None else lost) if t in self.writes}
+        return sorted(stale | {s for s in gone if s is not None and (within is None or s in within)})
 
 
 def _within(shards: Sequence[str], within: Collection[str] | None) -> list[str]:
@@ -273,13 +283,56 @@ class StageGraph:
         """The stages that come after every stage of shards (the catalog)."""
         return tuple(s for s in self.order if s.closes)
 
+    def lost(self, wh: Warehouse, version: str) -> list[tuple[str, str | None]]:
+        """The partitions a stage wrote that are not there (deleted, or set aside unreadable), as (table,
+        shard; None for a corpus-wide table). A table's partition of a shard is known to have been
+        written when a table written after it has that shard's: its stage's done table (written last),
+        or a table of a later stage; for the last stage of shards, when the catalog (built at the end of
+        every run) is newer than the partitions the stage reads there."""
+        present = {
+            t: set(wh.shards(t, version))
+            if TABLES[t].sharded
+            else ({None} if wh.has_partition(t, version) else set())
+            for s in self.order
+            for t in s.writes
+        }
+        last = self.order.index(next(s for s in reversed(self.order) if s.partitioned))
+        lost: list[tuple[str, str | None]] = []
+        for i, stage in enumerate(self.order):
+            later = [t for s in self.order[i + 1 :] for t in s.writes]
+            for table in stage.writes:
+                after = [*later, *([stage.done] if table != stage.done else [])]
+                if not TABLES[table].sharded:
+                    if not present[table] and any(present[t] for t in after):
+                        lost.append((table, None))
+                    continue
+                known = {s for t in after if TABLES[t].sharded for s in present[t]}
+                if i == last:
+                    known |= _run_through(wh, version, stage)
+                lost += [(table, shard) for shard in sorted(known - present[table])]
+        return lost
+
     def later_work(self, wh: Warehouse, version: str) -> list[str]:
         """The shards on which a stage after the first stage of shards has work."""
         todo: set[str] = set()
+        lost = self.lost(wh, version)
         for stage in self.order:
             if stage.partitioned and stage is not self.first_of_shards:
-                todo |= set(stage.stale_shards(wh, version))
+                todo |= set(stage.stale_shards(wh, version, lost=lost))
         return sorted(todo)
+
+
+def _run_through(wh: Warehouse, version: str, stage: Stage) -> set[str]:
+    """The shards whose partitions of every table ``stage`` reads were written before the catalog was
+    last built: a run that finished has taken the stage over them since."""
+    if not wh.catalog_path.exists():
+        return set()
+    built = wh.catalog_path.stat().st_mtime_ns
+    inputs = [wh.written_at(t, version) for t in stage.reads if TABLES[t].sharded]
+    if not inputs:
+        return set()
+    shards = set.intersection(*(set(i) for i in inputs))
+    return {s for s in shards if all(i[s] < built for i in inputs)}
 
 
 def _after(stage: Stage, stages: Sequence[Stage]) -> tuple[str, ...]:

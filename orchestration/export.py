@@ -41,7 +41,7 @@ from readers.core.errors import AssayError
 from warehouse import Warehouse
 from warehouse.catalog import catalog_version, query
 from warehouse.search import document_paths
-from warehouse.store import temporary_beside
+from warehouse.store import TEMPORARY_NAME, stale_temporary, temporary_beside
 
 #: The version of the JSON form: bump when a field changes meaning or goes; adding one keeps it.
 EXPORT_SCHEMA = "assay-export/1"
@@ -459,7 +459,15 @@ def write(
     check_form(form)
     if output.exists() and not output.is_dir():
         raise ExportError(f"{output} is a file: give a folder to export into")
+    named = names(docs)
+    if form == "jsonl":
+        planned = [output / JSONL_NAME]
+    else:
+        planned = [output.joinpath(*named[d.sha256]) for d in docs if d.text is not None]
+        planned = [p.with_name(p.name + _SUFFIX[form]) for p in planned]
+    _check_room(output, planned)
     output.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(output)
     report = ExportReport(form, output)
     if form == "jsonl":
         target = inside(output, [JSONL_NAME.removesuffix(".jsonl")], ".jsonl")
@@ -470,7 +478,6 @@ def write(
                     _without_text(report, doc)
         report.written.append(target)
         return report
-    named = names(docs)
     for doc in _advancing(docs, progress):
         if doc.text is None:
             _without_text(report, doc)
@@ -488,6 +495,39 @@ def write(
             f.write(content)
         report.written.append(target)
     return report
+
+
+def _check_room(output: Path, targets: Iterable[Path]) -> None:
+    """Refuse, before anything is written, an export whose files would land where a folder is (or under
+    a name that is a file, where a folder is needed): the message names the first few."""
+    clashes: list[str] = []
+    for target in targets:
+        if target.is_dir():
+            clashes.append(f"{target} is a folder where an exported file goes")
+            continue
+        for parent in target.relative_to(output).parents:
+            folder = output / parent
+            if folder != output and folder.exists() and not folder.is_dir():
+                clashes.append(f"{folder} is a file where a folder of exported files goes")
+                break
+    if clashes:
+        unique = sorted(set(clashes))
+        more = f" (and {len(unique) - 3} more)" if len(unique) > 3 else ""
+        raise ExportError(
+            "; ".join(unique[:3]) + more + ": move it away or export into another folder "
+            "(--output). Nothing was written."
+        )
+
+
+def remove_stale_temporaries(output: Path) -> int:
+    """Delete the temporary files an export killed on the way left in ``output`` (named by
+    :func:`warehouse.store.temporary_beside`, their writer gone); returns how many."""
+    removed = 0
+    for tmp in output.rglob(".*.tmp"):
+        if TEMPORARY_NAME.fullmatch(tmp.name) and tmp.is_file() and stale_temporary(tmp):
+            tmp.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def _advancing(

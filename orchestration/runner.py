@@ -14,6 +14,7 @@ Dagster run recorded as canceled, no later stage runs, and :class:`Interrupted` 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import time
@@ -37,6 +38,7 @@ from orchestration.stopping import Interrupted, StopSignals
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.walk.inventory import at_or_under, display_path
 from warehouse import Warehouse
+from warehouse.store import COMPACT_PREFIX, parquet_damage
 
 
 @dataclass
@@ -56,6 +58,29 @@ class CheckOutcome:
     bound: float | None
 
 
+@dataclass(frozen=True)
+class Repair:
+    """A partition the run found lost or unreadable, and wrote again from its inputs: ``path`` under the
+    warehouse's tables, what was wrong, where an unreadable file was set aside, and whether the stages
+    have written it again (not when the stage that writes it failed)."""
+
+    path: str
+    problem: str
+    set_aside: str | None = None
+    rewritten: bool = False
+    current: bool = True  # of the current extractor version (the stages write no other)
+
+    def line(self) -> str:
+        aside = f", set aside as {self.set_aside}" if self.set_aside else ""
+        if self.rewritten:
+            done = "derived again from its inputs"
+        elif not self.current:
+            done = "another extractor version's, which no stage writes again"
+        else:
+            done = "not derived again yet (see the failures)"
+        return f"{self.path} was {self.problem}{aside}: {done}."
+
+
 @dataclass
 class RunReport:
     roots: list[Path]
@@ -65,6 +90,7 @@ class RunReport:
     checks: list[CheckOutcome] = field(default_factory=list)
     seconds: float = 0.0
     forced: list[str] = field(default_factory=list)  # paths of the documents read again on request
+    repaired: list[Repair] = field(default_factory=list)  # partitions found lost or unreadable
 
     @property
     def ok(self) -> bool:
@@ -226,6 +252,7 @@ def _run(pipeline: Pipeline, roots: list[Path], *, force: bool = False) -> RunRe
     removed = wh.remove_stale_temporaries()
     if removed:
         progress.stage("cleanup", removed)
+    found = _damage(wh)
     progress.stage("walk", None)
     if pipeline.walk(roots, report):
         if force:
@@ -238,8 +265,34 @@ def _run(pipeline: Pipeline, roots: list[Path], *, force: bool = False) -> RunRe
             s.stale(wh, EXTRACTOR_VERSION) for s in graph().closing
         ):
             pipeline.corpus(report)
+    report.repaired = [dataclasses.replace(r, rewritten=_rewritten(wh, r)) for r in found]
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _rewritten(wh: Warehouse, repair: Repair) -> bool:
+    """The repaired file is whole again (a compacted copy: the catalog that makes it again is built)."""
+    path = wh.data_dir / repair.path
+    if path.name.startswith(COMPACT_PREFIX):
+        return wh.catalog_path.is_file()
+    return path.is_file() and parquet_damage(path) is None
+
+
+def _damage(wh: Warehouse) -> list[Repair]:
+    """The partitions that are unreadable (each set aside, so that no reader trips on it and its stage
+    writes it again) or lost (deleted: :meth:`assets.stages.StageGraph.lost`)."""
+    found = []
+    for path, why in wh.damaged():
+        aside = wh.set_aside(path)
+        current = f"extractor_version={EXTRACTOR_VERSION}" in path.parts
+        where = str(path.relative_to(wh.data_dir))
+        found.append(Repair(where, f"unreadable ({why})", str(aside) if aside else None, current=current))
+    seen = {r.path for r in found}
+    for table, shard in graph().lost(wh, EXTRACTOR_VERSION):
+        path = str(wh.partition_path(table, EXTRACTOR_VERSION, shard).relative_to(wh.data_dir))
+        if path not in seen:
+            found.append(Repair(path, "missing"))
+    return found
 
 
 def _forget(wh: Warehouse, roots: list[Path]) -> list[str]:

@@ -8,7 +8,7 @@ import shlex
 import shutil
 import sys
 from collections import Counter
-from dataclasses import astuple
+from dataclasses import asdict, astuple
 from pathlib import Path
 
 from rich import box
@@ -91,7 +91,11 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             f"{'document' if len(report.forced) == 1 else 'documents'}, {shown_paths}{more}: every stage "
             f"derived {'it' if len(report.forced) == 1 else 'them'} again."
         )
-    if read == 0 and carried == 0:
+    for repair in report.repaired:
+        console.print(f"[bold yellow]Repaired[/]: {shown(repair.line())}", soft_wrap=True)
+    if read == 0 and carried == 0 and report.repaired:
+        console.print("Read [bold]0[/] files: the partitions above were derived again from the other tables.")
+    elif read == 0 and carried == 0:
         console.print(_nothing_read(report, progress, statuses))
     else:
         console.print(
@@ -404,6 +408,7 @@ def run_report(home: Home, report: RunReport, progress: Progress) -> dict[str, o
         "kept": progress.outcomes.get("kept", 0),
         "carried": progress.outcomes.get("carried", 0),
         "forced": report.forced,
+        "repaired": [asdict(r) for r in report.repaired],
         "shards": report.touched_shards,
         "dagster_runs": report.runs,
         "failures": [{"stage": f.stage, "run_id": f.run_id, "message": f.message} for f in report.failures],
@@ -423,5 +428,6 @@ def one_line(home: Home, report: RunReport, progress: Progress) -> str:
     return (
         f"assay: {state}: walked {progress.walked} paths, read {read} documents in {report.seconds:.1f} s"
         + (f"; checks failed: {', '.join(failed)}" if failed else "")
+        + (f"; repaired {len(report.repaired)} lost or unreadable partitions" if report.repaired else "")
         + f" (home {home.path})"
     )

@@ -100,3 +100,18 @@ def test_a_compaction_killed_on_the_way_leaves_a_temporary_the_next_run_removes(
     leftover.write_bytes(b"half a file")
     assert wh.remove_stale_temporaries() == 1
     assert not leftover.exists()
+
+
+def test_a_compacted_copy_cut_short_is_removed_with_the_catalog_and_made_again(tmp_path: Path) -> None:
+    wh = Warehouse(tmp_path / "warehouse")
+    many = COMPACT_ABOVE_FILES + 2
+    _write(wh, range(1, many + 1))
+    build_catalog(wh, VERSION)
+    (copy,) = _compacted(wh, "pages")
+    copy.write_bytes(copy.read_bytes()[:100])
+    assert [path for path, _ in wh.damaged()] == [copy]
+    assert wh.set_aside(copy) is None  # a snapshot: removed, not kept
+    assert not copy.exists() and not wh.catalog_path.exists()  # its views named it
+    assert not catalog_current(wh, VERSION)
+    build_catalog(wh, VERSION)
+    assert _compacted(wh, "pages") == [copy] and query(wh, "select count(*) from pages").rows == [(many,)]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -210,6 +212,61 @@ def test_documents_are_chosen_by_path_glob_and_sql(exported_home, tmp_path: Path
     assert exported(str(corpus / "mail.eml")) == {"mail.eml.txt", "mail.eml/levels.pdf.txt"}
     assert exported("--where", "member is not null") == {"mail.eml/levels.pdf.txt"}  # named as ever
     assert exported("--glob", "*nothing-like-this*") == set()
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+@pytest.mark.slow
+def test_a_reexport_removes_the_temporaries_a_killed_export_left(
+    exported_home, tmp_path: Path, capsys
+) -> None:
+    home, _ = exported_home
+    output = tmp_path / "md"
+    args = ["export", "--home", str(home), "--to", "md", "--output", str(output)]
+    assert main(args) == 0
+    written = sorted(output.rglob("*"))
+    pid = _dead_pid()
+    left = [
+        output / "reports" / f".levels.pdf.md.{pid}.0a1b2c3d.tmp",  # what a killed export leaves
+        output / f".documents.jsonl.{pid}.00ff00ff.tmp",
+    ]
+    for tmp in left:
+        tmp.write_text("half a document")
+    mine = output / ".notes.tmp"  # not named as the export names its temporaries: not its own
+    mine.write_text("kept")
+    assert main(args) == 0
+    capsys.readouterr()
+    assert not any(tmp.exists() for tmp in left) and mine.exists()
+    assert sorted(output.rglob("*")) == sorted([*written, mine])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("in_the_way", ["folder", "file"])
+def test_an_export_whose_names_are_taken_is_refused_before_writing(
+    exported_home, tmp_path: Path, capsys, in_the_way: str
+) -> None:
+    home, _ = exported_home
+    output = tmp_path / "md"
+    output.mkdir()
+    if in_the_way == "folder":  # a folder where reports/levels.pdf.md goes
+        blocker = output / "reports" / "levels.pdf.md"
+        (blocker / "inside").mkdir(parents=True)
+    else:  # a file where the folder reports/ goes
+        blocker = output / "reports"
+        blocker.write_text("notes")
+    before = sorted(output.rglob("*"))
+    assert main(["export", "--home", str(home), "--to", "md", "--output", str(output)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        f"{blocker} is a {in_the_way}" in err.replace("\n", "") and "--output" in err and "--home" not in err
+    )
+    assert "Nothing was written" in err
+    assert sorted(output.rglob("*")) == before  # not half an export
 
 
 @pytest.mark.corpus

@@ -56,7 +56,7 @@ import regex
 
 from warehouse.catalog import catalog_version
 from warehouse.errors import CatalogMissing, WarehouseError
-from warehouse.store import PART_FILE, Warehouse, files_fingerprint, temporary_beside
+from warehouse.store import Warehouse, files_fingerprint, temporary_beside
 
 INDEX_FILE = "search.duckdb"
 CHUNKS_TABLE = "chunks"
@@ -337,11 +337,12 @@ def ensure_index(wh: Warehouse, version: str, *, redact_path: PathRedaction | No
     fingerprint = _fingerprint(wh, version, _signature(redact_path))
     if _built_fingerprint(target) == fingerprint:
         return target
-    pattern = str(wh.data_dir / CHUNKS_TABLE / f"extractor_version={version}" / "shard=*" / PART_FILE)
+    # The readable files, not a glob: one cut short is left to the next run to write again.
+    files = [str(p) for p in chunk_files]
 
     def load(con: duckdb.DuckDBPyConnection) -> None:
         parquet = "read_parquet(?, union_by_name = true, hive_partitioning = false)"
-        present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {parquet}", [pattern]).fetchall()}
+        present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {parquet}", [files]).fetchall()}
         # page_offsets and page_labels are optional: without the first a hit spanning pages has no
         # single page, without the second a page has no printed label
         optional = {"page_offsets": "BIGINT[]", "page_labels": "VARCHAR[]"}
@@ -349,7 +350,7 @@ def ensure_index(wh: Warehouse, version: str, *, redact_path: PathRedaction | No
             n if n in present or n not in optional else f"CAST(NULL AS {optional[n]}) AS {n}"
             for n in _CHUNK_SCHEMA.names
         )
-        con.execute(f"CREATE TEMP TABLE src AS SELECT {cols} FROM {parquet}", [pattern])
+        con.execute(f"CREATE TEMP TABLE src AS SELECT {cols} FROM {parquet}", [files])
 
     _build(target, fingerprint, load, _shown(document_paths(wh, version), redact_path))
     return target

@@ -26,7 +26,7 @@ EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts", "tables"
 def extract(step: ShardStep) -> StageOutcome:
     # The readers (PyMuPDF, pdfminer) are imported when a shard is extracted, not when the definitions
     # load: a run with nothing to read, and the web UI, start half a second sooner.
-    from assets.extract.shard import Outcome, ShardWork, extract_shards
+    from assets.extract.shard import Outcome, ShardRows, ShardWork, extract_shards
     from readers.engine.isolation import IsolatedReads
 
     wh, assay, progress = step.wh, step.settings, step.progress
@@ -38,6 +38,10 @@ def extract(step: ShardStep) -> StageOutcome:
     for shard in step.shards:
         documents = [DocumentRecord(**row) for row in wh.rows("documents", EXTRACTOR_VERSION, shard)]
         existing = _rows(wh, EXTRACTOR_VERSION, shard)
+        if existing.derivations and not _whole(wh, shard):
+            # A partition of the shard is lost (deleted, or set aside unreadable): its documents' rows
+            # are read again, not kept without it.
+            existing = ShardRows()
         if not documents and not existing.derivations:
             continue  # a shard inside the run's range that holds nothing: no partition to write
         if _up_to_date(wh, shard, documents, existing):
@@ -100,6 +104,11 @@ def _rows(wh: Warehouse, version: str, shard: str) -> "ShardRows":
     return ShardRows.from_rows(*(wh.rows(t, version, shard) for t in EXTRACT_TABLES))
 
 
+def _whole(wh: Warehouse, shard: str) -> bool:
+    """Every table extract writes has the shard's partition."""
+    return all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in EXTRACT_TABLES)
+
+
 def _unread(work: "ShardWork") -> int:
     """The documents of a shard to extract that the current version has not read for good (the progress
     bar's total, as assets/plans.py ``plan_extract`` counts them)."""
@@ -117,7 +126,7 @@ def _up_to_date(wh: Warehouse, shard: str, documents: list[DocumentRecord], exis
     return (
         set(existing.derivations) == {d.sha256 for d in documents}
         and all(settled(d) for d in existing.derivations.values())
-        and all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in EXTRACT_TABLES)
+        and _whole(wh, shard)
     )
 
 
