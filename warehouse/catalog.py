@@ -10,7 +10,6 @@ a partition was written after it (:func:`catalog_current`), as well as when the 
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ from warehouse.compaction import COMPACT_ABOVE_FILES, compacted
 from warehouse.errors import CatalogMissing, QueryTimeout, WarehouseError
 from warehouse.reading import require_reading
 from warehouse.schema import TABLES, Table
+from warehouse.stopping import QueryStopper
 from warehouse.store import PART_FILE, Warehouse, sql_string, temporary_beside
 
 _DUCK_TYPES: dict[pa.DataType, str] = {
@@ -403,25 +403,32 @@ def query(
     if not external:
         require_reading(sql)
     con = connect(wh, external=external)
-    deadline = threading.Timer(timeout, con.interrupt) if timeout else None
+    stopper = QueryStopper(con, timeout)
     try:
-        if deadline is not None:
-            deadline.start()
-        cur = con.execute(sql, params or [])
-        columns = [d[0] for d in cur.description] if cur.description else []
-        if not columns:
-            return QueryResult(columns, [])
-        if limit is None:
-            return QueryResult(columns, cur.fetchall())
-        rows = cur.fetchmany(limit + 1)
-        return QueryResult(columns, rows[:limit], truncated=len(rows) > limit)
-    except duckdb.InterruptException as exc:
-        if deadline is not None and deadline.finished.is_set():
+        with stopper:
+            cur = con.execute(sql, params or [])
+            columns = [d[0] for d in cur.description] if cur.description else []
+            if not columns:
+                result = QueryResult(columns, [])
+            elif limit is None:
+                result = QueryResult(columns, cur.fetchall())
+            else:
+                rows = cur.fetchmany(limit + 1)
+                result = QueryResult(columns, rows[:limit], truncated=len(rows) > limit)
+        if stopper.signalled:
+            raise KeyboardInterrupt("the query was interrupted")
+        return result
+    except (duckdb.InterruptException, RuntimeError) as exc:
+        if stopper.signalled or str(exc) == _INTERRUPTED:
+            raise KeyboardInterrupt("the query was interrupted") from exc
+        if stopper.timed_out:
             raise QueryTimeout(
                 f"the query ran past its time limit of {timeout:g} s and was stopped: narrow it, or give "
                 "it more time with --timeout SECONDS (0: no limit)"
             ) from exc
-        raise KeyboardInterrupt("the query was interrupted") from exc
+        if isinstance(exc, duckdb.Error):
+            raise WarehouseError(f"query failed: {exc}") from exc
+        raise
     except duckdb.PermissionException as exc:
         raise WarehouseError(
             f"the query reaches outside the warehouse ({_first_line(exc)}): queries read the catalog's "
@@ -438,10 +445,11 @@ def query(
     except duckdb.Error as exc:
         raise WarehouseError(f"query failed: {exc}") from exc
     finally:
-        if deadline is not None:
-            deadline.cancel()
         con.close()
 
+
+#: What DuckDB's Python client raises (as a RuntimeError) when a signal comes while a query runs.
+_INTERRUPTED = "Query interrupted"
 
 #: The catalog's own tables and views, for the message about one that does not exist.
 _OWN_TABLES = """
