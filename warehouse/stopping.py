@@ -2,7 +2,7 @@
 
 Both go through DuckDB's own ``interrupt()``, which its operators look for as they work. Ctrl-C cannot be
 left to DuckDB's Python client: it looks for signals only between two of its tasks, and one task of a
-large join runs for minutes (a SIGINT during ``assay sql`` went unanswered for over a minute). So, while
+large join can run for minutes (a SIGINT during one went unanswered for over a minute). So, while
 a query runs in the main thread, SIGINT is only recorded, and the number the interpreter's C-level handler
 writes to its wakeup file descriptor wakes a thread that interrupts the query at once.
 """
@@ -20,7 +20,8 @@ import duckdb
 
 class QueryStopper:
     """While entered, stops the query running on ``con`` after ``timeout`` seconds (None: never) and at
-    SIGINT (in the main thread, where SIGINT is not ignored). ``timed_out`` and ``signalled`` say which."""
+    SIGINT (in the main thread, where SIGINT raises KeyboardInterrupt). ``timed_out`` and ``signalled``
+    say which."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, timeout: float | None) -> None:
         self._con = con
@@ -35,9 +36,10 @@ class QueryStopper:
     def __enter__(self) -> QueryStopper:
         if self._timer is not None:
             self._timer.start()
-        if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) not in (
-            signal.SIG_IGN,
-            None,
+        # Only where SIGINT would raise KeyboardInterrupt: a handler of a caller's own (the run's) is kept.
+        if (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
         ):
             read, write = os.pipe()
             os.set_blocking(write, False)
