@@ -148,11 +148,16 @@ class Corpus:
     def path(self) -> Path:
         return self.home.path
 
-    def sql(self, query: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
-        """The rows of a read-only query against the catalog, as dictionaries."""
+    def sql(
+        self, query: str, params: Sequence[Any] | None = None, *, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        """The rows of a read-only query against the catalog, as dictionaries: a statement that would
+        write (COPY, EXPORT, EXPLAIN ANALYZE ...) raises before it runs; one still running after
+        ``timeout`` seconds is stopped (warehouse.errors.QueryTimeout)."""
         from warehouse.catalog import query as run_query
 
-        return run_query(self.home.warehouse, query, list(params) if params else None).records()
+        values = list(params) if params else None
+        return run_query(self.home.warehouse, query, values, timeout=timeout).records()
 
     def documents(self) -> list[Document]:
         """Every document of the current extractor version, in path order."""

@@ -30,8 +30,10 @@ from quality.outcomes import (
 from quality.records import Source
 from readers.core.model import DocumentStatus
 from warehouse.compaction import COMPACT_ABOVE_FILES, compacted
-from warehouse.errors import CatalogMissing, WarehouseError
+from warehouse.errors import CatalogMissing, QueryTimeout, WarehouseError
+from warehouse.reading import require_reading
 from warehouse.schema import TABLES, Table
+from warehouse.stopping import QueryStopper
 from warehouse.store import PART_FILE, Warehouse, sql_string, temporary_beside
 
 _DUCK_TYPES: dict[pa.DataType, str] = {
@@ -329,6 +331,7 @@ def build_catalog(wh: Warehouse, current_version: str) -> Path:
 class QueryResult:
     columns: list[str]
     rows: list[tuple[Any, ...]]
+    truncated: bool = False  # the query returned more rows than the limit it was run with
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
@@ -365,27 +368,16 @@ def catalog_current(wh: Warehouse, version: str) -> bool:
     return True
 
 
-# What a query on the catalog may be, unless external access is asked for: reading. A SELECT (with
-# DESCRIBE, SHOW, SUMMARIZE, FROM ..., VALUES), EXPLAIN, a PRAGMA or CALL of the table functions (the
-# configuration is locked, so neither can change a setting). COPY, EXPORT, ATTACH, INSTALL, LOAD, SET,
-# CREATE ... are refused before they run.
-_READING = frozenset(
-    {
-        duckdb.StatementType.SELECT,
-        duckdb.StatementType.EXPLAIN,
-        duckdb.StatementType.PRAGMA,
-        duckdb.StatementType.CALL,
-    }
-)
-
-
 def connect(wh: Warehouse, *, external: bool = False) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the catalog.
 
     Unless ``external``, it reaches no file but the warehouse's Parquet partitions, which its views read:
     DuckDB's external access is off with exactly the tables' directory allowed, extensions are neither
     installed nor loaded on demand, and the configuration is locked, so no statement can widen it again
-    (``read_text('/etc/passwd')``, ``ATTACH``, ``COPY ... TO`` elsewhere, ``INSTALL`` fail).
+    (``read_text('/etc/passwd')``, ``ATTACH``, ``COPY ... TO`` elsewhere, ``INSTALL`` fail). DuckDB allows
+    a directory for writing as well as reading, and its views need the directory (they read globs), so
+    what keeps a statement from writing there is :func:`query`'s check that it reads
+    (warehouse/reading.py): a caller that runs its own SQL on this connection checks it first.
     """
     if not wh.catalog_path.exists():
         raise CatalogMissing(
@@ -408,16 +400,49 @@ def connect(wh: Warehouse, *, external: bool = False) -> duckdb.DuckDBPyConnecti
     return con
 
 
-def query(wh: Warehouse, sql: str, params: list[Any] | None = None, *, external: bool = False) -> QueryResult:
+def query(
+    wh: Warehouse,
+    sql: str,
+    params: list[Any] | None = None,
+    *,
+    external: bool = False,
+    limit: int | None = None,
+    timeout: float | None = None,
+) -> QueryResult:
     """Run one query against the catalog, read-only; unless ``external``, a query that would reach
-    another file than the warehouse's tables, or that is not a reading statement, is refused."""
+    another file than the warehouse's tables, or that is not a reading statement (warehouse/reading.py),
+    is refused. At most ``limit`` rows are fetched (``truncated`` says whether there were more); a query
+    still running after ``timeout`` seconds is stopped with an error saying so. Ctrl-C stops the query
+    and raises KeyboardInterrupt."""
     if not external:
-        _require_reading(sql)
+        require_reading(sql)
     con = connect(wh, external=external)
+    stopper = QueryStopper(con, timeout)
     try:
-        cur = con.execute(sql, params or [])
-        columns = [d[0] for d in cur.description] if cur.description else []
-        return QueryResult(columns, cur.fetchall() if columns else [])
+        with stopper:
+            cur = con.execute(sql, params or [])
+            columns = [d[0] for d in cur.description] if cur.description else []
+            if not columns:
+                result = QueryResult(columns, [])
+            elif limit is None:
+                result = QueryResult(columns, cur.fetchall())
+            else:
+                rows = cur.fetchmany(limit + 1)
+                result = QueryResult(columns, rows[:limit], truncated=len(rows) > limit)
+        if stopper.signalled:
+            raise KeyboardInterrupt("the query was interrupted")
+        return result
+    except (duckdb.InterruptException, RuntimeError) as exc:
+        if stopper.signalled or str(exc) == _INTERRUPTED:
+            raise KeyboardInterrupt("the query was interrupted") from exc
+        if stopper.timed_out:
+            raise QueryTimeout(
+                f"the query ran past its time limit of {timeout:g} s and was stopped: narrow it, or give "
+                "it more time with --timeout SECONDS (0: no limit)"
+            ) from exc
+        if isinstance(exc, duckdb.Error):
+            raise WarehouseError(f"query failed: {exc}") from exc
+        raise
     except duckdb.PermissionException as exc:
         raise WarehouseError(
             f"the query reaches outside the warehouse ({_first_line(exc)}): queries read the catalog's "
@@ -437,25 +462,14 @@ def query(wh: Warehouse, sql: str, params: list[Any] | None = None, *, external:
         con.close()
 
 
+#: What DuckDB's Python client raises (as a RuntimeError) when a signal comes while a query runs.
+_INTERRUPTED = "Query interrupted"
+
 #: The catalog's own tables and views, for the message about one that does not exist.
 _OWN_TABLES = """
 select table_name from information_schema.tables
 where table_schema = 'main' and table_name not like 'all\\_%' escape '\\' order by table_name
 """
-
-
-def _require_reading(sql: str) -> None:
-    try:
-        statements = duckdb.extract_statements(sql)
-    except duckdb.Error as exc:
-        raise WarehouseError(f"query failed: {exc}") from exc
-    for statement in statements:
-        if statement.type not in _READING:
-            kind = statement.type.name.replace("_", " ")
-            raise WarehouseError(
-                f"queries only read the catalog: a {kind} statement is refused "
-                "(pass --allow-external to run it)"
-            )
 
 
 def _first_line(exc: BaseException) -> str:

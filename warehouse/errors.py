@@ -11,3 +11,7 @@ class SchemaMismatch(WarehouseError):
 
 class CatalogMissing(WarehouseError):
     """No catalog yet: nothing has been run with this home directory."""
+
+
+class QueryTimeout(WarehouseError):
+    """A query of the catalog ran past the time limit it was given and was stopped."""
