@@ -38,7 +38,7 @@ from orchestration.stopping import Interrupted, StopSignals
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.walk.inventory import at_or_under, display_path
 from warehouse import Warehouse
-from warehouse.store import COMPACT_PREFIX, parquet_damage
+from warehouse.store import COMPACT_PREFIX, PART_FILE, parquet_damage
 
 
 @dataclass
@@ -275,6 +275,9 @@ def _rewritten(wh: Warehouse, repair: Repair) -> bool:
     path = wh.data_dir / repair.path
     if path.name.startswith(COMPACT_PREFIX):
         return wh.catalog_path.is_file()
+    if path.is_dir():  # a table missing in full: whole again when every partition written is readable
+        parts = list(path.glob(f"shard=*/{PART_FILE}"))
+        return bool(parts) and all(parquet_damage(p) is None for p in parts)
     return path.is_file() and parquet_damage(path) is None
 
 
@@ -288,7 +291,18 @@ def _damage(wh: Warehouse) -> list[Repair]:
         where = str(path.relative_to(wh.data_dir))
         found.append(Repair(where, f"unreadable ({why})", str(aside) if aside else None, current=current))
     seen = {r.path for r in found}
+    whole: set[str] = set()
     for table, shard in graph().lost(wh, EXTRACTOR_VERSION):
+        if shard is not None and not wh.shards(table, EXTRACTOR_VERSION):
+            # No partition of the table at all: one line for the table, not one per shard (a table this
+            # version of assay adds to a home made before it, or a table removed whole).
+            if table not in whole:
+                whole.add(table)
+                path = str(
+                    wh.partition_path(table, EXTRACTOR_VERSION, shard).parent.parent.relative_to(wh.data_dir)
+                )
+                found.append(Repair(path, "missing in full (a table new to this assay, or removed)"))
+            continue
         path = str(wh.partition_path(table, EXTRACTOR_VERSION, shard).relative_to(wh.data_dir))
         if path not in seen:
             found.append(Repair(path, "missing"))

@@ -4,6 +4,7 @@ it: a deleted shard file, one cut short, the search index cut short."""
 from __future__ import annotations
 
 import re
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -161,4 +162,22 @@ def test_a_deleted_shard_of_the_last_stage_is_said_too(run_home, capsys) -> None
     assert main(["run", "--home", str(home), str(corpus)]) == 0
     out = capsys.readouterr().out
     assert _repaired(out) == [str(chunks.relative_to(wh.data_dir))] and "nothing changed" not in out
+    assert _counts(wh) == before
+
+
+@pytest.mark.slow
+def test_a_table_missing_in_full_is_one_line_and_derived_again(run_home, capsys) -> None:
+    """Every partition of a table gone (a table removed whole, or one a newer assay adds to an older
+    home): one line for the table, not one per shard, and its rows back."""
+    home, corpus, _ = run_home
+    wh = Home(home).warehouse
+    before = _counts(wh)
+    table = wh.data_dir / "page_texts" / f"extractor_version={EXTRACTOR_VERSION}"
+    shutil.rmtree(table)
+    capsys.readouterr()
+    assert main(["run", "--home", str(home), str(corpus)]) == 0
+    out = capsys.readouterr().out
+    assert _repaired(out) == [str(table.relative_to(wh.data_dir))]
+    assert "missing in full" in out and "derived again from its inputs" in out
+    assert "nothing changed" not in out
     assert _counts(wh) == before
