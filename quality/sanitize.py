@@ -105,7 +105,8 @@ class SanitizeJob:
 
     @property
     def chars(self) -> int:
-        return sum(len(p.text or "") for p in self.pages)
+        # Its tables count too: a page whose text OCR replaced can have a large table from its text layer.
+        return sum(len(p.text or "") for p in self.pages) + sum(len(t.markdown) for t in self.tables)
 
     def run(self) -> Sanitized:
         start = time.monotonic()
