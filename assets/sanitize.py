@@ -1,5 +1,6 @@
 """sanitize: one clean text per document from its pages' final texts; what was taken out (invisible text,
-running headers and footers, personal data) recorded beside it; a document whose text could not be
+running headers and footers, personal data) recorded beside it, and its tables as data with the same
+placeholders (``clean_tables``); a document whose text could not be
 sanitized within the per-document budget, or at all, recorded in ``unsanitized`` (assets/budgeted.py)."""
 
 from collections import Counter
@@ -14,6 +15,7 @@ def sanitize(step: ShardStep) -> StageOutcome:
     from quality.records import PageTextRecord, PageVerdictRecord
     from quality.sanitize import PageHidden, SanitizeJob
     from readers.core.model import OCR_KINDS, ContentKind
+    from readers.core.records import TableRecord
 
     wh, version = step.wh, step.version
     scrubber = step.settings.scrubber()
@@ -44,6 +46,9 @@ def sanitize(step: ShardStep) -> StageOutcome:
                     hidden.setdefault(row["sha256"], {})[row["page"]] = PageHidden(
                         row["hidden_text"], row["hidden_why"] or [], key in sandwich
                     )
+            tables: dict[str, list[TableRecord]] = {}
+            for row in wh.rows("tables", version, shard):
+                tables.setdefault(row["sha256"], []).append(TableRecord(**row))
             jobs = []
             for sha in sorted(pages):
                 kind = ContentKind(kinds.get(sha, "unknown"))
@@ -51,7 +56,16 @@ def sanitize(step: ShardStep) -> StageOutcome:
                 found = artifacts.get(sha, {})
                 jobs.append(
                     SanitizeJob(
-                        sha, shard, version, pages[sha], hidden.get(sha, {}), scrubber, paged, found, kind
+                        sha,
+                        shard,
+                        version,
+                        pages[sha],
+                        hidden.get(sha, {}),
+                        scrubber,
+                        paged,
+                        found,
+                        kind,
+                        tables.get(sha, ()),
                     )
                 )
             out: dict[str, list] = {table: [] for table in step.stage.writes}
@@ -65,6 +79,7 @@ def sanitize(step: ShardStep) -> StageOutcome:
                 out["redactions"] += result.redactions
                 out["hidden_text"] += result.hidden
                 out["furniture"] += result.furniture
+                out["clean_tables"] += result.tables
             for table, rows in out.items():
                 wh.write(table, version, rows, shard=shard)
                 totals[table] += len(rows)

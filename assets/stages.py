@@ -118,7 +118,7 @@ def _catalog_stale(wh: Warehouse, version: str) -> bool:
     return not catalog_current(wh, version)
 
 
-SANITIZE_WRITES = ("unsanitized", "texts", "redactions", "hidden_text", "furniture")
+SANITIZE_WRITES = ("unsanitized", "texts", "redactions", "hidden_text", "clean_tables", "furniture")
 
 #: The project's stages. Adding one is a module with its asset (assets/factory.py ``shard_stage`` makes a
 #: stage of shards' asset from its declaration) and one declaration here, or in a :func:`declared` block.
@@ -196,7 +196,7 @@ DECLARED: tuple[Stage, ...] = (
     Stage(
         "sanitize",
         after=("ocr",),
-        reads=("documents", "page_texts", "page_verdicts", "pages"),
+        reads=("documents", "page_texts", "page_verdicts", "pages", "tables"),
         writes=SANITIZE_WRITES,
         partitioned=True,
         stale=newer_input("page_texts", SANITIZE_WRITES),
@@ -205,7 +205,8 @@ DECLARED: tuple[Stage, ...] = (
         group="publish",
         description="One markdown text per document (texts), normalised, without invisible text "
         "(hidden_text), running headers and footers (furniture) or personal data (redactions: kind, page "
-        "and offsets, never the value); a long text in a worker under the per-document budget, a "
+        "and offsets, never the value); its tables as data with the same placeholders (clean_tables); a "
+        "long text in a worker under the per-document budget, a "
         "document it could not sanitize in unsanitized.",
         job="One clean text per document of a range of shards: hidden text, furniture and personal data out.",
         checked=("texts",),

@@ -378,6 +378,27 @@ class RedactionRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class CleanTableRecord:
+    """A table of ``tables`` as sanitize leaves it: its cells and markdown with the text's placeholders."""
+
+    sha256: Annotated[Sha256, KEY]
+    shard: Shard
+    extractor_version: Annotated[Version, KEY]
+    table: Annotated[int, KEY, Doc("the table's position in the document, from 0 (tables.table)")]
+    page: Annotated[PageNumber, Doc("page the table is on")]
+    header_rows: Annotated[Count, Doc("leading rows that are the header")]
+    cells: Annotated[
+        list[list[str]],
+        Doc(
+            "the cells' text, row by row, normalised, its personal data as the text's placeholders "
+            "(⟨EMAIL_1⟩ in a cell is ⟨EMAIL_1⟩ in texts.text)"
+        ),
+    ]
+    markdown: Annotated[str, Doc("the table as GFM, sanitized as the page's text is")]
+    redactions: Annotated[Count, Doc("personal data replaced by placeholders in the cells")]
+
+
+@dataclass(frozen=True, slots=True)
 class HiddenTextRecord:
     sha256: Sha256
     shard: Shard

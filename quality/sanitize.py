@@ -17,7 +17,10 @@ In order, because each step needs the previous one's output:
 7. the hidden runs and furniture lines recorded in steps 2 and 3 scrubbed the same way, with the same
    placeholders (the address of a running footer is the same ``⟨EMAIL_1⟩`` as in the body): those
    tables are read by whoever inspects what was taken out, and hold no more personal data than the
-   text does. The raw runs stay in ``pages.hidden_text``, a raw table.
+   text does. The raw runs stay in ``pages.hidden_text``, a raw table;
+8. the document's tables as data (``tables``, raw) normalised and scrubbed with the same placeholders
+   (``clean_tables``): each table's cells are scanned as the rows of its markdown, the text the page's
+   own scan read, so a label in a neighbouring cell counts as it does there (:func:`clean_cells`).
 
 A page without a final text (blank, OCR found nothing) has no part in the text; a document with no page
 text at all has no ``texts`` row (never an empty text).
@@ -45,6 +48,7 @@ from quality.hidden import TEXT_LAYER_SOURCES, remove_hidden
 from quality.normalise import join_hyphenated, normalise
 from quality.pii import PlaceholderBook, Scrubber
 from quality.records import (
+    CleanTableRecord,
     FurnitureRecord,
     HiddenTextRecord,
     PageTextRecord,
@@ -54,6 +58,7 @@ from quality.records import (
     TextRecord,
 )
 from readers.core.model import ContentKind
+from readers.core.records import TableRecord
 
 PAGE_SEPARATOR = "\n\n"
 # 3: furniture found on one page too (page numbers, stamps, DOIs...), and tagged artifacts removed
@@ -76,6 +81,7 @@ class Sanitized:
     redactions: list[RedactionRecord] = field(default_factory=list)
     hidden: list[HiddenTextRecord] = field(default_factory=list)
     furniture: list[FurnitureRecord] = field(default_factory=list)
+    tables: list[CleanTableRecord] = field(default_factory=list)
     # Why there is nothing: the work failed, or was stopped over its budget (``unsanitized``).
     stopped: StoppedRecord | None = None
 
@@ -94,11 +100,13 @@ class SanitizeJob:
     paged: bool
     artifacts: Mapping[int, Sequence[str]]
     kind: ContentKind
+    tables: Sequence[TableRecord] = ()
     activity = "sanitize"
 
     @property
     def chars(self) -> int:
-        return sum(len(p.text or "") for p in self.pages)
+        # Its tables count too: a page whose text OCR replaced can have a large table from its text layer.
+        return sum(len(p.text or "") for p in self.pages) + sum(len(t.markdown) for t in self.tables)
 
     def run(self) -> Sanitized:
         start = time.monotonic()
@@ -112,6 +120,7 @@ class SanitizeJob:
                 self.scrubber,
                 paged=self.paged,
                 artifacts=self.artifacts,
+                tables=self.tables,
             )
         except Exception as exc:  # one document's failure is its row, not the shard's
             # Not the message: it may quote the raw text, which holds personal data.
@@ -134,12 +143,14 @@ def sanitize_document(
     *,
     paged: bool,
     artifacts: Mapping[int, Sequence[str]] | None = None,
+    tables: Sequence[TableRecord] = (),
 ) -> Sanitized:
     """One document's clean text and what was taken out of it (module docstring). ``paged``: the kind has
     printed pages (PDFs, scans), the only ones with running headers and footers; a spreadsheet's unit
     line repeated on every sheet is content. ``artifacts``: by page, the lines the document marks as
     pagination furniture (pages.artifacts), as they stand in the extracted text: removed from the pages
-    whose text is that text layer's."""
+    whose text is that text layer's. ``tables``: the document's tables as data (``tables``), made
+    clean with the text's placeholders."""
     out = Sanitized(None)
     ordered = sorted(pages, key=lambda p: p.page)
     kept = [p for p in ordered if p.text]
@@ -222,6 +233,7 @@ def sanitize_document(
     if scrubber is not None:
         out.hidden = [replace(h, text=scrubber.scrub(h.text, book).text) for h in out.hidden]
         out.furniture = [replace(f, text=scrubber.scrub(f.text, book).text) for f in out.furniture]
+    out.tables = [clean_table(t, scrubber, book) for t in sorted(tables, key=lambda t: t.table)]
     whole = PAGE_SEPARATOR.join(parts)
     if not whole.strip():
         return out
@@ -241,3 +253,65 @@ def sanitize_document(
         page_labels=[p.label for p in kept],
     )
     return out
+
+
+def clean_table(table: TableRecord, scrubber: Scrubber | None, book: PlaceholderBook) -> CleanTableRecord:
+    """One table's cells and markdown normalised and scrubbed with the document's ``book``."""
+    cells = [[normalise(cell) for cell in row] for row in table.cells]
+    markdown = join_hyphenated(normalise(table.markdown))
+    redactions = 0
+    if scrubber is not None:
+        cells, redactions = clean_cells(cells, scrubber, book)
+        markdown = scrubber.scrub(markdown, book).text
+    return CleanTableRecord(
+        table.sha256,
+        table.shard,
+        table.extractor_version,
+        table.table,
+        table.page,
+        table.header_rows,
+        cells,
+        markdown,
+        redactions,
+    )
+
+
+def clean_cells(
+    cells: Sequence[Sequence[str]], scrubber: Scrubber, book: PlaceholderBook
+) -> tuple[list[list[str]], int]:
+    """The cells with their personal data as placeholders from ``book``, and how many were replaced.
+
+    The cells are scanned together, as the rows of the table's markdown (one line per row, `` | ``
+    between cells, the header's separator line after the first row): the text the page's scan read, so a
+    datum found there by its label in the next cell ("BSN | 123456782") is found here too and gets the
+    same placeholder. The scrubbed lines are split at the separators again; where that does not give
+    the table's shape back (a cell holding ``|`` or a line break, a datum found across two cells), each
+    cell is scanned alone."""
+    rows = [list(row) for row in cells]
+    if rows and not any("|" in c or "\n" in c for row in rows for c in row):
+        lines = ["| " + " | ".join(row) + " |" for row in rows]
+        lines.insert(1, "| --- |")
+        scrubbed = scrubber.scrub("\n".join(lines), book)
+        back = scrubbed.text.split("\n")
+        if len(back) == len(lines):
+            del back[1]
+            split = [_split_row(line) for line in back]
+            if all(s is not None and len(s) == len(row) for s, row in zip(split, rows, strict=True)):
+                return [s for s in split if s is not None], len(scrubbed.redactions)
+    out: list[list[str]] = []
+    count = 0
+    for row in rows:
+        cleaned = []
+        for cell in row:
+            scrubbed = scrubber.scrub(cell, book)
+            cleaned.append(scrubbed.text)
+            count += len(scrubbed.redactions)
+        out.append(cleaned)
+    return out, count
+
+
+def _split_row(line: str) -> list[str] | None:
+    """The cells of one line written by :func:`clean_cells`; None when its frame was taken apart."""
+    if len(line) < 4 or not (line.startswith("| ") and line.endswith(" |")):
+        return None
+    return line[2:-2].split(" | ")

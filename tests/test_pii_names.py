@@ -107,6 +107,10 @@ def test_addresses_before_extensions_stand_only_where_the_tables_doc_says_raw(
                     found.add((relation.removeprefix("all_"), column))
         texts = " ".join(t for (t,) in con.execute("select text from texts").fetchall())
         cells = [c for (c,) in con.execute("select cast(cells as varchar) from tables").fetchall()]
+        clean = con.execute(
+            "select c.cells, c.markdown, t.text from clean_tables c "
+            "join texts t using (sha256, extractor_version)"
+        ).fetchall()
     finally:
         con.close()
     # the run read what was planted: in the file names, the zip's listing, the text and the cells
@@ -119,6 +123,11 @@ def test_addresses_before_extensions_stand_only_where_the_tables_doc_says_raw(
     assert any(PDF_NAME in c for c in cells), cells
     assert "⟨EMAIL_1⟩.pdf" in texts and "⟨EMAIL_2⟩.txt.txt" in texts, texts
     assert not found - raw_columns(), sorted(found - raw_columns())
+    # the table's cells sanitized beside the text: the addresses as the placeholders its text gives them
+    ((clean_cells, clean_markdown, text),) = clean
+    assert clean_cells[1:] == [["North field", "⟨EMAIL_1⟩.pdf"], ["South field", "⟨EMAIL_2⟩.txt.txt"]]
+    assert "went to ⟨EMAIL_1⟩.pdf and the survey to ⟨EMAIL_2⟩.txt.txt" in " ".join(text.split()), text
+    assert clean_markdown in text and not leaks([str(clean_cells), clean_markdown])
 
     # the export in every form: file names, front matter, JSON path and member, text
     exported: list[str] = []

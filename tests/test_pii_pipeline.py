@@ -105,7 +105,7 @@ def _string_cells(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     return cells
 
 
-SANITIZED_TABLES = ("texts", "chunks", "hidden_text", "furniture", "redactions")
+SANITIZED_TABLES = ("texts", "chunks", "hidden_text", "furniture", "redactions", "clean_tables")
 
 
 @pytest.mark.slow

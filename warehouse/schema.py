@@ -20,6 +20,7 @@ from quality.contracts import ContractError, TableContract
 from quality.outcomes import OutcomeRecord
 from quality.records import (
     ChunkRecord,
+    CleanTableRecord,
     FontVerdictRecord,
     FurnitureRecord,
     HiddenTextRecord,
@@ -246,6 +247,13 @@ FURNITURE = Table(
     sharded=True,
 )
 
+CLEAN_TABLES = Table(
+    "clean_tables",
+    CleanTableRecord,
+    "table of `tables` whose document was sanitized: its cells and markdown with the text's placeholders",
+    sharded=True,
+)
+
 UNSANITIZED = Table(
     "unsanitized",
     StoppedRecord,
@@ -289,6 +297,7 @@ TABLES: dict[str, Table] = {
         REDACTIONS,
         HIDDEN_TEXT,
         FURNITURE,
+        CLEAN_TABLES,
         UNSANITIZED,
         CHUNKS,
         UNCHUNKED,
@@ -441,7 +450,8 @@ PERSONAL_DATA: tuple[tuple[str, str, str, str], ...] = (
         "tables",
         "`cells`, `markdown`",
         "raw",
-        "a PDF table's cells as the reader read them (the same text as in pages.text), before sanitize",
+        "a PDF table's cells as the reader read them (the same text as in pages.text), before sanitize; "
+        "clean_tables holds them sanitized",
     ),
     ("page_fonts, font_verdicts", "`font`", "raw", "font names as the PDF names them"),
     (
@@ -465,6 +475,12 @@ PERSONAL_DATA: tuple[tuple[str, str, str, str], ...] = (
         "the run with the text's placeholders (the raw run is pages.hidden_text)",
     ),
     ("furniture", "`text`", "sanitized", "the line with the text's placeholders"),
+    (
+        "clean_tables",
+        "`cells`, `markdown`",
+        "sanitized",
+        "tables.cells and tables.markdown with the text's placeholders (⟨EMAIL_1⟩ is the same datum in both)",
+    ),
     ("chunks", "`text`, `heading_path`", "sanitized", "pieces of texts.text"),
     (
         "search index (`search.duckdb`), `assay search`",
