@@ -16,6 +16,7 @@ def chunk(step: ShardStep) -> StageOutcome:
     from readers.core.model import ContentKind
 
     wh, version, assay = step.wh, step.version, step.settings
+    target, overlap = assay.chunk_target_chars, assay.chunk_overlap_chars
     totals: Counter[str] = Counter()
     # Only the shards whose clean texts are newer than their chunks (assets/plans.py).
     stale = step.stale()
@@ -44,7 +45,6 @@ def chunk(step: ShardStep) -> StageOutcome:
                     )
                 ]
                 kind = ContentKind(kinds.get(sha, "unknown"))
-                target, overlap = assay.chunk_target_chars, assay.chunk_overlap_chars
                 jobs.append(ChunkJob(sha, shard, version, text["text"], pages, target, overlap, kind))
             out: list[ChunkRecord] = []
             stopped = []

@@ -22,13 +22,13 @@ import psutil
 import pytest
 
 from assets.verdicts.file_work import DocumentFileWork, FileWork, FileWorkJob
-from assets.verdicts.judging import JUDGING, check_text
 from orchestration.demo import make_text_pdf
-from quality.judge import SECOND_OPINION_OVER_LIMIT, judge_one
+from quality.judge import SECOND_OPINION_OVER_LIMIT
 from readers.core.errors import LimitExceeded, ReaderError
 from readers.core.model import ContentKind, ReadLimits
 from readers.core.records import PageRecord
 from readers.engine.isolation import MEMORY, InProcessJobs, IsolatedJob, JobDone
+from tests.test_second_opinion import _judge
 from warehouse import Warehouse
 from warehouse.catalog import query
 
@@ -205,17 +205,7 @@ def test_pages_whose_second_opinion_was_stopped_say_so_and_keep_their_verdict() 
     ]
 
     def judged(second_opinion):
-        out = judge_one(
-            "ab" * 32,
-            "ab",
-            "v",
-            pages,
-            [],
-            judging_languages=JUDGING,
-            check_text=check_text,
-            second_opinion=second_opinion,
-        )
-        return [(v.page, v.mode, v.reasons) for v in out.pages]
+        return [(v.page, v.mode, v.reasons) for v in _judge(pages, second_opinion).pages]
 
     def stopped(numbers: list[int]) -> dict[int, str]:
         raise LimitExceeded("the second opinion's memory reached 401 MB", reason=MEMORY)
