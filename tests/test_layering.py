@@ -1,7 +1,7 @@
 """The layering the project's layout promises, checked over the import graph of every file.
 
-The intended direction is the architecture diagram of docs/architecture.md, written here as data (``MAY_IMPORT``): each
-layer names the layers it may import. An import between two layers that is not listed fails, and so
+The intended direction is the diagram of docs/architecture.md, written here as data (``MAY_IMPORT``):
+each layer names the layers it may import. An import between two layers that is not listed fails, and so
 does any circle of imports between files, whether the imports sit at the top of a module or inside a
 function. The last tests build small trees that break each rule and show that the checks see it.
 """
@@ -33,7 +33,7 @@ _FAMILY_BORROWS = {
 }
 _READERS = {f"readers.{f}" for f in FAMILIES}
 
-#: Each layer and the layers it may import (besides itself). Read top to bottom, docs/architecture.md's diagram.
+#: Each layer and the layers it may import (besides itself). Read top to bottom, docs/architecture.md.
 MAY_IMPORT: dict[str, set[str]] = {
     "orchestration": {"assets", "quality", "warehouse", "readers.walk", "readers.engine", "readers.core"}
     | _READERS,
