@@ -75,7 +75,7 @@ T = TypeVar("T")
 class Rows(Sequence[T], Generic[T]):
     """Rows read from the catalog: a sequence of dictionaries or typed records, and the same rows as a
     pandas DataFrame (:meth:`df`) or an Arrow table (:meth:`arrow`). The records are made from the Arrow
-    table the first time they are asked for."""
+    table when asked for: a loop makes them batch by batch, indexing all at once (then kept)."""
 
     __slots__ = ("_items", "_make", "_table")
 
@@ -112,7 +112,13 @@ class Rows(Sequence[T], Generic[T]):
         return self._records()[index]
 
     def __iter__(self) -> Iterator[T]:
-        return iter(self._records())
+        if self._items is not None:
+            yield from self._items
+            return
+        # Batch by batch: a loop over many rows holds one batch of Python objects at a time.
+        for batch in self._table.to_batches():
+            for row in batch.to_pylist():
+                yield self._make(row)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Rows):
