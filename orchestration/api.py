@@ -8,26 +8,52 @@ verdicts, in a notebook or a script.
     corpus = assay.run(["papers/"], home="work")      # walk, read, judge, OCR, sanitize, chunk, catalog
     for doc in corpus.documents():
         print(doc.path, doc.outcome)
+    corpus.documents().df()                           # the same rows as a pandas DataFrame
     text = corpus.text("papers/a.pdf")                # the clean text (personal data as placeholders)
     why = corpus.document("papers/a.pdf").reason      # why a document has none (text() is None)
     pages = corpus.pages("papers/a.pdf")              # each page's verdict, reasons, source and trust
-    rows = corpus.sql("select kind, count(*) as n from documents group by kind")
+    kinds = corpus.sql("select kind, count(*) as n from documents group by kind")
+    kinds.df(), kinds.arrow(), kinds[0]["n"]          # pandas, Arrow, or the rows as dictionaries
+    corpus = assay.open_home("work")                  # a home made earlier, read only
 
 Every result is a typed, frozen dataclass; a document is named by a path assay walked or by its sha256
 (or a unique prefix of it). The command line (``assay run``, ``assay check``, ``assay sql``) does the
 same work with the same definitions.
+
+Rows: :meth:`Corpus.sql`, :meth:`Corpus.documents` and :meth:`Corpus.pages` return :class:`Rows`, a
+sequence (``len``, indexing, iteration, ``==`` a list) of dictionaries (``sql``) or typed records
+(:data:`Document`, :class:`Page`), with the same rows as a pandas DataFrame (``.df()``) and as an Arrow
+table (``.arrow()``). The query runs once, in DuckDB, into Arrow; the Python rows are made from that table
+when first asked for (pyarrow's values: for the catalog's tables the same as DuckDB's own, and a UUID,
+MAP or INTERVAL an expression makes comes as Arrow gives it: a string, a list of pairs, MonthDayNano).
+
+Scripts: the readers run in worker processes that are started without the program's ``__main__``, so a
+plain script calling ``assay.check()`` or ``assay.run()`` at its top level works without an
+``if __name__ == "__main__":`` guard, and its top level runs once.
+
+Errors: every error raised on purpose is an :class:`AssayError` with a message that says what to change:
+a home with nothing run in it (:func:`open_home` on a missing folder) is ``CatalogMissing``, a query that
+fails, writes or runs too long a ``WarehouseError`` (``QueryTimeout``), a fault of the machine or the home
+(a full disk, no permission) an ``EnvironmentFault``; all three are AssayErrors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
+from orchestration.faults import fault_of
 from quality.outcomes import OutcomeRecord, has_text
 from readers.core.errors import AssayError
+from warehouse.errors import CatalogMissing
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 __all__ = [
     "AssayError",
@@ -36,11 +62,84 @@ __all__ = [
     "Corpus",
     "Document",
     "Page",
+    "Rows",
     "RunResult",
     "check",
     "open_home",
     "run",
 ]
+
+T = TypeVar("T")
+
+
+class Rows(Sequence[T], Generic[T]):
+    """Rows read from the catalog: a sequence of dictionaries or typed records, and the same rows as a
+    pandas DataFrame (:meth:`df`) or an Arrow table (:meth:`arrow`). The records are made from the Arrow
+    table when asked for: a loop makes them batch by batch, indexing all at once (then kept)."""
+
+    __slots__ = ("_items", "_make", "_table")
+
+    def __init__(self, table: pa.Table, make: Callable[[dict[str, Any]], T]) -> None:
+        self._table = table
+        self._make = make
+        self._items: list[T] | None = None
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self._table.column_names)
+
+    def arrow(self) -> pa.Table:
+        """The rows as a pyarrow Table, with DuckDB's column types."""
+        return self._table
+
+    def df(self) -> pd.DataFrame:
+        """The rows as a pandas DataFrame (one column per column of the query)."""
+        return self._table.to_pandas()
+
+    def _records(self) -> list[T]:
+        if self._items is None:
+            self._items = [self._make(row) for row in self._table.to_pylist()]
+        return self._items
+
+    def __len__(self) -> int:
+        return self._table.num_rows
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        return self._records()[index]
+
+    def __iter__(self) -> Iterator[T]:
+        if self._items is not None:
+            yield from self._items
+            return
+        # Batch by batch: a loop over many rows holds one batch of Python objects at a time.
+        for batch in self._table.to_batches():
+            for row in batch.to_pylist():
+                yield self._make(row)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Rows):
+            return self._records() == other._records()
+        if isinstance(other, list):
+            return self._records() == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<Rows: {len(self)} rows of {', '.join(self.columns) or 'no columns'}>"
+
+
+@contextlib.contextmanager
+def _as_assay_errors(what: object) -> Iterator[None]:
+    """An OSError on the way (no permission, a full disk, a file gone) as the AssayError saying so."""
+    try:
+        yield
+    except OSError as exc:
+        raise (fault_of(exc) or AssayError(f"{what}: {exc.strerror or exc}")) from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +215,8 @@ def check(path: str | os.PathLike[str], *, ocr: bool = True) -> Checked:
     if not file.is_file():
         raise AssayError(f"{file} does not exist" if not file.exists() else f"{file} is not a file")
     settings = settings_from_env()
-    outcome = check_file(file, ocr=ocr, ocr_language=settings.ocr_language, budgets=settings.budgets())
+    with _as_assay_errors(file):
+        outcome = check_file(file, ocr=ocr, ocr_language=settings.ocr_language, budgets=settings.budgets())
     verdicts = {v.page: v for v in outcome.verdicts.pages}
     pages = tuple(
         CheckedPage(
@@ -142,6 +242,8 @@ class Corpus:
 
         self.home = Home.resolve(home)
         self.home.require_directory()
+        if not self.home.path.is_dir():
+            raise CatalogMissing(f"no assay home at {self.home.path}: {_first_run(self.home.path)}")
         self.last_run: RunResult | None = None  # set by run()
 
     @property
@@ -150,18 +252,31 @@ class Corpus:
 
     def sql(
         self, query: str, params: Sequence[Any] | None = None, *, timeout: float | None = None
-    ) -> list[dict[str, Any]]:
-        """The rows of a read-only query against the catalog, as dictionaries: a statement that would
-        write (COPY, EXPORT, EXPLAIN ANALYZE ...) raises before it runs; one still running after
-        ``timeout`` seconds is stopped (warehouse.errors.QueryTimeout)."""
+    ) -> Rows[dict[str, Any]]:
+        """The rows of a read-only query against the catalog: dictionaries, or ``.df()`` and ``.arrow()``
+        (:class:`Rows`). A statement that would write (COPY, EXPORT, EXPLAIN ANALYZE ...) raises before
+        it runs; one still running after ``timeout`` seconds is stopped (warehouse.errors.QueryTimeout)."""
+        return self._rows(query, params, dict, timeout=timeout)
+
+    def _rows(
+        self,
+        query: str,
+        params: Sequence[Any] | None,
+        make: Callable[[dict[str, Any]], T],
+        *,
+        timeout: float | None = None,
+    ) -> Rows[T]:
         from warehouse.catalog import query as run_query
 
         values = list(params) if params else None
-        return run_query(self.home.warehouse, query, values, timeout=timeout).records()
+        with _as_assay_errors(self.home.warehouse.catalog_path):
+            result = run_query(self.home.warehouse, query, values, timeout=timeout, arrow=True)
+        assert result.table is not None
+        return Rows(result.table, make)
 
-    def documents(self) -> list[Document]:
-        """Every document of the current extractor version, in path order."""
-        return [Document(**row) for row in self.sql("select * from outcomes order by path")]
+    def documents(self) -> Rows[Document]:
+        """Every document of the current extractor version, in path order (``.df()``: as a DataFrame)."""
+        return self._rows("select * from outcomes order by path", None, _document)
 
     def sha256(self, document: str | os.PathLike[str]) -> str:
         """The sha256 of a document named by a walked path, its sha256 or a unique prefix of it."""
@@ -184,35 +299,62 @@ class Corpus:
         rows = self.sql("select text from texts where sha256 = ?", [self.sha256(document)])
         return rows[0]["text"] if rows else None
 
-    def pages(self, document: str | os.PathLike[str]) -> list[Page]:
-        """Each page's verdict (mode, reasons, the tier that judged it) and its text's source and trust."""
-        rows = self.sql(
+    def pages(self, document: str | os.PathLike[str]) -> Rows[Page]:
+        """Each page's verdict (mode, reasons, the tier that judged it) and its text's source and trust
+        (``.df()``: as a DataFrame)."""
+        return self._rows(
             "select v.page, t.label, v.mode, v.reasons, v.judged_by, v.language, t.source, t.trust "
             "from page_verdicts v left join page_texts t using (sha256, page) "
             "where v.sha256 = ? order by v.page",
             [self.sha256(document)],
+            _page,
         )
-        return [Page(**{**row, "reasons": tuple(row["reasons"] or ())}) for row in rows]
+
+
+def _document(row: dict[str, Any]) -> Document:
+    return Document(**row)
+
+
+def _page(row: dict[str, Any]) -> Page:
+    return Page(**{**row, "reasons": tuple(row["reasons"] or ())})
+
+
+def _first_run(path: Path) -> str:
+    return (
+        f"run `assay run --home {path} FOLDER` (or assay.run([FOLDER], home={str(path)!r})) first, "
+        "or pass the home a run used"
+    )
 
 
 def open_home(home: str | os.PathLike[str] | None = None) -> Corpus:
-    """The corpus of an existing home (default: ``$ASSAY_HOME``, else ``./.assay``)."""
-    return Corpus(home)
+    """The corpus of an existing home (default: ``$ASSAY_HOME``, else ``./.assay``); a folder nothing was
+    run in raises :class:`~warehouse.errors.CatalogMissing` (an AssayError) saying what to run."""
+    corpus = Corpus(home)
+    if not corpus.home.warehouse.catalog_path.is_file():
+        raise CatalogMissing(f"no catalog in {corpus.path} yet: {_first_run(corpus.path)}")
+    return corpus
 
 
-def run(paths: Sequence[str | os.PathLike[str]], *, home: str | os.PathLike[str] | None = None) -> Corpus:
-    """Walk ``paths`` into ``home`` and take what changed through every stage, as ``assay run`` does;
-    returns the home's :class:`Corpus` (its ``last_run`` says whether every stage succeeded)."""
+def run(
+    paths: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
+    *,
+    home: str | os.PathLike[str] | None = None,
+) -> Corpus:
+    """Walk ``paths`` (files or folders; one may be given alone) into ``home`` and take what changed
+    through every stage, as ``assay run`` does; returns the home's :class:`Corpus` (its ``last_run`` says
+    whether every stage succeeded)."""
     from assets.progress import Progress
     from orchestration.home import Home
     from orchestration.runner import run as run_pipeline
 
-    roots = [Path(p).absolute() for p in paths]
+    given = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    roots = [Path(p).absolute() for p in given]
     for root in roots:
         if not root.exists():
             raise AssayError(f"{root} does not exist: pass files or folders to read")
     where = Home.resolve(home)
-    report = run_pipeline(where, roots, Progress())
+    with _as_assay_errors(where.path):
+        report = run_pipeline(where, roots, Progress())
     corpus = Corpus(where.path)
     corpus.last_run = RunResult(
         report.ok, tuple(f"{f.stage}: {f.message}" for f in report.failures), report.seconds

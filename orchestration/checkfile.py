@@ -1,6 +1,8 @@
 """``assay check FILE``: the same sniffing, reader dispatch, signals, verdicts and OCR as a run, on one
 file, storing nothing; and the file's final outcome, by the same definition as the ``outcomes`` view
-(warehouse/outcomes.py), over the rows the check made."""
+(warehouse/outcomes.py), over the rows the check made. With a scrubber, the clean text is what ``texts``
+would hold (personal data as placeholders); ``assay check FILE --to md|txt|json`` prints it in the
+export's forms (:meth:`CheckOutcome.exported`, orchestration/export.py)."""
 
 from __future__ import annotations
 
@@ -16,9 +18,11 @@ from rich.text import Text
 from assets.extract.shard import ShardResult, ShardRows, extract_shard
 from assets.ocr.shard import ShardInput, ocr_shards
 from assets.verdicts.judging import judge_document_rows
+from orchestration.export import ExportedDocument, PathShown, document_of
 from orchestration.printing import shown, visible
 from quality.judge import DocumentVerdicts
 from quality.outcomes import OutcomeRecord, describe, has_text
+from quality.pii import Scrubber
 from quality.records import OcrPageRecord, PageTextRecord
 from quality.sanitize import PageHidden, Sanitized, sanitize_document
 from quality.sources import ExtractedPage
@@ -104,6 +108,47 @@ class CheckOutcome:
             "furniture": [asdict(f) for f in self.clean.furniture],
             "hidden_text": [asdict(h) for h in self.clean.hidden],
         }
+
+    def exported(self, redact_path: PathShown) -> ExportedDocument:
+        """The file as ``assay export`` would write it after a run: its clean text (None when it has
+        none), its pages' anchors and verdicts; its path as ``redact_path`` shows it."""
+        text = self.clean.text
+        row = {
+            "sha256": self.sha256,
+            "path": self.document.path,
+            "rel_path": self.path.name,
+            "kind": self.sniffed.kind.value,
+            "extractor_version": EXTRACTOR_VERSION,
+            "parent_sha256": None,
+            "member": None,
+            "status": self.final.outcome,
+            "reason": self.final.reason,
+            "text": text.text if text is not None else None,
+            "pages": text.pages if text is not None else [],
+            "page_starts": text.page_starts if text is not None else [],
+            "sanitize_version": text.sanitize_version if text is not None else None,
+        }
+        final = {t.page: t for t in self.texts}
+        pages = []
+        for v in sorted(self.verdicts.pages, key=lambda v: v.page):
+            t = final.get(v.page)
+            pages.append(
+                {
+                    "page": v.page,
+                    "mode": v.mode,
+                    "reasons": v.reasons,
+                    "judged_by": v.judged_by,
+                    "language": v.language,
+                    "source": t.source if t else None,
+                    "trust": t.trust if t else None,
+                    "label": t.label if t else None,
+                    "raw_text": None,
+                }
+            )
+        doc = document_of(row, pages)
+        doc.shown = doc.path = redact_path(doc.path)
+        doc.rel_path = redact_path(doc.rel_path)
+        return doc
 
     def print(self, console: Console, *, chars: int) -> None:
         d = self.derivation
@@ -196,11 +241,18 @@ def _fmt(value: Any) -> str:
 
 
 def check_file(
-    path: Path, *, ocr: bool = True, ocr_language: str = "eng", budgets: ReadBudgets | None = None
+    path: Path,
+    *,
+    ocr: bool = True,
+    ocr_language: str = "eng",
+    budgets: ReadBudgets | None = None,
+    scrubber: Scrubber | None = None,
 ) -> CheckOutcome:
     """What a run would record for ``path``; ``ocr=False`` leaves Tesseract out (pages sent to OCR then
     have no final text, reason ``ocr_not_run``). The file is read in a worker under ``budgets`` (the
-    settings' by default), as a run reads it: a file that hangs a reader gets its verdict here too."""
+    settings' by default), as a run reads it: a file that hangs a reader gets its verdict here too.
+    ``scrubber``: the personal data sanitize takes out of the clean text (the settings' ``scrubber()``
+    for the text a run stores; None leaves it in)."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         head = fh.read(HEAD_BYTES)
@@ -269,7 +321,7 @@ def check_file(
         installed=installed_languages() if ocr else (),
         read=ocr,
     )
-    clean = _sanitized(doc, pages, verdicts, read.texts)
+    clean = _sanitized(doc, pages, verdicts, read.texts, scrubber)
     (final,) = outcomes_of(
         [extracted.rows.derivations[sha]],
         read.texts,
@@ -284,10 +336,14 @@ def check_file(
 
 
 def _sanitized(
-    doc: DocumentRecord, pages: list, verdicts: DocumentVerdicts, texts: list[PageTextRecord]
+    doc: DocumentRecord,
+    pages: list,
+    verdicts: DocumentVerdicts,
+    texts: list[PageTextRecord],
+    scrubber: Scrubber | None,
 ) -> Sanitized:
-    """What sanitize makes of the final page texts, as a run does (personal data left in place: check
-    shows the raw text), so the outcome says when nothing would be left."""
+    """What sanitize makes of the final page texts, as a run does, so the outcome says when nothing would
+    be left; personal data taken out by ``scrubber`` (None: left in place)."""
     sandwich = {v.page for v in verdicts.pages if v.provenance == "ocr_sandwich"}
     hidden = {
         p.page: PageHidden(p.hidden_text, p.hidden_why or [], p.page in sandwich)
@@ -300,7 +356,7 @@ def _sanitized(
         EXTRACTOR_VERSION,
         texts,
         hidden,
-        None,
+        scrubber,
         paged=ContentKind(doc.kind) in OCR_KINDS,
         artifacts={p.page: p.artifacts for p in pages if p.artifacts},
     )

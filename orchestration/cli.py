@@ -1,10 +1,10 @@
 """The ``assay`` command line.
 
     assay run [PATH ...]        walk, extract and catalog (no PATH: a demo corpus assay writes itself)
-    assay check FILE [--json]   what assay makes of one file; stores nothing
+    assay check FILE [--json]   what assay makes of one file; stores nothing (--to md|txt|json: its text)
     assay sql "QUERY"           read the catalog (--csv, --json, --limit N, --timeout SECONDS)
     assay search "QUERY"        full-text search (BM25) over the chunks (--limit N, --json)
-    assay export [PATH ...]     each document's clean text into a folder (--to md|txt|json|jsonl)
+    assay export [PATH ...]     each document's clean text into a folder, or stdout (--output -)
     assay lineage PATH|SHA256   what happened to one document (--format text|json|mermaid)
     assay redactions            each redaction judged from its context (--precision: figures per kind)
     assay ui [--daemon]         the Dagster web UI over the same definitions and data (and the daemon)
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import difflib
 import io
 import json
 import os
@@ -52,6 +53,53 @@ SQL_ROWS = 10_000
 SQL_TIMEOUT_S = 300
 
 EXAMPLE_QUERY = "select kind, status, count(*) as documents from derivations group by all order by all"
+
+RUN_DESCRIPTION = """\
+Walk the files and folders given, read every document, judge each page, OCR what needs it, sanitize and
+chunk the text, and catalog it all; a second run takes only what changed.
+
+Where the results go: the home (--home, else $ASSAY_HOME, else ./.assay) holds them.
+  HOME/warehouse/tables/          the tables, as Parquet (docs/tables.md says what each holds)
+  HOME/warehouse/catalog.duckdb   DuckDB views over them, read by
+      assay sql "select path, outcome, reason from outcomes"     any read-only query
+      assay export --output DIR   (or --output - for stdout)     each document's clean text
+      assay search "words", assay lineage PATH
+      assay.open_home("HOME").documents().df()                   in Python
+  HOME/reports/                   the quality report's plots
+  HOME/dagster/                   the Dagster runs and asset checks, shown by `assay ui`
+The run ends with a summary of what it did and the commands to look further."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """The top parser: a mistyped command gets "did you mean" (argparse's own suggest_on_error is
+    Python 3.14's), and exit code 2 as any usage error."""
+
+    commands: tuple[str, ...] = ()
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        given = list(sys.argv[1:] if args is None else args)
+        word = _command_word(given)
+        if word is not None and word not in self.commands:
+            close = difflib.get_close_matches(word, self.commands, n=3, cutoff=0.6)
+            if close:
+                self.error(f"unknown command {word!r}: did you mean {' or '.join(map(repr, close))}?")
+        return super().parse_known_args(args, namespace)
+
+
+def _command_word(args: Sequence[str]) -> str | None:
+    """The command among the arguments: the first that is neither an option nor ``--home``'s value."""
+    value_next = False
+    for token in args:
+        if value_next:
+            value_next = False
+        elif token == "--":
+            return None
+        elif token.startswith("-"):
+            # --home takes a value (--hom, --ho: argparse's abbreviations), unless given as --home=H.
+            value_next = len(token) > 3 and "--home".startswith(token)
+        else:
+            return token
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -99,7 +147,7 @@ _HOME_HELP = "state directory (default: $ASSAY_HOME or ./.assay); before or afte
 def _parser() -> argparse.ArgumentParser:
     from orchestration.exits import HELP
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="assay",
         description="Text you can trust, page by page.",
         epilog=HELP,
@@ -112,7 +160,7 @@ def _parser() -> argparse.ArgumentParser:
     # Also accepted after the command (`assay run --verbose`); SUPPRESS keeps the global one otherwise.
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help=_VERBOSE_HELP)
-    sub = parser.add_subparsers(dest="command")
+    sub = parser.add_subparsers(dest="command", parser_class=argparse.ArgumentParser)
 
     def command(name: str, **kwargs: Any) -> argparse.ArgumentParser:
         return sub.add_parser(name, parents=[common], **kwargs)
@@ -121,7 +169,14 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--home", default=argparse.SUPPRESS, help=_HOME_HELP)
         return p
 
-    p = with_home(command("run", help="walk, extract and catalog a folder (default: a demo corpus)"))
+    p = with_home(
+        command(
+            "run",
+            help="walk, extract and catalog a folder (default: a demo corpus)",
+            description=RUN_DESCRIPTION,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    )
     p.add_argument("paths", nargs="*", type=Path, help="files or folders to read")
     shown_as = p.add_mutually_exclusive_group()
     shown_as.add_argument(
@@ -154,7 +209,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "files", type=Path, nargs="+", metavar="FILE", help="files to check (a folder: `assay run`)"
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object (several files: an array)")
+    printed = p.add_mutually_exclusive_group()
+    printed.add_argument(
+        "--json", action="store_true", help="print one JSON object (several files: an array)"
+    )
+    printed.add_argument(
+        "--to",
+        choices=("md", "txt", "json", "jsonl"),
+        default=None,
+        help="print only the file's clean text, personal data as placeholders, as `assay export --to` "
+        "writes it (md: with a front matter of its pages; txt: the text alone; json, jsonl: the export's "
+        "objects); no text: nothing printed, the reason on stderr, exit code 5",
+    )
     p.add_argument("--chars", type=int, default=400, help="characters of text to show per page")
     p.add_argument("--no-ocr", action="store_true", help="leave Tesseract out (faster on scans)")
     p.set_defaults(func=_cmd_check)
@@ -205,7 +271,12 @@ def _parser() -> argparse.ArgumentParser:
         help="md: text with a front matter of its pages (default); txt: the text alone; json: one object "
         "per document; jsonl: one file, one object per line (the schema: docs/export.schema.json)",
     )
-    p.add_argument("--output", type=Path, default=Path("assay-export"), help="folder to write into")
+    p.add_argument(
+        "--output",
+        default="assay-export",
+        help="folder to write into; - writes to standard output (md, txt: one after the other, each "
+        "under a line ==> path <== when there are several; jsonl: its lines; json: one array)",
+    )
     p.add_argument("--glob", help="only documents whose path matches this pattern ('*.pdf', 'reports/*')")
     p.add_argument("--where", help="only documents for which this SQL condition holds (\"kind = 'pdf'\")")
     p.add_argument(
@@ -276,6 +347,7 @@ def _parser() -> argparse.ArgumentParser:
         help="also run the Dagster daemon (`dg dev`): schedules, the automation sensor and backfills",
     )
     p.set_defaults(func=_cmd_ui)
+    parser.commands = tuple(sub.choices)
     return parser
 
 
@@ -374,18 +446,48 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     outcomes = []
     for number, path in enumerate(paths):
         outcome = check_file(
-            path, ocr=not args.no_ocr, ocr_language=settings.ocr_language, budgets=settings.budgets()
+            path,
+            ocr=not args.no_ocr,
+            ocr_language=settings.ocr_language,
+            budgets=settings.budgets(),
+            # The text printed is the one a run stores: its personal data as placeholders.
+            scrubber=settings.scrubber() if args.to else None,
         )
         outcomes.append(outcome)
-        if not args.json:
+        if not args.json and not args.to:
             if number:
                 console.print()
             outcome.print(console, chars=args.chars)
     if args.json:
         found = [o.as_dict() for o in outcomes]
         print(json_text(found[0] if len(found) == 1 else found, indent=2, default=_json_default))
+    if args.to:
+        _print_text(outcomes, args.to, settings.path_redactor())
     # The first file that yields no text says the exit code: why it has none.
     return next((_check_exit(o) for o in outcomes if not o.yields_text), Exit.OK)
+
+
+def _print_text(outcomes: list[Any], form: str, redact_path: Any) -> None:
+    """``check --to``: the files' clean texts on stdout in the export's form, and on stderr why a file
+    has none."""
+    from orchestration.export import write_stream
+    from quality.outcomes import describe
+
+    docs = [o.exported(redact_path) for o in outcomes]
+    if form == "json" and len(docs) == 1:  # one file: one object, as `check --json` prints it
+        print(json_text(docs[0].as_json(), indent=2))
+    else:
+        write_stream(docs, sys.stdout, form, shown=visible if sys.stdout.isatty() else _as_is)
+    err = Console(stderr=True, soft_wrap=True)
+    for outcome, doc in zip(outcomes, docs, strict=True):
+        if doc.text is None:
+            final = outcome.final
+            why = describe(final.outcome) + (f" ({final.reason})" if final.reason else "")
+            err.print(f"[bold red]assay:[/] {shown(doc.path)} yields no text: {shown(why)}")
+
+
+def _as_is(text: str) -> str:
+    return text
 
 
 def _check_exit(outcome: Any) -> int:
@@ -404,31 +506,48 @@ def _cmd_export(args: argparse.Namespace, console: Console) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from assets.settings import settings_from_env
-    from orchestration.export import check_form, export, select
+    from orchestration.export import STDOUT, check_form, documents, export, select, write_stream
     from orchestration.summary import program
 
     check_form(args.to, raw=args.raw, chunks=args.chunks)
+    to_stdout = args.output == STDOUT
+    if to_stdout:  # the texts are the output: what is said of them goes to stderr
+        console = Console(stderr=True, soft_wrap=True)
     home = _existing_home(args.home)
     shas = select(home.warehouse, paths=args.paths, pattern=args.glob, where=args.where)
     if not shas:
         console.print('No document matches: `assay sql "select path from documents"` lists them.')
         return Exit.FAILED
+    # names and paths as the sanitized tables show them: their personal data as placeholders
+    redact_path = settings_from_env().path_redactor()
     columns = (TextColumn("export"), BarColumn(), MofNCompleteColumn(), TextColumn("documents"))
     with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar:
         task = bar.add_task("export", total=len(shas))
-        report = export(
-            home.warehouse,
-            args.output,
-            args.to,
-            shas,
-            raw=args.raw,
-            chunks=args.chunks,
-            progress=lambda: bar.advance(task),
-            # names and paths as the sanitized tables show them: their personal data as placeholders
-            redact_path=settings_from_env().path_redactor(),
-        )
-    what = "one JSON Lines file" if args.to == "jsonl" else f"{len(report.written)} {args.to} files"
-    console.print(f"Exported {len(shas)} documents: {what} in [bold]{shown(args.output)}[/].")
+        if to_stdout:
+            docs = documents(home.warehouse, shas, raw=args.raw, chunks=args.chunks, redact_path=redact_path)
+            report = write_stream(
+                docs,
+                sys.stdout,
+                args.to,
+                shown=visible if sys.stdout.isatty() else _as_is,
+                progress=lambda: bar.advance(task),
+            )
+        else:
+            report = export(
+                home.warehouse,
+                Path(args.output),
+                args.to,
+                shas,
+                raw=args.raw,
+                chunks=args.chunks,
+                progress=lambda: bar.advance(task),
+                redact_path=redact_path,
+            )
+    if to_stdout:
+        console.print(f"Exported {len(shas)} documents to standard output ({args.to}).")
+    else:
+        what = "one JSON Lines file" if args.to == "jsonl" else f"{len(report.written)} {args.to} files"
+        console.print(f"Exported {len(shas)} documents: {what} in [bold]{shown(args.output)}[/].")
     if report.without_text:
         left = "are in it with their status" if args.to == "jsonl" else "were left out"
         count = len(report.without_text)

@@ -12,6 +12,13 @@ tier that judged it), the source of its text, its language and its trust come fr
 - ``jsonl``: one file, ``documents.jsonl``, one such object per line; documents without a text are in
   it too, with their status and reason (the other forms leave them out and count them).
 
+To standard output (``--output -``, :func:`write_stream`) the forms are one stream: ``md`` and ``txt``
+each document as its file would hold it, preceded by a line ``==> path <==`` when there are several (as
+``head`` and ``tail`` name their files) and ending with a newline, ``jsonl`` as its file, ``json`` one
+array of the objects.
+``assay check FILE --to md|txt|json`` prints a checked file's clean text in the same forms
+(:func:`render`).
+
 A file's name is its document's path under the root it was walked from, with the form's extension
 (``reports/q3.pdf`` becomes ``reports/q3.pdf.md``); a member of an e-mail or an archive is written under
 its container's name (``mail.eml/invoice.pdf.md``). Names are made safe: every component that could
@@ -35,8 +42,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TextIO
 
+from orchestration.printing import json_text
 from readers.core.errors import AssayError
 from warehouse import Warehouse
 from warehouse.catalog import catalog_version, query
@@ -47,6 +55,8 @@ from warehouse.store import TEMPORARY_NAME, stale_temporary, temporary_beside
 EXPORT_SCHEMA = "assay-export/1"
 FORMS = ("md", "txt", "json", "jsonl")
 JSONL_NAME = "documents.jsonl"
+#: ``--output`` naming standard output.
+STDOUT = "-"
 #: The longest file-name component written (bytes): most file systems stop at 255, and the extension
 #: and a sha256 suffix must still fit.
 MAX_COMPONENT_BYTES = 200
@@ -251,9 +261,8 @@ def documents(
         row = found.get(sha)
         if row is None:
             continue
-        out.append(
-            _document(row, pages_of.get(sha, []), raw=raw, chunks=chunks_of.get(sha, []) if chunks else None)
-        )
+        listed = chunks_of.get(sha, []) if chunks else None
+        out.append(document_of(row, pages_of.get(sha, []), raw=raw, chunks=listed))
     member_names(wh, out, redact_path)
     version = catalog_version(wh)
     shown = document_paths(wh, version) if version else {}
@@ -265,9 +274,16 @@ def documents(
     return out
 
 
-def _document(
-    row: dict[str, Any], pages: list[dict[str, Any]], *, raw: bool, chunks: list[dict[str, Any]] | None
+def document_of(
+    row: dict[str, Any],
+    pages: list[dict[str, Any]],
+    *,
+    raw: bool = False,
+    chunks: list[dict[str, Any]] | None = None,
 ) -> ExportedDocument:
+    """One document from its row (``documents`` joined with its outcome and ``texts``: sha256, path,
+    rel_path, kind, extractor_version, parent_sha256, member, status, reason, text, pages, page_starts,
+    sanitize_version) and its pages' rows (``page_verdicts`` joined with ``page_texts``)."""
     text = row["text"]
     starts: dict[int, tuple[int, int]] = {}
     if text is not None:
@@ -485,15 +501,62 @@ def write(
         target = inside(output, named[doc.sha256], _SUFFIX[form])
         target.parent.mkdir(parents=True, exist_ok=True)
         inside(output, named[doc.sha256], _SUFFIX[form])  # again: a folder just made cannot be a link
-        if form == "md":
-            content = front_matter(doc) + doc.text
-        elif form == "txt":
-            content = doc.text
-        else:
-            content = json.dumps(doc.as_json(), ensure_ascii=False, indent=2) + "\n"
         with _atomic(target) as f:
-            f.write(content)
+            f.write(render(doc, form))
         report.written.append(target)
+    return report
+
+
+def render(doc: ExportedDocument, form: str) -> str:
+    """What the file of ``doc`` holds in the form ``md``, ``txt`` or ``json`` (its text must not be None
+    for ``md`` and ``txt``); ``jsonl``: its line."""
+    if form == "md":
+        return front_matter(doc) + (doc.text or "")
+    if form == "txt":
+        return doc.text or ""
+    if form == "jsonl":
+        return json.dumps(doc.as_json(), ensure_ascii=False) + "\n"
+    return json.dumps(doc.as_json(), ensure_ascii=False, indent=2) + "\n"
+
+
+def write_stream(
+    docs: Sequence[ExportedDocument],
+    out: TextIO,
+    form: str,
+    *,
+    shown: PathShown = _as_is,
+    progress: Callable[[], object] | None = None,
+) -> ExportReport:
+    """Write ``docs`` to the stream ``out`` in ``form`` (the module's doc says how the forms are one
+    stream); documents without text are counted as :func:`write` counts them. ``md`` and ``txt`` are
+    written as ``shown`` shows them (orchestration/printing.py ``visible`` for a terminal); JSON with its
+    control characters as escapes (``json_text``), the values exact."""
+    check_form(form)
+    report = ExportReport(form, Path(STDOUT))
+    if form == "json":
+        objects = []
+        for doc in _advancing(docs, progress):
+            objects.append(doc.as_json())
+            if doc.text is None:
+                _without_text(report, doc)
+        out.write(json_text(objects, indent=2) + "\n")
+        return report
+    several = form != "jsonl" and sum(1 for d in docs if d.text is not None) > 1
+    first = True
+    for doc in _advancing(docs, progress):
+        if doc.text is None:
+            _without_text(report, doc)
+            if form != "jsonl":
+                continue
+        if form == "jsonl":
+            out.write(json_text(doc.as_json()) + "\n")
+            continue
+        if several:
+            name = _UNSAFE.sub("_", doc.shown or doc.path)  # one line, whatever the path holds
+            out.write(("" if first else "\n") + shown(f"==> {name} <==\n"))
+        content = shown(render(doc, form))
+        out.write(content if content.endswith("\n") else content + "\n")
+        first = False
     return report
 
 

@@ -54,3 +54,12 @@ def test_run_a_small_corpus_then_read_its_documents_text_and_verdicts(home: Path
     assert pages[0].language == "en" and pages[0].trust == 1.0 and isinstance(pages[0].reasons, tuple)
     assert corpus.sql("select count(*) as n from documents") == [{"n": 3}]
     assert assay.open_home(home).documents() == corpus.documents()
+    # The same rows as pandas and Arrow.
+    frame = corpus.documents().df()
+    assert sorted(frame["outcome"]) == ["derived", "derived", "unsupported"]
+    assert frame.set_index("sha256")["pages"][documents["levels.pdf"].sha256] == 2
+    assert pages.df()[["page", "mode", "source"]].values.tolist() == [
+        [1, "TEXT", "extracted"],
+        [2, "TEXT", "extracted"],
+    ]
+    assert pages.arrow().column("reasons").to_pylist() == [[], []]

@@ -1,7 +1,9 @@
 """Errors raised by the warehouse, translated from pyarrow and DuckDB where they enter."""
 
+from readers.core.errors import AssayError
 
-class WarehouseError(Exception):
+
+class WarehouseError(AssayError):
     """Reading or writing the warehouse failed; the message says which file or query."""
 
 

@@ -24,6 +24,10 @@ How:
   kept in ``derivations.diagnostics`` with what the libraries said: readers/core/diagnostics.py).
 - Workers die with their parent (``PR_SET_PDEATHSIG`` through the fork server): a run that is killed
   leaves no reader behind.
+- Workers run only assay's own functions, so they are started without the program's ``__main__``: a user's
+  script calling ``assay.check()`` or ``assay.run()`` at its top level, with no ``if __name__ ==
+  "__main__":`` guard, is not run again in each worker (multiprocessing imports the main script in a
+  started process unless the main module has neither a file nor a module name, as in a notebook).
 - Each worker reads a private snapshot of the walked bytes (readers/core/snapshot.py) made in a directory of
   its own, removed when the worker is replaced; the pool's directory is removed when the pool stops, and
   one left by a pool whose process was killed is removed by the next pool.
@@ -47,7 +51,9 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
+import types
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -344,7 +350,8 @@ class IsolatedReads:
     def _start(self) -> _Worker:
         parent, child = self._context.Pipe()
         process = self._context.Process(target=_serve, args=(child,), name="assay-reader", daemon=True)
-        process.start()
+        with _main_left_out():
+            process.start()
         child.close()
         if self._scratch is None:
             self._scratch = _pool_scratch()
@@ -501,6 +508,26 @@ def _kill(worker: _Worker) -> None:
     with contextlib.suppress(ProcessLookupError, OSError):
         worker.process.kill()
     worker.process.join(timeout=5)
+
+
+_MAIN_SWAP = threading.Lock()
+
+
+@contextlib.contextmanager
+def _main_left_out() -> Iterator[None]:
+    """Start a process without the program's ``__main__``: while this holds, ``__main__`` is a module with
+    neither a file nor a spec, which multiprocessing's preparation data leaves out (as a notebook's), so the
+    worker does not import the user's script as ``__mp_main__`` and run its top level again."""
+    with _MAIN_SWAP:
+        main = sys.modules.get("__main__")
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            yield
+        finally:
+            if main is None:
+                del sys.modules["__main__"]
+            else:
+                sys.modules["__main__"] = main
 
 
 def _serve(conn: Connection) -> None:
