@@ -19,6 +19,7 @@ from assets.progress import Progress
 from assets.settings import DEFAULT_HOME
 from orchestration.home import Home
 from orchestration.printing import shown
+from orchestration.run_tags import runs_url, tag_filter
 from orchestration.runner import RunReport
 from quality.outcomes import ALL_TEXT_REMOVED, Outcome
 from quality.rates import KindRates
@@ -265,6 +266,12 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             soft_wrap=True,
         )
     console.print(f"  {assay} ui{home_flag}   # the asset graph, runs and checks in Dagster", soft_wrap=True)
+    if report.assay_run:
+        console.print(
+            f"  {runs_url(report.assay_run)}   # this run's {runs} in the UI, tagged "
+            f"{tag_filter(report.assay_run)}",
+            soft_wrap=True,
+        )
 
 
 def _print_tiers(console: Console, home: Home) -> None:
@@ -411,6 +418,7 @@ def run_report(home: Home, report: RunReport, progress: Progress) -> dict[str, o
         "repaired": [asdict(r) for r in report.repaired],
         "shards": report.touched_shards,
         "dagster_runs": report.runs,
+        "dagster_tag": tag_filter(report.assay_run) if report.assay_run else None,
         "failures": [{"stage": f.stage, "run_id": f.run_id, "message": f.message} for f in report.failures],
         "checks": [
             {"asset": c.asset, "check": c.name, "passed": c.passed, "severity": c.severity}
