@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from assets.progress import Progress
+from assets.report import PLOTS, REPORTS_DIR, plot_path
 from assets.settings import DEFAULT_HOME
 from orchestration.home import Home
 from orchestration.printing import shown
@@ -23,7 +24,6 @@ from orchestration.run_tags import runs_url, tag_filter
 from orchestration.runner import RunReport
 from quality.outcomes import ALL_TEXT_REMOVED, Outcome
 from quality.rates import KindRates
-from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 from warehouse.catalog import query
 from warehouse.errors import WarehouseError
@@ -216,11 +216,15 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
                 colour = "red" if c.severity == "ERROR" else "yellow"
                 parts.append(f"{c.name} [{colour}]failed[/] ({over} > {c.bound:.0%})")
         console.print("Checks over the corpus: " + "; ".join(parts))
-    plots = sorted((home.path / "reports").glob(f"quality-{EXTRACTOR_VERSION}-*.png"))
-    if plots:
+    reports = home.path / REPORTS_DIR
+    plots = {key: plot_path(reports, key).is_file() for key in PLOTS}
+    if any(plots.values()):
+        drawn = ", ".join(PLOTS[key][0] for key, there in plots.items() if there)
+        left = ", ".join(PLOTS[key][0] for key, there in plots.items() if not there)
         console.print(
-            f"Quality report: {len(plots)} plots in [bold]{shown(home.path / 'reports')}[/] (page scores and "
-            "threshold, modes by kind, rates by extractor version); also on the quality_report asset."
+            f"Quality report: {sum(plots.values())} plots in [bold]{shown(reports)}[/] ({drawn}"
+            + (f"; left out, too little to draw: {left}" if left else "")
+            + "); also on the quality_report asset."
         )
     console.print("Next:")
     assay = program()
