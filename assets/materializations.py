@@ -6,9 +6,12 @@ per partition of the step's range when the step yields its result. Before yieldi
 each partition its own metadata with ``context.add_asset_metadata(..., partition_key=shard)`` (a
 partition it found up to date or empty included), so each partition's materialization carries:
 
-- ``dagster/row_count`` and ``dagster/partition_row_count``: the rows of the shard's partition of the
-  stage's counted table (assets/stages.py: the table that marks it done, texts for sanitize), from the
-  Parquet footer;
+- ``dagster/partition_row_count``: the rows of the shard's partition of the stage's counted table
+  (assets/stages.py: the table that marks it done, texts for sanitize), from the Parquet footer;
+- ``dagster/row_count``: the rows of that table across all its partitions once the step is done, as
+  Dagster means it (the table's, where ``partition_row_count`` is the partition's). The UI's overview of
+  the asset shows the latest materialization's ``dagster/row_count`` as the asset's "Row count", and the
+  latest materialization of a run is often a shard with no document: its own count there would read 0;
 - ``dagster/column_schema``: that table's columns, types and meanings (warehouse/schema.py);
 - the shard's rows of every table the stage writes, and its ``documents`` and ``pages``;
 - ``empty``: true when the shard holds no document;
@@ -20,12 +23,15 @@ Every value is a number or a flag, so the UI plots them over the partition's mat
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
-from functools import cache
+from functools import cache, lru_cache
 
 import dagster as dg
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from assets.stages import graph
 from warehouse import Warehouse
+from warehouse.errors import WarehouseError
 from warehouse.schema import TABLES, Table
 
 
@@ -49,16 +55,16 @@ def shard_metadata(
     shard: str,
     *,
     ran: bool,
+    table_rows: int,
     figures: Mapping[str, int] | None = None,
 ) -> dict[str, object]:
-    """The metadata of one shard's materialization by ``stage``."""
-    declared = graph().by_name[stage]
-    done = declared.counted_table
-    assert done is not None, f"{stage} writes no table"
-    rows = {table: wh.row_count(table, version, shard) for table in declared.writes}
+    """The metadata of one shard's materialization by ``stage``; ``table_rows``: the rows of the stage's
+    counted table in all its partitions (:func:`table_row_count`)."""
+    done = counted_table(stage)
+    rows = {table: wh.row_count(table, version, shard) for table in graph().by_name[stage].writes}
     documents = wh.row_count("documents", version, shard)
     return {
-        "dagster/row_count": rows[done],
+        "dagster/row_count": table_rows,
         "dagster/partition_row_count": rows[done],
         "dagster/column_schema": column_schema(done),
         "documents": documents,
@@ -69,6 +75,36 @@ def shard_metadata(
         **dict(figures or {}),
         "extractor_version": version,
     }
+
+
+def counted_table(stage: str) -> str:
+    """The table whose rows count ``stage``'s work (assets/stages.py)."""
+    done = graph().by_name[stage].counted_table
+    assert done is not None, f"{stage} writes no table"
+    return done
+
+
+def table_row_count(wh: Warehouse, table: str, version: str) -> int:
+    """The rows of every readable partition of ``table`` under ``version``, from their Parquet footers: a
+    footer read once for each state of its file (a step rewrites a few partitions of many)."""
+    total = 0
+    for path in wh.shard_files(table, version):
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            continue
+        total += _footer_rows(str(path), stat.st_mtime_ns, stat.st_size)
+    return total
+
+
+@lru_cache(maxsize=1 << 14)
+def _footer_rows(path: str, mtime_ns: int, size: int) -> int:
+    try:
+        return pq.read_metadata(path).num_rows
+    except FileNotFoundError:
+        return 0
+    except (OSError, pa.ArrowException) as exc:
+        raise WarehouseError(f"could not read the footer of {path}: {exc}") from exc
 
 
 def shard_materializations(
@@ -83,7 +119,10 @@ def shard_materializations(
     """The step's result, with the metadata of each partition of the run: ``ran`` are the shards the stage
     did work on (the rest it found up to date or empty), ``figures`` its own counts by shard."""
     figures = figures or {}
+    total = table_row_count(wh, counted_table(stage), version)  # once a step: the same for its shards
     for shard in context.partition_keys:
-        metadata = shard_metadata(stage, wh, version, shard, ran=shard in ran, figures=figures.get(shard))
+        metadata = shard_metadata(
+            stage, wh, version, shard, ran=shard in ran, table_rows=total, figures=figures.get(shard)
+        )
         context.add_asset_metadata(metadata, partition_key=shard)
     yield dg.MaterializeResult()

@@ -1,9 +1,11 @@
 """quality_report: the corpus's quality as pictures (quality/report_plots.py), written as PNG files under
 ``<home>/reports/`` and shown in the Dagster UI as the materialization's metadata, with the figures
-behind them as numbers."""
+behind them as numbers. A plot with too little to draw is left out: its file is removed and the metadata
+says why in its place."""
 
 import base64
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,11 +17,13 @@ from assets.resources import AssaySettings
 from quality.cross_check import FalsePositives, false_positives, movement
 from quality.rates import KindRates, rates_by_kind
 from quality.report_plots import (
-    KindModes,
-    ScoredPage,
     VersionRates,
+    histogram_left_out,
+    judged_pages,
     modes_by_kind_png,
+    modes_left_out,
     rates_by_version_png,
+    rates_left_out,
     score_histogram_png,
     thresholds,
     valley,
@@ -40,10 +44,32 @@ FALSE_POSITIVE_MOVEMENT = "verdict_false_positive_movement"
 
 @dataclass(frozen=True, slots=True)
 class Plot:
+    """One plot of the report: drawn (``png``), or left out (``left_out`` says why)."""
+
     key: str
     caption: str
-    png: bytes
     path: Path
+    png: bytes | None = None
+    left_out: str | None = None
+
+
+#: Each plot's key: what it shows, and the last word of its file's name (quality-<version>-<name>.png).
+PLOTS = {
+    "score_histogram": ("page scores and thresholds", "scores"),
+    "modes_chart": ("modes by kind", "modes"),
+    "rates_chart": ("rates by extractor version", "rates"),
+}
+
+
+def plot_path(directory: Path, key: str, version: str = EXTRACTOR_VERSION) -> Path:
+    return directory / f"quality-{version}-{PLOTS[key][1]}.png"
+
+
+def _plot(directory: Path, key: str, left_out: str | None, draw: Callable[[], bytes]) -> Plot:
+    caption, path = PLOTS[key][0], plot_path(directory, key)
+    if left_out is not None:
+        return Plot(key, caption, path, left_out=left_out)
+    return Plot(key, caption, path, png=draw())
 
 
 @dg.asset(
@@ -76,60 +102,47 @@ def quality_report(context: dg.AssetExecutionContext, assay: AssaySettings) -> d
         EXTRACTOR_VERSION,
         ("sha256", "mode", "provenance", "score", "threshold", "judged_by"),
     )
-    scored = [
-        ScoredPage(score, threshold, Mode(mode), provenance)
-        for _, mode, provenance, score, threshold, _ in verdicts
-        if score is not None and threshold is not None
-    ]
+    # One record the histogram and the modes chart are both drawn from, so that their counts agree.
+    judged = judged_pages(verdicts, kinds)
+    scored, modes = judged.scored, judged.kinds
     tiers = Counter(tier for *_, tier in verdicts if tier != Tier.NO_TEXT)
-    unscored_by = Counter(
-        tier
-        for _, _, _, score, threshold, tier in verdicts
-        if (score is None or threshold is None) and tier != Tier.NO_TEXT
-    )
     now = _false_positives(wh, EXTRACTOR_VERSION)
-    by_kind: dict[str, Counter[Mode]] = {}
-    for sha, mode, *_ in verdicts:
-        by_kind.setdefault(kinds.get(sha, "unknown"), Counter())[Mode(mode)] += 1
-    modes = [KindModes(kind, dict(counts)) for kind, counts in sorted(by_kind.items())]
     versions = wh.versions("derivations")[-REPORT_VERSIONS:]
     rates = [VersionRates(v, _rates(wh, v)) for v in versions]
 
     found = thresholds(scored)
     v = valley(scored, found[0].value) if found else None
-    title = f"Page scores, extractor {EXTRACTOR_VERSION}: {len(scored)} of {len(verdicts)} judged pages"
+    title = f"Page scores, extractor {EXTRACTOR_VERSION}: {len(scored)} of {judged.pages} judged pages"
+    modes_title = f"Page modes by content kind, extractor {EXTRACTOR_VERSION}"
     plots = [
-        Plot(
+        _plot(
+            directory,
             "score_histogram",
-            "page scores",
-            score_histogram_png(
-                scored, unscored=sum(unscored_by.values()), title=title, unscored_by=unscored_by
-            ),
-            directory / f"quality-{EXTRACTOR_VERSION}-scores.png",
+            histogram_left_out(judged),
+            lambda: score_histogram_png(judged, title=title),
         ),
-        Plot(
+        _plot(
+            directory,
             "modes_chart",
-            "modes by kind",
-            modes_by_kind_png(modes, title=f"Page modes by content kind, extractor {EXTRACTOR_VERSION}"),
-            directory / f"quality-{EXTRACTOR_VERSION}-modes.png",
+            modes_left_out(modes),
+            lambda: modes_by_kind_png(modes, title=modes_title),
         ),
-        Plot(
-            "rates_chart",
-            "rates by version",
-            rates_by_version_png(rates),
-            directory / f"quality-{EXTRACTOR_VERSION}-rates.png",
-        ),
+        _plot(directory, "rates_chart", rates_left_out(rates), lambda: rates_by_version_png(rates)),
     ]
     metadata: dict[str, Any] = {}
     for plot in plots:
+        if plot.png is None:
+            plot.path.unlink(missing_ok=True)  # a plot drawn by an earlier run is not this corpus's
+            metadata[plot.key] = f"left out: {plot.left_out}"
+            continue
         write_png(plot.png, plot.path)
         encoded = base64.b64encode(plot.png).decode("ascii")
         metadata[plot.key] = dg.MetadataValue.md(f"![{plot.caption}](data:image/png;base64,{encoded})")
         metadata[f"{plot.key}_file"] = dg.MetadataValue.path(str(plot.path))
     context.log.info(f"quality report written to {directory}")
-    totals = Counter(mode for counts in by_kind.values() for mode in counts.elements())
+    totals = judged.modes
     metadata |= {
-        "pages_judged": len(verdicts),
+        "pages_judged": judged.pages,
         "pages_scored": len(scored),
         "pages_by_tier": dg.MetadataValue.json(dict(sorted(tiers.items()))),
         "pages_unjudgeable_share": round(tiers[Tier.UNJUDGEABLE] / max(1, sum(tiers.values())), 4),

@@ -33,6 +33,7 @@ from assets.stages import graph
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
 from orchestration.run_instance import QUIET_LOGS, RUN_INSTANCE_YAML
+from orchestration.run_tags import COMMAND_TAG, new_run_id, run_command, run_tags
 from orchestration.sqlite_sync import commit_without_sync
 from orchestration.stopping import Interrupted, StopSignals
 from readers.core.versions import EXTRACTOR_VERSION
@@ -91,6 +92,7 @@ class RunReport:
     seconds: float = 0.0
     forced: list[str] = field(default_factory=list)  # paths of the documents read again on request
     repaired: list[Repair] = field(default_factory=list)  # partitions found lost or unreadable
+    assay_run: str = ""  # the id its Dagster runs are tagged with (orchestration/run_tags.py)
 
     @property
     def ok(self) -> bool:
@@ -98,9 +100,16 @@ class RunReport:
 
 
 class Pipeline:
-    """The three stages as Dagster runs against the instance in the assay home."""
+    """The three stages as Dagster runs against the instance in the assay home, each tagged with the id
+    of this pipeline and the command it does (orchestration/run_tags.py)."""
 
-    def __init__(self, home: Home, progress: Progress, shards_per_run: int = SHARDS_PER_RUN) -> None:
+    def __init__(
+        self,
+        home: Home,
+        progress: Progress,
+        shards_per_run: int = SHARDS_PER_RUN,
+        command: str | None = None,
+    ) -> None:
         home.prepare()
         self.home = home
         self.progress = progress
@@ -110,6 +119,8 @@ class Pipeline:
         self.settings = settings_from_env({**os.environ, "ASSAY_HOME": str(home.path)})
         self.defs = make_definitions(self.settings, progress)
         self._stop: StopSignals | None = None
+        self.run_id = new_run_id()
+        self.tags = run_tags(self.run_id, command)
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[None]:
@@ -168,7 +179,7 @@ class Pipeline:
     def calibrate(self, report: RunReport) -> dict[str, object]:
         """Run the calibration asset; returns its materialization metadata (plain values)."""
         with self.writing():
-            result = self._launch("assay_calibration", run_config=QUIET_LOGS)
+            result = self._launch("assay_calibration", run_config=QUIET_LOGS, tags={COMMAND_TAG: "calibrate"})
         self._record(result, report, "calibration")
         metadata: dict[str, object] = {}
         for event in result.get_asset_materialization_events():
@@ -195,7 +206,8 @@ class Pipeline:
         if stop is not None:
             stop.check()
         job = self.defs.resolve_job_def(job_name)
-        result = job.execute_in_process(instance=self.instance, raise_on_error=False, **kwargs)
+        tags = {**self.tags, **kwargs.pop("tags", {})}
+        result = job.execute_in_process(instance=self.instance, raise_on_error=False, tags=tags, **kwargs)
         signum = stop.signum if stop is not None else None
         if signum is not None:
             run = self.instance.get_run_by_id(result.run_id)
@@ -237,7 +249,7 @@ def run(
     ``force``: the documents at or under ``roots`` are derived again by every stage, from their bytes."""
     if on_stage is not None:
         progress.listeners.append(on_stage)
-    pipeline = Pipeline(home, progress, shards_per_run)
+    pipeline = Pipeline(home, progress, shards_per_run, command=run_command([str(r) for r in roots]))
     with pipeline.writing():
         return _run(pipeline, roots, force=force)
 
@@ -248,7 +260,7 @@ def _run(pipeline: Pipeline, roots: list[Path], *, force: bool = False) -> RunRe
     started = time.perf_counter()
     home, progress = pipeline.home, pipeline.progress
     wh = home.warehouse
-    report = RunReport(roots=roots)
+    report = RunReport(roots=roots, assay_run=pipeline.run_id)
     removed = wh.remove_stale_temporaries()
     if removed:
         progress.stage("cleanup", removed)

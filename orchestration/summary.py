@@ -16,13 +16,14 @@ from rich.console import Console
 from rich.table import Table
 
 from assets.progress import Progress
+from assets.report import PLOTS, REPORTS_DIR, plot_path
 from assets.settings import DEFAULT_HOME
 from orchestration.home import Home
 from orchestration.printing import shown
+from orchestration.run_tags import runs_url, tag_filter
 from orchestration.runner import RunReport
 from quality.outcomes import ALL_TEXT_REMOVED, Outcome
 from quality.rates import KindRates
-from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 from warehouse.catalog import query
 from warehouse.errors import WarehouseError
@@ -215,11 +216,15 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
                 colour = "red" if c.severity == "ERROR" else "yellow"
                 parts.append(f"{c.name} [{colour}]failed[/] ({over} > {c.bound:.0%})")
         console.print("Checks over the corpus: " + "; ".join(parts))
-    plots = sorted((home.path / "reports").glob(f"quality-{EXTRACTOR_VERSION}-*.png"))
-    if plots:
+    reports = home.path / REPORTS_DIR
+    plots = {key: plot_path(reports, key).is_file() for key in PLOTS}
+    if any(plots.values()):
+        drawn = ", ".join(PLOTS[key][0] for key, there in plots.items() if there)
+        left = ", ".join(PLOTS[key][0] for key, there in plots.items() if not there)
         console.print(
-            f"Quality report: {len(plots)} plots in [bold]{shown(home.path / 'reports')}[/] (page scores and "
-            "threshold, modes by kind, rates by extractor version); also on the quality_report asset."
+            f"Quality report: {sum(plots.values())} plots in [bold]{shown(reports)}[/] ({drawn}"
+            + (f"; left out, too little to draw: {left}" if left else "")
+            + "); also on the quality_report asset."
         )
     console.print("Next:")
     assay = program()
@@ -265,6 +270,12 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             soft_wrap=True,
         )
     console.print(f"  {assay} ui{home_flag}   # the asset graph, runs and checks in Dagster", soft_wrap=True)
+    if report.assay_run:
+        console.print(
+            f"  {runs_url(report.assay_run)}   # this run's {runs} in the UI, tagged "
+            f"{tag_filter(report.assay_run)}",
+            soft_wrap=True,
+        )
 
 
 def _print_tiers(console: Console, home: Home) -> None:
@@ -411,6 +422,7 @@ def run_report(home: Home, report: RunReport, progress: Progress) -> dict[str, o
         "repaired": [asdict(r) for r in report.repaired],
         "shards": report.touched_shards,
         "dagster_runs": report.runs,
+        "dagster_tag": tag_filter(report.assay_run) if report.assay_run else None,
         "failures": [{"stage": f.stage, "run_id": f.run_id, "message": f.message} for f in report.failures],
         "checks": [
             {"asset": c.asset, "check": c.name, "passed": c.passed, "severity": c.severity}

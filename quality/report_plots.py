@@ -7,10 +7,16 @@
 - the fallback rate and the Underivable rate by content kind across extractor versions, so that what a
   version change did shows at a glance.
 
-Each function takes typed figures and returns PNG bytes; :func:`write_png` puts them on disk atomically.
-The conventions are quality/plots.py's: matplotlib's ``Figure`` and the Agg canvas (never pyplot), a fixed
-size so reports lay out the same way every run, no software stamp so the same figures give the same bytes,
-and a placeholder picture saying what is missing rather than an exception when there is nothing to draw.
+The histogram and the modes chart are drawn from one :class:`JudgedPages`, so that their counts agree: a
+legend counts every judged page of its mode or outcome (the histogram's bars are only the scored ones, and
+its legend says how many of each those are). A plot with too little to draw is left out, not drawn empty:
+the ``*_left_out`` functions say why (the histogram below :data:`MIN_HISTOGRAM_PAGES` scored pages, the
+bar charts with nothing at all to draw).
+
+Each function takes typed figures and returns a ``Figure`` or PNG bytes; :func:`write_png` puts them on
+disk atomically. The conventions are quality/plots.py's: matplotlib's ``Figure`` and the Agg canvas (never
+pyplot), a fixed size so reports lay out the same way every run, no software stamp so the same figures
+give the same bytes.
 """
 
 from __future__ import annotations
@@ -18,14 +24,15 @@ from __future__ import annotations
 import io
 import os
 import uuid
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from quality.plots import BINS, CLEAN_COLOUR, GARBLED_COLOUR, HEADROOM, new_figure
 from quality.rates import KindRates
-from quality.verdicts import Mode
+from quality.verdicts import Mode, Tier
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -44,6 +51,10 @@ MIN_LABELLED_SHARE = 0.05
 # The rate axes reach this multiple of the highest rate (or of 10% when all are lower): room for the labels.
 RATE_HEADROOM = 1.3
 LABEL_SIZE = 7
+# A histogram of fewer scored pages than this is left out: over BINS bins they are lone bars with no shape
+# and no valley to read (an 11-document sample of the dev corpus, a scan and garbled PDFs among them,
+# scores 4 of its 13 judged pages; the whole dev corpus scores hundreds).
+MIN_HISTOGRAM_PAGES = BINS // 2
 
 MODE_COLOURS = {
     Mode.TEXT: CLEAN_COLOUR,
@@ -62,6 +73,8 @@ OUTCOMES = (
     ("sent to OCR", frozenset({Mode.REPLACE}), GARBLED_COLOUR),
 )
 VALLEY_COLOUR = "tab:green"
+# How the legend names the pages no tier judged because they have no text layer (Tier.NO_TEXT).
+NO_TEXT_LAYER = "no text layer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +126,47 @@ class KindModes:
     @property
     def pages(self) -> int:
         return sum(self.counts.values())
+
+
+@dataclass(frozen=True, slots=True)
+class JudgedPages:
+    """Every judged page of the corpus as the report draws it: counted by content kind and mode (the modes
+    chart, and the histogram's legend), the scored ones (the histogram's bars), and the unscored ones by
+    the tier that judged them instead (no text layer included)."""
+
+    kinds: Sequence[KindModes]
+    scored: Sequence[ScoredPage]
+    unscored_by: Mapping[str, int]
+
+    @property
+    def modes(self) -> Counter[Mode]:
+        """Judged pages by mode, over all kinds."""
+        return Counter({m: sum(k.counts.get(m, 0) for k in self.kinds) for m in Mode})
+
+    @property
+    def pages(self) -> int:
+        return sum(k.pages for k in self.kinds)
+
+
+def judged_pages(
+    verdicts: Iterable[tuple[str, str, str, float | None, float | None, str]], kinds: Mapping[str, str]
+) -> JudgedPages:
+    """:class:`JudgedPages` of page verdicts given as ``(sha256, mode, provenance, score, threshold,
+    judged_by)``, each document's kind looked up in ``kinds`` (sha256 -> kind; ``unknown`` when absent)."""
+    by_kind: dict[str, Counter[Mode]] = {}
+    scored: list[ScoredPage] = []
+    unscored_by: Counter[str] = Counter()
+    for sha, mode, provenance, score, threshold, tier in verdicts:
+        by_kind.setdefault(kinds.get(sha, "unknown"), Counter())[Mode(mode)] += 1
+        if score is not None and threshold is not None:
+            scored.append(ScoredPage(score, threshold, Mode(mode), provenance))
+        else:
+            unscored_by[NO_TEXT_LAYER if tier == Tier.NO_TEXT else tier] += 1
+    return JudgedPages(
+        kinds=[KindModes(kind, dict(counts)) for kind, counts in sorted(by_kind.items())],
+        scored=scored,
+        unscored_by=dict(unscored_by),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,38 +241,60 @@ def valley(pages: Sequence[ScoredPage], threshold: float) -> Valley | None:
     )
 
 
-def _tiers(counts: Mapping[str, int] | None) -> str:
+def histogram_left_out(judged: JudgedPages) -> str | None:
+    """Why the score histogram is left out (too few scored pages: :data:`MIN_HISTOGRAM_PAGES`), or None."""
+    n = len(judged.scored)
+    if n >= MIN_HISTOGRAM_PAGES:
+        return None
+    return f"{n} of {_pages(judged.pages)} judged had a score, fewer than {MIN_HISTOGRAM_PAGES}"
+
+
+def modes_left_out(kinds: Sequence[KindModes]) -> str | None:
+    """Why the modes chart is left out (no judged page), or None."""
+    return None if any(k.pages for k in kinds) else "no judged page yet"
+
+
+def rates_left_out(versions: Sequence[VersionRates]) -> str | None:
+    """Why the rates chart is left out (no document a reader was tried on, in any version), or None."""
+    return None if any(r.attempted for v in versions for r in v.rates.values()) else "no document read yet"
+
+
+def outcome_label(name: str, pages: int, scored: int) -> str:
+    """A histogram legend entry: every judged page of the outcome, and how many of them the bars hold."""
+    return f"{name}: {_pages(pages)}, {scored} scored"
+
+
+def _tiers(counts: Mapping[str, int]) -> str:
     """Legend lines: the tiers that judged the pages the lexicon did not, two a line."""
-    if not counts:
-        return ""
     items = [f"{tier} {n}" for tier, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if n]
+    if not items:
+        return ""
     return ":\n" + ",\n".join(", ".join(items[i : i + 2]) for i in range(0, len(items), 2))
 
 
-def score_histogram_png(
-    pages: Sequence[ScoredPage],
-    *,
-    unscored: int = 0,
-    title: str,
-    unscored_by: Mapping[str, int] | None = None,
-) -> bytes:
-    """The histogram of the pages' scores, stacked by what the verdict did with each page, the thresholds
-    as vertical lines (dashed: the one most pages were held against) and the valley shaded. ``unscored``
-    (pages the lexicon abstained on: too little prose, no judging lexicon) is stated in the legend, with
-    the tiers that judged them instead (``unscored_by``: tier -> pages, unjudgeable included)."""
+def score_histogram_png(judged: JudgedPages, *, title: str) -> bytes:
+    return _png(score_histogram_figure(judged, title=title))
+
+
+def score_histogram_figure(judged: JudgedPages, *, title: str) -> Figure:
+    """The histogram of the scored pages, stacked by what the verdict did with each page, the thresholds
+    as vertical lines (dashed: the one most pages were held against) and the valley shaded. The legend
+    counts every judged page of each outcome, as the modes chart does, with the scored ones among them,
+    and the unscored pages by the tier that judged them instead (no text layer, trigram, font ...).
+    Raises ValueError when :func:`histogram_left_out` leaves it out."""
     from matplotlib.ticker import MaxNLocator
 
+    why = histogram_left_out(judged)
+    if why is not None:
+        raise ValueError(f"the score histogram is left out: {why}")
+    pages, modes = judged.scored, judged.modes
     fig, ax = _figure(HISTOGRAM_INCHES)
-    if not pages:
-        why = (
-            f"{_pages(unscored)} judged, none scored: the lexicon abstained"
-            if unscored
-            else "no judged page yet"
-        )
-        return _placeholder(fig, ax, title, why)
     edges = bin_edges()
-    stacks = [[p.score for p in pages if p.mode in modes] for _, modes, _ in OUTCOMES]
-    labels = [f"{name} ({len(s)})" for (name, _, _), s in zip(OUTCOMES, stacks, strict=True)]
+    stacks = [[p.score for p in pages if p.mode in kept] for _, kept, _ in OUTCOMES]
+    labels = [
+        outcome_label(name, sum(modes[m] for m in kept), len(stack))
+        for (name, kept, _), stack in zip(OUTCOMES, stacks, strict=True)
+    ]
     colours = [colour for _, _, colour in OUTCOMES]
     ax.hist(stacks, bins=edges, stacked=True, color=colours, label=labels, alpha=0.8)
     found = thresholds(pages)
@@ -241,11 +317,15 @@ def score_histogram_png(
         )
     else:
         ax.plot([], [], " ", label="no valley between\ntwo modes")
-    other = [p for p in pages if not any(p.mode in modes for _, modes, _ in OUTCOMES)]
+    drawn = {m for _, kept, _ in OUTCOMES for m in kept}
+    other = [m for m in Mode if m not in drawn and modes[m]]
     if other:
-        ax.plot([], [], " ", label=f"{_pages(len(other))} of other modes")
+        name = f"other modes ({', '.join(f'{m.value} {modes[m]}' for m in other)})"
+        scored = sum(1 for p in pages if p.mode in other)
+        ax.plot([], [], " ", label=outcome_label(name, sum(modes[m] for m in other), scored))
+    unscored = judged.pages - len(pages)
     if unscored:
-        ax.plot([], [], " ", label=f"{_pages(unscored)} unscored\n(lexicon abstained)" + _tiers(unscored_by))
+        ax.plot([], [], " ", label=f"{_pages(unscored)} unscored" + _tiers(judged.unscored_by))
     tallest = max(bin_counts([p.score for p in pages]))
     ax.set_xlim(edges[0], edges[-1])
     ax.set_ylim(0, HEADROOM * max(1, tallest))
@@ -254,26 +334,33 @@ def score_histogram_png(
     ax.set_ylabel("pages")
     ax.set_title(title)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", framealpha=0.9)
-    return _png(fig)
+    return fig
 
 
 def modes_by_kind_png(kinds: Sequence[KindModes], *, title: str = "Page modes by content kind") -> bytes:
+    return _png(modes_by_kind_figure(kinds, title=title))
+
+
+def modes_by_kind_figure(kinds: Sequence[KindModes], *, title: str = "Page modes by content kind") -> Figure:
     """One horizontal bar per kind (the most pages on top), its segments the modes as shares of the kind's
-    pages, each wide enough segment labelled with its count; the total is in the kind's label."""
+    pages, each wide enough segment labelled with its count; the total is in the kind's label, and the
+    legend counts each mode's pages over every kind (drawn or not: :data:`MAX_KINDS`). Raises ValueError
+    when :func:`modes_left_out` leaves it out."""
     from matplotlib.ticker import PercentFormatter
 
+    why = modes_left_out(kinds)
+    if why is not None:
+        raise ValueError(f"the modes chart is left out: {why}")
     fig, ax = _figure(BARS_INCHES)
-    shown = sorted((k for k in kinds if k.pages), key=lambda k: (-k.pages, k.kind))
-    if not shown:
-        return _placeholder(fig, ax, title, "no judged pages yet")
-    title, shown = _capped(title, shown)
+    totals = JudgedPages(kinds, (), {}).modes
+    title, shown = _capped(title, sorted((k for k in kinds if k.pages), key=lambda k: (-k.pages, k.kind)))
     rows = list(range(len(shown)))
     left = [0.0] * len(shown)
     for mode in Mode:
         counts = [k.counts.get(mode, 0) for k in shown]
         shares = [c / k.pages for c, k in zip(counts, shown, strict=True)]
         bars = ax.barh(
-            rows, shares, left=left, color=MODE_COLOURS[mode], label=f"{mode.value} ({sum(counts)})"
+            rows, shares, left=left, color=MODE_COLOURS[mode], label=f"{mode.value} ({totals[mode]})"
         )
         ax.bar_label(
             bars,
@@ -290,7 +377,7 @@ def modes_by_kind_png(kinds: Sequence[KindModes], *, title: str = "Page modes by
     ax.set_xlabel("share of the kind's judged pages (segments labelled with page counts)")
     ax.set_title(title)
     fig.legend(loc="outside lower center", ncols=len(Mode), fontsize="small", title="mode (pages)")
-    return _png(fig)
+    return fig
 
 
 def rates_by_version_png(
@@ -299,17 +386,19 @@ def rates_by_version_png(
     """Two panels side by side, the fallback rate (over documents with text) and the Underivable rate (over
     documents a reader was tried on), one row per kind and one bar per version in each row (oldest
     first), each bar labelled with its rate and counts. Kinds no reader was tried on in any version
-    (unsupported, skipped) are left out; a version with no such document of a kind draws no bar."""
+    (unsupported, skipped) are left out; a version with no such document of a kind draws no bar. Raises
+    ValueError when :func:`rates_left_out` leaves it out."""
     from matplotlib.ticker import PercentFormatter
 
+    why = rates_left_out(versions)
+    if why is not None:
+        raise ValueError(f"the rates chart is left out: {why}")
     fig = new_figure(BARS_INCHES)
     attempted: dict[str, int] = {}
     for v in versions:
         for kind, r in v.rates.items():
             attempted[kind] = attempted.get(kind, 0) + r.attempted
     kinds = sorted((k for k, n in attempted.items() if n), key=lambda k: (-attempted[k], k))
-    if not kinds:
-        return _placeholder(fig, fig.add_subplot(), title, "no document has been read yet")
     if len(kinds) > MAX_KINDS:
         title = f"{title} (the {MAX_KINDS} kinds with most documents of {len(kinds)})"
         kinds = kinds[:MAX_KINDS]
@@ -335,14 +424,14 @@ def rates_by_version_png(
                     continue
                 rows.append(i - 0.4 + height * (j + 0.5))
                 rates.append(part / whole)
-                labels.append(f"{part / whole:.0%} ({part}/{whole})")
+                labels.append(f"{part / whole:.1%} ({part}/{whole})")
             highest = max([highest, *rates])
             bars = ax.barh(rows, rates, height=height, color=colours[j], label=v.version)
             ax.bar_label(bars, labels=labels, padding=2, fontsize=LABEL_SIZE)
         ax.set_xlim(0, RATE_HEADROOM * max(highest, 0.1))
         # No tick past 100%: the room beyond it is for the labels.
         ax.set_xticks([t for t in ax.get_xticks() if 0 <= t <= 1.0 + 1e-9])
-        ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+        ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=None))
         ax.set_title(name, fontsize="medium")
         ax.grid(axis="x", alpha=0.3)
     fallback_ax.set_yticks(range(len(kinds)), kinds)
@@ -394,13 +483,6 @@ def _version_colours(n: int) -> list[str]:
     """Fixed colours by age, the newest always blue (the colour of the current version's bars)."""
     palette = ["tab:gray", "tab:olive", "tab:purple", "tab:orange", "tab:blue"]
     return palette[-n:] if n <= len(palette) else [palette[i % len(palette)] for i in range(n)]
-
-
-def _placeholder(fig: Figure, ax, title: str, message: str) -> bytes:
-    ax.set_axis_off()
-    ax.set_title(title)
-    ax.text(0.5, 0.5, message, ha="center", va="center", fontsize="large", color="dimgray")
-    return _png(fig)
 
 
 def _png(fig: Figure) -> bytes:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import base64
 import random
+import re
 import struct
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,17 +27,27 @@ from quality.rates import rates_by_kind
 from quality.report_plots import (
     BARS_INCHES,
     HISTOGRAM_INCHES,
+    MIN_HISTOGRAM_PAGES,
+    NO_TEXT_LAYER,
+    OUTCOMES,
+    JudgedPages,
     KindModes,
     ScoredPage,
     VersionRates,
+    histogram_left_out,
+    judged_pages,
+    modes_by_kind_figure,
     modes_by_kind_png,
+    modes_left_out,
     rates_by_version_png,
+    rates_left_out,
+    score_histogram_figure,
     score_histogram_png,
     thresholds,
     valley,
     write_png,
 )
-from quality.verdicts import LEXICON_MIN, SANDWICH_LEXICON_MIN, Mode
+from quality.verdicts import LEXICON_MIN, SANDWICH_LEXICON_MIN, Mode, Tier
 from readers.core.versions import EXTRACTOR_VERSION
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -73,6 +85,13 @@ def corpus_scores(seed: int = 7) -> list[ScoredPage]:
         + [page(0.03, 0.01, Mode.REPAIRED) for _ in range(8)]
         + [page(0.3, 0.05, Mode.FIGURES, SANDWICH_LEXICON_MIN, "ocr_sandwich") for _ in range(20)]
     )
+
+
+def as_judged(pages: list[ScoredPage], unscored: dict[Mode, int] | None = None) -> JudgedPages:
+    """The scored ``pages`` as PDF pages, with ``unscored`` more pages by mode (judged by the font tier)."""
+    unscored = unscored or {}
+    counts = Counter(p.mode for p in pages) + Counter(unscored)
+    return JudgedPages([KindModes("pdf", dict(counts))], pages, {"font": sum(unscored.values())})
 
 
 # -- the valley and the thresholds --------------------------------------------------------------------
@@ -144,12 +163,12 @@ def test_thresholds_are_ordered_by_the_pages_they_judged() -> None:
 
 
 def test_score_histogram_is_a_png_of_its_size_and_the_same_scores_give_the_same_bytes() -> None:
-    pages = corpus_scores()
-    png = score_histogram_png(pages, unscored=5, title="Page scores")
+    judged = as_judged(corpus_scores(), {Mode.TEXT: 5})
+    png = score_histogram_png(judged, title="Page scores")
     assert size_of(png) == pixels(HISTOGRAM_INCHES)
     assert len(png) > 20_000
-    assert score_histogram_png(corpus_scores(), unscored=5, title="Page scores") == png
-    other = score_histogram_png(corpus_scores(seed=8), unscored=5, title="Page scores")
+    assert score_histogram_png(as_judged(corpus_scores(), {Mode.TEXT: 5}), title="Page scores") == png
+    other = score_histogram_png(as_judged(corpus_scores(seed=8), {Mode.TEXT: 5}), title="Page scores")
     assert other != png, "different scores draw a different picture"
 
 
@@ -192,21 +211,82 @@ def test_rates_by_version_is_a_png_of_its_size_and_deterministic() -> None:
     assert rates_by_version_png(versions[1:]) != png
 
 
-@pytest.mark.parametrize(
-    ("draw", "inches"),
-    [
-        (lambda: score_histogram_png([], title="Page scores"), HISTOGRAM_INCHES),
-        (lambda: score_histogram_png([], unscored=4, title="Page scores"), HISTOGRAM_INCHES),
-        (lambda: modes_by_kind_png([]), BARS_INCHES),
-        (lambda: modes_by_kind_png([KindModes("pdf", {})]), BARS_INCHES),
-        (lambda: rates_by_version_png([]), BARS_INCHES),
-        (lambda: rates_by_version_png([VersionRates("v", {})]), BARS_INCHES),
-    ],
-)
-def test_nothing_to_draw_gives_a_placeholder_picture(draw, inches) -> None:
-    png = draw()
-    assert size_of(png) == pixels(inches)
-    assert draw() == png
+def test_too_little_to_draw_leaves_a_plot_out() -> None:
+    few = as_judged(corpus_scores()[: MIN_HISTOGRAM_PAGES - 1], {Mode.REPLACE: 30})
+    assert (
+        histogram_left_out(few) == f"{MIN_HISTOGRAM_PAGES - 1} of 49 pages judged had a score, fewer than 20"
+    )
+    assert histogram_left_out(as_judged(corpus_scores()[:MIN_HISTOGRAM_PAGES])) is None
+    with pytest.raises(ValueError, match="left out"):
+        score_histogram_png(few, title="Page scores")
+    assert modes_left_out([]) == modes_left_out([KindModes("pdf", {})]) == "no judged page yet"
+    assert modes_left_out([KindModes("pdf", {Mode.BLANK: 1})]) is None
+    with pytest.raises(ValueError, match="left out"):
+        modes_by_kind_png([KindModes("pdf", {})])
+    assert rates_left_out([]) == rates_left_out([VersionRates("v", {})]) == "no document read yet"
+    unread = VersionRates("v", rates_by_kind([Outcome("audio", "unsupported")]))
+    assert rates_left_out([unread]) == "no document read yet"
+    with pytest.raises(ValueError, match="left out"):
+        rates_by_version_png([unread])
+    read = VersionRates("v", rates_by_kind([Outcome("pdf", "derived")]))
+    assert rates_left_out([unread, read]) is None
+
+
+def _legend(texts) -> dict[str, tuple[int, ...]]:
+    """A legend's entries: name -> the numbers in it."""
+    found = {}
+    for text in texts:
+        label = text.get_text()
+        name = re.split(r"[:(]", label, maxsplit=1)[0].strip()
+        found[name] = tuple(int(n) for n in re.findall(r"(?<![\d.])\d+(?![\d.])", label))
+    return found
+
+
+def test_the_histograms_legend_counts_the_pages_the_modes_chart_counts() -> None:
+    """Pages sent to OCR or repaired without a score (judged by the font or character tier, or with no
+    text layer) are in the histogram's legend as the modes chart counts them, not left at 0."""
+    rnd = random.Random(3)
+    rows = [
+        (f"t{i}", "TEXT", "born_digital", rnd.uniform(0.2, 0.9), LEXICON_MIN, "lexicon") for i in range(30)
+    ]
+    rows += [
+        (f"l{i}", "LANG", "born_digital", rnd.uniform(0.2, 0.9), LEXICON_MIN, "lexicon") for i in range(2)
+    ]
+    rows += [("g", "REPLACE", "born_digital", 0.01, LEXICON_MIN, "lexicon")]
+    rows += [
+        ("f", "REPLACE", "born_digital", None, None, "font"),
+        ("c", "REPLACE", "born_digital", None, None, "characters"),
+        ("s", "REPLACE", "raw_scan", None, None, Tier.NO_TEXT.value),
+    ]
+    rows += [
+        ("r", "REPAIRED", "born_digital", None, None, "font"),
+        ("b", "BLANK", "raw_scan", None, None, "no_text"),
+    ]
+    rows += [("h", "TEXT", "born_digital", None, None, "trigram")]
+    kinds = {sha: ("html" if sha == "h" else "pdf") for sha, *_ in rows}
+    judged = judged_pages(rows, kinds)
+    assert judged.unscored_by == {"font": 2, "characters": 1, NO_TEXT_LAYER: 2, "trigram": 1}
+
+    histogram = _legend(score_histogram_figure(judged, title="t").axes[0].get_legend().get_texts())
+    modes = _legend(modes_by_kind_figure(judged.kinds).legends[0].get_texts())
+    assert modes == {
+        "TEXT": (31,),
+        "FIGURES": (0,),
+        "REPLACE": (4,),
+        "REPAIRED": (1,),
+        "LANG": (2,),
+        "BLANK": (1,),
+    }
+    for name, kept, _ in OUTCOMES:
+        pages, scored = histogram[name]
+        assert pages == sum(modes[m.value][0] for m in kept), name
+        assert scored == sum(1 for p in judged.scored if p.mode in kept), name
+    assert histogram["sent to OCR"] == (4, 1) and histogram["repaired"] == (1, 0)
+    assert histogram["text layer kept"] == (33, 32)
+    assert histogram["other modes"] == (1, 1, 0)  # BLANK 1: 1 page, 0 scored
+    # The unscored pages, by what judged them instead, make up the rest of the judged pages.
+    (unscored,) = [v for k, v in histogram.items() if k.endswith("unscored")]
+    assert unscored[0] == judged.pages - len(judged.scored) == sum(unscored[1:]) == 6
 
 
 def test_write_png_replaces_the_file_whole(tmp_path: Path) -> None:
@@ -300,6 +380,8 @@ def test_quality_report_materialises_its_plots_over_a_real_run(home: Path, tmp_p
     result = run(Home(home), [corpus], Progress())
     assert result.ok, result.failures
     as_older_version(home, "0.older")
+    stale = home / "reports" / f"quality-{EXTRACTOR_VERSION}-scores.png"
+    stale.write_bytes(PNG_MAGIC)  # as a run over more pages would have left it
 
     settings = AssaySettings(home=str(home))
     job = make_definitions(settings).resolve_job_def("assay_report")
@@ -311,11 +393,7 @@ def test_quality_report_materialises_its_plots_over_a_real_run(home: Path, tmp_p
     assert event is not None and event.asset_materialization is not None
     meta = {k: v.value for k, v in event.asset_materialization.metadata.items()}
 
-    for key, name in (
-        ("score_histogram", "scores"),
-        ("modes_chart", "modes"),
-        ("rates_chart", "rates"),
-    ):
+    for key, name in (("modes_chart", "modes"), ("rates_chart", "rates")):
         path = home / "reports" / f"quality-{EXTRACTOR_VERSION}-{name}.png"
         assert meta[f"{key}_file"] == str(path)
         png = path.read_bytes()
@@ -324,6 +402,10 @@ def test_quality_report_materialises_its_plots_over_a_real_run(home: Path, tmp_p
         assert markdown.startswith("![") and "](data:image/png;base64," in markdown
         assert base64.b64decode(markdown.split("base64,", 1)[1].rstrip(")")) == png
     assert not list((home / "reports").glob(".*.tmp"))
+    # Six judged pages, fewer than MIN_HISTOGRAM_PAGES of them scored: the histogram is left out, and the
+    # file an earlier run drew is gone.
+    assert meta["score_histogram"].startswith("left out: ") and "fewer than" in meta["score_histogram"]
+    assert "score_histogram_file" not in meta and not stale.exists()
 
     # 3 PDF pages of prose, 1 garbled, the text file and the DOCX: six judged pages, each one with a mode.
     assert meta["pages_judged"] == 6

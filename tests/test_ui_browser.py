@@ -3,8 +3,10 @@
 The pipeline runs for real over three documents written here (a born-digital PDF, a text file, a DOCX);
 `assay ui` then serves the same home on loopback, and Debian's chromium, driven headless by Playwright,
 opens the global asset graph and the Checks tabs and looks for what a person would: every stage's node,
-its checks and their outcome. Screenshots are left in ``test-artifacts/`` for people to look at. Nothing
-here downloads a browser: the test skips where /usr/bin/chromium is absent.
+its checks and their outcome, an asset's row count, and the runs of one `assay run` (run as a user runs
+it while the UI serves) in the runs list filtered by the tag its summary prints. Screenshots are left in
+``test-artifacts/`` for people to look at. Nothing here downloads a browser: the test skips where
+/usr/bin/chromium is absent.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import dagster as dg
 import docx
 import pymupdf
 import pytest
@@ -33,6 +37,7 @@ from assets.partitions import SHARD_KEYS
 from assets.progress import Progress
 from orchestration.definitions import defs
 from orchestration.home import Home
+from orchestration.run_tags import RUN_TAG, UI_HOST, UI_PORT, runs_url
 from orchestration.runner import RunReport, run
 from readers.core.versions import EXTRACTOR_VERSION
 from tests.conftest import REPO
@@ -217,7 +222,7 @@ def _checks_by_asset() -> dict[str, list[str]]:
 
 @pytest.mark.slow
 def test_asset_graph_and_checks_in_chromium(
-    chromium_path: Path, web_ui: WebUi, materialised: RunReport, home: Path
+    chromium_path: Path, web_ui: WebUi, materialised: RunReport, home: Path, tmp_path: Path
 ) -> None:
     from playwright.sync_api import expect, sync_playwright
 
@@ -244,12 +249,15 @@ def test_asset_graph_and_checks_in_chromium(
     extract_png = ARTIFACTS / "ui-extract-checks.png"
     catalog_png = ARTIFACTS / "ui-catalog-checks.png"
     held_png, empty_png = ARTIFACTS / "ui-shard-held.png", ARTIFACTS / "ui-shard-empty.png"
+    overview_png, runs_png = ARTIFACTS / "ui-extract-overview.png", ARTIFACTS / "ui-runs-of-one-run.png"
     held = Home(home).warehouse.shards("documents", EXTRACTOR_VERSION)
     assert len(held) == 3, held
     first, last = SHARD_KEYS.index(held[0]), SHARD_KEYS.index(held[-1])
     empty = next(s for s in SHARD_KEYS[first:last] if s not in held)
-    for old in (graph_png, extract_png, catalog_png, held_png, empty_png):
+    pngs = (graph_png, extract_png, catalog_png, held_png, empty_png, overview_png, runs_png)
+    for old in pngs:
         old.unlink(missing_ok=True)
+    derivations = Home(home).warehouse.columns("derivations", EXTRACTOR_VERSION, ("sha256",))
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
@@ -305,14 +313,72 @@ def test_asset_graph_and_checks_in_chromium(
             _screenshot(page, held_png)
             page.goto(f"{web_ui.url}/assets/extract?view=partitions&partition={empty}")
             expect(page.get_by_role("row", name="empty true", exact=True)).to_be_visible()
-            expect(page.get_by_role("row", name="dagster/row_count 0", exact=True)).to_be_visible()
+            expect(page.get_by_role("row", name="dagster/partition_row_count 0", exact=True)).to_be_visible()
+            # The table's rows, whichever shard's materialization: not the empty shard's 0.
+            rows = f"dagster/row_count {len(derivations)}"
+            expect(page.get_by_role("row", name=rows, exact=True)).to_be_visible()
             expect(page.get_by_role("row", name="documents 0", exact=True)).to_be_visible()
             _screenshot(page, empty_png)
+
+            # The asset's overview: its row count is the table's (before: the latest shard's, often 0).
+            page.goto(f"{web_ui.url}/assets/extract?view=overview")
+            row_count = page.get_by_text("Row count", exact=True).locator("xpath=..")
+            expect(row_count).to_have_text(re.compile(rf"^Row count\s*{len(derivations)}$"))
+            _screenshot(page, overview_png)
+
+            # One more `assay run` as a user runs it, while the UI serves: the runs of each run, and
+            # only them, are in the runs list filtered by the tag its summary names.
+            later = _assay_run(home, tmp_path / "later")
+            for run_id, runs in ((materialised.assay_run, materialised.runs), later):
+                _expect_runs_of(page, runs_url(run_id, base=web_ui.url), run_id, _tagged(home, run_id))
+                assert len(_tagged(home, run_id)) == runs, (run_id, runs)
+            _screenshot(page, runs_png)
         finally:
             browser.close()
 
-    for png in (graph_png, extract_png, catalog_png, held_png, empty_png):
+    for png in pngs:
         _assert_png(png)
+
+
+def _assay_run(home: Path, folder: Path) -> tuple[str, int]:
+    """`assay run` over one new text file in ``folder``, as a user runs it; returns the tag id and the
+    number of Dagster runs its summary names, read off the runs page address it prints."""
+    folder.mkdir()
+    (folder / "levels.txt").write_text("The reservoir levels were read at each inlet every morning.\n")
+    assay = Path(sys.executable).with_name("assay")
+    done = subprocess.run(
+        [str(assay), "run", "--home", str(home), str(folder)],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    base = re.escape(f"http://{UI_HOST}:{UI_PORT}/runs?")
+    found = re.search(base + r"\S*%3D([0-9a-f]+)\s+# this run's (\d+) Dagster runs?", done.stdout)
+    assert found, done.stdout
+    run_id, runs = found.group(1), int(found.group(2))
+    assert runs_url(run_id) in done.stdout and f"assay/run={run_id}" in done.stdout
+    return run_id, runs
+
+
+def _tagged(home: Path, run_id: str) -> set[str]:
+    """The ids of the Dagster runs in the home's instance tagged with ``run_id``."""
+    instance = dg.DagsterInstance.from_config(str(home / "dagster"), config_filename="assay-run.yaml")
+    try:
+        return {r.run_id for r in instance.get_runs(filters=dg.RunsFilter(tags={RUN_TAG: run_id}))}
+    finally:
+        instance.dispose()
+
+
+def _expect_runs_of(page: Page, url: str, run_id: str, runs: set[str]) -> None:
+    """The runs page at ``url`` lists the ``runs``, and only them, each showing its ``assay/run`` tag."""
+    from playwright.sync_api import expect
+
+    page.goto(url)
+    expect(page.get_by_text(f"{RUN_TAG}: {run_id}", exact=True)).to_have_count(len(runs))
+    links = page.locator('a[href^="/runs/"]').evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    assert {link.removeprefix("/runs/") for link in links} == runs, (url, links)
 
 
 def _screenshot(page: Page, path: Path) -> None:
