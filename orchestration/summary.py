@@ -20,6 +20,7 @@ from assets.settings import DEFAULT_HOME
 from orchestration.home import Home
 from orchestration.printing import shown
 from orchestration.runner import RunReport
+from quality.expectations import DATA_DOCS
 from quality.outcomes import ALL_TEXT_REMOVED, Outcome
 from quality.rates import KindRates
 from readers.core.versions import EXTRACTOR_VERSION
@@ -215,6 +216,9 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
                 colour = "red" if c.severity == "ERROR" else "yellow"
                 parts.append(f"{c.name} [{colour}]failed[/] ({over} > {c.bound:.0%})")
         console.print("Checks over the corpus: " + "; ".join(parts))
+    docs = home.path / DATA_DOCS / "index.html"
+    if docs.is_file():
+        console.print(f"Data-quality checks (Great Expectations' Data Docs): [bold]{shown(docs)}[/]", soft_wrap=True)
     plots = sorted((home.path / "reports").glob(f"quality-{EXTRACTOR_VERSION}-*.png"))
     if plots:
         console.print(

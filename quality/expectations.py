@@ -1,0 +1,400 @@
+"""The data-quality checks as Great Expectations suites: derived here, committed as JSON in
+``quality/suites/`` (one file a suite, so that a change to one is a diff a reviewer reads), and validated
+by GX on pandas frames, with GX's Data Docs built into the home.
+
+- A table's suite is its contract (quality/contracts.py :class:`TableContract`, from the fields of its row
+  record): the key not null and unique (``expect_compound_columns_to_be_unique`` for a composite key), the
+  required columns not null, the unique ones unique, the bounded ones between their bounds and the
+  enumerated ones in their enumeration's values. Nulls (and NaN) count only against not-null.
+- The rate suites are over a frame of one row per content kind (:func:`kinds_frame`): ``fallback_rate``
+  (one expectation per kind, its maximum the parameter ``fallback_rate_max_<kind>``), ``underivable_rate``
+  and ``fallback_rate_movement`` (the move of the fallback rate between two extractor versions). Each
+  judges only the kinds with enough documents (a ``*_judged`` column, by a row condition); the bounds are
+  GX suite parameters (``{"$PARAMETER": ...}``) given at validation, so no setting is in the JSON.
+
+Nothing here imports GX at module level: GX takes seconds to import, paid once per run in one step
+(assets/data_quality.py), never by a stage or by ``assay check``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import shutil
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from quality.contracts import TableContract
+from readers.core.model import ContentKind
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: The committed suites, one JSON file per suite (``<name>.json``).
+SUITES_DIR = Path(__file__).parent / "suites"
+#: Under the home: GX's Data Docs site (rebuilt by each validation step), and the partitions validated.
+DATA_DOCS = Path("quality", "data_docs")
+VALIDATED = Path("quality", "validated.json")
+#: What regenerates them after a change to a row record or to the rate suites.
+WRITE_COMMAND = "python -m assets.suites --write"
+
+FALLBACK = "fallback_rate"
+UNDERIVABLE = "underivable_rate"
+FALLBACK_MOVEMENT = "fallback_rate_movement"
+RATE_SUITES = (FALLBACK, UNDERIVABLE, FALLBACK_MOVEMENT)
+
+# Offending values kept per failed expectation (GX's partial unexpected list): enough to recognise the
+# fault in a check's metadata, few enough that a shard of bad rows does not bloat the event log.
+EXAMPLES_KEPT = 5
+
+_CONDITION_PARSER = "pandas"
+
+
+def table_suite_name(table: str) -> str:
+    return f"{table}_contract"
+
+
+# -- the suites, derived ----------------------------------------------------------------------------------
+
+
+def contract_suite(contract: TableContract) -> dict[str, Any]:
+    """The GX suite of a table's contract, as GX serialises it (``to_json_dict``, without an id)."""
+    import great_expectations as gx
+    import great_expectations.expectations as gxe
+
+    expectations: list[Any] = [
+        gxe.ExpectColumnValuesToNotBeNull(column=column) for column in (*contract.key, *contract.required)
+    ]
+    if len(contract.key) == 1:
+        expectations.append(gxe.ExpectColumnValuesToBeUnique(column=contract.key[0]))
+    else:
+        expectations.append(gxe.ExpectCompoundColumnsToBeUnique(column_list=list(contract.key)))
+    expectations += [gxe.ExpectColumnValuesToBeUnique(column=column) for column in contract.unique]
+    expectations += [
+        gxe.ExpectColumnValuesToBeBetween(column=b.column, min_value=b.low, max_value=b.high)
+        for b in contract.bounded
+    ]
+    expectations += [
+        gxe.ExpectColumnValuesToBeInSet(column=e.column, value_set=list(e.values))
+        for e in contract.enumerated
+    ]
+    return _plain_suite(gx.ExpectationSuite(name=table_suite_name(contract.table), expectations=expectations))
+
+
+def rate_suites() -> dict[str, dict[str, Any]]:
+    """The three rate suites (see the module's docstring), by name."""
+    import great_expectations as gx
+    import great_expectations.expectations as gxe
+
+    fallback = gx.ExpectationSuite(
+        name=FALLBACK,
+        expectations=[
+            gxe.ExpectColumnValuesToBeBetween(
+                column="fallback_rate",
+                max_value={"$PARAMETER": fallback_parameter(kind.value)},
+                row_condition=f'kind == "{kind.value}" and fallback_judged == True',
+                condition_parser=_CONDITION_PARSER,
+            )
+            for kind in ContentKind
+        ],
+    )
+    underivable = gx.ExpectationSuite(
+        name=UNDERIVABLE,
+        expectations=[
+            gxe.ExpectColumnValuesToBeBetween(
+                column="underivable_rate",
+                max_value={"$PARAMETER": "underivable_rate_max"},
+                row_condition="underivable_judged == True",
+                condition_parser=_CONDITION_PARSER,
+            )
+        ],
+    )
+    movement = gx.ExpectationSuite(
+        name=FALLBACK_MOVEMENT,
+        expectations=[
+            gxe.ExpectColumnValuesToBeBetween(
+                column="move",
+                min_value={"$PARAMETER": "fallback_rate_move_min"},
+                max_value={"$PARAMETER": "fallback_rate_move_max"},
+                row_condition="judged == True",
+                condition_parser=_CONDITION_PARSER,
+            )
+        ],
+    )
+    return {s.name: _plain_suite(s) for s in (fallback, underivable, movement)}
+
+
+def fallback_parameter(kind: str) -> str:
+    return f"fallback_rate_max_{kind}"
+
+
+def _plain_suite(suite: Any) -> dict[str, Any]:
+    """The suite as committed: GX's JSON form without its id (given when a context stores it) and
+    without the GX version that wrote it (so that a GX upgrade alone is no diff)."""
+    out = suite.to_json_dict()
+    out.pop("id", None)
+    out["meta"] = {k: v for k, v in (out.get("meta") or {}).items() if k != "great_expectations_version"}
+    return json.loads(json.dumps(out, sort_keys=True))
+
+
+def suite_text(suite: Mapping[str, Any]) -> str:
+    """A suite's committed text: sorted keys, indented, one trailing newline."""
+    return json.dumps(suite, sort_keys=True, indent=2) + "\n"
+
+
+def committed_suite(name: str) -> dict[str, Any] | None:
+    """The committed suite ``name``; None when there is no file for it."""
+    path = SUITES_DIR / f"{name}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+# -- the frames the rate suites are over ------------------------------------------------------------------
+
+
+def kinds_frame(rows: Sequence[Mapping[str, Any]], min_documents: int) -> pd.DataFrame:
+    """One row per kind: ``rows`` are each kind's figures (``kind``, ``with_text``, ``attempted``,
+    ``fallback_rate``, ``underivable_rate`` and the counts), and the two judged flags: a rate over fewer
+    than ``min_documents`` documents is reported, not judged."""
+    import pandas as pd
+
+    frame = pd.DataFrame(list(rows), columns=_columns(rows, ("kind", "with_text", "attempted")))
+    frame["fallback_judged"] = frame["with_text"] >= min_documents
+    frame["underivable_judged"] = frame["attempted"] >= min_documents
+    for rate in ("fallback_rate", "underivable_rate"):
+        if rate not in frame:
+            frame[rate] = pd.Series(dtype="float64")
+    return frame
+
+
+def moves_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """One row per kind: ``kind``, ``previous_rate``, ``current_rate``, ``move`` and ``judged``."""
+    import pandas as pd
+
+    columns = ("kind", "previous_rate", "current_rate", "move", "judged")
+    frame = pd.DataFrame(list(rows), columns=_columns(rows, columns))
+    frame["move"] = frame["move"].astype("float64")
+    frame["judged"] = frame["judged"].astype(bool)
+    return frame
+
+
+def _columns(rows: Sequence[Mapping[str, Any]], first: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys([*first, *(k for r in rows for k in r)]))
+
+
+# -- validating ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectationResult:
+    """One expectation's result, as GX gave it: its type and columns, its keyword arguments (the
+    parameters resolved), whether it held, the rows it was evaluated on, the unexpected count and a few
+    unexpected values, the unexpected rows' ``kind`` where the frame has one, the observed value of an
+    aggregate expectation, and why GX could not evaluate it."""
+
+    expectation: str
+    columns: tuple[str, ...]
+    kwargs: dict[str, Any]
+    success: bool
+    element_count: int | None = None
+    unexpected_count: int | None = None
+    examples: tuple[Any, ...] = ()
+    unexpected_kinds: tuple[str, ...] = ()
+    observed_value: Any = None
+    error: str | None = None
+
+    def as_metadata(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"expectation": self.expectation, "columns": list(self.columns)}
+        bounds = {k: self.kwargs[k] for k in ("min_value", "max_value", "value_set") if k in self.kwargs}
+        if "row_condition" in self.kwargs:
+            bounds["row_condition"] = _condition_text(self.kwargs["row_condition"])
+        out |= bounds
+        out |= {"success": self.success, "element_count": self.element_count}
+        out["unexpected_count"] = self.unexpected_count
+        if self.observed_value is not None:
+            out["observed_value"] = self.observed_value
+        if self.examples:
+            out["partial_unexpected_list"] = list(self.examples)
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteResult:
+    suite: str
+    rows: int
+    success: bool
+    results: tuple[ExpectationResult, ...]
+    seconds: float
+    page: Path | None = None  # the suite's validation page in the Data Docs, once built
+
+    @property
+    def failed(self) -> tuple[ExpectationResult, ...]:
+        return tuple(r for r in self.results if not r.success)
+
+
+@dataclass
+class Validation:
+    """A GX context in memory whose Data Docs site is ``docs_dir``: validate suites on frames, then
+    build the docs (every validation of this context, and nothing older: the folder is made anew).
+
+    GX's logging, warnings and progress bars are kept off the terminal, and its analytics off."""
+
+    docs_dir: Path
+    _context: Any = None
+    _datasource: Any = None
+    _names: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+        logging.getLogger("great_expectations").setLevel(logging.ERROR)
+        with _quiet():
+            import great_expectations as gx
+            from great_expectations.data_context.types.base import (
+                DataContextConfig,
+                InMemoryStoreBackendDefaults,
+                ProgressBarsConfig,
+            )
+
+            site = {
+                "class_name": "SiteBuilder",
+                "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
+                "store_backend": {
+                    "class_name": "TupleFilesystemStoreBackend",
+                    "base_directory": str(self.docs_dir),
+                },
+            }
+            config = DataContextConfig(
+                store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False),
+                data_docs_sites={"assay": site},
+                analytics_enabled=False,
+                progress_bars=ProgressBarsConfig(globally=False, metric_calculations=False),
+            )
+            self._context = gx.get_context(mode="ephemeral", project_config=config)
+            self._datasource = self._context.data_sources.add_pandas("assay")
+
+    def validate(
+        self, suite: Mapping[str, Any], frame: pd.DataFrame, parameters: Mapping[str, Any] | None = None
+    ) -> SuiteResult:
+        """Validate ``frame`` against ``suite`` (a suite's JSON form), the suite parameters given."""
+        import time
+
+        started = time.perf_counter()
+        with _quiet():
+            import great_expectations as gx
+
+            name = suite["name"]
+            self._names[name] = self._names.get(name, 0) + 1
+            asset_name = name if self._names[name] == 1 else f"{name}_{self._names[name]}"
+            asset = self._datasource.add_dataframe_asset(asset_name)
+            batch = asset.add_batch_definition_whole_dataframe("rows")
+            body = {k: v for k, v in suite.items() if k not in ("id", "meta")}
+            stored = self._context.suites.add(gx.ExpectationSuite(**{**body, "name": asset_name}))
+            definition = self._context.validation_definitions.add(
+                gx.ValidationDefinition(name=asset_name, data=batch, suite=stored)
+            )
+            result = definition.run(
+                batch_parameters={"dataframe": frame},
+                expectation_parameters=dict(parameters or {}),
+                result_format={
+                    "result_format": "COMPLETE",
+                    "partial_unexpected_count": EXAMPLES_KEPT,
+                    **({"unexpected_index_column_names": ["kind"]} if "kind" in frame.columns else {}),
+                },
+            )
+        results = tuple(_expectation_result(r) for r in result.results)
+        return SuiteResult(
+            asset_name, len(frame), bool(result.success), results, round(time.perf_counter() - started, 3)
+        )
+
+    def build_docs(self) -> Path:
+        """Build the Data Docs site anew; returns its index page."""
+        if self.docs_dir.exists():
+            shutil.rmtree(self.docs_dir)
+        with _quiet():
+            self._context.build_data_docs(site_names=["assay"])
+        return self.docs_dir / "index.html"
+
+    def page(self, suite: str) -> Path | None:
+        """The validation page of ``suite`` (its name as validated) in the built docs."""
+        pages = sorted((self.docs_dir / "validations" / suite).rglob("*.html"))
+        return pages[-1] if pages else None
+
+
+class _quiet(warnings.catch_warnings):
+    """GX's warnings not shown (its deprecations and pandas' own, raised while it computes metrics)."""
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        warnings.simplefilter("ignore")
+
+
+def _expectation_result(r: Any) -> ExpectationResult:
+    config = r.expectation_config
+    kwargs = {k: _plain(v) for k, v in config.kwargs.items() if k != "batch_id"}
+    columns = tuple(kwargs.get("column_list") or ([kwargs["column"]] if "column" in kwargs else []))
+    result = r.result or {}
+    indices = result.get("unexpected_index_list") or []
+    kinds = tuple(dict.fromkeys(i["kind"] for i in indices if isinstance(i, dict) and "kind" in i))
+    return ExpectationResult(
+        expectation=config.type,
+        columns=columns,
+        kwargs=kwargs,
+        success=bool(r.success),
+        element_count=result.get("element_count"),
+        unexpected_count=result.get("unexpected_count"),
+        examples=_examples(result.get("partial_unexpected_list") or []),
+        unexpected_kinds=kinds,
+        observed_value=_plain(result.get("observed_value")),
+        error=_error(r.exception_info),
+    )
+
+
+def _examples(values: Sequence[Any]) -> tuple[Any, ...]:
+    """The distinct unexpected values among GX's partial list, in order, as plain JSON-able values."""
+    distinct: dict[str, Any] = {}
+    for value in values:
+        plain = _plain(value)
+        distinct.setdefault(json.dumps(plain, sort_keys=True, default=str), plain)
+    return tuple(distinct.values())[:EXAMPLES_KEPT]
+
+
+def _error(info: Any) -> str | None:
+    """The message of the exception GX met evaluating an expectation (its info is either one record or
+    one per metric)."""
+    if not info:
+        return None
+    records = [info] if "raised_exception" in info else list(info.values())
+    messages = [
+        i.get("exception_message") for i in records if isinstance(i, Mapping) and i.get("raised_exception")
+    ]
+    return "; ".join(dict.fromkeys(m for m in messages if m)) or None
+
+
+def _condition_text(condition: Any) -> str:
+    if isinstance(condition, Mapping):
+        return str(condition.get("pass_through_filter") or condition)
+    return str(condition)
+
+
+def _plain(value: Any) -> Any:
+    """A value as plain JSON-able Python: NaN (a missing float) as None, numpy scalars as Python's."""
+    if hasattr(value, "item") and not isinstance(value, (list, dict, str)):
+        try:
+            value = value.item()
+        except (ValueError, TypeError):
+            value = str(value)
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
