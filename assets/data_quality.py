@@ -226,9 +226,15 @@ def _rate(
 
 
 def _movement(
-    validation: Validation, wh: Warehouse, assay: AssaySettings, current: Sequence[Any]
+    validation: Validation,
+    wh: Warehouse,
+    assay: AssaySettings,
+    current: Sequence[Any],
+    version: str = EXTRACTOR_VERSION,
 ) -> tuple[SuiteResult | None, dict[str, Any]]:
-    previous = previous_version(wh, EXTRACTOR_VERSION)
+    """The movement of the fallback rate per kind from the previous version to ``version`` (``current``
+    its outcomes), validated."""
+    previous = previous_version(wh, version)
     moves = (
         fallback_moves(
             rates_by_kind(outcomes(wh, previous)), rates_by_kind(current), assay.min_documents_for_rate
@@ -251,12 +257,12 @@ def _movement(
     try:
         result = validation.validate(committed_suite(FALLBACK_MOVEMENT), moves_frame(rows), parameters)
     except Exception as exc:
-        return None, movement_metadata(moves, previous, EXTRACTOR_VERSION, assay, {}) | {
+        return None, movement_metadata(moves, previous, version, assay, {}) | {
             "error": f"{type(exc).__name__}: {exc}"
         }
     by_kind = {m.kind: m.move for m in moves}
     over = {k: by_kind[k] for r in result.failed for k in r.unexpected_kinds if by_kind.get(k) is not None}
-    return result, movement_metadata(moves, previous, EXTRACTOR_VERSION, assay, over)
+    return result, movement_metadata(moves, previous, version, assay, over)
 
 
 def _gx_metadata(result: SuiteResult) -> dict[str, Any]:

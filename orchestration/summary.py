@@ -218,7 +218,9 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
         console.print("Checks over the corpus: " + "; ".join(parts))
     docs = home.path / DATA_DOCS / "index.html"
     if docs.is_file():
-        console.print(f"Data-quality checks (Great Expectations' Data Docs): [bold]{shown(docs)}[/]", soft_wrap=True)
+        console.print(
+            f"Data-quality checks (Great Expectations' Data Docs): [bold]{shown(docs)}[/]", soft_wrap=True
+        )
     plots = sorted((home.path / "reports").glob(f"quality-{EXTRACTOR_VERSION}-*.png"))
     if plots:
         console.print(
