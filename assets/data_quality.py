@@ -10,14 +10,22 @@ from the settings.
 
 Which rows: the partitions of the checked tables written since they were last validated, by a small state
 file in the home (partition path -> mtime and size), so that a run validates what it wrote and a failed or
-interrupted run's partitions are validated by the next; only the columns a contract names are read. GX is
-imported here only, when the step runs; its Data Docs are built into ``<home>/quality/data_docs/``.
+interrupted run's partitions are validated by the next; only the columns a contract names are read. A
+table with no partition written since is not validated (its check passes, saying so), and a corpus check
+whose frame and bounds are those of its last validation is not validated again: its last result (kept in
+the state file) is reported. GX is imported here only, and only when something is to be validated; its
+validation results are kept in the home (``<home>/quality/gx/``) and its Data Docs, built into
+``<home>/quality/data_docs/``, list every run's validations; a run that validated nothing leaves them as
+they were.
 """
 
+import dataclasses
+import hashlib
 import json
 import os
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,19 +47,19 @@ from quality.expectations import (
     DATA_DOCS,
     FALLBACK,
     FALLBACK_MOVEMENT,
+    GX_STORES,
     SUITES_DIR,
     UNDERIVABLE,
     VALIDATED,
+    ExpectationResult,
     SuiteResult,
     Validation,
     committed_suite,
     contract_suite,
-    fallback_parameter,
     kinds_frame,
     moves_frame,
 )
 from quality.rates import rates_by_kind
-from readers.core.model import ContentKind
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 from warehouse.catalog import previous_version
@@ -97,6 +105,7 @@ def data_quality_checks(stages: StageGraph) -> dg.AssetChecksDefinition:
             [(a, n, t) for a, n, t in rates if chosen(a, n)],
             context.log,
             [n for n in (FALLBACK, UNDERIVABLE, FALLBACK_MOVEMENT) if chosen("catalog", n)],
+            run_name=context.op_execution_context.run_id,
         )
 
     return data_quality
@@ -108,116 +117,237 @@ def evaluate(
     rates: Sequence[tuple[str, str, str]],
     log: Any,
     corpus: Collection[str] = (FALLBACK, UNDERIVABLE, FALLBACK_MOVEMENT),
+    *,
+    run_name: str | None = None,
 ) -> Iterator[dg.AssetCheckResult]:
     """The results of the checks of ``contracts`` (stage, table), ``rates`` (stage, check, table) and
-    ``corpus`` (the catalog's checks): validate, build the Data Docs, record what was validated (the
-    partitions of the tables validated), then yield."""
+    ``corpus`` (the catalog's checks): validate what is new, build the Data Docs of what was validated,
+    record what was validated (the partitions of the tables validated, the corpus checks' last results),
+    then yield. ``run_name`` names the validations in the Data Docs (the Dagster run's id)."""
     started = time.perf_counter()
-    import great_expectations  # noqa: F401  (the import's own time, as the log reports it)
-
-    imported = time.perf_counter() - started
     wh = assay.warehouse()
     home = assay.home_path
     state_path = home / VALIDATED
     state = _load_state(state_path)
-    seen = dict(state)
+    validations = _Validations(home, run_name, state.get("results", {}))
+    partitions = state.get("partitions", {})
+    seen = dict(partitions)
     changed: dict[str, list[str | None]] = {}
     for table in {t for _, t in contracts} | {t for *_, t in rates}:
         changed[table] = []
         for shard, rel, stamp in _partitions(wh, table):
             seen[rel] = stamp
-            if state.get(rel) != stamp:
+            if partitions.get(rel) != stamp:
                 changed[table].append(shard)
 
-    validation = Validation(home / DATA_DOCS)
     pending: list[tuple[str, str, SuiteResult | None, dict[str, Any], dg.AssetCheckSeverity]] = []
     for asset, table in contracts:
-        result, meta = _contract(validation, wh, table, changed[table])
+        result, meta = _contract(validations, wh, table, changed[table], asset)
         pending.append((asset, contract_check_name(table), result, meta, dg.AssetCheckSeverity.ERROR))
     for asset, name, table in rates:
         shards = [s for s in changed[table] if s is not None]
-        documents = outcomes(wh, EXTRACTOR_VERSION, shards)
-        result, meta = _rate(validation, name, documents, assay, per_shard=True)
+        if shards:
+            documents = outcomes(wh, EXTRACTOR_VERSION, shards)
+            result, meta = _rate(validations, name, documents, assay, per_shard=True, asset=asset)
+        else:
+            result, meta = None, {"note": "no shard written since the last validation: nothing to check"}
         meta["shards"] = len(shards)
         pending.append((asset, name, result, meta, dg.AssetCheckSeverity.WARN))
     documents = outcomes(wh, EXTRACTOR_VERSION) if corpus else []
+    validations.reuse = True  # the corpus checks: validated again only when their frame or bounds moved
     for name, severity in (
         (FALLBACK, dg.AssetCheckSeverity.WARN),
         (UNDERIVABLE, dg.AssetCheckSeverity.ERROR),
     ):
         if name in corpus:
-            result, meta = _rate(validation, name, documents, assay)
+            result, meta = _rate(validations, name, documents, assay, asset="catalog")
             pending.append(("catalog", name, result, meta, severity))
     if FALLBACK_MOVEMENT in corpus:
-        result, meta = _movement(validation, wh, assay, documents)
+        result, meta = _movement(validations, wh, assay, documents)
         pending.append(("catalog", FALLBACK_MOVEMENT, result, meta, dg.AssetCheckSeverity.WARN))
     validated = time.perf_counter()
-    index = validation.build_docs()
-    _save_state(state_path, seen)
+    index = validations.build_docs()
+    _save_state(state_path, {"partitions": seen, "results": validations.kept()})
     log.info(
-        f"Great Expectations: imported in {imported:.2f} s, {len(pending)} suites validated in "
-        f"{validated - started - imported:.2f} s, Data Docs built in {time.perf_counter() - validated:.2f} s "
-        f"at {index}"
+        f"Great Expectations: {validations.count} suites validated"
+        + (
+            f" (import and context {validations.setup_seconds:.2f} s, validations "
+            f"{validated - started - validations.setup_seconds:.2f} s, Data Docs "
+            f"{time.perf_counter() - validated:.2f} s at {index})"
+            if validations.count
+            else ", nothing new to validate: GX not imported, the Data Docs left as they were"
+        )
+        + (
+            f"; {validations.reused} corpus checks unchanged since their last validation"
+            if validations.reused
+            else ""
+        )
     )
     for asset, name, result, meta, severity in pending:
-        page = validation.page(result.suite) if result is not None else None
+        page = validations.page(result) if result is not None else None
+        passed = result.success if result is not None else "error" not in meta
+        if result is not None and id(result) in validations.reused_at:
+            meta["note"] = (
+                f"the same rates and bounds as at its last validation ({validations.reused_at[id(result)]}): "
+                "GX's result of then, not validated again"
+            )
         yield dg.AssetCheckResult(
             asset_key=asset,
             check_name=name,
-            passed=result is not None and result.success,
+            passed=passed,
             severity=severity,
             metadata={
                 **meta,
                 **(_gx_metadata(result) if result is not None else {}),
                 **({"data_docs": dg.MetadataValue.path(str(page))} if page else {}),
-                "data_docs_index": dg.MetadataValue.path(str(index)),
+                **({"data_docs_index": dg.MetadataValue.path(str(index))} if index.is_file() else {}),
             },
         )
 
 
+class _Validations:
+    """The GX validations of one step: GX is imported and its context made (:class:`Validation`, its
+    stores in the home) at the first validation only. With ``reuse`` set, a suite whose asset, frame and
+    parameters are those of its last validation (``kept``: from the state file) is not validated again:
+    its last result is returned, its Data Docs page the one built then."""
+
+    def __init__(self, home: Path, run_name: str | None, kept: Mapping[str, Any]) -> None:
+        self.home, self.run_name = home, run_name
+        self.reuse = False
+        self.count = self.reused = 0
+        self.setup_seconds = 0.0
+        self._gx: Validation | None = None
+        self._kept = {k: v for k, v in kept.items() if isinstance(v, dict)}
+        self._fresh: dict[str, tuple[str, SuiteResult]] = {}
+        self._pages: dict[int, Path] = {}
+        self.reused_at: dict[int, str | None] = {}
+
+    def validate(
+        self,
+        suite: Mapping[str, Any],
+        frame: Any,
+        parameters: Mapping[str, Any] | None = None,
+        *,
+        asset: str | None = None,
+    ) -> SuiteResult:
+        asset = asset or suite["name"]
+        name = f"{asset}.{suite['name']}"
+        digest = _digest(suite, frame, parameters)
+        if self.reuse:
+            last = self._kept.get(name)
+            if last is not None and last.get("digest") == digest:
+                result = _suite_result(last["result"])
+                self.reused += 1
+                self.reused_at[id(result)] = last.get("validated_at")
+                page = Path(last["page"]) if last.get("page") else None
+                if page is not None and page.is_file():
+                    self._pages[id(result)] = page
+                return result
+        if self._gx is None:
+            started = time.perf_counter()
+            self._gx = Validation(self.home / DATA_DOCS, self.home / GX_STORES, self.run_name)
+            self.setup_seconds = time.perf_counter() - started
+        result = self._gx.validate(suite, frame, parameters, asset=asset)
+        self.count += 1
+        if self.reuse:
+            self._fresh[name] = (digest, result)
+        return result
+
+    def build_docs(self) -> Path:
+        return self._gx.build_docs() if self._gx is not None else self.home / DATA_DOCS / "index.html"
+
+    def page(self, result: SuiteResult) -> Path | None:
+        if id(result) in self._pages:
+            return self._pages[id(result)]
+        return self._gx.page(result) if self._gx is not None and result.key is not None else None
+
+    def kept(self) -> dict[str, Any]:
+        """The corpus checks' last results, as the state file keeps them."""
+        kept = dict(self._kept)
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        for name, (digest, result) in self._fresh.items():
+            page = self.page(result)
+            kept[name] = {
+                "digest": digest,
+                "validated_at": now,
+                "page": str(page) if page else None,
+                "result": dataclasses.asdict(dataclasses.replace(result, key=None)),
+            }
+        return kept
+
+
+def _digest(suite: Mapping[str, Any], frame: Any, parameters: Mapping[str, Any] | None) -> str:
+    body = json.dumps(
+        [
+            suite,
+            frame.to_json(orient="split", double_precision=10, date_format="iso"),
+            dict(parameters or {}),
+        ],
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def _suite_result(kept: Mapping[str, Any]) -> SuiteResult:
+    """A suite result as the state file kept it."""
+    results = tuple(
+        ExpectationResult(
+            **{
+                **r,
+                "columns": tuple(r["columns"]),
+                "examples": tuple(r["examples"]),
+                "unexpected_kinds": tuple(r["unexpected_kinds"]),
+            }
+        )
+        for r in kept["results"]
+    )
+    return SuiteResult(kept["suite"], kept["rows"], kept["success"], results, kept["seconds"])
+
+
 def _contract(
-    validation: Validation, wh: Warehouse, table: str, shards: Sequence[str | None]
+    validation: Any, wh: Warehouse, table: str, shards: Sequence[str | None], asset: str | None = None
 ) -> tuple[SuiteResult | None, dict[str, Any]]:
     """Validate the ``shards`` partitions of ``table`` (their contract's columns) against its suite: the
-    committed one, or for a table of a stage declared outside the project, the one its record derives."""
+    committed one, or for a table of a stage declared outside the project, the one its record derives.
+    No shards: nothing is validated (no result)."""
     contract = contract_for(table)
     name = contract_check_name(table)
     suite = committed_suite(name)
     source = str(SUITES_DIR.relative_to(SUITES_DIR.parents[1]) / f"{name}.json")
     if suite is None:
         suite, source = contract_suite(contract), "derived from the table's row record"
-    columns = [c for c in contract.columns if c in TABLES[table].column_names]
-    parts = [wh.read(table, EXTRACTOR_VERSION, shard, columns) for shard in shards]
-    rows = pa.concat_tables(parts) if parts else TABLES[table].empty().select(columns)
-    meta: dict[str, Any] = {"rows_validated": rows.num_rows, "partitions": len(shards), "suite": source}
+    meta: dict[str, Any] = {"rows_validated": 0, "partitions": len(shards), "suite": source}
     if not shards:
-        meta["note"] = "no partition written since the last validation: nothing to check"
+        return None, meta | {"note": "no partition written since the last validation: nothing to check"}
+    columns = [c for c in contract.columns if c in TABLES[table].column_names]
+    rows = pa.concat_tables([wh.read(table, EXTRACTOR_VERSION, shard, columns) for shard in shards])
+    meta["rows_validated"] = rows.num_rows
     try:
-        return validation.validate(suite, rows.to_pandas()), meta
+        return validation.validate(suite, rows.to_pandas(), asset=asset or table), meta
     except Exception as exc:  # GX could not validate: the check fails with the reason, not the step
         return None, meta | {"error": f"{type(exc).__name__}: {exc}"}
 
 
 def _rate(
-    validation: Validation,
+    validation: Any,
     name: str,
     documents: Sequence[Any],
     assay: AssaySettings,
     *,
     per_shard: bool = False,
+    asset: str | None = None,
 ) -> tuple[SuiteResult | None, dict[str, Any]]:
+    """Validate the rate ``name`` per kind of ``documents`` (their outcomes); the fallback rate's bound per
+    kind is a column of the frame, the Underivable rate's a suite parameter (both from the settings)."""
     rates = rates_by_kind(documents)
     rows = [{"kind": kind} | kind_figures(r) for kind, r in rates.items()]
-    if name == FALLBACK:
-        parameters: dict[str, Any] = {
-            fallback_parameter(k.value): assay.fallback_rate_max_by_kind.get(k.value, assay.fallback_rate_max)
-            for k in ContentKind
-        }
-    else:
-        parameters = {"underivable_rate_max": assay.underivable_rate_max}
+    bounds = {k: assay.fallback_rate_max_by_kind.get(k, assay.fallback_rate_max) for k in rates}
+    parameters = {} if name == FALLBACK else {"underivable_rate_max": assay.underivable_rate_max}
     suite = committed_suite(name)
+    frame = kinds_frame(rows, assay.min_documents_for_rate, bounds)
     try:
-        result = validation.validate(suite, kinds_frame(rows, assay.min_documents_for_rate), parameters)
+        result = validation.validate(suite, frame, parameters, asset=asset or name)
     except Exception as exc:
         return None, rate_metadata(name, rates, assay, {}) | {"error": f"{type(exc).__name__}: {exc}"}
     judged = {k: r.fallback_rate if name == FALLBACK else r.underivable_rate for k, r in rates.items()}
@@ -226,7 +356,7 @@ def _rate(
 
 
 def _movement(
-    validation: Validation,
+    validation: Any,
     wh: Warehouse,
     assay: AssaySettings,
     current: Sequence[Any],
@@ -255,7 +385,9 @@ def _movement(
         for m in moves
     ]
     try:
-        result = validation.validate(committed_suite(FALLBACK_MOVEMENT), moves_frame(rows), parameters)
+        result = validation.validate(
+            committed_suite(FALLBACK_MOVEMENT), moves_frame(rows), parameters, asset="catalog"
+        )
     except Exception as exc:
         return None, movement_metadata(moves, previous, version, assay, {}) | {
             "error": f"{type(exc).__name__}: {exc}"
@@ -297,7 +429,7 @@ def _partitions(wh: Warehouse, table: str) -> Iterator[tuple[str | None, str, li
         yield shard, str(path.relative_to(wh.data_dir)), [stat.st_mtime_ns, stat.st_size]
 
 
-def _load_state(path: Path) -> dict[str, list[int]]:
+def _load_state(path: Path) -> dict[str, Any]:
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -305,8 +437,8 @@ def _load_state(path: Path) -> dict[str, list[int]]:
     return state if isinstance(state, dict) else {}
 
 
-def _save_state(path: Path, state: Mapping[str, list[int]]) -> None:
+def _save_state(path: Path, state: Mapping[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(dict(sorted(state.items())), indent=0), encoding="utf-8")
+    temporary.write_text(json.dumps(state, sort_keys=True, indent=0), encoding="utf-8")
     os.replace(temporary, path)

@@ -6,11 +6,12 @@ by GX on pandas frames, with GX's Data Docs built into the home.
   record): the key not null and unique (``expect_compound_columns_to_be_unique`` for a composite key), the
   required columns not null, the unique ones unique, the bounded ones between their bounds and the
   enumerated ones in their enumeration's values. Nulls (and NaN) count only against not-null.
-- The rate suites are over a frame of one row per content kind (:func:`kinds_frame`): ``fallback_rate``
-  (one expectation per kind, its maximum the parameter ``fallback_rate_max_<kind>``), ``underivable_rate``
-  and ``fallback_rate_movement`` (the move of the fallback rate between two extractor versions). Each
-  judges only the kinds with enough documents (a ``*_judged`` column, by a row condition); the bounds are
-  GX suite parameters (``{"$PARAMETER": ...}``) given at validation, so no setting is in the JSON.
+- The rate suites are over a frame of one row per content kind (:func:`kinds_frame`), one expectation
+  each: ``fallback_rate`` (each kind's rate at most its own bound, a column of the frame computed from the
+  settings), ``underivable_rate`` and ``fallback_rate_movement`` (the move of the fallback rate between two
+  extractor versions; both bounds GX suite parameters, ``{"$PARAMETER": ...}``, given at validation). Each
+  judges only the kinds with enough documents (a ``*_judged`` column, by a row condition), and names the
+  kinds past their bound (the ``kind`` column as GX's unexpected index). No setting is in the JSON.
 
 Nothing here imports GX at module level: GX takes seconds to import, paid once per run in one step
 (assets/data_quality.py), never by a stage or by ``assay check``.
@@ -22,7 +23,6 @@ import json
 import logging
 import math
 import os
-import shutil
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,15 +30,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quality.contracts import TableContract
-from readers.core.model import ContentKind
 
 if TYPE_CHECKING:
     import pandas as pd
 
 #: The committed suites, one JSON file per suite (``<name>.json``).
 SUITES_DIR = Path(__file__).parent / "suites"
-#: Under the home: GX's Data Docs site (rebuilt by each validation step), and the partitions validated.
+#: Under the home: GX's Data Docs site, GX's stores (the validation results of every run and the suites
+#: validated, as files, so that the Data Docs list every run's validations), and what was validated last.
 DATA_DOCS = Path("quality", "data_docs")
+GX_STORES = Path("quality", "gx")
 VALIDATED = Path("quality", "validated.json")
 #: What regenerates them after a change to a row record or to the rate suites.
 WRITE_COMMAND = "python -m assets.suites --write"
@@ -48,9 +49,15 @@ UNDERIVABLE = "underivable_rate"
 FALLBACK_MOVEMENT = "fallback_rate_movement"
 RATE_SUITES = (FALLBACK, UNDERIVABLE, FALLBACK_MOVEMENT)
 
+#: The rate frames' column of each kind's fallback-rate bound (from the settings).
+FALLBACK_BOUND = "fallback_rate_max"
+
 # Offending values kept per failed expectation (GX's partial unexpected list): enough to recognise the
 # fault in a check's metadata, few enough that a shard of bad rows does not bloat the event log.
 EXAMPLES_KEPT = 5
+# Validations listed in the Data Docs' index, latest first: GX reads each listed result to build the index,
+# so the list is bounded (about 15 runs of every suite); older results stay in the store and their pages.
+DOCS_VALIDATIONS_LISTED = 200
 
 _CONDITION_PARSER = "pandas"
 
@@ -94,13 +101,13 @@ def rate_suites() -> dict[str, dict[str, Any]]:
     fallback = gx.ExpectationSuite(
         name=FALLBACK,
         expectations=[
-            gxe.ExpectColumnValuesToBeBetween(
-                column="fallback_rate",
-                max_value={"$PARAMETER": fallback_parameter(kind.value)},
-                row_condition=f'kind == "{kind.value}" and fallback_judged == True',
+            gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+                column_A=FALLBACK_BOUND,
+                column_B="fallback_rate",
+                or_equal=True,
+                row_condition="fallback_judged == True",
                 condition_parser=_CONDITION_PARSER,
             )
-            for kind in ContentKind
         ],
     )
     underivable = gx.ExpectationSuite(
@@ -129,10 +136,6 @@ def rate_suites() -> dict[str, dict[str, Any]]:
     return {s.name: _plain_suite(s) for s in (fallback, underivable, movement)}
 
 
-def fallback_parameter(kind: str) -> str:
-    return f"fallback_rate_max_{kind}"
-
-
 def _plain_suite(suite: Any) -> dict[str, Any]:
     """The suite as committed: GX's JSON form without its id (given when a context stores it) and
     without the GX version that wrote it (so that a GX upgrade alone is no diff)."""
@@ -156,10 +159,13 @@ def committed_suite(name: str) -> dict[str, Any] | None:
 # -- the frames the rate suites are over ------------------------------------------------------------------
 
 
-def kinds_frame(rows: Sequence[Mapping[str, Any]], min_documents: int) -> pd.DataFrame:
+def kinds_frame(
+    rows: Sequence[Mapping[str, Any]], min_documents: int, fallback_bounds: Mapping[str, float] | None = None
+) -> pd.DataFrame:
     """One row per kind: ``rows`` are each kind's figures (``kind``, ``with_text``, ``attempted``,
-    ``fallback_rate``, ``underivable_rate`` and the counts), and the two judged flags: a rate over fewer
-    than ``min_documents`` documents is reported, not judged."""
+    ``fallback_rate``, ``underivable_rate`` and the counts), the two judged flags (a rate over fewer than
+    ``min_documents`` documents is reported, not judged), and each kind's fallback-rate bound
+    (``fallback_bounds``: kind -> bound, from the settings) in :data:`FALLBACK_BOUND`."""
     import pandas as pd
 
     frame = pd.DataFrame(list(rows), columns=_columns(rows, ("kind", "with_text", "attempted")))
@@ -168,6 +174,8 @@ def kinds_frame(rows: Sequence[Mapping[str, Any]], min_documents: int) -> pd.Dat
     for rate in ("fallback_rate", "underivable_rate"):
         if rate not in frame:
             frame[rate] = pd.Series(dtype="float64")
+    bounds = fallback_bounds or {}
+    frame[FALLBACK_BOUND] = pd.Series([bounds.get(k) for k in frame["kind"]], dtype="float64")
     return frame
 
 
@@ -209,7 +217,9 @@ class ExpectationResult:
 
     def as_metadata(self) -> dict[str, Any]:
         out: dict[str, Any] = {"expectation": self.expectation, "columns": list(self.columns)}
-        bounds = {k: self.kwargs[k] for k in ("min_value", "max_value", "value_set") if k in self.kwargs}
+        bounds = {
+            k: self.kwargs[k] for k in ("min_value", "max_value", "value_set", "or_equal") if k in self.kwargs
+        }
         if "row_condition" in self.kwargs:
             bounds["row_condition"] = _condition_text(self.kwargs["row_condition"])
         out |= bounds
@@ -231,7 +241,7 @@ class SuiteResult:
     success: bool
     results: tuple[ExpectationResult, ...]
     seconds: float
-    page: Path | None = None  # the suite's validation page in the Data Docs, once built
+    key: Any = None  # GX's identifier of the validation result (its store key; its Data Docs page)
 
     @property
     def failed(self) -> tuple[ExpectationResult, ...]:
@@ -240,21 +250,33 @@ class SuiteResult:
 
 @dataclass
 class Validation:
-    """A GX context in memory whose Data Docs site is ``docs_dir``: validate suites on frames, then
-    build the docs (every validation of this context, and nothing older: the folder is made anew).
+    """A GX context whose Data Docs site is ``docs_dir``: validate suites on frames, then build the docs.
+
+    With ``stores_dir`` the suites validated and the validation results are kept there as files (GX's
+    filesystem stores), so that the Data Docs' index lists the validations of every run (the latest
+    :data:`DOCS_VALIDATIONS_LISTED`), each run's under its ``run_name``; without it they are kept in memory
+    (the docs then show this context's validations). A build renders the pages of this context's
+    validations and suites, and the index; nothing when it validated nothing. One data source, and one
+    data asset, suite and validation definition per name, are made once and reused.
 
     GX's logging, warnings and progress bars are kept off the terminal, and its analytics off."""
 
     docs_dir: Path
+    stores_dir: Path | None = None
+    run_name: str | None = None
     _context: Any = None
     _datasource: Any = None
-    _names: dict[str, int] = field(default_factory=dict)
+    _run_id: Any = None
+    _suites: dict[str, Any] = field(default_factory=dict)
+    _definitions: dict[str, Any] = field(default_factory=dict)
+    _validated: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
         logging.getLogger("great_expectations").setLevel(logging.ERROR)
         with _quiet():
             import great_expectations as gx
+            from great_expectations.core.run_identifier import RunIdentifier
             from great_expectations.data_context.types.base import (
                 DataContextConfig,
                 InMemoryStoreBackendDefaults,
@@ -263,67 +285,135 @@ class Validation:
 
             site = {
                 "class_name": "SiteBuilder",
-                "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
+                "site_index_builder": {
+                    "class_name": "DefaultSiteIndexBuilder",
+                    "validation_results_limit": DOCS_VALIDATIONS_LISTED,
+                },
                 "store_backend": {
                     "class_name": "TupleFilesystemStoreBackend",
                     "base_directory": str(self.docs_dir),
                 },
             }
+            defaults = InMemoryStoreBackendDefaults(init_temp_docs_sites=False)
+            if self.stores_dir is not None:
+                for store, folder in (
+                    (defaults.expectations_store_name, "expectations"),
+                    (defaults.validation_results_store_name, "validations"),
+                ):
+                    defaults.stores[store]["store_backend"] = {
+                        "class_name": "TupleFilesystemStoreBackend",
+                        "base_directory": str(self.stores_dir / folder),
+                    }
             config = DataContextConfig(
-                store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False),
+                store_backend_defaults=defaults,
                 data_docs_sites={"assay": site},
                 analytics_enabled=False,
                 progress_bars=ProgressBarsConfig(globally=False, metric_calculations=False),
             )
             self._context = gx.get_context(mode="ephemeral", project_config=config)
             self._datasource = self._context.data_sources.add_pandas("assay")
+            self._run_id = RunIdentifier(run_name=self.run_name)
 
     def validate(
-        self, suite: Mapping[str, Any], frame: pd.DataFrame, parameters: Mapping[str, Any] | None = None
+        self,
+        suite: Mapping[str, Any],
+        frame: pd.DataFrame,
+        parameters: Mapping[str, Any] | None = None,
+        *,
+        asset: str | None = None,
     ) -> SuiteResult:
-        """Validate ``frame`` against ``suite`` (a suite's JSON form), the suite parameters given."""
+        """Validate ``frame`` against ``suite`` (a suite's JSON form), the suite parameters given; ``asset``
+        names the data validated (by default the suite's name), as the Data Docs show it."""
         import time
 
         started = time.perf_counter()
         with _quiet():
-            import great_expectations as gx
-
-            name = suite["name"]
-            self._names[name] = self._names.get(name, 0) + 1
-            asset_name = name if self._names[name] == 1 else f"{name}_{self._names[name]}"
-            asset = self._datasource.add_dataframe_asset(asset_name)
-            batch = asset.add_batch_definition_whole_dataframe("rows")
-            body = {k: v for k, v in suite.items() if k not in ("id", "meta")}
-            stored = self._context.suites.add(gx.ExpectationSuite(**{**body, "name": asset_name}))
-            definition = self._context.validation_definitions.add(
-                gx.ValidationDefinition(name=asset_name, data=batch, suite=stored)
-            )
+            definition = self._definition(suite, asset or suite["name"])
             result = definition.run(
                 batch_parameters={"dataframe": frame},
                 expectation_parameters=dict(parameters or {}),
                 result_format={
-                    "result_format": "COMPLETE",
+                    "result_format": "SUMMARY",
                     "partial_unexpected_count": EXAMPLES_KEPT,
                     **({"unexpected_index_column_names": ["kind"]} if "kind" in frame.columns else {}),
                 },
+                run_id=self._run_id,
             )
+        key = _result_key(result)
+        self._validated.append(key)
         results = tuple(_expectation_result(r) for r in result.results)
-        return SuiteResult(
-            asset_name, len(frame), bool(result.success), results, round(time.perf_counter() - started, 3)
-        )
+        seconds = round(time.perf_counter() - started, 3)
+        return SuiteResult(suite["name"], len(frame), bool(result.success), results, seconds, key)
+
+    def _definition(self, suite: Mapping[str, Any], asset: str) -> Any:
+        """The validation definition of ``suite`` on the data asset ``asset``, made once."""
+        import great_expectations as gx
+
+        name = suite["name"]
+        body = {k: v for k, v in suite.items() if k not in ("id", "meta")}
+        stored = self._suites.get(name)
+        if stored is None or self._suites.get(f"{name}\0body") != body:
+            stored = self._context.suites.add_or_update(gx.ExpectationSuite(**body))
+            self._suites[name], self._suites[f"{name}\0body"] = stored, body
+            self._definitions = {k: v for k, v in self._definitions.items() if k[0] != name}
+        definition = self._definitions.get((name, asset))
+        if definition is None:
+            try:
+                data = self._datasource.get_asset(asset)
+            except LookupError:
+                data = self._datasource.add_dataframe_asset(asset)
+            batch = data.add_batch_definition_whole_dataframe(f"{name} {len(self._definitions)}")
+            definition = self._context.validation_definitions.add(
+                gx.ValidationDefinition(name=f"{name} on {asset}", data=batch, suite=stored)
+            )
+            self._definitions[(name, asset)] = definition
+        return definition
+
+    @property
+    def validated(self) -> int:
+        """The validations made (and stored) by this context."""
+        return len(self._validated)
 
     def build_docs(self) -> Path:
-        """Build the Data Docs site anew; returns its index page."""
-        if self.docs_dir.exists():
-            shutil.rmtree(self.docs_dir)
-        with _quiet():
-            self._context.build_data_docs(site_names=["assay"])
+        """Render this context's validations and their suites into the Data Docs, and the index (every
+        stored validation, latest first); returns the index page. Nothing is rendered when nothing was
+        validated."""
+        if self._validated:
+            from great_expectations.data_context.types.resource_identifiers import (
+                ExpectationSuiteIdentifier,
+            )
+
+            suites = {k.expectation_suite_identifier.name for k in self._validated}
+            keys = [*self._validated, *(ExpectationSuiteIdentifier(name=n) for n in sorted(suites))]
+            with _quiet():
+                self._context.build_data_docs(site_names=["assay"], resource_identifiers=keys)
         return self.docs_dir / "index.html"
 
-    def page(self, suite: str) -> Path | None:
-        """The validation page of ``suite`` (its name as validated) in the built docs."""
-        pages = sorted((self.docs_dir / "validations" / suite).rglob("*.html"))
-        return pages[-1] if pages else None
+    def page(self, result: SuiteResult) -> Path | None:
+        """The validation page of ``result`` in the built docs."""
+        if result.key is None:
+            return None
+        with _quiet():
+            urls = self._context.get_docs_sites_urls(resource_identifier=result.key, site_name="assay")
+        url = urls[0].get("site_url") if urls else None
+        if not url or not url.startswith("file://"):
+            return None
+        path = Path(url.removeprefix("file://"))
+        return path if path.is_file() else None
+
+
+def _result_key(result: Any) -> Any:
+    """GX's identifier of a stored validation result (as the Data Docs name its page)."""
+    from great_expectations.data_context.types.resource_identifiers import (
+        ExpectationSuiteIdentifier,
+        ValidationResultIdentifier,
+    )
+
+    return ValidationResultIdentifier(
+        expectation_suite_identifier=ExpectationSuiteIdentifier(name=result.suite_name),
+        run_id=result.meta["run_id"],
+        batch_identifier=result.batch_id,
+    )
 
 
 class _quiet(warnings.catch_warnings):
@@ -337,9 +427,11 @@ class _quiet(warnings.catch_warnings):
 def _expectation_result(r: Any) -> ExpectationResult:
     config = r.expectation_config
     kwargs = {k: _plain(v) for k, v in config.kwargs.items() if k != "batch_id"}
-    columns = tuple(kwargs.get("column_list") or ([kwargs["column"]] if "column" in kwargs else []))
+    columns = tuple(
+        kwargs.get("column_list") or [kwargs[k] for k in ("column", "column_A", "column_B") if k in kwargs]
+    )
     result = r.result or {}
-    indices = result.get("unexpected_index_list") or []
+    indices = result.get("unexpected_index_list") or result.get("partial_unexpected_index_list") or []
     kinds = tuple(dict.fromkeys(i["kind"] for i in indices if isinstance(i, dict) and "kind" in i))
     return ExpectationResult(
         expectation=config.type,

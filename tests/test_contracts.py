@@ -142,9 +142,10 @@ def test_the_committed_suites_are_what_the_records_derive() -> None:
 
 
 def test_no_suite_holds_a_setting_of_the_machine() -> None:
-    """The rate suites' bounds are suite parameters, given at validation from the settings."""
+    """The rate suites' bounds are given at validation from the settings: suite parameters, or for the
+    fallback rate each kind's bound as a column of the frame validated."""
     text = "".join(p.read_text(encoding="utf-8") for p in (REPO / "quality" / "suites").glob("*rate*.json"))
-    assert '"$PARAMETER": "underivable_rate_max"' in text and '"fallback_rate_max_html"' in text
+    assert '"$PARAMETER": "underivable_rate_max"' in text and '"column_A": "fallback_rate_max"' in text
     assert "0.75" not in text and "0.25" not in text
 
 
@@ -291,7 +292,9 @@ def test_the_rate_bounds_are_parameters_per_kind_and_judge_only_enough_documents
     assert not result.success and meta["over_bound"] == {"pdf": 0.15}
     assert meta["not_judged_too_few_documents"] == {"docx": 3, "text": 4}
     (failed,) = result.failed
-    assert failed.kwargs["max_value"] == assay.fallback_rate_max and failed.unexpected_kinds == ("pdf",)
+    assert failed.expectation == "expect_column_pair_values_a_to_be_greater_than_b"
+    assert failed.columns == ("fallback_rate_max", "fallback_rate") and failed.unexpected_kinds == ("pdf",)
+    assert failed.examples == ([assay.fallback_rate_max, 0.15],)  # (its bound, its rate)
     # The text kind's Underivable rate, 4 of 8, is past 0.25.
     result, meta = _rate(gx, UNDERIVABLE, documents, assay)
     assert not result.success and meta["over_bound"] == {"text": 0.5}
@@ -449,6 +452,20 @@ def test_one_step_validates_every_check_and_a_broken_contract_shows_in_dagster_a
     assert page.is_relative_to(home / DATA_DOCS) and "chunk_id" in html and "Failed" in html
     assert ("chunk", "chunks_contract") in {(c.asset, c.name) for c in report.checks if not c.passed}
     assert _evaluations("walk", "documents_contract")[0].metadata["rows_validated"].value == 0
+    listed = page.relative_to(home / DATA_DOCS).as_posix()
+    assert listed in index.read_text(encoding="utf-8")
+
+    # A run with nothing new to validate (the catalog is made again, no table has a new partition and the
+    # corpus's rates are those validated last) validates nothing: the Data Docs are left as they were,
+    # the failure in them, and the check says there was nothing to check.
+    stamp = index.stat().st_mtime_ns
+    wh.catalog_path.unlink()
+    report = run(Home(home), [folder], Progress())
+    assert report.ok and index.stat().st_mtime_ns == stamp and page.read_text(encoding="utf-8") == html
+    again = _evaluations("chunk", "chunks_contract")[0]
+    assert again.passed and "nothing to check" in again.metadata["note"].value
+    movement = _evaluations("catalog", FALLBACK_MOVEMENT)[0]
+    assert movement.passed and "not validated again" in movement.metadata["note"].value
 
     # Six texts of nothing but whitespace: nothing gets text from them, the Underivable rate of text files
     # (6 of 8) is past its bound over the corpus, and the blocking check fails the run's last step.
@@ -461,3 +478,7 @@ def test_one_step_validates_every_check_and_a_broken_contract_shows_in_dagster_a
     assert not underivable.passed and underivable.severity == dg.AssetCheckSeverity.ERROR
     assert underivable.blocking and underivable.metadata["over_bound"].value == {"text": 0.75}
     assert Home(home).warehouse.catalog_path.is_file()  # the catalog was built before the check failed
+    # The Data Docs list every run's validations: this run's failure and the broken contract's before it.
+    listing = index.read_text(encoding="utf-8")
+    assert listed in listing and page.is_file()
+    assert Path(underivable.metadata["data_docs"].value).relative_to(home / DATA_DOCS).as_posix() in listing
