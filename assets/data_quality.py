@@ -83,6 +83,22 @@ def data_quality_checks(stages: StageGraph) -> dg.AssetChecksDefinition:
         "catalog", scope="the whole corpus (current extractor version)", blocking={UNDERIVABLE}
     )
     specs.append(movement_check_spec("catalog"))
+    # Under the automation, the checks run together once the catalog is rebuilt, as in `assay run`: a
+    # check without a condition of its own would ride along with every run Dagster requests for its
+    # asset (each range of shards of a stage), and GX would be imported in each.
+    after_catalog = dg.AutomationCondition.asset_matches(
+        "catalog", dg.AutomationCondition.newly_updated()
+    ).with_label("catalog rebuilt")
+    specs = [
+        dg.AssetCheckSpec(
+            s.name,
+            asset=s.asset_key,
+            description=s.description,
+            blocking=s.blocking,
+            automation_condition=after_catalog,
+        )
+        for s in specs
+    ]
 
     # Subsettable, so that a run Dagster launches for one asset (the web UI, the automation) may select
     # its checks here; `assay run` selects them all, in assay_corpus only.
@@ -146,11 +162,11 @@ def evaluate(
         pending.append((asset, contract_check_name(table), result, meta, dg.AssetCheckSeverity.ERROR))
     for asset, name, table in rates:
         shards = [s for s in changed[table] if s is not None]
-        if shards:
-            documents = outcomes(wh, EXTRACTOR_VERSION, shards)
+        documents = outcomes(wh, EXTRACTOR_VERSION, shards) if shards else []
+        if documents:
             result, meta = _rate(validations, name, documents, assay, per_shard=True, asset=asset)
         else:
-            result, meta = None, {"note": "no shard written since the last validation: nothing to check"}
+            result, meta = None, {"note": "no document in a shard written since the last validation"}
         meta["shards"] = len(shards)
         pending.append((asset, name, result, meta, dg.AssetCheckSeverity.WARN))
     documents = outcomes(wh, EXTRACTOR_VERSION) if corpus else []
@@ -322,6 +338,8 @@ def _contract(
         return None, meta | {"note": "no partition written since the last validation: nothing to check"}
     columns = [c for c in contract.columns if c in TABLES[table].column_names]
     rows = pa.concat_tables([wh.read(table, EXTRACTOR_VERSION, shard, columns) for shard in shards])
+    if not rows.num_rows:
+        return None, meta | {"note": "the partitions written since the last validation hold no rows"}
     meta["rows_validated"] = rows.num_rows
     try:
         return validation.validate(suite, rows.to_pandas(), asset=asset or table), meta

@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import dagster as dg
@@ -22,13 +22,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assets.data_quality import _movement, _rate
+from assets.partitions import RANGE_END_TAG, RANGE_START_TAG
 from assets.progress import Progress
 from assets.rate_checks import FALLBACK_MOVEMENT, UNDERIVABLE
 from assets.resources import AssaySettings, settings_from_env
 from assets.suites import stale_suites
-from orchestration.definitions import defs
+from orchestration.definitions import defs, make_definitions
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
+from orchestration.run_instance import QUIET_LOGS
 from orchestration.runner import run
 from quality.expectations import (
     DATA_DOCS,
@@ -482,3 +484,70 @@ def test_one_step_validates_every_check_and_a_broken_contract_shows_in_dagster_a
     listing = index.read_text(encoding="utf-8")
     assert listed in listing and page.is_file()
     assert Path(underivable.metadata["data_docs"].value).relative_to(home / DATA_DOCS).as_posix() in listing
+
+
+@pytest.mark.slow
+def test_a_run_of_one_stage_asset_does_not_fail_nor_carry_the_validation_step_needlessly(
+    home: Path, tmp_path: Path
+) -> None:
+    """The runs Dagster starts for one stage asset: the stage's own job (the web UI's jobs, the automation's
+    runs) has no validation step; materialising the asset with its checks, as the web UI offers, runs the
+    step for that asset's checks only, and with nothing written since the last validation it validates
+    nothing (GX not imported); under the automation the checks do not ride along with a stage's runs but
+    are requested together once the catalog is rebuilt (one run of the step)."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "note.txt").write_text("The meter is read on the first of the month.\n", encoding="utf-8")
+    assert run(Home(home), [folder], Progress()).ok
+    settings = AssaySettings(home=str(home), roots=[str(folder)])
+    definitions = make_definitions(settings, Progress())
+    instance = dg.DagsterInstance.get()
+    (shard,) = Home(home).warehouse.shards("derivations", EXTRACTOR_VERSION)
+    tags = {RANGE_START_TAG: shard, RANGE_END_TAG: shard}
+
+    job = definitions.resolve_job_def("assay_extract")
+    assert "data_quality" not in {n.name for n in job.graph.nodes}
+    assert job.execute_in_process(instance=instance, run_config=QUIET_LOGS, tags=tags).success
+
+    # The asset with its checks, as the web UI's "Materialize" launches it: one step for its checks.
+    extract = dg.AssetKey("extract")
+    implicit = definitions.resolve_implicit_global_asset_job_def()
+    subset = implicit.get_subset(asset_selection={extract})
+    checks = subset.asset_layer.asset_graph.asset_check_keys
+    assert {k.asset_key for k in checks} == {extract} and dg.AssetCheckKey(
+        extract, "pages_contract"
+    ) in checks
+    result = subset.execute_in_process(instance=instance, run_config=QUIET_LOGS, tags=tags)
+    assert result.success
+    evaluations = {e.check_name: e for e in result.get_asset_check_evaluations()}
+    assert {"derivations_contract", "pages_contract", "fallback_rate"} <= set(evaluations)
+    assert all(e.passed for e in evaluations.values())
+    logged = [
+        e.user_message
+        for e in instance.all_logs(result.run_id)
+        if e.step_key == "data_quality" and "Great Expectations" in (e.user_message or "")
+    ]
+    assert len(logged) == 1 and "GX not imported" in logged[0], logged
+
+    # Under the automation: every data-quality check has the condition "catalog rebuilt", so that Dagster
+    # does not add it to the runs it requests for its asset (the checks with no condition of their own
+    # ride along), and the tick after the catalog is rebuilt requests them all together.
+    graph = definitions.resolve_asset_graph()
+    (step,) = definitions.asset_checks
+    assert all(graph.get(key).automation_condition is not None for key in step.check_keys)
+    now = datetime.now(UTC)
+
+    def requested(at: datetime, cursor=None):
+        ticked = dg.evaluate_automation_conditions(
+            defs=definitions, instance=instance, cursor=cursor, evaluation_time=at
+        )
+        checks = {r.key for r in ticked.results if isinstance(r.key, dg.AssetCheckKey) and r.true_subset.size}
+        return checks & set(step.check_keys), ticked.cursor
+
+    first, cursor = requested(now)  # the first tick learns the state
+    assert first == set()
+    catalog = definitions.resolve_job_def("assay_catalog")
+    assert catalog.execute_in_process(instance=instance, run_config=QUIET_LOGS).success
+    after, cursor = requested(now + timedelta(minutes=1), cursor)
+    assert requested(now + timedelta(minutes=2), cursor)[0] == set()
+    assert after == set(step.check_keys)
