@@ -185,13 +185,13 @@ def evaluate(
     index = validations.build_docs()
     _save_state(state_path, {"partitions": seen, "results": validations.kept()})
     log.info(
-        f"Great Expectations: {validations.count} suites validated"
+        "Great Expectations: "
         + (
-            f" (import and context {validations.setup_seconds:.2f} s, validations "
-            f"{validated - started - validations.setup_seconds:.2f} s, Data Docs "
+            f"{validations.count} suites validated (import and context {validations.setup_seconds:.2f} s, "
+            f"validations {validated - started - validations.setup_seconds:.2f} s, Data Docs "
             f"{time.perf_counter() - validated:.2f} s at {index})"
             if validations.count
-            else ", nothing new to validate: GX not imported, the Data Docs left as they were"
+            else "nothing new to validate (GX not imported, the Data Docs left as they were)"
         )
         + (
             f"; {validations.reused} corpus checks unchanged since their last validation"
