@@ -5,8 +5,9 @@ Its checks are every ``<table>_contract`` check on the stage asset that writes t
 checks: ``fallback_rate`` on extract and ``underivable_rate`` on ocr (over the shards written since the
 last validation; the latter warns only), and on the catalog ``fallback_rate``, ``underivable_rate``
 (blocking: past its bound the run fails) and ``fallback_rate_movement`` over the corpus. The suites are the
-committed ones (quality/suites/*.json, quality/expectations.py); the bounds are given as suite parameters
-from the settings.
+committed ones (quality/suites/*.json, quality/expectations.py); the bounds come from the settings, the
+fallback rate's per kind as a column of the rates frame, the others as suite parameters. Under the
+automation the checks are requested together once the catalog is rebuilt, not with a stage's runs.
 
 Which rows: the partitions of the checked tables written since they were last validated, by a small state
 file in the home (partition path -> mtime and size), so that a run validates what it wrote and a failed or
@@ -203,10 +204,11 @@ def evaluate(
         page = validations.page(result) if result is not None else None
         passed = result.success if result is not None else "error" not in meta
         if result is not None and id(result) in validations.reused_at:
-            meta["note"] = (
+            reused = (
                 f"the same rates and bounds as at its last validation ({validations.reused_at[id(result)]}): "
                 "GX's result of then, not validated again"
             )
+            meta["note"] = f"{meta['note']}; {reused}" if meta.get("note") else reused
         yield dg.AssetCheckResult(
             asset_key=asset,
             check_name=name,

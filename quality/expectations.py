@@ -267,8 +267,9 @@ class Validation:
     _context: Any = None
     _datasource: Any = None
     _run_id: Any = None
-    _suites: dict[str, Any] = field(default_factory=dict)
-    _definitions: dict[str, Any] = field(default_factory=dict)
+    _suites: dict[str, tuple[dict[str, Any], Any]] = field(default_factory=dict)
+    _definitions: dict[tuple[str, str], Any] = field(default_factory=dict)
+    _made: int = 0
     _validated: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -351,20 +352,22 @@ class Validation:
 
         name = suite["name"]
         body = {k: v for k, v in suite.items() if k not in ("id", "meta")}
-        stored = self._suites.get(name)
-        if stored is None or self._suites.get(f"{name}\0body") != body:
+        known = self._suites.get(name)
+        if known is None or known[0] != body:  # a suite of that name not added yet, or another one
             stored = self._context.suites.add_or_update(gx.ExpectationSuite(**body))
-            self._suites[name], self._suites[f"{name}\0body"] = stored, body
+            self._suites[name] = (body, stored)
             self._definitions = {k: v for k, v in self._definitions.items() if k[0] != name}
+        stored = self._suites[name][1]
         definition = self._definitions.get((name, asset))
         if definition is None:
             try:
                 data = self._datasource.get_asset(asset)
             except LookupError:
                 data = self._datasource.add_dataframe_asset(asset)
-            batch = data.add_batch_definition_whole_dataframe(f"{name} {len(self._definitions)}")
+            self._made += 1  # names unique within the context, a suite replaced included
+            batch = data.add_batch_definition_whole_dataframe(f"{name} {self._made}")
             definition = self._context.validation_definitions.add(
-                gx.ValidationDefinition(name=f"{name} on {asset}", data=batch, suite=stored)
+                gx.ValidationDefinition(name=f"{name} on {asset} {self._made}", data=batch, suite=stored)
             )
             self._definitions[(name, asset)] = definition
         return definition
