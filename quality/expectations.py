@@ -55,9 +55,10 @@ FALLBACK_BOUND = "fallback_rate_max"
 # Offending values kept per failed expectation (GX's partial unexpected list): enough to recognise the
 # fault in a check's metadata, few enough that a shard of bad rows does not bloat the event log.
 EXAMPLES_KEPT = 5
-# Validations listed in the Data Docs' index, latest first: GX reads each listed result to build the index,
-# so the list is bounded (about 15 runs of every suite); older results stay in the store and their pages.
-DOCS_VALIDATIONS_LISTED = 200
+# Validation results kept in the home and listed in the Data Docs, latest first (about 15 runs of every
+# suite, 15-25 KB a result): GX reads each listed result to build the index, so the list is bounded, and
+# older results and their pages are removed.
+VALIDATIONS_KEPT = 200
 
 _CONDITION_PARSER = "pandas"
 
@@ -254,7 +255,7 @@ class Validation:
 
     With ``stores_dir`` the suites validated and the validation results are kept there as files (GX's
     filesystem stores), so that the Data Docs' index lists the validations of every run (the latest
-    :data:`DOCS_VALIDATIONS_LISTED`), each run's under its ``run_name``; without it they are kept in memory
+    :data:`VALIDATIONS_KEPT`), each run's under its ``run_name``; without it they are kept in memory
     (the docs then show this context's validations). A build renders the pages of this context's
     validations and suites, and the index; nothing when it validated nothing. One data source, and one
     data asset, suite and validation definition per name, are made once and reused.
@@ -288,7 +289,7 @@ class Validation:
                 "class_name": "SiteBuilder",
                 "site_index_builder": {
                     "class_name": "DefaultSiteIndexBuilder",
-                    "validation_results_limit": DOCS_VALIDATIONS_LISTED,
+                    "validation_results_limit": VALIDATIONS_KEPT,
                 },
                 "store_backend": {
                     "class_name": "TupleFilesystemStoreBackend",
@@ -389,6 +390,11 @@ class Validation:
             suites = {k.expectation_suite_identifier.name for k in self._validated}
             keys = [*self._validated, *(ExpectationSuiteIdentifier(name=n) for n in sorted(suites))]
             with _quiet():
+                if self.stores_dir is not None:  # the oldest results beyond those kept (their pages go too)
+                    store = self._context.validation_results_store
+                    stored = sorted(store.list_keys(), key=lambda k: k.run_id.run_time, reverse=True)
+                    for key in stored[VALIDATIONS_KEPT:]:
+                        store.remove_key(key)
                 self._context.build_data_docs(site_names=["assay"], resource_identifiers=keys)
         return self.docs_dir / "index.html"
 

@@ -551,3 +551,29 @@ def test_a_run_of_one_stage_asset_does_not_fail_nor_carry_the_validation_step_ne
     after, cursor = requested(now + timedelta(minutes=1), cursor)
     assert requested(now + timedelta(minutes=2), cursor)[0] == set()
     assert after == set(step.check_keys)
+
+
+def test_the_home_keeps_the_latest_validations_and_their_pages(tmp_path: Path, monkeypatch) -> None:
+    """Each run's validations are kept as files and listed in the Data Docs; beyond VALIDATIONS_KEPT the
+    oldest go, their pages with them."""
+    import pandas as pd
+
+    import quality.expectations as expectations
+
+    monkeypatch.setattr(expectations, "VALIDATIONS_KEPT", 3)
+    docs, stores = tmp_path / "docs", tmp_path / "gx"
+    suite = committed_suite(table_suite_name("texts"))
+    frame = pd.DataFrame({c: [] for c in CONTRACTS["texts"].columns})
+    for run_name, assets in (("first", ("a", "b", "c")), ("second", ("d", "e"))):
+        gx = Validation(docs, stores, run_name)
+        for asset in assets:
+            gx.validate(suite, frame, asset=asset)
+        gx.build_docs()
+    stored = (stores / "validations").rglob("*.json")
+    results = sorted(p.relative_to(stores / "validations").parts[1] for p in stored)
+    pages = sorted(
+        p.relative_to(docs / "validations").parts[1] for p in (docs / "validations").rglob("*.html")
+    )
+    assert results == pages and len(results) == 3 and results.count("second") == 2
+    index = (docs / "index.html").read_text(encoding="utf-8")
+    assert "second" in index and index.count("texts_contract") >= 3
