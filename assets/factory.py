@@ -9,12 +9,11 @@ A stage's module holds only its work over a range of shards::
         return StageOutcome(ran=...)
 
 and :func:`shard_stage` gives it what every stage of shards has: the shard partitions and the backfill
-policy, the group, kinds and description of its declaration, the contract checks of the tables it
-declares ``checked``, and after the work one materialization per shard with that shard's own figures
-(assets/materializations.py). A corpus-wide stage is an asset function as Dagster writes them, under
-:func:`corpus_stage`. Either is a :class:`StageAsset`: the Definitions build it with the stages it comes
-after in the graph as its ``deps`` (orchestration/definitions.py), so the order lives in the
-declarations only.
+policy, the group, kinds and description of its declaration, and after the work one materialization per
+shard with that shard's own figures (assets/materializations.py). A corpus-wide stage is an asset
+function as Dagster writes them, under :func:`corpus_stage`. Either is a :class:`StageAsset`: the
+Definitions build it with the stages it comes after in the graph as its ``deps``
+(orchestration/definitions.py), so the order lives in the declarations only.
 """
 
 import logging
@@ -24,7 +23,6 @@ from typing import Any
 
 import dagster as dg
 
-from assets.contract_checks import contract_check_results, contract_check_specs
 from assets.materializations import shard_materializations
 from assets.partitions import backfill_policy, shards
 from assets.progress import Progress
@@ -54,13 +52,12 @@ class ShardStep:
 
 @dataclass(slots=True)
 class StageOutcome:
-    """What the work did: the shards it ran on, its own counts by shard (numbers, shown in Dagster), the
-    shards whose rows the contracts check (by default those it ran on), and any further check results of
-    the stage's own."""
+    """What the work did: the shards it ran on, its own counts by shard (numbers, shown in Dagster), and
+    any check results of the stage's own (the contracts of the tables it declares ``checked`` are
+    validated once per run, by assets/data_quality.py)."""
 
     ran: Collection[str]
     figures: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
-    contract_shards: Collection[str] | None = None
     checks: Iterable[dg.AssetCheckResult] = ()
 
 
@@ -84,13 +81,12 @@ def _declaration(declared: Stage | str) -> Stage:
 
 def corpus_stage(declared: Stage | str, **asset_args: Any) -> Callable[[Callable[..., Any]], StageAsset]:
     """A corpus-wide stage's asset: the decorated asset function under the declaration's name, group and
-    description, the contract checks of the tables it declares ``checked`` (the function yields their
-    results), and ``asset_args`` (kinds, other check specs ...) as Dagster's ``@asset`` takes them."""
+    description, and ``asset_args`` (kinds, other check specs ...) as Dagster's ``@asset`` takes them."""
     stage = _declaration(declared)
     if stage.partitioned:
         raise TypeError(f"{stage.name} is a stage of shards: see shard_stage")
 
-    specs = [*asset_args.pop("check_specs", ()), *contract_check_specs(stage.name, stage.checked)]
+    specs = list(asset_args.pop("check_specs", ()))
 
     def decorate(fn: Callable[..., Any]) -> StageAsset:
         def make(deps: Sequence[str]) -> dg.AssetsDefinition:
@@ -113,7 +109,7 @@ def shard_stage(
     declared: Stage | str, *, check_specs: Sequence[dg.AssetCheckSpec] = ()
 ) -> Callable[[Work], StageAsset]:
     """The asset of the stage of shards ``declared`` (a declaration, or the name of one in the graph),
-    running the decorated work; ``check_specs`` are the stage's checks besides its contracts."""
+    running the decorated work; ``check_specs`` are the stage's own checks."""
     stage = _declaration(declared)
     if not stage.partitioned:
         raise TypeError(f"{stage.name} is not a stage of shards")
@@ -134,7 +130,7 @@ def _shard_asset(
         backfill_policy=backfill_policy,
         code_version=EXTRACTOR_VERSION,
         kinds={"python", "parquet"},
-        check_specs=[*check_specs, *contract_check_specs(stage.name, stage.checked)],
+        check_specs=list(check_specs),
         description=stage.description or work.__doc__,
         deps=deps,
     )
@@ -148,7 +144,5 @@ def _shard_asset(
             context, stage.name, wh, EXTRACTOR_VERSION, ran=outcome.ran, figures=outcome.figures
         )
         yield from outcome.checks
-        checked = outcome.ran if outcome.contract_shards is None else outcome.contract_shards
-        yield from contract_check_results(stage.name, stage.checked, wh, EXTRACTOR_VERSION, checked)
 
     return asset

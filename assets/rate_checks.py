@@ -1,30 +1,24 @@
-"""The fallback-rate and Underivable-rate checks, shared by the extract and ocr assets (over the shards of
-a run) and the catalog asset (over the whole corpus), and the fallback-rate movement check of the catalog
-(the corpus's rates under the current extractor version against the previous one's). Every one counts the
-documents' outcomes as the ``outcomes`` view gives them (warehouse/outcomes.py): on extract, before the
-verdicts and OCR have run, that is what the readers did; after OCR, what the documents finally yielded."""
+"""The fallback-rate and Underivable-rate checks on the extract and ocr assets (over the shards a run
+wrote) and the catalog asset (over the whole corpus), and the fallback-rate movement check of the catalog
+(the corpus's rates under the current extractor version against the previous one's): their specs, and the
+figures their results carry beside GX's (GX validates them: assets/data_quality.py, quality/expectations.py).
+Every one counts the documents' outcomes as the ``outcomes`` view gives them (warehouse/outcomes.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, fields
 
 import dagster as dg
 
 from assets.resources import AssaySettings
+from quality.expectations import FALLBACK, FALLBACK_MOVEMENT, UNDERIVABLE
 from quality.outcomes import OutcomeRecord
-from quality.rates import Bound, KindRates, judge_fallback, judge_underivable, rates_by_kind
-from warehouse import Warehouse
-from warehouse.catalog import previous_version
-from warehouse.outcomes import outcomes
+from quality.rates import KindRates, rates_by_kind
 
 # KindRates' counts, in field order after its kind.
 KIND_COUNTS = tuple(f.name for f in fields(KindRates))[1:]
-
-FALLBACK = "fallback_rate"
-UNDERIVABLE = "underivable_rate"
-FALLBACK_MOVEMENT = "fallback_rate_movement"
 
 
 def rate_check_specs(
@@ -52,58 +46,38 @@ def rate_check_specs(
     ]
 
 
-def rate_check_results(
-    asset: str,
-    documents: Sequence[OutcomeRecord],
+def rate_metadata(
+    name: str,
+    rates: Mapping[str, KindRates],
     assay: AssaySettings,
-    *,
-    by_shard: bool = False,
-    underivable_severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR,
-    checks: Sequence[str] = (FALLBACK, UNDERIVABLE),
-) -> Iterator[dg.AssetCheckResult]:
-    """The checks' results over the ``documents``' outcomes. Over a run's shards (a few dozen documents,
-    scans clustered by chance) the Underivable rate only warns; over the corpus it is an error.
-    ``by_shard``: report the shard with the highest rate per kind too."""
-    rates = rates_by_kind(documents)
-    fallback = judge_fallback(
-        rates, Bound(assay.fallback_rate_max, assay.min_documents_for_rate, assay.fallback_rate_max_by_kind)
-    )
-    underivable = judge_underivable(rates, Bound(assay.underivable_rate_max, assay.min_documents_for_rate))
-    table = {k: kind_figures(r) for k, r in rates.items()}
-    shard_worst = _worst_shards(documents) if by_shard else {}
-    if FALLBACK in checks:
-        yield dg.AssetCheckResult(
-            asset_key=asset,
-            check_name=FALLBACK,
-            passed=fallback.passed,
-            severity=dg.AssetCheckSeverity.WARN,
-            metadata={
-                **_plotted(rates, "fallback"),
-                "bound": assay.fallback_rate_max,
-                "bound_by_kind": dict(assay.fallback_rate_max_by_kind),
-                "rates_by_kind": fallback.judged,
-                "over_bound": fallback.over,
-                "not_judged_too_few_documents": fallback.too_few,
-                "by_kind": table,
-                "worst_shard_fallback": shard_worst.get(FALLBACK, {}),
-            },
-        )
-    if UNDERIVABLE in checks:
-        yield dg.AssetCheckResult(
-            asset_key=asset,
-            check_name=UNDERIVABLE,
-            passed=underivable.passed,
-            severity=underivable_severity,
-            metadata={
-                **_plotted(rates, "underivable"),
-                "bound": assay.underivable_rate_max,
-                "rates_by_kind": underivable.judged,
-                "over_bound": underivable.over,
-                "not_judged_too_few_documents": underivable.too_few,
-                "by_kind": table,
-                "worst_shard_underivable": shard_worst.get(UNDERIVABLE, {}),
-            },
-        )
+    over: Mapping[str, float],
+    documents: Sequence[OutcomeRecord] = (),
+) -> dict[str, object]:
+    """The figures a rate check's result carries besides GX's: the rates the UI plots, the bound, the
+    rates judged and those over the bound (``over``: from GX's unexpected rows), the kinds with too few
+    documents to judge, each kind's counts, and over a run's shards (``documents`` given) the shard with
+    the highest rate per kind."""
+    fallback = name == FALLBACK
+
+    def n(r: KindRates) -> int:
+        return r.with_text if fallback else r.attempted
+
+    def rate(r: KindRates) -> float:
+        return round(r.fallback_rate if fallback else r.underivable_rate, 4)
+
+    judged = {k: rate(r) for k, r in rates.items() if n(r) and n(r) >= assay.min_documents_for_rate}
+    too_few = {k: n(r) for k, r in rates.items() if 0 < n(r) < assay.min_documents_for_rate}
+    worst = _worst_shards(documents) if documents else {}
+    return {
+        **_plotted(rates, "fallback" if fallback else "underivable"),
+        "bound": assay.fallback_rate_max if fallback else assay.underivable_rate_max,
+        **({"bound_by_kind": dict(assay.fallback_rate_max_by_kind)} if fallback else {}),
+        "rates_by_kind": judged,
+        "over_bound": {k: judged.get(k, v) for k, v in over.items()},
+        "not_judged_too_few_documents": too_few,
+        "by_kind": {k: kind_figures(r) for k, r in rates.items()},
+        f"worst_shard_{'fallback' if fallback else 'underivable'}": worst.get(name, {}),
+    }
 
 
 def _plotted(rates: Mapping[str, KindRates], which: str) -> dict[str, float | int]:
@@ -208,60 +182,41 @@ def movement_check_spec(asset: str) -> dg.AssetCheckSpec:
     )
 
 
-def fallback_movement_result(
-    asset: str,
-    wh: Warehouse,
+def movement_metadata(
+    moves: Sequence[KindMove],
+    previous: str | None,
     version: str,
     assay: AssaySettings,
-    current: Sequence[OutcomeRecord] | None = None,
-) -> dg.AssetCheckResult:
-    """The movement check's result. ``current``: the outcomes under ``version`` when the caller already
-    has them (read from the warehouse otherwise). The previous version is the most recently written other one,
-    as ``version_diff`` takes it."""
+    over: Mapping[str, float],
+) -> dict[str, object]:
+    """The figures the movement check's result carries besides GX's (``over``: the kinds GX found outside
+    the bound, with their moves)."""
     bound = assay.fallback_rate_move_max
-    previous = previous_version(wh, version)
     if previous is None:
-        return dg.AssetCheckResult(
-            asset_key=asset,
-            check_name=FALLBACK_MOVEMENT,
-            passed=True,
-            severity=dg.AssetCheckSeverity.WARN,
-            metadata={
-                "bound": bound,
-                "versions_compared": [version],
-                "note": "no previous extractor version in the warehouse: nothing to compare with",
-                "over_bound": {},
-            },
-        )
-    now = current if current is not None else outcomes(wh, version)
-    moves = fallback_moves(
-        rates_by_kind(outcomes(wh, previous)), rates_by_kind(now), assay.min_documents_for_rate
-    )
-    over = {m.kind: m.move for m in moves if m.judged and m.move is not None and abs(m.move) > bound}
-    return dg.AssetCheckResult(
-        asset_key=asset,
-        check_name=FALLBACK_MOVEMENT,
-        passed=not over,
-        severity=dg.AssetCheckSeverity.WARN,
-        metadata={
+        return {
             "bound": bound,
-            "previous_version": previous,
-            "current_version": version,
-            "versions_compared": [previous, version],
-            "over_bound": over,
-            # Numbers the UI plots over runs, one per kind judged.
-            **{f"move {m.kind}": m.move for m in moves if m.move is not None},
-            "by_kind": {
-                m.kind: {
-                    "previous_rate": m.previous_rate,
-                    "current_rate": m.current_rate,
-                    "move": m.move,
-                    "previous_documents": m.previous_documents,
-                    "current_documents": m.current_documents,
-                    "judged": m.judged,
-                }
-                for m in moves
-            },
-            "not_judged_too_few_documents": [m.kind for m in moves if not m.judged],
+            "versions_compared": [version],
+            "note": "no previous extractor version in the warehouse: nothing to compare with",
+            "over_bound": {},
+        }
+    return {
+        "bound": bound,
+        "previous_version": previous,
+        "current_version": version,
+        "versions_compared": [previous, version],
+        "over_bound": dict(over),
+        # Numbers the UI plots over runs, one per kind judged.
+        **{f"move {m.kind}": m.move for m in moves if m.move is not None},
+        "by_kind": {
+            m.kind: {
+                "previous_rate": m.previous_rate,
+                "current_rate": m.current_rate,
+                "move": m.move,
+                "previous_documents": m.previous_documents,
+                "current_documents": m.current_documents,
+                "judged": m.judged,
+            }
+            for m in moves
         },
-    )
+        "not_judged_too_few_documents": [m.kind for m in moves if not m.judged],
+    }

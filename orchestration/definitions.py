@@ -9,6 +9,7 @@ from __future__ import annotations
 import dagster as dg
 
 from assets.calibration import calibration
+from assets.data_quality import data_quality_checks
 from assets.progress import Progress
 from assets.report import quality_report
 from assets.resources import AssaySettings, settings_from_env
@@ -46,10 +47,13 @@ def make_jobs(stages: StageGraph, *, dask: bool = False) -> dict[str, dg.Unresol
     """One job per stage (``assay_<stage>``, described by its declaration) and per other asset, for the
     web UI and the tests; and the two runs of ``assay run``: the stages of shards of a range in one run
     (a subset of them where fewer have work), and the corpus-wide assets in one. On the Dask executor each
-    job's runs carry :data:`DASK_JOB_TAG`, by which the run queue lets one of them run at a time."""
+    job's runs carry :data:`DASK_JOB_TAG`, by which the run queue lets one of them run at a time. The
+    data-quality checks (assets/data_quality.py) run in ``assay_corpus`` only, once per run."""
+    checks = dg.AssetSelection.checks(data_quality_checks(stages))
 
     def define(name: str, selection: dg.AssetSelection, description: str) -> dg.UnresolvedAssetJobDefinition:
         tags = {DASK_JOB_TAG: name} if dask else None
+        selection = selection | checks if name == "assay_corpus" else selection - checks
         return dg.define_asset_job(name, selection=selection, description=description, tags=tags)
 
     jobs = {
@@ -67,7 +71,8 @@ def make_jobs(stages: StageGraph, *, dask: bool = False) -> dict[str, dg.Unresol
     jobs["assay_corpus"] = define(
         "assay_corpus",
         dg.AssetSelection.assets(*(s.name for s in stages.closing), quality_report),
-        "Rebuild the DuckDB catalog, judge the corpus-wide rates and draw the quality report.",
+        "Rebuild the DuckDB catalog, draw the quality report, and validate the data-quality checks with "
+        "Great Expectations (the contracts and the rates).",
     )
     return jobs
 
@@ -104,6 +109,7 @@ def make_definitions(settings: AssaySettings, progress: Progress | None = None) 
     jobs = make_jobs(stages, dask=settings.executor == "dask")
     return dg.Definitions(
         assets=with_conditions([*stage_assets(stages), *(a for a, _ in OTHER_ASSETS.values())], settings),
+        asset_checks=[data_quality_checks(stages)],
         jobs=list(jobs.values()),
         schedules=[walk_schedule(settings, jobs["assay_walk"])],
         sensors=[automation_sensor(settings)],

@@ -206,6 +206,12 @@ class Pipeline:
         if stop is not None:
             stop.check()
         job = self.defs.resolve_job_def(job_name)
+        if "asset_selection" in kwargs:
+            # The job's own checks of the assets selected, not every check on them (the data-quality
+            # checks run once, in assay_corpus: assets/data_quality.py).
+            selected = set(kwargs.pop("asset_selection"))
+            checks = {k for k in job.asset_layer.asset_graph.asset_check_keys if k.asset_key in selected}
+            job = job.get_subset(asset_selection=selected, asset_check_selection=checks)
         tags = {**self.tags, **kwargs.pop("tags", {})}
         result = job.execute_in_process(instance=self.instance, raise_on_error=False, tags=tags, **kwargs)
         signum = stop.signum if stop is not None else None

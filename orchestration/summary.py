@@ -22,6 +22,7 @@ from orchestration.home import Home
 from orchestration.printing import shown
 from orchestration.run_tags import runs_url, tag_filter
 from orchestration.runner import RunReport
+from quality.expectations import DATA_DOCS
 from quality.outcomes import ALL_TEXT_REMOVED, Outcome
 from quality.rates import KindRates
 from warehouse import Warehouse
@@ -216,6 +217,11 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
                 colour = "red" if c.severity == "ERROR" else "yellow"
                 parts.append(f"{c.name} [{colour}]failed[/] ({over} > {c.bound:.0%})")
         console.print("Checks over the corpus: " + "; ".join(parts))
+    docs = home.path / DATA_DOCS / "index.html"
+    if docs.is_file():
+        console.print(
+            f"Data-quality checks (Great Expectations' Data Docs): [bold]{shown(docs)}[/]", soft_wrap=True
+        )
     reports = home.path / REPORTS_DIR
     plots = {key: plot_path(reports, key).is_file() for key in PLOTS}
     if any(plots.values()):

@@ -11,15 +11,16 @@ gets and say the same as the run summary, ``assay check`` and ``version_diff_rat
   pages OCR read is ``ocr``, not underivable, so an image kind (always "underivable" to the text-layer
   readers) is not a permanent alarm.
 
-A rate over fewer than ``min_documents`` documents is reported but not judged: one scanned PDF in a shard
-of two would otherwise be a 50% alarm.
+A rate over fewer than ``min_documents_for_rate`` documents is reported but not judged: one scanned PDF in
+a shard of two would otherwise be a 50% alarm. The judging is Great Expectations' (quality/expectations.py
+the suites, assets/data_quality.py the step that validates them).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Protocol
 
 from quality.outcomes import Outcome
@@ -64,28 +65,6 @@ class KindRates:
         return self.underivable / self.attempted if self.attempted else 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class Bound:
-    """An upper bound on a rate, judged only with enough documents."""
-
-    maximum: float
-    min_documents: int
-    # Kinds whose chain falls back by design get their own maximum (HTML: a page without a marked main
-    # region is read by the second reader).
-    per_kind: Mapping[str, float] = field(default_factory=dict)
-
-    def maximum_for(self, kind: str) -> float:
-        return self.per_kind.get(kind, self.maximum)
-
-
-@dataclass(frozen=True, slots=True)
-class RateJudgement:
-    passed: bool
-    judged: dict[str, float]
-    over: dict[str, float]
-    too_few: dict[str, int]
-
-
 def rates_by_kind(outcomes: Iterable[OutcomeLike]) -> dict[str, KindRates]:
     """The documents of each kind counted by outcome."""
     counts: dict[str, Counter[str]] = defaultdict(Counter)
@@ -95,25 +74,3 @@ def rates_by_kind(outcomes: Iterable[OutcomeLike]) -> dict[str, KindRates]:
         kind: KindRates(kind, sum(c.values()), **{o.value: c[o.value] for o in Outcome})
         for kind, c in sorted(counts.items())
     }
-
-
-def judge_fallback(rates: dict[str, KindRates], bound: Bound) -> RateJudgement:
-    return _judge({k: (r.fallback_rate, r.with_text) for k, r in rates.items()}, bound)
-
-
-def judge_underivable(rates: dict[str, KindRates], bound: Bound) -> RateJudgement:
-    return _judge({k: (r.underivable_rate, r.attempted) for k, r in rates.items()}, bound)
-
-
-def _judge(values: dict[str, tuple[float, int]], bound: Bound) -> RateJudgement:
-    judged, over, too_few = {}, {}, {}
-    for kind, (rate, n) in values.items():
-        if n == 0:
-            continue
-        if n < bound.min_documents:
-            too_few[kind] = n
-            continue
-        judged[kind] = round(rate, 4)
-        if rate > bound.maximum_for(kind):
-            over[kind] = round(rate, 4)
-    return RateJudgement(passed=not over, judged=judged, over=over, too_few=too_few)

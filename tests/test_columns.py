@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quality.contracts import validate
+from quality.expectations import Validation, contract_suite
 from quality.verdicts import Mode
 from readers.core.columns import KEY, UNIQUE, Annotated, Doc, OneOf, PageNumber, Ratio
 from readers.core.records import Sha256, Shard, Version
@@ -33,6 +33,17 @@ class Row:
 
 
 ROWS = Table("rows", Row, "row of the test", sharded=True)
+
+
+@pytest.fixture(scope="module")
+def gx(tmp_path_factory) -> Validation:
+    return Validation(tmp_path_factory.mktemp("gx") / "docs")
+
+
+def validate(gx: Validation, contract, rows):
+    """The rows validated by GX against the suite the contract derives."""
+    frame = pa.table({c: [getattr(r, c) for r in rows] for c in contract.columns}).to_pandas()
+    return gx.validate(contract_suite(contract), frame)
 
 
 def _row(i: int, **changes: object) -> Row:
@@ -87,13 +98,13 @@ def test_the_contract_is_the_fields_keys_nullability_and_domains() -> None:
     assert column == "mode" and set(values) == {m.value for m in Mode}
 
 
-def test_rows_that_break_a_declaration_fail_its_expectation() -> None:
+def test_rows_that_break_a_declaration_fail_its_expectation(gx: Validation) -> None:
     contract = ROWS.contract
     assert contract is not None
     good = [_row(i) for i in range(3)]
-    assert validate(contract, good).success
+    assert validate(gx, contract, good).success
     bad = [*good, _row(7, mode="SCRIBBLE"), _row(8, score=1.5), _row(9, names=None), _row(2, label="x")]
-    failed = {(o.expectation, o.columns): o.unexpected_count for o in validate(contract, bad).failed}
+    failed = {(o.expectation, o.columns): o.unexpected_count for o in validate(gx, contract, bad).failed}
     assert failed == {
         ("expect_column_values_to_be_in_set", ("mode",)): 1,
         ("expect_column_values_to_be_between", ("score",)): 1,
@@ -152,11 +163,13 @@ def test_every_tables_rows_round_trip_their_declared_types(name: str) -> None:
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.one_of(st.none(), st.floats(-1, 2, allow_nan=False)))))
-def test_the_derived_contract_counts_what_a_recount_finds(values: list[tuple[int, float | None]]) -> None:
+def test_the_derived_contract_counts_what_a_recount_finds(
+    gx: Validation, values: list[tuple[int, float | None]]
+) -> None:
     contract = ROWS.contract
     assert contract is not None
     rows = [_row(i, label=f"{n}", score=score) for n, (i, score) in enumerate(values)]
-    counts = {(o.expectation, o.columns): o.unexpected_count for o in validate(contract, rows).outcomes}
+    counts = {(o.expectation, o.columns): o.unexpected_count for o in validate(gx, contract, rows).results}
     by_key: dict[int, int] = {}
     for i, _ in values:
         by_key[i] = by_key.get(i, 0) + 1

@@ -1,46 +1,74 @@
-"""The table contracts (expectations checked with Arrow compute) on rows built here, inside real Dagster
-runs, and the rate checks around them: the blocking Underivable rate and the fallback rate's movement
-between extractor versions."""
+"""The data-quality checks as Great Expectations suites: the committed suites against what the row records
+derive, GX's verdicts on rows built here, the rate suites with their bounds as suite parameters, and inside
+real Dagster runs: the one validation step, a contract broken on purpose seen in Dagster and in the Data
+Docs, and the blocking Underivable rate. ``assay check`` never imports GX."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
+import sys
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import dagster as dg
 import docx
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assets.contract_checks import changed_shards_check_result, contract_check_result
+from assets.data_quality import _movement, _rate
+from assets.partitions import RANGE_END_TAG, RANGE_START_TAG
 from assets.progress import Progress
-from assets.rate_checks import FALLBACK_MOVEMENT, UNDERIVABLE, fallback_movement_result
+from assets.rate_checks import FALLBACK_MOVEMENT, UNDERIVABLE
 from assets.resources import AssaySettings, settings_from_env
-from orchestration.definitions import stage_asset
+from assets.suites import stale_suites
+from orchestration.definitions import defs, make_definitions
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
+from orchestration.run_instance import QUIET_LOGS
 from orchestration.runner import run
-from quality import contracts
-from quality.contracts import ContractError, ContractResult
+from quality.expectations import (
+    DATA_DOCS,
+    WRITE_COMMAND,
+    SuiteResult,
+    Validation,
+    committed_suite,
+    table_suite_name,
+)
 from quality.records import PageTextRecord, PageVerdictRecord
 from quality.verdicts import Mode
 from readers.core.model import ContentKind, DocumentStatus
 from readers.core.records import DerivationRecord, DocumentRecord
+from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
-from warehouse.schema import TABLES, contract_for
+from warehouse.outcomes import outcomes
+from warehouse.schema import TABLES
 
 CONTRACTS = {name: table.contract for name, table in TABLES.items() if table.contract is not None}
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
 TABLES_CHECKED = ("documents", "derivations", "pages", "page_verdicts", "ocr_pages", "page_texts", "texts")
+REPO = Path(__file__).resolve().parents[1]
 
 
-def validate(table: str, rows) -> ContractResult:
-    return contracts.validate(contract_for(table), rows)
+@pytest.fixture(scope="module")
+def gx(tmp_path_factory) -> Validation:
+    """One GX context for the module's validations (GX's import is paid once)."""
+    return Validation(tmp_path_factory.mktemp("gx") / "docs")
+
+
+def validate(gx: Validation, table: str, rows) -> SuiteResult:
+    """``rows`` (row records, or an Arrow table) validated against the table's committed suite."""
+    if not isinstance(rows, pa.Table):
+        columns = CONTRACTS[table].columns
+        rows = pa.table({c: [getattr(r, c) for r in rows] for c in columns}) if rows else None
+        if rows is None:
+            rows = TABLES[table].empty().select(list(CONTRACTS[table].columns))
+    return gx.validate(committed_suite(table_suite_name(table)), rows.to_pandas())
 
 
 def _sha(i: int) -> str:
@@ -99,12 +127,28 @@ def _expectations(table: str) -> int:
     return len(c.key) + len(c.required) + 1 + len(c.unique) + len(c.bounded) + len(c.enumerated)
 
 
-def _failed(result, expectation: str, column: str):
+def _failed(result: SuiteResult, expectation: str, column: str):
     (outcome,) = [o for o in result.failed if o.expectation == expectation and column in o.columns]
     return outcome
 
 
-# -- the contracts as data ------------------------------------------------------------------------------
+# -- the suites as data -----------------------------------------------------------------------------------
+
+
+def test_the_committed_suites_are_what_the_records_derive() -> None:
+    stale = stale_suites()
+    assert not stale, f"the suites {stale} differ from the row records: run `{WRITE_COMMAND}`"
+    for name in CONTRACTS:
+        suite = committed_suite(table_suite_name(name))
+        assert suite is not None and len(suite["expectations"]) == _expectations(name), name
+
+
+def test_no_suite_holds_a_setting_of_the_machine() -> None:
+    """The rate suites' bounds are given at validation from the settings: suite parameters, or for the
+    fallback rate each kind's bound as a column of the frame validated."""
+    text = "".join(p.read_text(encoding="utf-8") for p in (REPO / "quality" / "suites").glob("*rate*.json"))
+    assert '"$PARAMETER": "underivable_rate_max"' in text and '"column_A": "fallback_rate_max"' in text
+    assert "0.75" not in text and "0.25" not in text
 
 
 def test_contracts_name_only_columns_of_their_tables_and_cover_every_stage_table() -> None:
@@ -120,26 +164,25 @@ def test_contracts_name_only_columns_of_their_tables_and_cover_every_stage_table
     assert statuses["kind"] == {k.value for k in ContentKind}
 
 
-def test_good_rows_pass_every_expectation() -> None:
+def test_good_rows_pass_every_expectation(gx: Validation) -> None:
     documents = [_document(i) for i in range(40)]
-    result = validate("documents", documents)
+    result = validate(gx, "documents", documents)
     assert result.success and result.rows == 40 and not result.failed
-    assert len(result.outcomes) == _expectations("documents")
-
+    assert len(result.results) == _expectations("documents")
     verdicts = [_verdict(i, page) for i in range(20) for page in (1, 2, 3)]
-    assert validate("page_verdicts", verdicts).success
+    assert validate(gx, "page_verdicts", verdicts).success
     # A page without text has no trust (null): allowed, a ratio is judged only where present.
     texts = [_page_text(i, 1) for i in range(10)] + [
         _page_text(i, 2, trust=None, mode="BLANK") for i in range(10)
     ]
-    assert validate("page_texts", texts).success
+    assert validate(gx, "page_texts", texts).success
     # Empty rows (a run with nothing to write) pass.
-    assert validate("chunks", []).success and validate("chunks", []).rows == 0
+    assert validate(gx, "chunks", []).success
 
 
-def test_a_duplicated_composite_key_fails_the_compound_uniqueness_with_both_rows_counted() -> None:
+def test_a_duplicated_composite_key_fails_the_compound_uniqueness_with_both_rows_counted(gx) -> None:
     rows = [_verdict(i, 1) for i in range(10)] + [_verdict(3, 1, mode="REPLACE")]
-    result = validate("page_verdicts", rows)
+    result = validate(gx, "page_verdicts", rows)
     assert not result.success
     (outcome,) = result.failed
     assert outcome.expectation == "expect_compound_columns_to_be_unique"
@@ -148,77 +191,45 @@ def test_a_duplicated_composite_key_fails_the_compound_uniqueness_with_both_rows
     assert outcome.examples == ({"sha256": _sha(3), "extractor_version": "v1", "page": 1},)
 
 
-def test_a_duplicated_single_key_and_a_null_key_fail_with_their_counts() -> None:
+def test_a_duplicated_single_key_and_a_null_key_fail_with_their_counts(gx) -> None:
     rows = [_document(i) for i in range(10)]
     rows += [rows[4], dataclasses.replace(rows[5], sha256=None)]
-    result = validate("documents", rows)
+    result = validate(gx, "documents", rows)
     unique = _failed(result, "expect_column_values_to_be_unique", "sha256")
     assert unique.unexpected_count == 2 and unique.examples == (_sha(4),)
     null = _failed(result, "expect_column_values_to_not_be_null", "sha256")
-    assert null.unexpected_count == 1 and null.examples == (None,)
+    assert null.unexpected_count == 1
     assert len(result.failed) == 2
 
 
-def test_a_ratio_of_1_5_and_an_unknown_mode_fail_their_range_and_set() -> None:
+def test_a_ratio_of_1_5_and_an_unknown_mode_fail_their_range_and_set(gx) -> None:
     rows = [_page_text(i, 1) for i in range(10)]
     rows[2] = dataclasses.replace(rows[2], trust=1.5)
     rows[7] = dataclasses.replace(rows[7], mode="SCRIBBLE")
-    result = validate("page_texts", rows)
+    result = validate(gx, "page_texts", rows)
     ratio = _failed(result, "expect_column_values_to_be_between", "trust")
     assert (ratio.unexpected_count, ratio.examples) == (1, (1.5,))
     mode = _failed(result, "expect_column_values_to_be_in_set", "mode")
     assert (mode.unexpected_count, mode.examples) == (1, ("SCRIBBLE",))
+    assert mode.as_metadata()["partial_unexpected_list"] == ["SCRIBBLE"]
     assert len(result.failed) == 2
 
 
-def test_an_arrow_table_missing_a_contract_column_fails_with_the_reason() -> None:
+def test_a_missing_column_and_a_wrongly_typed_one_fail_with_gxs_reason(gx) -> None:
     rows = pa.table({"sha256": [_sha(1)], "extractor_version": ["v1"], "shard": ["01"], "text": ["x"]})
-    result = validate("texts", rows)
-    # Every expectation on a column the rows lack fails, saying which column; the others pass.
-    assert result.failed and all(
-        len(o.columns) == 1 and o.columns[0] not in rows.column_names and o.columns[0] in (o.error or "")
-        for o in result.failed
+    result = validate(gx, "texts", rows)
+    assert {o.columns for o in result.failed if o.columns == ("chars",)} == {("chars",)}
+    assert all("chars" in (o.error or "") for o in result.failed if o.columns == ("chars",))
+    texts = [_page_text(i, 1) for i in range(2)]
+    table = pa.table({c: [getattr(r, c) for r in texts] for c in CONTRACTS["page_texts"].columns})
+    typed = table.set_column(
+        table.column_names.index("ocr_confidence"), "ocr_confidence", pa.array(["high", None])
     )
-    assert {o.expectation for o in result.failed if o.columns == ("chars",)} == {
-        "expect_column_values_to_not_be_null",
-        "expect_column_values_to_be_between",
-    }
-    assert all(o.success for o in result.outcomes if set(o.columns) <= set(rows.column_names))
+    (failed,) = validate(gx, "page_texts", typed).failed
+    assert failed.columns == ("ocr_confidence",) and failed.error
 
 
-def test_nan_is_a_missing_value_and_a_wrongly_typed_column_fails_with_the_reason() -> None:
-    rows = pa.table(
-        {
-            "sha256": [_sha(1), _sha(2)],
-            "extractor_version": ["v1", "v1"],
-            "page": [1, 1],
-            "shard": ["01", "02"],
-            "mode": ["TEXT", "TEXT"],
-            "source": ["extracted", "extracted"],
-            "tool": ["pymupdf", "pymupdf"],
-            "tool_version": ["1", "1"],
-            "chars": [4, 4],
-            "trust": [float("nan"), 0.5],  # a missing ratio: allowed, not out of range
-            "ocr_confidence": ["high", None],  # text where a number belongs
-            "judged_by": ["lexicon", "lexicon"],
-            "cross_check": pa.array([None, None], pa.string()),
-            "agreement": pa.array([None, None], pa.float64()),
-        }
-    )
-    result = validate("page_texts", rows)
-    (typed,) = result.failed
-    assert typed.columns == ("ocr_confidence",) and "could not be evaluated" in (typed.error or "")
-    rows = rows.set_column(1, "extractor_version", pa.array([None, "v1"], pa.string()))
-    null = _failed(validate("page_texts", rows), "expect_column_values_to_not_be_null", "extractor_version")
-    assert (null.unexpected_count, null.examples) == (1, (None,))
-
-
-def test_a_table_without_a_contract_is_a_contract_error() -> None:
-    with pytest.raises(ContractError, match="no contract"):
-        validate("page_fonts", [])
-
-
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(
     st.lists(
         st.tuples(
@@ -226,18 +237,21 @@ def test_a_table_without_a_contract_is_a_contract_error() -> None:
             st.integers(1, 3),
             st.one_of(st.none(), st.floats(-0.5, 1.5, allow_nan=False)),
         ),
+        min_size=1,
         max_size=30,
     )
 )
-def test_unexpected_counts_are_what_a_plain_recount_finds(rows: list[tuple[int, int, float | None]]) -> None:
-    """Whatever the rows, the contract counts the rows whose key occurs more than once and the trusts outside
+def test_unexpected_counts_are_what_a_plain_recount_finds(
+    gx: Validation, rows: list[tuple[int, int, float | None]]
+) -> None:
+    """Whatever the rows, GX counts the rows whose key occurs more than once and the trusts outside
     [0, 1], as a recount in Python does."""
     records = [_page_text(i, page, trust=trust) for i, page, trust in rows]
-    result = validate("page_texts", records)
+    result = validate(gx, "page_texts", records)
     keys = Counter((i, page) for i, page, _ in rows)
     duplicated = sum(n for n in keys.values() if n > 1)
     outside = sum(1 for *_, t in rows if t is not None and not 0 <= t <= 1)
-    counts = {(o.expectation, o.columns): o.unexpected_count for o in result.outcomes}
+    counts = {(o.expectation, o.columns): o.unexpected_count for o in result.results}
     assert (
         counts[("expect_compound_columns_to_be_unique", ("sha256", "extractor_version", "page"))]
         == duplicated
@@ -246,38 +260,48 @@ def test_unexpected_counts_are_what_a_plain_recount_finds(rows: list[tuple[int, 
     assert result.success == (duplicated == 0 and outside == 0)
 
 
-def test_the_check_result_carries_the_figures_and_fails_at_error() -> None:
-    rows = [_verdict(i, 1) for i in range(5)] + [_verdict(9, 1, mode="SCRIBBLE", score=2.0)]
-    result = contract_check_result("verdicts", "page_verdicts", rows, shards=["00", "09"])
-    assert not result.passed and result.severity == dg.AssetCheckSeverity.ERROR
-    meta = {k: v.value for k, v in result.metadata.items()}
-    assert meta["rows_validated"] == 6 and meta["shards"] == 2 and meta["expectations_failed"] == 2
-    failed = {f["columns"][0]: f for f in meta["failed"]}
-    assert failed["mode"]["examples"] == ["SCRIBBLE"] and failed["score"]["unexpected_count"] == 1
-    assert meta["expectations_evaluated"] == _expectations("page_verdicts")
-
-
-def test_an_unchanged_walk_checks_nothing_and_a_changed_shard_only_its_rows() -> None:
-    before = [_document(i) for i in range(1, 40, 7)]
-    same = changed_shards_check_result("walk", "documents", before, before)
-    assert (
-        same.passed
-        and same.metadata["rows_validated"].value == 0
-        and "nothing" in same.metadata["note"].value
-    )
-    now = [*before, dataclasses.replace(before[2], sha256=before[2].shard + "e" * 62)]
-    changed = changed_shards_check_result("walk", "documents", now, before)
-    assert changed.passed and changed.metadata["shards"].value == 1
-    assert changed.metadata["rows_validated"].value == 2  # the shard's old document and the new one
-
-
-# -- the rate checks --------------------------------------------------------------------------------------
+# -- the rate suites --------------------------------------------------------------------------------------
 
 
 def test_the_corpus_underivable_check_blocks_and_the_per_run_one_does_not() -> None:
-    blocking = {spec.name: spec.blocking for spec in stage_asset("catalog").check_specs}
-    assert blocking[UNDERIVABLE] is True and blocking[FALLBACK_MOVEMENT] is False
-    assert {spec.name: spec.blocking for spec in stage_asset("ocr").check_specs}[UNDERIVABLE] is False
+    (step,) = defs.asset_checks if hasattr(defs, "asset_checks") else []
+    blocking = {(spec.asset_key.to_user_string(), spec.name): spec.blocking for spec in step.check_specs}
+    assert blocking[("catalog", UNDERIVABLE)] is True and blocking[("catalog", FALLBACK_MOVEMENT)] is False
+    assert blocking[("ocr", UNDERIVABLE)] is False
+
+
+def _outcomes_of(kinds: dict[str, tuple[int, int, int]]):
+    """``kinds``: kind -> (derived, of which fallback, underivable) as outcome rows."""
+
+    @dataclasses.dataclass
+    class Row:
+        kind: str
+        outcome: str
+        shard: str = "00"
+
+    rows = []
+    for kind, (derived, fallback, underivable) in kinds.items():
+        rows += [Row(kind, "fallback" if i < fallback else "derived") for i in range(derived)]
+        rows += [Row(kind, "underivable") for _ in range(underivable)]
+    return rows
+
+
+def test_the_rate_bounds_are_parameters_per_kind_and_judge_only_enough_documents(gx, tmp_path) -> None:
+    assay = AssaySettings(home=str(tmp_path))
+    # pdf: 3 of 20 fallback (0.15 > 0.10); html 10 of 20 (under its own 0.75); docx 2 of 3 (too few).
+    documents = _outcomes_of({"pdf": (20, 3, 0), "html": (20, 10, 0), "docx": (3, 2, 0), "text": (4, 0, 4)})
+    result, meta = _rate(gx, "fallback_rate", documents, assay)
+    assert not result.success and meta["over_bound"] == {"pdf": 0.15}
+    assert meta["not_judged_too_few_documents"] == {"docx": 3, "text": 4}
+    (failed,) = result.failed
+    assert failed.expectation == "expect_column_pair_values_a_to_be_greater_than_b"
+    assert failed.columns == ("fallback_rate_max", "fallback_rate") and failed.unexpected_kinds == ("pdf",)
+    assert failed.examples == ([assay.fallback_rate_max, 0.15],)  # (its bound, its rate)
+    # The text kind's Underivable rate, 4 of 8, is past 0.25.
+    result, meta = _rate(gx, UNDERIVABLE, documents, assay)
+    assert not result.success and meta["over_bound"] == {"text": 0.5}
+    wide = settings_from_env({"ASSAY_HOME": str(tmp_path), "ASSAY_UNDERIVABLE_RATE_MAX": "0.5"})
+    assert _rate(gx, UNDERIVABLE, documents, wide)[0].success
 
 
 def _write_version(wh: Warehouse, version: str, kinds: dict[str, tuple[int, int]]) -> None:
@@ -296,32 +320,45 @@ def _age(wh: Warehouse, version: str, seconds: int) -> None:
         os.utime(part, (stamp, stamp))
 
 
-def test_the_fallback_movement_check_compares_with_the_previous_version(tmp_path: Path) -> None:
+def test_the_fallback_movement_check_compares_with_the_previous_version(gx, tmp_path: Path) -> None:
     wh = Warehouse(tmp_path / "warehouse")
     assay = AssaySettings(home=str(tmp_path))
     _write_version(wh, "v1", {"pdf": (20, 1), "docx": (10, 0), "html": (3, 0)})
 
-    alone = fallback_movement_result("catalog", wh, "v1", assay)
-    assert alone.passed and "no previous" in alone.metadata["note"].value
+    alone, meta = _movement(gx, wh, assay, outcomes(wh, "v1"), "v1")
+    assert alone.success and "no previous" in meta["note"]
 
     _age(wh, "v1", 3600)
     _write_version(wh, "v2", {"pdf": (20, 5), "docx": (10, 0), "html": (3, 3)})
-    result = fallback_movement_result("catalog", wh, "v2", assay)
-    assert not result.passed and result.severity == dg.AssetCheckSeverity.WARN
-    meta = {k: v.value for k, v in result.metadata.items()}
+    result, meta = _movement(gx, wh, assay, outcomes(wh, "v2"), "v2")
+    assert not result.success
     assert meta["versions_compared"] == ["v1", "v2"] and meta["bound"] == assay.fallback_rate_move_max
     assert meta["over_bound"] == {"pdf": 0.2}  # 5/20 - 1/20; html moved by 1.0 but over 3 documents
     pdf = meta["by_kind"]["pdf"]
     assert (pdf["previous_rate"], pdf["current_rate"], pdf["move"]) == (0.05, 0.25, 0.2)
-    assert (pdf["previous_documents"], pdf["current_documents"]) == (20, 20)
     assert meta["by_kind"]["docx"]["move"] == 0.0 and meta["not_judged_too_few_documents"] == ["html"]
 
     # A wider bound (from the environment, as `assay run` reads it) lets the same move pass.
     wide = settings_from_env({"ASSAY_HOME": str(tmp_path), "ASSAY_FALLBACK_RATE_MOVE_MAX": "0.25"})
-    assert fallback_movement_result("catalog", wh, "v2", wide).passed
+    assert _movement(gx, wh, wide, outcomes(wh, "v2"), "v2")[0].success
 
 
-# -- inside real Dagster runs ---------------------------------------------------------------------------
+# -- assay check, and inside real Dagster runs -------------------------------------------------------------
+
+
+def test_assay_check_does_not_import_great_expectations(tmp_path: Path) -> None:
+    (tmp_path / "note.txt").write_text("The meter is read on the first of the month.", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from orchestration.cli import main\n"
+        "try:\n"
+        f"    main(['check', {str(tmp_path / 'note.txt')!r}])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('GX', 'great_expectations' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert "GX False" in out.stdout, out.stdout + out.stderr
 
 
 def _corpus(folder: Path) -> None:
@@ -356,8 +393,12 @@ def _evaluations(asset: str, name: str) -> list[dg.AssetCheckEvaluation]:
     return [r.event.dagster_event.event_specific_data for r in records if r.event]
 
 
+def _gx_failed(evaluation: dg.AssetCheckEvaluation) -> list[dict]:
+    return evaluation.metadata["failed"].value
+
+
 @pytest.mark.slow
-def test_pipeline_runs_the_contract_checks_and_blocks_on_the_underivable_rate(
+def test_one_step_validates_every_check_and_a_broken_contract_shows_in_dagster_and_the_data_docs(
     home: Path, tmp_path: Path
 ) -> None:
     folder = tmp_path / "corpus"
@@ -365,37 +406,174 @@ def test_pipeline_runs_the_contract_checks_and_blocks_on_the_underivable_rate(
     report = run(Home(home), [folder], Progress())
     assert report.ok, report.failures
     contract = {(c.asset, c.name): c for c in report.checks if c.name.endswith("_contract")}
-    expected = {
+    assert {
         ("walk", "documents_contract"),
         ("extract", "derivations_contract"),
         ("extract", "pages_contract"),
         ("verdicts", "page_verdicts_contract"),
+        ("ocr", "page_texts_contract"),
         ("sanitize", "texts_contract"),
         ("chunk", "chunks_contract"),
-    }
-    # OCR runs only on shards with pages to read; a born-digital corpus sends it none.
-    assert (
-        expected
-        <= set(contract)
-        <= expected | {("ocr", "ocr_pages_contract"), ("ocr", "page_texts_contract")}
-    )
+    } <= set(contract)
     assert all(c.passed for c in contract.values())
     (documents,) = _evaluations("walk", "documents_contract")
     assert documents.passed and documents.metadata["rows_validated"].value == 4
-    assert documents.metadata["expectations_failed"].value == 0 and documents.metadata["failed"].value == []
-    pages = _evaluations("extract", "pages_contract")
-    assert sum(p.metadata["rows_validated"].value for p in pages) == 5  # 2 PDF pages, the DOCX, 2 texts
-    assert all(p.metadata["expectations_evaluated"].value == _expectations("pages") for p in pages)
+    assert documents.metadata["expectations_evaluated"].value == _expectations("documents")
+    (pages,) = _evaluations("extract", "pages_contract")
+    assert pages.metadata["rows_validated"].value == 5  # 2 PDF pages, the DOCX, 2 texts
     (movement,) = _evaluations("catalog", FALLBACK_MOVEMENT)
     assert movement.passed and "no previous" in movement.metadata["note"].value
+    index = home / DATA_DOCS / "index.html"
+    assert index.is_file() and "chunks_contract" in index.read_text(encoding="utf-8")
+    # Every check was evaluated in the one step of the last Dagster run, none in a stage's.
+    instance = dg.DagsterInstance.get()
+    steps = {
+        (r.job_name, e.step_key)
+        for r in instance.get_runs()
+        for e in instance.all_logs(r.run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION)
+        if e.dagster_event.event_specific_data.check_name.endswith(("_contract", "_rate", "rate_movement"))
+    }
+    assert steps == {("assay_corpus", "data_quality")}
+
+    # A chunk partition with a row twice: its key is duplicated. The next run validates that partition
+    # (written since the last validation) and nothing else; the check fails with GX's figures.
+    wh = Home(home).warehouse
+    shard = wh.shards("chunks", EXTRACTOR_VERSION)[0]
+    path = wh.partition_path("chunks", EXTRACTOR_VERSION, shard)
+    rows = pq.read_table(path)
+    pq.write_table(pa.concat_tables([rows, rows.slice(0, 1)]), path)
+    report = run(Home(home), [folder], Progress())
+    chunks = _evaluations("chunk", "chunks_contract")[0]
+    assert not chunks.passed and chunks.severity == dg.AssetCheckSeverity.ERROR
+    assert chunks.metadata["partitions"].value == 1
+    failed = {f["expectation"]: f for f in _gx_failed(chunks)}
+    assert failed["expect_compound_columns_to_be_unique"]["unexpected_count"] == 2
+    assert failed["expect_column_values_to_be_unique"]["columns"] == ["chunk_id"]
+    page = Path(chunks.metadata["data_docs"].value)
+    html = page.read_text(encoding="utf-8")
+    assert page.is_relative_to(home / DATA_DOCS) and "chunk_id" in html and "Failed" in html
+    assert ("chunk", "chunks_contract") in {(c.asset, c.name) for c in report.checks if not c.passed}
+    assert _evaluations("walk", "documents_contract")[0].metadata["rows_validated"].value == 0
+    listed = page.relative_to(home / DATA_DOCS).as_posix()
+    assert listed in index.read_text(encoding="utf-8")
+
+    # A run with nothing new to validate (the catalog is made again, no table has a new partition and the
+    # corpus's rates are those validated last) validates nothing: the Data Docs are left as they were,
+    # the failure in them, and the check says there was nothing to check.
+    stamp = index.stat().st_mtime_ns
+    wh.catalog_path.unlink()
+    report = run(Home(home), [folder], Progress())
+    assert report.ok and index.stat().st_mtime_ns == stamp and page.read_text(encoding="utf-8") == html
+    again = _evaluations("chunk", "chunks_contract")[0]
+    assert again.passed and "nothing to check" in again.metadata["note"].value
+    movement = _evaluations("catalog", FALLBACK_MOVEMENT)[0]
+    assert movement.passed and "not validated again" in movement.metadata["note"].value
 
     # Six texts of nothing but whitespace: nothing gets text from them, the Underivable rate of text files
-    # (6 of 8) is past its bound over the corpus, and the blocking check fails the catalog run.
+    # (6 of 8) is past its bound over the corpus, and the blocking check fails the run's last step.
     for i in range(6):
         (folder / f"blank-{i}.txt").write_text(" " * (i + 1) + "\n", encoding="utf-8")
     report = run(Home(home), [folder], Progress())
     assert [f.stage for f in report.failures] == ["catalog"]
+    assert "blocking check failed" in report.failures[0].message
     underivable = _evaluations("catalog", UNDERIVABLE)[0]
     assert not underivable.passed and underivable.severity == dg.AssetCheckSeverity.ERROR
     assert underivable.blocking and underivable.metadata["over_bound"].value == {"text": 0.75}
     assert Home(home).warehouse.catalog_path.is_file()  # the catalog was built before the check failed
+    # The Data Docs list every run's validations: this run's failure and the broken contract's before it.
+    listing = index.read_text(encoding="utf-8")
+    assert listed in listing and page.is_file()
+    assert Path(underivable.metadata["data_docs"].value).relative_to(home / DATA_DOCS).as_posix() in listing
+
+
+@pytest.mark.slow
+def test_a_run_of_one_stage_asset_does_not_fail_nor_carry_the_validation_step_needlessly(
+    home: Path, tmp_path: Path
+) -> None:
+    """The runs Dagster starts for one stage asset: the stage's own job (the web UI's jobs, the automation's
+    runs) has no validation step; materialising the asset with its checks, as the web UI offers, runs the
+    step for that asset's checks only, and with nothing written since the last validation it validates
+    nothing (GX not imported); under the automation the checks do not ride along with a stage's runs but
+    are requested together once the catalog is rebuilt (one run of the step)."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "note.txt").write_text("The meter is read on the first of the month.\n", encoding="utf-8")
+    assert run(Home(home), [folder], Progress()).ok
+    settings = AssaySettings(home=str(home), roots=[str(folder)])
+    definitions = make_definitions(settings, Progress())
+    instance = dg.DagsterInstance.get()
+    (shard,) = Home(home).warehouse.shards("derivations", EXTRACTOR_VERSION)
+    tags = {RANGE_START_TAG: shard, RANGE_END_TAG: shard}
+
+    job = definitions.resolve_job_def("assay_extract")
+    assert "data_quality" not in {n.name for n in job.graph.nodes}
+    assert job.execute_in_process(instance=instance, run_config=QUIET_LOGS, tags=tags).success
+
+    # The asset with its checks, as the web UI's "Materialize" launches it: one step for its checks.
+    extract = dg.AssetKey("extract")
+    implicit = definitions.resolve_implicit_global_asset_job_def()
+    subset = implicit.get_subset(asset_selection={extract})
+    checks = subset.asset_layer.asset_graph.asset_check_keys
+    assert {k.asset_key for k in checks} == {extract} and dg.AssetCheckKey(
+        extract, "pages_contract"
+    ) in checks
+    result = subset.execute_in_process(instance=instance, run_config=QUIET_LOGS, tags=tags)
+    assert result.success
+    evaluations = {e.check_name: e for e in result.get_asset_check_evaluations()}
+    assert {"derivations_contract", "pages_contract", "fallback_rate"} <= set(evaluations)
+    assert all(e.passed for e in evaluations.values())
+    logged = [
+        e.user_message
+        for e in instance.all_logs(result.run_id)
+        if e.step_key == "data_quality" and "Great Expectations" in (e.user_message or "")
+    ]
+    assert len(logged) == 1 and "GX not imported" in logged[0], logged
+
+    # Under the automation: every data-quality check has the condition "catalog rebuilt", so that Dagster
+    # does not add it to the runs it requests for its asset (the checks with no condition of their own
+    # ride along), and the tick after the catalog is rebuilt requests them all together.
+    graph = definitions.resolve_asset_graph()
+    (step,) = definitions.asset_checks
+    assert all(graph.get(key).automation_condition is not None for key in step.check_keys)
+    now = datetime.now(UTC)
+
+    def requested(at: datetime, cursor=None):
+        ticked = dg.evaluate_automation_conditions(
+            defs=definitions, instance=instance, cursor=cursor, evaluation_time=at
+        )
+        checks = {r.key for r in ticked.results if isinstance(r.key, dg.AssetCheckKey) and r.true_subset.size}
+        return checks & set(step.check_keys), ticked.cursor
+
+    first, cursor = requested(now)  # the first tick learns the state
+    assert first == set()
+    catalog = definitions.resolve_job_def("assay_catalog")
+    assert catalog.execute_in_process(instance=instance, run_config=QUIET_LOGS).success
+    after, cursor = requested(now + timedelta(minutes=1), cursor)
+    assert requested(now + timedelta(minutes=2), cursor)[0] == set()
+    assert after == set(step.check_keys)
+
+
+def test_the_home_keeps_the_latest_validations_and_their_pages(tmp_path: Path, monkeypatch) -> None:
+    """Each run's validations are kept as files and listed in the Data Docs; beyond VALIDATIONS_KEPT the
+    oldest go, their pages with them."""
+    import pandas as pd
+
+    import quality.expectations as expectations
+
+    monkeypatch.setattr(expectations, "VALIDATIONS_KEPT", 3)
+    docs, stores = tmp_path / "docs", tmp_path / "gx"
+    suite = committed_suite(table_suite_name("texts"))
+    frame = pd.DataFrame({c: [] for c in CONTRACTS["texts"].columns})
+    for run_name, assets in (("first", ("a", "b", "c")), ("second", ("d", "e"))):
+        gx = Validation(docs, stores, run_name)
+        for asset in assets:
+            gx.validate(suite, frame, asset=asset)
+        gx.build_docs()
+    stored = (stores / "validations").rglob("*.json")
+    results = sorted(p.relative_to(stores / "validations").parts[1] for p in stored)
+    pages = sorted(
+        p.relative_to(docs / "validations").parts[1] for p in (docs / "validations").rglob("*.html")
+    )
+    assert results == pages and len(results) == 3 and results.count("second") == 2
+    index = (docs / "index.html").read_text(encoding="utf-8")
+    assert "second" in index and index.count("texts_contract") >= 3

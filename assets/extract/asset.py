@@ -5,11 +5,9 @@ derivations, underivables, pages, their fonts and the tables found on them."""
 from typing import TYPE_CHECKING
 
 from assets.factory import ShardStep, StageOutcome, shard_stage
-from assets.rate_checks import FALLBACK, rate_check_results, rate_check_specs
 from readers.core.records import DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
-from warehouse.outcomes import outcomes
 
 if TYPE_CHECKING:
     from assets.extract.shard import ShardRows, ShardWork
@@ -17,12 +15,9 @@ if TYPE_CHECKING:
 EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts", "tables")
 
 
-# The Underivable rate is judged after OCR (on the ocr asset and the catalog), since a scan's text layer
-# is empty by nature; the fallback rate belongs to the readers, here, of the documents' outcomes as far as
-# the stages have come (warehouse/outcomes.py): what the readers did, for the documents read now.
-@shard_stage(
-    "extract", check_specs=rate_check_specs("extract", scope="the shards of this run", checks=(FALLBACK,))
-)
+# Its fallback-rate check (the readers' share of fallback text, over the shards written) is validated with
+# the other data-quality checks, once per run (assets/data_quality.py).
+@shard_stage("extract")
 def extract(step: ShardStep) -> StageOutcome:
     # The readers (PyMuPDF, pdfminer) are imported when a shard is extracted, not when the definitions
     # load: a run with nothing to read, and the web UI, start half a second sooner.
@@ -30,7 +25,6 @@ def extract(step: ShardStep) -> StageOutcome:
     from readers.engine.isolation import IsolatedReads
 
     wh, assay, progress = step.wh, step.settings, step.progress
-    rated: set[str] = set()  # the shards whose documents the fallback rate is over
     totals = {o: 0 for o in Outcome}
     figures: dict[str, dict[str, int]] = {}
     work: list[ShardWork] = []
@@ -50,7 +44,6 @@ def extract(step: ShardStep) -> StageOutcome:
                 progress.document_done(Outcome.KEPT.value, d.status)
             totals[Outcome.KEPT] += len(kept)
             figures[shard] = {o.value: len(kept) if o is Outcome.KEPT else 0 for o in Outcome}
-            rated.add(shard)
             continue
         work.append(ShardWork(shard, documents, existing, _prior(wh, shard)))
 
@@ -82,20 +75,12 @@ def extract(step: ShardStep) -> StageOutcome:
             figures[shard] = {o.value: result.count(o) for o in Outcome}
             for outcome in Outcome:
                 totals[outcome] += result.count(outcome)
-            rated.add(shard)
 
     step.log.info(
         f"{len(step.shards)} shards: read {totals[Outcome.READ]}, kept {totals[Outcome.KEPT]}, "
         f"carried over {totals[Outcome.CARRIED]}, readers replaced {reads.replaced}"
     )
-    return StageOutcome(
-        ran={w.shard for w in work},
-        figures=figures,
-        contract_shards=step.shards,
-        checks=rate_check_results(
-            "extract", outcomes(wh, EXTRACTOR_VERSION, rated), assay, by_shard=True, checks=(FALLBACK,)
-        ),
-    )
+    return StageOutcome(ran={w.shard for w in work}, figures=figures)
 
 
 def _rows(wh: Warehouse, version: str, shard: str) -> "ShardRows":

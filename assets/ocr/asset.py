@@ -8,11 +8,9 @@ import dagster as dg
 
 from assets.factory import ShardStep, StageOutcome, shard_stage
 from assets.plans import plan_ocr
-from assets.rate_checks import UNDERIVABLE, rate_check_results, rate_check_specs
 from readers.core.records import DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
-from warehouse.outcomes import outcomes
 
 OCR_CONFIDENCE = "ocr_confidence"
 
@@ -20,7 +18,6 @@ OCR_CONFIDENCE = "ocr_confidence"
 @shard_stage(
     "ocr",
     check_specs=[
-        *rate_check_specs("ocr", scope="the shards of this run, after OCR", checks=(UNDERIVABLE,)),
         dg.AssetCheckSpec(
             OCR_CONFIDENCE,
             asset="ocr",
@@ -73,16 +70,9 @@ def ocr(step: ShardStep) -> StageOutcome:
         f"kept, {sum(r.refused for r in results)} over the page budget, "
         f"{round(sum(r.seconds for r in read), 1)} s; {dict(statuses)}; final texts from {dict(sources)}"
     )
+    # The Underivable rate over the shards OCR wrote is validated with the other data-quality checks, once
+    # per run (assets/data_quality.py).
     checks = [
-        # The final outcomes of the documents of the shards OCR recorded texts for (warehouse/outcomes.py).
-        *rate_check_results(
-            "ocr",
-            outcomes(wh, EXTRACTOR_VERSION, {result.shard for result in results}),
-            assay,
-            by_shard=True,
-            underivable_severity=dg.AssetCheckSeverity.WARN,
-            checks=(UNDERIVABLE,),
-        ),
         dg.AssetCheckResult(
             check_name=OCR_CONFIDENCE,
             passed=mean is None or mean >= assay.ocr_confidence_min,
