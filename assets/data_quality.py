@@ -72,11 +72,18 @@ NAME = "data_quality"
 RATE_CHECKS = (("extract", FALLBACK, "derivations"), ("ocr", UNDERIVABLE, "page_texts"))
 
 
+def checked(stages: StageGraph) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """The contracts (stage, table) and the run's rate checks (stage, check, table) of the stages in
+    effect: every check the step makes besides the catalog's."""
+    contracts = [(stage.name, table) for stage in stages.order for table in stage.checked]
+    rates = [(asset, name, table) for asset, name, table in RATE_CHECKS if asset in stages.by_name]
+    return contracts, rates
+
+
 def data_quality_checks(stages: StageGraph) -> dg.AssetChecksDefinition:
     """The step's asset checks over the stages in effect."""
-    contracts = [(stage.name, table) for stage in stages.order for table in stage.checked]
+    contracts, rates = checked(stages)
     specs = [contract_check_spec(asset, table) for asset, table in contracts]
-    rates = [(asset, name, table) for asset, name, table in RATE_CHECKS if asset in stages.by_name]
     for asset, name, _ in rates:
         scope = "the shards written since the last validation"
         specs += rate_check_specs(asset, scope=scope, checks=(name,))

@@ -1056,8 +1056,12 @@ def _functions_pipeline(home, progress, seconds: dict[str, float]):
     """``assay run``'s own plan (orchestration/runner.py ``_run``) with every asset of each planned run
     called as a function (``dg.build_asset_context``: no run, no event log, no run storage), the time of
     each asset added to ``seconds`` by name: the same work, without Dagster's runs."""
+    import logging
+
     import dagster as dg
 
+    from assets.data_quality import NAME as DATA_QUALITY
+    from assets.data_quality import checked, evaluate
     from assets.partitions import RANGE_END_TAG, RANGE_START_TAG
     from assets.report import quality_report
     from assets.stages import graph
@@ -1077,7 +1081,15 @@ def _functions_pipeline(home, progress, seconds: dict[str, float]):
                 wanted = {key.to_user_string() for key in asset_selection}
                 names = [s.name for s in declared.order if s.name in wanted]
             resources = {"assay": self.settings, "progress": self.progress}
+            if job_name == "assay_corpus":
+                names.append(DATA_QUALITY)
             for name in names:
+                if name == DATA_QUALITY:  # the checks' step, as the run's last step makes it
+                    started = time.perf_counter()
+                    contracts, rates = checked(declared)
+                    list(evaluate(self.settings, contracts, rates, logging.getLogger(DATA_QUALITY)))
+                    seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - started
+                    continue
                 asset = quality_report if name == "quality_report" else stage_asset(name)
                 if asset.partitions_def is not None:
                     keys = dg.PartitionKeyRange(tags[RANGE_START_TAG], tags[RANGE_END_TAG])
@@ -1201,6 +1213,15 @@ def first_run_work(state: State, section: Section) -> None:
             f"{timed['functions']:.1f} s",
             f"{work:.1f} s",
             timed["functions"] / work,
+        )
+    )
+    quality = step_seconds(homes["dagster"].path, DATA_QUALITY_STEP)
+    section.figures.append(
+        Figure(
+            "its data-quality step (Great Expectations, once per run) / the first run",
+            f"{quality:.1f} s",
+            f"{timed['dagster']:.1f} s",
+            quality / timed["dagster"],
         )
     )
     section.notes.append(
@@ -1426,6 +1447,7 @@ def small_runs(state: State, section: Section) -> None:
         "floor": [],
         "add": [],
         "check added": [],
+        "quality step": [],
     }
     floor = REPO / "benchmarks" / "dagster_floor.py"
     for i in range(repeat):
@@ -1441,6 +1463,7 @@ def small_runs(state: State, section: Section) -> None:
         ]
         for name, command in pairs if i % 2 == 0 else reversed(pairs):
             seconds[name].append(_timed_command(command, env))
+        seconds["quality step"].append(step_seconds(Path(home), DATA_QUALITY_STEP))
         # One new file into the folder of that home, which is up to date: the run reads it alone.
         added = make_text_pdf(state.tmp / f"added-{i}.pdf", [f"Added note {i}. " + text])
         steps = [
@@ -1466,6 +1489,7 @@ def small_runs(state: State, section: Section) -> None:
         "floor": "Dagster's floor: one run that does nothing, into a fresh instance",
         "add": "`assay run` adding one file to an up-to-date home",
         "check added": "`assay check` on that file",
+        "quality step": "the first's data-quality step (Great Expectations' import, validations, Data Docs)",
     }
     for name, values in seconds.items():
         section.rows.append([labels[name], f"{median[name]:.2f}", " ".join(f"{v:.2f}" for v in values)])
@@ -1474,6 +1498,7 @@ def small_runs(state: State, section: Section) -> None:
         ("`assay check` / `import pymupdf`", "check", "import", CHECK_OVER_IMPORT_MAX),
         ("adding one file / `assay check` it", "add", "check added", ADD_OVER_CHECK_MAX),
         ("Dagster's floor / `assay check`", "floor", "check", None),
+        ("its data-quality step / `assay run` one page", "quality step", "run", None),
     ):
         ratio = median[ours] / median[theirs]
         section.figures.append(
@@ -1492,6 +1517,25 @@ def small_runs(state: State, section: Section) -> None:
         f"({RUN_OVER_CHECK_MAX:g} x `assay check`'s {median['check']:.2f} s) for its walk, its read and "
         "verdicts, the later stages and the summary."
     )
+
+
+#: The step of ``assay run``'s last Dagster run that validates the checks with Great Expectations.
+DATA_QUALITY_STEP = "data_quality"
+
+
+def step_seconds(home: Path, step: str) -> float:
+    """The seconds ``step`` took in the Dagster runs of ``home`` (its STEP_SUCCESS events' durations)."""
+    import dagster as dg
+
+    from orchestration.home import Home
+
+    with dg.DagsterInstance.from_config(str(Home(home).dagster_home)) as instance:
+        return sum(
+            entry.dagster_event.event_specific_data.duration_ms / 1000
+            for run in instance.get_runs()
+            for entry in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_SUCCESS)
+            if entry.dagster_event.step_key == step
+        )
 
 
 def section_number(title: str) -> int:
