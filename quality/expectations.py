@@ -60,8 +60,6 @@ EXAMPLES_KEPT = 5
 # older results and their pages are removed.
 VALIDATIONS_KEPT = 200
 
-_CONDITION_PARSER = "pandas"
-
 
 def table_suite_name(table: str) -> str:
     return f"{table}_contract"
@@ -98,6 +96,7 @@ def rate_suites() -> dict[str, dict[str, Any]]:
     """The three rate suites (see the module's docstring), by name."""
     import great_expectations as gx
     import great_expectations.expectations as gxe
+    from great_expectations.expectations.row_conditions import Column
 
     fallback = gx.ExpectationSuite(
         name=FALLBACK,
@@ -106,8 +105,7 @@ def rate_suites() -> dict[str, dict[str, Any]]:
                 column_A=FALLBACK_BOUND,
                 column_B="fallback_rate",
                 or_equal=True,
-                row_condition="fallback_judged == True",
-                condition_parser=_CONDITION_PARSER,
+                row_condition=Column("fallback_judged") == True,  # noqa: E712 (a GX condition, not a comparison)
             )
         ],
     )
@@ -117,8 +115,7 @@ def rate_suites() -> dict[str, dict[str, Any]]:
             gxe.ExpectColumnValuesToBeBetween(
                 column="underivable_rate",
                 max_value={"$PARAMETER": "underivable_rate_max"},
-                row_condition="underivable_judged == True",
-                condition_parser=_CONDITION_PARSER,
+                row_condition=Column("underivable_judged") == True,  # noqa: E712 (a GX condition, not a comparison)
             )
         ],
     )
@@ -129,8 +126,7 @@ def rate_suites() -> dict[str, dict[str, Any]]:
                 column="move",
                 min_value={"$PARAMETER": "fallback_rate_move_min"},
                 max_value={"$PARAMETER": "fallback_rate_move_max"},
-                row_condition="judged == True",
-                condition_parser=_CONDITION_PARSER,
+                row_condition=Column("judged") == True,  # noqa: E712 (a GX condition, not a comparison)
             )
         ],
     )
@@ -478,6 +474,13 @@ def _error(info: Any) -> str | None:
 
 
 def _condition_text(condition: Any) -> str:
+    """A row condition as one line ("judged == True"), whether GX gives it as a dict or an object."""
+    if hasattr(condition, "model_dump"):
+        condition = condition.model_dump()
+    if isinstance(condition, Mapping) and {"column", "operator", "parameter"} <= condition.keys():
+        column = condition["column"]
+        name = column.get("name") if isinstance(column, Mapping) else getattr(column, "name", column)
+        return f"{name} {condition['operator']} {condition['parameter']}"
     if isinstance(condition, Mapping):
         return str(condition.get("pass_through_filter") or condition)
     return str(condition)
