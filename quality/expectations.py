@@ -98,37 +98,34 @@ def rate_suites() -> dict[str, dict[str, Any]]:
     import great_expectations.expectations as gxe
     from great_expectations.expectations.row_conditions import Column
 
-    fallback = gx.ExpectationSuite(
-        name=FALLBACK,
-        expectations=[
-            gxe.ExpectColumnPairValuesAToBeGreaterThanB(
-                column_A=FALLBACK_BOUND,
-                column_B="fallback_rate",
-                or_equal=True,
-                row_condition=Column("fallback_judged") == True,  # noqa: E712 (a GX condition, not a comparison)
-            )
-        ],
+    def suite_of(name: str, expectation: Any) -> Any:
+        return gx.ExpectationSuite(name=name, expectations=[expectation])
+
+    fallback = suite_of(
+        FALLBACK,
+        gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+            column_A=FALLBACK_BOUND,
+            column_B="fallback_rate",
+            or_equal=True,
+            row_condition=Column("fallback_judged") == True,  # noqa: E712 (a GX condition, not a comparison)
+        ),
     )
-    underivable = gx.ExpectationSuite(
-        name=UNDERIVABLE,
-        expectations=[
-            gxe.ExpectColumnValuesToBeBetween(
-                column="underivable_rate",
-                max_value={"$PARAMETER": "underivable_rate_max"},
-                row_condition=Column("underivable_judged") == True,  # noqa: E712 (a GX condition, not a comparison)
-            )
-        ],
+    underivable = suite_of(
+        UNDERIVABLE,
+        gxe.ExpectColumnValuesToBeBetween(
+            column="underivable_rate",
+            max_value={"$PARAMETER": "underivable_rate_max"},
+            row_condition=Column("underivable_judged") == True,  # noqa: E712 (a GX condition, not a comparison)
+        ),
     )
-    movement = gx.ExpectationSuite(
-        name=FALLBACK_MOVEMENT,
-        expectations=[
-            gxe.ExpectColumnValuesToBeBetween(
-                column="move",
-                min_value={"$PARAMETER": "fallback_rate_move_min"},
-                max_value={"$PARAMETER": "fallback_rate_move_max"},
-                row_condition=Column("judged") == True,  # noqa: E712 (a GX condition, not a comparison)
-            )
-        ],
+    movement = suite_of(
+        FALLBACK_MOVEMENT,
+        gxe.ExpectColumnValuesToBeBetween(
+            column="move",
+            min_value={"$PARAMETER": "fallback_rate_move_min"},
+            max_value={"$PARAMETER": "fallback_rate_move_max"},
+            row_condition=Column("judged") == True,  # noqa: E712 (a GX condition, not a comparison)
+        ),
     )
     return {s.name: _plain_suite(s) for s in (fallback, underivable, movement)}
 
