@@ -226,3 +226,61 @@ def test_a_run_writes_the_tables_table(home: Path, tmp_path: Path) -> None:
     assert all(0 < r[5] <= 1 for r in rows)
     ((text,),) = query(Home(home).warehouse, "select text from texts").rows
     assert all(r[6] in text for r in rows)
+
+
+WELLS = [["Station", "Depth", "Flow"], ["North", "12", "3.4"], ["South", "9", "2.8"], ["East", "15", "4.1"]]
+
+
+def test_a_table_printed_sideways_reads_as_printed(tmp_path: Path) -> None:
+    """A landscape table on a portrait page: its lines run up the page, its rows are the page's columns.
+    It is filled from those lines and turned back, header first."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    left, bottom, height, width = 100.0, 600.0, 18.0, 90.0
+    for r, row in enumerate(WELLS):
+        for c, cell in enumerate(row):
+            point = (left + r * height + 13, bottom - c * width - 4)
+            page.insert_text(point, cell, fontsize=10, rotate=90)
+    for r in range(len(WELLS) + 1):
+        page.draw_line((left + r * height, bottom), (left + r * height, bottom - 3 * width), width=0.5)
+    for c in range(4):
+        x1 = left + len(WELLS) * height
+        page.draw_line((left, bottom - c * width), (x1, bottom - c * width), width=0.5)
+    doc.save(tmp_path / "sideways.pdf")
+
+    [only] = read(tmp_path / "sideways.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == WELLS and table.header_rows == 1
+    assert "turned=90" in table.evidence and table.markdown in only.text
+
+
+def test_a_box_of_notes_ruled_under_a_table_is_left_out_of_it(tmp_path: Path) -> None:
+    """The notes under a table boxed by the table's last rule and the page's: the table is kept without
+    them (the box was a frame around text and made the whole grid refused), the notes stay text."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    bottom = ruled_table(page, WELLS, 100, (120, 80, 80))
+    page.draw_rect(pymupdf.Rect(72, bottom, 352, bottom + 300), width=0.5)
+    page.insert_textbox(pymupdf.Rect(80, bottom + 10, 340, bottom + 290), PROSE, fontsize=10)
+    doc.save(tmp_path / "notes.pdf")
+
+    [only] = read(tmp_path / "notes.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == WELLS and table.source == TableSource.RULED.value
+    assert "committee met twice" in only.text and "committee" not in table.markdown
+
+
+def test_dots_where_rules_cross_do_not_make_a_table_a_figure(tmp_path: Path) -> None:
+    """Some generators draw a tiny square at every crossing of two rules: those are not a chart's marks."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    ruled_table(page, WELLS, 100, (120, 80, 80))
+    for x in (72, 192, 272, 352):
+        for r in range(len(WELLS) + 1):
+            y = 100 + 18 * r
+            page.draw_rect(pymupdf.Rect(x - 0.25, y - 0.25, x + 0.25, y + 0.25), fill=(0, 0, 0), width=0)
+    doc.save(tmp_path / "dots.pdf")
+
+    [only] = read(tmp_path / "dots.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == WELLS and table.source == TableSource.RULED.value

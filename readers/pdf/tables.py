@@ -100,6 +100,9 @@ class LineLike(Protocol):
     @property
     def key(self) -> tuple[int, int]: ...
 
+    @property
+    def direction(self) -> tuple[float, float]: ...
+
 
 def find_ruled_tables(
     paths: Sequence[dict[str, Any]],
@@ -129,10 +132,11 @@ class _Words:
         self._by_line: dict[tuple[int, int], list[tuple[float, float, str]]] | None = None
 
     def of_line(self, key: tuple[int, int]) -> list[tuple[float, float, str]]:
+        """The line's words as (x of the centre, y of the centre, text)."""
         if self._by_line is None:
             self._by_line = {}
-            for x0, _, x1, _, word, block_no, line_no, _ in self._textpage.extractWORDS():
-                self._by_line.setdefault((block_no, line_no), []).append((x0, x1, word))
+            for x0, y0, x1, y1, word, block_no, line_no, _ in self._textpage.extractWORDS():
+                self._by_line.setdefault((block_no, line_no), []).append(((x0 + x1) / 2, (y0 + y1) / 2, word))
         return self._by_line.get(key, [])
 
 
@@ -263,7 +267,7 @@ def _find_grids(found: _Segments) -> list[_Grid]:
     if len(found.horizontal) < GATE_MIN_SEGMENTS or len(found.vertical) < GATE_MIN_SEGMENTS:
         return []
     hs = _snap_join(found.horizontal)
-    vs = _snap_join(found.vertical + _open_sides(hs))
+    vs = _snap_join(found.vertical + _open_sides(hs, found.vertical))
     if not (GATE_MIN_SEGMENTS <= len(hs) <= MAX_EDGES_PER_AXIS):
         return []
     if not (GATE_MIN_SEGMENTS <= len(vs) <= MAX_EDGES_PER_AXIS):
@@ -272,7 +276,28 @@ def _find_grids(found: _Segments) -> list[_Grid]:
     if points is None or len(points) < 4:
         return []
     grids = _grids_from_cells(_cells(points))
-    return [grid for grid in grids if not _is_figure(grid, found.figure_marks)]
+    return [_without_boxed_text(grid) for grid in grids if not _is_figure(grid, found.figure_marks)]
+
+
+def _without_boxed_text(grid: _Grid) -> _Grid:
+    """The grid without a box of text ruled onto its top or bottom: a cell as wide as the grid that
+    covers more than TABLE_MAX_CELL_SHARE of it is a paragraph boxed under (or over) the table
+    (camelot__column_span_2.pdf: the notes under the table, closed by the page's last rule), not a row.
+    Without it the whole grid would be refused as a frame around text (see _table)."""
+    n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
+    limit = TABLE_MAX_CELL_SHARE * _area(grid)
+    for r0, c0, r1, c1 in grid.cells:
+        if c0 != 0 or c1 != n_cols or (r0 != 0 and r1 != n_rows):
+            continue
+        if (grid.xs[c1] - grid.xs[c0]) * (grid.ys[r1] - grid.ys[r0]) <= limit:
+            continue
+        if r1 == n_rows and r0 >= 2:  # at the bottom: keep the rows above it
+            cells = [c for c in grid.cells if c[2] <= r0]
+            return _Grid(grid.xs, grid.ys[: r0 + 1], cells)
+        if r0 == 0 and n_rows - r1 >= 2:  # at the top: keep the rows below it
+            cells = [(a - r1, b, c - r1, d) for a, b, c, d in grid.cells if a >= r1]
+            return _Grid(grid.xs, grid.ys[r1:], cells)
+    return grid
 
 
 def _is_figure(grid: _Grid, marks: list[tuple[float, float]]) -> bool:
@@ -284,20 +309,29 @@ def _is_figure(grid: _Grid, marks: list[tuple[float, float]]) -> bool:
     x0, y0, x1, y1 = x0 + FIGURE_MARGIN, y0 + FIGURE_MARGIN, x1 - FIGURE_MARGIN, y1 - FIGURE_MARGIN
     inside = 0
     for x, y in marks:
-        if x0 < x < x1 and y0 < y < y1:
+        if x0 < x < x1 and y0 < y < y1 and not (_on_border(grid.xs, x) or _on_border(grid.ys, y)):
             inside += 1
             if inside >= TABLE_MAX_FIGURE_MARKS:
                 return True
     return False
 
 
-def _open_sides(hs: list[_Edge]) -> list[_RawEdge]:
+def _on_border(borders: list[float], at: float) -> bool:
+    """Whether ``at`` lies on one of the grid's borders: a dot or a short piece there joins two rules
+    (tabula__Publication_of_award... draws a 0.5 pt square at every crossing), it is not a figure's."""
+    i = bisect.bisect_left(borders, at - SNAP_TOLERANCE)
+    return i < len(borders) and borders[i] <= at + SNAP_TOLERANCE
+
+
+def _open_sides(hs: list[_Edge], verticals: list[_RawEdge]) -> list[_RawEdge]:
     """Left and right borders for a stack of equally long rules whose table draws no outer sides.
 
     Many generators (the Korean brochure of unst__korean-text-with-tables.pdf, booktabs, Word's
     "open" styles) rule the rows and leave the table's sides open; pdfplumber then finds no cell. At
     least RULES_FOR_OPEN_SIDES rules starting and ending at the same x get the two missing sides. A
-    stack with no inner vertical line still yields a single column, which is not a table.
+    stack with no inner vertical line still yields a single column, which is not a table. A side that is
+    drawn already is not added: the stack may hold the rules of two tables one above the other
+    (camelot__multiple_tables.pdf), which a side from the first one's top to the last one's bottom joins.
     """
     sides: list[_RawEdge] = []
     ordered = sorted(
@@ -315,10 +349,16 @@ def _open_sides(hs: list[_Edge]) -> list[_RawEdge]:
             continue
         if len(group) >= RULES_FOR_OPEN_SIDES:
             top, bottom = min(e.pos for e in group), max(e.pos for e in group)
-            sides.append((min(e.start for e in group), top, bottom))
-            sides.append((max(e.end for e in group), top, bottom))
+            for x in (min(e.start for e in group), max(e.end for e in group)):
+                if not _drawn(verticals, x, top, bottom):
+                    sides.append((x, top, bottom))
         group = [edge] if edge is not None else []
     return sides
+
+
+def _drawn(verticals: list[_RawEdge], x: float, top: float, bottom: float) -> bool:
+    """Whether a vertical segment lies at ``x`` somewhere between ``top`` and ``bottom``."""
+    return any(abs(v[0] - x) <= SNAP_TOLERANCE and v[1] < bottom and v[2] > top for v in verticals)
 
 
 # A point -> (ids of the horizontal edges through it, ids of the vertical edges through it).
@@ -449,17 +489,34 @@ def _slot_owner(grid: _Grid) -> dict[tuple[int, int], int]:
     return owner
 
 
+def _turn(line: LineLike) -> int:
+    """How the line's text is turned, in degrees counterclockwise: 0 (upright), 90 (it runs up the page),
+    270 (it runs down), or -1 (slanted or upside down: not read into cells)."""
+    dx, dy = line.direction
+    if -1e-3 < dy < 1e-3 and dx > 0:
+        return 0
+    if -1e-3 < dx < 1e-3:
+        return 90 if dy < 0 else 270
+    return -1
+
+
 def _fill_grid(
     grid: _Grid, blocks: Sequence[Sequence[LineLike]], taken: set[int], words: _Words
 ) -> PlacedTable | None:
+    """Fill the grid from the lines of the direction most of its spans are written in.
+
+    A table printed sideways (a landscape table on a portrait page, or a page turned by /Rotate) has its
+    lines running up or down the unrotated page: it is filled from those, and its rows and columns are
+    then turned so that it reads as it is printed (``find_tables`` reads the cells but keeps the page's
+    axes, so its rows are the printed table's columns).
+    """
     gx0, gy0, gx1, gy1 = grid.bbox
     owner = _slot_owner(grid)
-    texts: dict[int, list[str]] = {}
-    members: set[int] = set()
-    first: int | None = None
+    by_turn: dict[int, list[tuple[LineLike, list[tuple[SpanLike, int]]]]] = {}
     for block in blocks:
         for line in block:
-            if not line.horizontal:
+            turn = _turn(line)
+            if turn < 0:
                 continue
             inside: list[tuple[SpanLike, int]] = []
             for span in line.spans:
@@ -469,27 +526,36 @@ def _fill_grid(
                     cell = _cell_at(grid, owner, cx, cy)
                     if cell is not None:
                         inside.append((span, cell))
-            if not inside:
-                continue
-            if first is None:
-                first = id(inside[0][0])
-            members.update(id(span) for span, _ in inside)
-            if any(_overhangs(grid, span, cell) for span, cell in inside):
-                pieces = _pieces_by_words(grid, owner, line, inside, words)
-            else:
-                pieces = {}
-                for span, cell in inside:
-                    pieces.setdefault(cell, []).append(span.text)
-            for cell, parts in pieces.items():
-                texts.setdefault(cell, []).append("".join(parts))
+            if inside:
+                by_turn.setdefault(turn, []).append((line, inside))
+    if not by_turn:
+        return None
+    turn = max(by_turn, key=lambda t: (sum(len(inside) for _, inside in by_turn[t]), t == 0))
+    texts: dict[int, list[str]] = {}
+    members: set[int] = set()
+    first: int | None = None
+    for line, inside in by_turn[turn]:
+        if first is None:
+            first = id(inside[0][0])
+        members.update(id(span) for span, _ in inside)
+        if any(_overhangs(grid, span, cell, turn) for span, cell in inside):
+            pieces = _pieces_by_words(grid, owner, line, inside, words, turn)
+        else:
+            pieces = {}
+            for span, cell in inside:
+                pieces.setdefault(cell, []).append(span.text)
+        for cell, parts in pieces.items():
+            texts.setdefault(cell, []).append("".join(parts))
     if first is None:
         return None
-    return _table(grid, texts, members, first)
+    return _table(grid, texts, members, first, turn)
 
 
-def _overhangs(grid: _Grid, span: SpanLike, cell: int) -> bool:
-    _, c0, _, c1 = grid.cells[cell]
-    x0, _, x1, _ = span.bbox
+def _overhangs(grid: _Grid, span: SpanLike, cell: int, turn: int) -> bool:
+    r0, c0, r1, c1 = grid.cells[cell]
+    x0, y0, x1, y1 = span.bbox
+    if turn:
+        return y0 < grid.ys[r0] - _CELL_OVERHANG or y1 > grid.ys[r1] + _CELL_OVERHANG
     return x0 < grid.xs[c0] - _CELL_OVERHANG or x1 > grid.xs[c1] + _CELL_OVERHANG
 
 
@@ -499,20 +565,25 @@ def _pieces_by_words(
     line: LineLike,
     inside: list[tuple[SpanLike, int]],
     words: _Words,
+    turn: int,
 ) -> dict[int, list[str]]:
     """A line with a span across a cell border, cut into its words, each put in the cell of its centre.
 
     Words of one cell are joined by one blank: runs of blanks between them are not kept (in a table cell
-    only). A word that itself crosses a border stays whole, in the cell of its centre.
+    only). A word that itself crosses a border stays whole, in the cell of its centre. A turned line is
+    cut along y, where its words follow each other.
     """
-    cy = sum((span.bbox[1] + span.bbox[3]) / 2 for span, _ in inside) / len(inside)
-    left, right = min(span.bbox[0] for span, _ in inside), max(span.bbox[2] for span, _ in inside)
+    n = len(inside)
+    cx = sum((span.bbox[0] + span.bbox[2]) / 2 for span, _ in inside) / n
+    cy = sum((span.bbox[1] + span.bbox[3]) / 2 for span, _ in inside) / n
+    axis = 1 if turn else 0
+    low = min(span.bbox[axis] for span, _ in inside)
+    high = max(span.bbox[axis + 2] for span, _ in inside)
     pieces: dict[int, list[str]] = {}
-    for x0, x1, word in words.of_line(line.key):
-        cx = (x0 + x1) / 2
-        if not left <= cx <= right:
+    for wx, wy, word in words.of_line(line.key):
+        if not low <= (wy if turn else wx) <= high:
             continue
-        cell = _cell_at(grid, owner, cx, cy)
+        cell = _cell_at(grid, owner, cx, wy) if turn else _cell_at(grid, owner, wx, cy)
         if cell is not None:
             parts = pieces.setdefault(cell, [])
             parts.append(" " + word if parts else word)
@@ -530,7 +601,9 @@ def _cell_at(grid: _Grid, owner: dict[tuple[int, int], int], x: float, y: float)
     return owner.get((row, col))
 
 
-def _table(grid: _Grid, texts: dict[int, list[str]], members: set[int], first: int) -> PlacedTable | None:
+def _table(
+    grid: _Grid, texts: dict[int, list[str]], members: set[int], first: int, turn: int = 0
+) -> PlacedTable | None:
     """The filled grid as a table, or None when it is not one (too empty, fewer than 2x2 filled, one
     cell covering most of it)."""
     cell_texts = {cell: " ".join(t.strip() for t in parts if t.strip()) for cell, parts in texts.items()}
@@ -544,6 +617,11 @@ def _table(grid: _Grid, texts: dict[int, list[str]], members: set[int], first: i
     for cell, text in filled.items():
         r0, c0, _, _ = grid.cells[cell]
         matrix[r0][c0] = text
+    if turn == 90:  # the printed table's top is the page's left, its first column the page's bottom
+        matrix = [[matrix[n_rows - 1 - r][c] for r in range(n_rows)] for c in range(n_cols)]
+    elif turn == 270:  # its top is the page's right, its first column the page's top
+        matrix = [[matrix[r][n_cols - 1 - c] for r in range(n_rows)] for c in range(n_cols)]
+    n_cols = len(matrix[0])
     rows = [row for row in matrix if any(row)]
     keep = [c for c in range(n_cols) if any(row[c] for row in rows)]
     if len(rows) < 2 or len(keep) < 2:
@@ -555,9 +633,10 @@ def _table(grid: _Grid, texts: dict[int, list[str]], members: set[int], first: i
         bbox=grid.bbox,
         source=TableSource.RULED.value,
         confidence=round(RULED_BASE_CONFIDENCE + (1 - RULED_BASE_CONFIDENCE) * fill, 4),
-        evidence=f"fill={fill:.2f} rows={len(cells)} columns={len(keep)} cells={len(grid.cells)}",
+        evidence=f"fill={fill:.2f} rows={len(cells)} columns={len(keep)} cells={len(grid.cells)}"
+        + (f" turned={turn}" if turn else ""),
         header_rows=header_rows(cells),
         members=members,
         first=first,
-        column_edges=(*(grid.xs[c] for c in keep), grid.xs[-1]),
+        column_edges=(*(grid.xs[c] for c in keep), grid.xs[-1]) if not turn else (),
     )
