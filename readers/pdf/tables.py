@@ -175,6 +175,7 @@ class _Segments:
     horizontal: list[_RawEdge] = field(default_factory=list)
     vertical: list[_RawEdge] = field(default_factory=list)
     figure_marks: list[tuple[float, float]] = field(default_factory=list)  # midpoints
+    junctions: list[tuple[float, float]] = field(default_factory=list)  # tiny squares and points
 
     def add_box(self, x0: float, y0: float, x1: float, y1: float) -> None:
         """A thin box is a rule; any other box gives its four sides (cell backgrounds do too)."""
@@ -194,15 +195,17 @@ def _segments(paths: Sequence[dict[str, Any]]) -> _Segments:
     same as ``abs``, ``min`` and ``max`` on two numbers).
     """
     found = _Segments()
-    add_horizontal, add_vertical, add_mark = (
+    add_horizontal, add_vertical, add_mark, add_junction = (
         found.horizontal.append,
         found.vertical.append,
         found.figure_marks.append,
+        found.junctions.append,
     )
     for path in paths:
         x0, y0, x1, y1 = path["rect"]
-        if x1 - x0 <= 1.0 and y1 - y0 <= 1.0:
-            add_mark(((x0 + x1) / 2, (y0 + y1) / 2))  # a dot (dashes are longer: they may join)
+        if x1 - x0 <= 1.0 and y1 - y0 <= 1.0:  # a dot (dashes are longer: they may join)
+            square = all(item[0] == "re" for item in path["items"])
+            (found.junctions if square else found.figure_marks).append(((x0 + x1) / 2, (y0 + y1) / 2))
             continue
         for item in path["items"]:
             kind = item[0]
@@ -213,6 +216,8 @@ def _segments(paths: Sequence[dict[str, Any]]) -> _Segments:
                     add_horizontal(((ay + by) / 2, bx if bx < ax else ax, bx if bx > ax else ax))
                 elif -1.0 <= dx <= 1.0 and (dy > 1.0 or dy < -1.0):
                     add_vertical(((ax + bx) / 2, by if by < ay else ay, by if by > ay else ay))
+                elif -1.0 <= dx <= 1.0:  # a point: a rule's cap or a joint, like the tiny squares
+                    add_junction(((ax + bx) / 2, (ay + by) / 2))
                 else:  # slanted, or a piece of a curve flattened into tiny segments
                     add_mark(((ax + bx) / 2, (ay + by) / 2))
             elif kind == "re":
@@ -276,14 +281,14 @@ def _find_grids(found: _Segments) -> list[_Grid]:
     if points is None or len(points) < 4:
         return []
     grids = _grids_from_cells(_cells(points))
-    return [_without_boxed_text(grid) for grid in grids if not _is_figure(grid, found.figure_marks)]
+    return [grid for grid in grids if not _is_figure(grid, found.figure_marks, found.junctions)]
 
 
 def _without_boxed_text(grid: _Grid) -> _Grid:
     """The grid without a box of text ruled onto its top or bottom: a cell as wide as the grid that
     covers more than TABLE_MAX_CELL_SHARE of it is a paragraph boxed under (or over) the table
     (camelot__column_span_2.pdf: the notes under the table, closed by the page's last rule), not a row.
-    Without it the whole grid would be refused as a frame around text (see _table)."""
+    Tried only on a grid refused whole, which such a box makes a frame around text (see _table)."""
     n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
     limit = TABLE_MAX_CELL_SHARE * _area(grid)
     for r0, c0, r1, c1 in grid.cells:
@@ -300,7 +305,7 @@ def _without_boxed_text(grid: _Grid) -> _Grid:
     return grid
 
 
-def _is_figure(grid: _Grid, marks: list[tuple[float, float]]) -> bool:
+def _is_figure(grid: _Grid, marks: list[tuple[float, float]], junctions: list[tuple[float, float]]) -> bool:
     """A grid with curves or slanted lines inside it is a chart's axes or a diagram, not a table.
 
     Marks within FIGURE_MARGIN of the grid's border do not count: they are rounded corners.
@@ -309,6 +314,11 @@ def _is_figure(grid: _Grid, marks: list[tuple[float, float]]) -> bool:
     x0, y0, x1, y1 = x0 + FIGURE_MARGIN, y0 + FIGURE_MARGIN, x1 - FIGURE_MARGIN, y1 - FIGURE_MARGIN
     inside = 0
     for x, y in marks:
+        if x0 < x < x1 and y0 < y < y1:
+            inside += 1
+            if inside >= TABLE_MAX_FIGURE_MARKS:
+                return True
+    for x, y in junctions:  # a tiny square off the grid's rules is a chart's marker
         if x0 < x < x1 and y0 < y < y1 and not (_on_border(grid.xs, x) or _on_border(grid.ys, y)):
             inside += 1
             if inside >= TABLE_MAX_FIGURE_MARKS:
@@ -317,8 +327,8 @@ def _is_figure(grid: _Grid, marks: list[tuple[float, float]]) -> bool:
 
 
 def _on_border(borders: list[float], at: float) -> bool:
-    """Whether ``at`` lies on one of the grid's borders: a dot or a short piece there joins two rules
-    (tabula__Publication_of_award... draws a 0.5 pt square at every crossing), it is not a figure's."""
+    """Whether ``at`` lies on one of the grid's borders: a tiny square on a rule joins two rules
+    (tabula__Publication_of_award... and Word's tables draw one at every crossing), it is no figure's."""
     i = bisect.bisect_left(borders, at - SNAP_TOLERANCE)
     return i < len(borders) and borders[i] <= at + SNAP_TOLERANCE
 
@@ -329,9 +339,8 @@ def _open_sides(hs: list[_Edge], verticals: list[_RawEdge]) -> list[_RawEdge]:
     Many generators (the Korean brochure of unst__korean-text-with-tables.pdf, booktabs, Word's
     "open" styles) rule the rows and leave the table's sides open; pdfplumber then finds no cell. At
     least RULES_FOR_OPEN_SIDES rules starting and ending at the same x get the two missing sides. A
-    stack with no inner vertical line still yields a single column, which is not a table. A side that is
-    drawn already is not added: the stack may hold the rules of two tables one above the other
-    (camelot__multiple_tables.pdf), which a side from the first one's top to the last one's bottom joins.
+    stack with no inner vertical line still yields a single column, which is not a table. A side is added
+    only along runs of at least RULES_FOR_OPEN_SIDES rules where none is drawn (see _open_runs).
     """
     sides: list[_RawEdge] = []
     ordered = sorted(
@@ -348,17 +357,31 @@ def _open_sides(hs: list[_Edge], verticals: list[_RawEdge]) -> list[_RawEdge]:
             group.append(edge)
             continue
         if len(group) >= RULES_FOR_OPEN_SIDES:
-            top, bottom = min(e.pos for e in group), max(e.pos for e in group)
+            positions = sorted(e.pos for e in group)
             for x in (min(e.start for e in group), max(e.end for e in group)):
-                if not _drawn(verticals, x, top, bottom):
-                    sides.append((x, top, bottom))
+                sides.extend(_open_runs(verticals, x, positions))
         group = [edge] if edge is not None else []
     return sides
 
 
-def _drawn(verticals: list[_RawEdge], x: float, top: float, bottom: float) -> bool:
-    """Whether a vertical segment lies at ``x`` somewhere between ``top`` and ``bottom``."""
-    return any(abs(v[0] - x) <= SNAP_TOLERANCE and v[1] < bottom and v[2] > top for v in verticals)
+def _open_runs(verticals: list[_RawEdge], x: float, positions: list[float]) -> list[_RawEdge]:
+    """The sides to add at ``x`` along a stack of rules at ``positions`` (top to bottom): one over each
+    run of at least RULES_FOR_OPEN_SIDES rules between which no side is drawn. A side drawn over part of
+    the stack (the header box of unst__korean-text-with-tables.pdf) leaves the rest open; the one undrawn
+    gap between two closed tables stacked one above the other (camelot__multiple_tables.pdf) is no run."""
+    at_x = [v for v in verticals if abs(v[0] - x) <= SNAP_TOLERANCE]
+    runs: list[_RawEdge] = []
+    start = 0
+    for i in range(len(positions)):
+        open_below = i + 1 < len(positions) and not any(
+            v[1] < positions[i + 1] and v[2] > positions[i] for v in at_x
+        )
+        if open_below:
+            continue
+        if i - start + 1 >= RULES_FOR_OPEN_SIDES:
+            runs.append((x, positions[start], positions[i]))
+        start = i + 1
+    return runs
 
 
 # A point -> (ids of the horizontal edges through it, ids of the vertical edges through it).
@@ -468,6 +491,8 @@ def _fill_tables(
     taken: set[int] = set()
     for grid in sorted(grids, key=_area):
         table = _fill_grid(grid, blocks, taken, words)
+        if table is None and (trimmed := _without_boxed_text(grid)) is not grid:
+            table = _fill_grid(trimmed, blocks, taken, words)
         if table is not None:
             tables.append(table)
             taken |= table.members
@@ -609,6 +634,8 @@ def _table(
     cell_texts = {cell: " ".join(t.strip() for t in parts if t.strip()) for cell, parts in texts.items()}
     filled = {cell: text for cell, text in cell_texts.items() if text}
     if len(filled) < 4 or len(filled) < TABLE_MIN_FILL * len(grid.cells):
+        return None
+    if len(set(filled.values())) < 2:  # one mark repeated in boxes (a diagram's lattice): no data
         return None
     if any(_cell_area(grid, cell) > TABLE_MAX_CELL_SHARE * _area(grid) for cell in filled):
         return None
