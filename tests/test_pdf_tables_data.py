@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from readers.core.model import FoundTable, ReadLimits, TableSource
+from readers.core.model import FoundTable, PageFacts, PageText, ReadLimits, TableSource
 from readers.pdf.aligned import ALIGNED_BASE_CONFIDENCE
 from readers.pdf.mupdf import PyMuPDFReader
-from readers.pdf.placed import gfm, header_rows, is_number
+from readers.pdf.placed import gfm, header_rows, is_number, renumber_tables
 
 STATEMENT = [
     ["", "2023", "2022", "2021"],
@@ -284,3 +284,19 @@ def test_dots_where_rules_cross_do_not_make_a_table_a_figure(tmp_path: Path) -> 
     [only] = read(tmp_path / "dots.pdf")
     [table] = only.tables
     assert [list(row) for row in table.cells] == WELLS and table.source == TableSource.RULED.value
+
+
+def test_a_tagged_table_split_by_page_breaks_is_linked_page_to_page() -> None:
+    """Tagged tables are linked as found ones are: the first table of a page carries on the previous
+    page's last one when it ends low, starts high, has as many columns and the same sides."""
+    rows = tuple((f"{i:02d}/01/2016", f"Plant {i}", str(10 * i)) for i in range(40))
+
+    def page(number: int, top: float, bottom: float, right: float = 540.0, columns: int = 3) -> PageText:
+        cells = tuple(row[:columns] for row in rows)
+        table = FoundTable(number, 0, (30.0, top, right, bottom), cells, 0, "", TableSource.TAGGED.value, 1.0)
+        return PageText(number, "", facts=PageFacts(width=612.0, height=792.0), tables=(table,))
+
+    pages = renumber_tables(
+        [page(1, 20, 780), page(2, 20, 780, right=546), page(3, 20, 300), page(4, 20, 700, columns=2)]
+    )
+    assert [(t.index, t.continues) for p in pages for t in p.tables] == [(0, None), (1, 0), (2, 1), (3, None)]

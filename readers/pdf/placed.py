@@ -152,13 +152,45 @@ def renumber_tables(pages: Sequence[PageText]) -> list[PageText]:
     new_index: dict[int, int] = {}  # a found (untagged) table's number -> its new number
     count = 0
     out: list[PageText] = []
+    previous: tuple[FoundTable, float] | None = None  # the previous page's last table, renumbered
     for page in pages:
         tables: list[FoundTable] = []
-        for table in page.tables:
-            if table.source != TableSource.TAGGED.value:
+        for position, table in enumerate(page.tables):
+            tagged = table.source == TableSource.TAGGED.value
+            if not tagged:
                 new_index[table.index] = count
             link = new_index.get(table.continues) if table.continues is not None else None
+            if tagged and position == 0 and previous is not None:
+                before, before_height = previous
+                if before.source == table.source and _tagged_continues(
+                    before, before_height, table, page.facts.height
+                ):
+                    link = before.index
             tables.append(replace(table, index=count, continues=link))
             count += 1
+        previous = (tables[-1], page.facts.height) if tables else None
         out.append(replace(page, tables=tuple(tables)) if page.tables else page)
     return out
+
+
+def _tagged_continues(
+    before: FoundTable, before_height: float, after: FoundTable, after_height: float
+) -> bool:
+    """:func:`continues` for two tagged tables, which have no column edges: the same number of columns,
+    the same bands, and the same left and right sides (or the same header row). A tagged table split by
+    page breaks (plumb__ca-warn-report.pdf: one table over 16 pages) is one table row by row."""
+    if not (before.cells and after.cells) or before.columns != after.columns:
+        return False
+    if before_height <= 0 or after_height <= 0:
+        return False
+    if (
+        before.bbox[3] < before_height * (1 - CONTINUATION_BAND)
+        or after.bbox[1] > after_height * CONTINUATION_BAND
+    ):
+        return False
+    if before.header_rows and after.header_rows and before.cells[0] == after.cells[0]:
+        return True
+    return (
+        abs(before.bbox[0] - after.bbox[0]) <= CONTINUATION_EDGE_TOLERANCE
+        and abs(before.bbox[2] - after.bbox[2]) <= CONTINUATION_EDGE_TOLERANCE
+    )
