@@ -14,7 +14,8 @@ recall, cell precision, and the share of cells kept under their header). The fin
   ``pymupdf.layout`` package is not installed.
 
 Tables are grouped by kind: ``ruled`` (truth methods lattice, spreadsheet), ``unruled`` (stream, basic,
-network) and ``hybrid``. Also prints, per confidence band of the own finders, the share of the found
+network) and ``hybrid``. Also prints, per band of the own finders' scores (the ``score=`` of their
+evidence) and the confidence it is given, the share of the found
 cells that are right (each table found on a truth page against the expected table of that page it
 matches best, primary or not) (the calibration of their confidence, docs/decisions.md). Prints Markdown.
 
@@ -111,6 +112,7 @@ def main() -> None:
     from quality.truth_scores import NO_TABLE, best_table, table_score
     from readers.pdf.aligned import find_aligned_tables
     from readers.pdf.mupdf import TEXT_FLAGS, _scan_dict
+    from readers.pdf.placed import calibrated
     from readers.pdf.tables import find_ruled_tables
 
     scores: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
@@ -118,7 +120,7 @@ def main() -> None:
     bands: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     rows = _rows(args.corpus)
     truth = [json.loads(line) for line in (args.corpus / "tables" / "truth.jsonl").read_text().splitlines()]
-    calibrated: set[tuple[str, int]] = set()
+    scored_pages: set[tuple[str, int]] = set()
     for number, row in enumerate(rows):
         kind = KINDS[row["method"]]
         found: dict[str, list[list[list[str]]]] = {}
@@ -152,13 +154,14 @@ def main() -> None:
                     f"{name:12s} {kind:8s} {row['file']} p{row['page']} "
                     f"r={score.recall:.2f} p={score.precision:.2f} h={score.header_kept:.2f}"
                 )
-        if (row["file"], row["page"]) in calibrated:
+        if (row["file"], row["page"]) in scored_pages:
             continue
-        calibrated.add((row["file"], row["page"]))
+        scored_pages.add((row["file"], row["page"]))
         expected = [r["cells"] for r in truth if (r["file"], r["page"]) == (row["file"], row["page"])]
         for table in own["own both"]:  # calibration: each table found against the table it matches best
             score = max((table_score(cells, table.cells) for cells in expected), key=lambda s: s.matched)
-            band = max(i for i, low in enumerate(BANDS) if table.confidence >= low)
+            raw = float(table.evidence.split("score=")[1].split()[0])
+            band = max(i for i, low in enumerate(BANDS) if raw >= low)
             cell = bands[table.source][band]
             cell[0] += score.matched
             cell[1] += score.found_cells
@@ -176,13 +179,14 @@ def main() -> None:
                 f"| {name} | {kind} | {len(ss)} | {found_n} | {total.recall:.3f} | {total.precision:.3f} "
                 f"| {total.header_kept:.3f} | {ms} |"
             )
-    print("\n| source | confidence | cells found | share right |")
-    print("|---|---|---|---|")
+    print("\n| source | score | confidence given | cells found | share right |")
+    print("|---|---|---|---|---|")
     for source, by_band in sorted(bands.items()):
         for band, (matched, cells) in sorted(by_band.items()):
             low, high = BANDS[band], min(BANDS[band + 1], 1.0)
             share = f"{matched / cells:.3f}" if cells else "-"
-            print(f"| {source} | {low:.2f}-{high:.2f} | {cells} | {share} |")
+            given = calibrated(source, low)
+            print(f"| {source} | {low:.2f}-{high:.2f} | {given:.2f} | {cells} | {share} |")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ The cascade, cheapest first, so a page of prose pays almost nothing:
    :data:`MAX_CELL_WORDS` words on average), dot leaders (a table of contents), fixed-pitch text (code),
    two columns whose second is not numbers (a list, a form), columns whose edges do not line up.
 
-Each table found says how sure it is (:data:`ALIGNED_BASE_CONFIDENCE`) and why, in its evidence.
+Each table found says how sure it is (its score, :data:`ALIGNED_BASE_CONFIDENCE`, calibrated by
+:func:`readers.pdf.placed.calibrated`) and why, in its evidence.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from readers.core.model import TableSource
-from readers.pdf.placed import PlacedTable, header_rows, is_number
+from readers.pdf.placed import PlacedTable, calibrated, header_rows, is_number
 from readers.pdf.tables import LineLike, SpanLike
 
 # --- thresholds -------------------------------------------------------------------------------------
@@ -70,9 +71,10 @@ MAX_CELL_WORDS = 5.0
 #: A two-column candidate is a table only when this share of its second column's cells are numbers (a
 #: price list, a statement); otherwise it is a list with bullets, a form's labels, or a glossary.
 TWO_COLUMN_NUMERIC_SHARE = 0.6
-#: How sure an aligned table is: this base, plus the rest times the share of columns that line up times
-#: how full the table is. Calibrated on generated statements (4 columns x 6 rows: 0.95-1.0) and on the
-#: corpus's pages, where the tables found line up in every column and the candidates refused do not.
+#: An aligned table's score (made a confidence by readers.pdf.placed.calibrated): this base, plus the rest
+#: times the share of columns that line up times how full the table is. Calibrated on generated
+#: statements (4 columns x 6 rows: 0.95-1.0) and on the corpus's pages, where the tables found line up
+#: in every column and the candidates refused do not.
 ALIGNED_BASE_CONFIDENCE = 0.4
 
 _LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:·\s?){4,}")
@@ -280,7 +282,7 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
     aligned, justified = _aligned_columns(run, placed, len(columns))
     if aligned < len(columns) or justified:
         return None
-    confidence = ALIGNED_BASE_CONFIDENCE + (1 - ALIGNED_BASE_CONFIDENCE) * (aligned / len(columns)) * fill
+    score = ALIGNED_BASE_CONFIDENCE + (1 - ALIGNED_BASE_CONFIDENCE) * (aligned / len(columns)) * fill
     positions = [position for row in run for _, position, _ in row.spans]
     first = min(positions)
     first_span = next(span for row in run for _, position, span in row.spans if position == first)
@@ -290,8 +292,9 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
         cells=cells,
         bbox=(x0, run[0].top, x1, run[-1].bottom),
         source=TableSource.ALIGNED.value,
-        confidence=round(confidence, 4),
-        evidence=f"rows={len(cells)} columns={len(columns)} aligned_columns={aligned} fill={fill:.2f}"
+        confidence=calibrated(TableSource.ALIGNED.value, score),
+        evidence=f"score={score:.2f} rows={len(cells)} columns={len(columns)} aligned_columns={aligned}"
+        + f" fill={fill:.2f}"
         + (f" width_share={(x1 - x0) / page_width:.2f}" if page_width > 0 else ""),
         header_rows=header_rows(cells),
         members={id(span) for span in spans},

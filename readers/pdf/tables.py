@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import pymupdf
 
 from readers.core.model import TableSource
-from readers.pdf.placed import PlacedTable, header_rows
+from readers.pdf.placed import PlacedTable, calibrated, header_rows
 
 # --- thresholds -------------------------------------------------------------------------------------
 
@@ -65,9 +65,10 @@ FIGURE_MARGIN = 6.0
 #: A grid with a filled cell covering more than this share of its area is a frame around text (a page
 #: border joined to a form's title block, a boxed note split by one rule), not a table.
 TABLE_MAX_CELL_SHARE = 0.5
-#: How sure a ruled table is: RULED_BASE_CONFIDENCE plus the rest times the share of its cells that hold
-#: text. On the corpus, real ruled tables fill 0.86-1.0 of their cells (confidence 0.93-1.0); a grid at
-#: the TABLE_MIN_FILL floor gets 0.7, and the grids refused below it (diagrams, title blocks) never count.
+#: A ruled table's score (made a confidence by readers.pdf.placed.calibrated): RULED_BASE_CONFIDENCE plus
+#: the rest times the share of its cells that hold text. On the corpus, real ruled tables fill 0.6-1.0 of
+#: their cells (score 0.8-1.0); a grid at the TABLE_MIN_FILL floor scores 0.7, and the grids refused below
+#: it (diagrams, title blocks) never count.
 RULED_BASE_CONFIDENCE = 0.5
 #: A span that sticks out of its cell by more than this is cut into words at the cell borders.
 _CELL_OVERHANG = 1.0
@@ -655,12 +656,14 @@ def _table(
         return None
     cells = [[row[c] for c in keep] for row in rows]
     fill = len(filled) / len(grid.cells)
+    score = RULED_BASE_CONFIDENCE + (1 - RULED_BASE_CONFIDENCE) * fill
     return PlacedTable(
         cells=cells,
         bbox=grid.bbox,
         source=TableSource.RULED.value,
-        confidence=round(RULED_BASE_CONFIDENCE + (1 - RULED_BASE_CONFIDENCE) * fill, 4),
-        evidence=f"fill={fill:.2f} rows={len(cells)} columns={len(keep)} cells={len(grid.cells)}"
+        confidence=calibrated(TableSource.RULED.value, score),
+        evidence=f"score={score:.2f} fill={fill:.2f} rows={len(cells)} columns={len(keep)}"
+        + f" cells={len(grid.cells)}"
         + (f" turned={turn}" if turn else ""),
         header_rows=header_rows(cells),
         members=members,
