@@ -5,7 +5,8 @@ page and its best table is scored against the expected cells (``quality.truth_sc
 recall, cell precision, and the share of cells kept under their header). The finders:
 
 - ``own ruled``: :func:`readers.pdf.tables.find_ruled_tables`, as the reader runs it;
-- ``own aligned``: :func:`readers.pdf.aligned.find_aligned_tables` given the page's ruled tables;
+- ``own aligned``: :func:`readers.pdf.aligned.find_aligned_tables` and ``find_turned_aligned_tables``
+  given the page's ruled tables;
 - ``own both``: the two together, which is what the reader stores;
 - ``ft lines``: ``page.find_tables(use_layout=False)`` (PyMuPDF's "lines" strategy);
 - ``ft text``: ``page.find_tables(use_layout=False, strategy="text")``;
@@ -110,7 +111,7 @@ def main() -> None:
     import pymupdf
 
     from quality.truth_scores import NO_TABLE, best_table, table_score
-    from readers.pdf.aligned import find_aligned_tables
+    from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables
     from readers.pdf.mupdf import TEXT_FLAGS, _scan_dict
     from readers.pdf.placed import calibrated
     from readers.pdf.tables import find_ruled_tables
@@ -132,7 +133,11 @@ def main() -> None:
         ruled = find_ruled_tables(page.get_cdrawings(), scan.lines, textpage)
         seconds["own ruled"] += time.perf_counter() - start
         start = time.perf_counter()
-        aligned = find_aligned_tables(scan.lines, ruled, page.rect.width)
+        crop = page.cropbox
+        aligned = [
+            *find_aligned_tables(scan.lines, ruled, page.rect.width),
+            *find_turned_aligned_tables(scan.lines, ruled, crop.width, crop.height),
+        ]
         seconds["own aligned"] += time.perf_counter() - start
         seconds["own both"] = seconds["own ruled"] + seconds["own aligned"]
         own = {"own ruled": ruled, "own aligned": aligned, "own both": [*ruled, *aligned]}

@@ -300,3 +300,24 @@ def test_a_tagged_table_split_by_page_breaks_is_linked_page_to_page() -> None:
         [page(1, 20, 780), page(2, 20, 780, right=546), page(3, 20, 300), page(4, 20, 700, columns=2)]
     )
     assert [(t.index, t.continues) for p in pages for t in p.tables] == [(0, None), (1, 0), (2, 1), (3, None)]
+
+
+def test_an_aligned_table_printed_sideways_is_found_as_it_reads(tmp_path: Path) -> None:
+    """An unruled table whose lines run up the page is found as the page reads turned upright."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    height = page.rect.height
+    y = 100.0  # in the turned page: rows go down it, which is the page's x going right
+    for row in STATEMENT:
+        page.insert_text((y, height - 72), row[0], fontsize=10, rotate=90)
+        for i, cell in enumerate(row[1:]):
+            width = pymupdf.get_text_length(cell, fontsize=10)
+            page.insert_text((y, height - (72 + 228 + 80 * i - width)), cell, fontsize=10, rotate=90)
+        y += 14
+    doc.save(tmp_path / "sideways.pdf")
+
+    [only] = read(tmp_path / "sideways.pdf")
+    [table] = only.tables
+    assert table.source == TableSource.ALIGNED.value and "turned=90" in table.evidence
+    assert [list(row) for row in table.cells] == STATEMENT and table.header_rows == 1
+    assert table.markdown in only.text

@@ -26,7 +26,7 @@ import operator
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from readers.core.model import TableSource
 from readers.pdf.placed import PlacedTable, calibrated, header_rows, is_number
@@ -115,6 +115,75 @@ def find_aligned_tables(
         table = _table(run, page_width)
         if table is not None:
             tables.append(table)
+    return tables
+
+
+@dataclass(slots=True)
+class _TurnedSpan:
+    """A span of a line running up or down the page, as it reads once the page is turned upright."""
+
+    text: str
+    bbox: tuple[float, float, float, float]
+    span: SpanLike  # the page's own span
+
+
+@dataclass(slots=True)
+class _TurnedLine:
+    spans: list[_TurnedSpan]
+    key: tuple[int, int]
+    horizontal: bool = True
+    direction: tuple[float, float] = (1.0, 0.0)
+
+
+def find_turned_aligned_tables(
+    blocks: Sequence[Sequence[LineLike]], ruled: Sequence[PlacedTable], width: float, height: float
+) -> list[PlacedTable]:
+    """Aligned tables printed sideways: the lines running up the page (or down it) are read as the page
+    reads turned upright, the tables found there are given back in the page's space (evidence
+    ``turned=90`` or ``turned=270``). Costs nothing on a page whose lines all run across it."""
+    taken: set[int] = set()
+    for table in ruled:
+        taken |= table.members
+    by_turn: dict[int, list[list[_TurnedLine]]] = {90: [], 270: []}
+    for block in blocks:
+        turned: dict[int, list[_TurnedLine]] = {}
+        for line in block:
+            if line.horizontal:
+                continue
+            dx, dy = line.direction
+            if not -1e-3 < dx < 1e-3:
+                continue
+            turn = 90 if dy < 0 else 270
+            spans = []
+            for span in line.spans:
+                if id(span) in taken:
+                    continue
+                x0, y0, x1, y1 = span.bbox
+                box = (height - y1, x0, height - y0, x1) if turn == 90 else (y0, width - x1, y1, width - x0)
+                spans.append(_TurnedSpan(span.text, box, span))
+            if spans:
+                turned.setdefault(turn, []).append(_TurnedLine(spans, line.key))
+        for turn, lines in turned.items():
+            by_turn[turn].append(lines)
+    tables: list[PlacedTable] = []
+    for turn, turned_blocks in by_turn.items():
+        if sum(len(line.spans) for lines in turned_blocks for line in lines) < MIN_ROWS * 2:
+            continue
+        page_width = height  # the turned page's width is the page's height
+        originals = {id(s): s.span for lines in turned_blocks for line in lines for s in line.spans}
+        for table in find_aligned_tables(turned_blocks, [], page_width):
+            a, b, c, d = table.bbox
+            bbox = (b, height - c, d, height - a) if turn == 90 else (width - d, a, width - b, c)
+            tables.append(
+                replace(
+                    table,
+                    bbox=bbox,
+                    evidence=f"{table.evidence} turned={turn}",
+                    members={id(originals[m]) for m in table.members},
+                    first=id(originals[table.first]),
+                    column_edges=(),
+                )
+            )
     return tables
 
 

@@ -72,7 +72,7 @@ from readers.core.model import (
     ReadResult,
     Span,
 )
-from readers.pdf.aligned import find_aligned_tables
+from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
     INVISIBLE_MAX_SIZE,
@@ -385,7 +385,11 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     crop = page.cropbox
     tables = find_ruled_tables(paths, scan.lines, textpage)
     tables = sorted(
-        [*tables, *find_aligned_tables(scan.lines, tables, rect.width)],
+        [
+            *tables,
+            *find_aligned_tables(scan.lines, tables, rect.width),
+            *find_turned_aligned_tables(scan.lines, tables, crop.width, crop.height),
+        ],
         key=lambda t: (t.bbox[1], t.bbox[0]),
     )
     ordered = _reading_order(scan, rect.width)

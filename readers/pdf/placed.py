@@ -31,7 +31,7 @@ CONTINUATION_EDGE_TOLERANCE = 9.0
 #: first; a ruled score under 0.8 (fill under 0.6), where no table of the truth was, is kept as it is.
 CALIBRATED_CONFIDENCE: dict[str, tuple[tuple[float, float], ...]] = {
     TableSource.RULED.value: ((0.8, 0.97),),
-    TableSource.ALIGNED.value: ((0.9, 0.98), (0.0, 0.15)),
+    TableSource.ALIGNED.value: ((0.9, 0.98), (0.0, 0.84)),
 }
 
 _NUMBER = re.compile(r"^[\s$€£¥(+\-−–]*\d[\d\s.,'’]*%?\)?[\s*†‡]*$")
