@@ -72,7 +72,7 @@ from readers.core.model import (
     ReadResult,
     Span,
 )
-from readers.pdf.aligned import find_aligned_tables
+from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
     INVISIBLE_MAX_SIZE,
@@ -160,10 +160,14 @@ class _Line:
     top: float
     bottom: float
     key: tuple[int, int] = (-1, -1)  # (block, line) in MuPDF's TextPage, to find the line's words
+    direction: tuple[float, float] = (1.0, 0.0)  # MuPDF's writing direction of the line
 
     @classmethod
-    def of(cls, spans: Sequence[Span], horizontal: bool, key: tuple[int, int]) -> _Line:
-        return cls(spans, horizontal, min(s.bbox[1] for s in spans), max(s.bbox[3] for s in spans), key)
+    def of(
+        cls, spans: Sequence[Span], horizontal: bool, key: tuple[int, int], direction: tuple[float, float]
+    ) -> _Line:
+        top, bottom = min(s.bbox[1] for s in spans), max(s.bbox[3] for s in spans)
+        return cls(spans, horizontal, top, bottom, key, direction)
 
 
 @dataclass(slots=True)
@@ -381,7 +385,11 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     crop = page.cropbox
     tables = find_ruled_tables(paths, scan.lines, textpage)
     tables = sorted(
-        [*tables, *find_aligned_tables(scan.lines, tables, rect.width)],
+        [
+            *tables,
+            *find_aligned_tables(scan.lines, tables, rect.width),
+            *find_turned_aligned_tables(scan.lines, tables, crop.width, crop.height),
+        ],
         key=lambda t: (t.bbox[1], t.bbox[0]),
     )
     ordered = _reading_order(scan, rect.width)
@@ -512,7 +520,9 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
                 horizontal = abs(direction[1]) < 1e-3 and direction[0] > 0
                 line_box = line["bbox"]
                 model_spans = tuple(spans)
-                lines.append(_Line(model_spans, horizontal, line_box[1], line_box[3], (block_no, line_no)))
+                lines.append(
+                    _Line(model_spans, horizontal, line_box[1], line_box[3], (block_no, line_no), direction)
+                )
                 model_lines.append(Line(model_spans, line_box))
         if lines:
             scan.lines.append(lines)
@@ -639,7 +649,7 @@ def _layout(
                     _flush(current, items, sizes)
                     current = []
                     if kept:
-                        current.append(_Line.of(kept, line.horizontal, line.key))
+                        current.append(_Line.of(kept, line.horizontal, line.key, line.direction))
                         _flush(current, items, sizes)
                         current, kept = [], []
                     items.append(_Table(starts[key].markdown))
@@ -648,7 +658,7 @@ def _layout(
             if len(kept) == len(line.spans):
                 current.append(line)
             elif kept:
-                current.append(_Line.of(kept, line.horizontal, line.key))
+                current.append(_Line.of(kept, line.horizontal, line.key, line.direction))
         _flush(current, items, sizes)
     return items, sizes
 
