@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from readers.core.model import FoundTable, PageFacts, PageText, ReadLimits, TableSource
 from readers.pdf.aligned import ALIGNED_BASE_CONFIDENCE
 from readers.pdf.mupdf import PyMuPDFReader
-from readers.pdf.placed import gfm, header_rows, is_number, renumber_tables
+from readers.pdf.placed import gfm, header_rows, is_number, one_header, renumber_tables
 
 STATEMENT = [
     ["", "2023", "2022", "2021"],
@@ -321,3 +321,118 @@ def test_an_aligned_table_printed_sideways_is_found_as_it_reads(tmp_path: Path) 
     assert table.source == TableSource.ALIGNED.value and "turned=90" in table.evidence
     assert [list(row) for row in table.cells] == STATEMENT and table.header_rows == 1
     assert table.markdown in only.text
+
+
+def test_a_price_list_in_sections_is_one_table_of_labels_and_prices(tmp_path: Path) -> None:
+    """Prices written after their amount (8 €), a label alone on its row before each group of priced
+    rows, and a blank between the sections: one table, every row in it."""
+    sections = [
+        ("White wines", "12 cl"),
+        ("Red wines", "12 cl"),
+    ]
+    rows: list[list[str]] = []
+    doc = pymupdf.open()
+    page = doc.new_page()
+    font = pymupdf.Font("helv")  # a TextWriter maps € into the font, which insert_text does not
+    writer = pymupdf.TextWriter(page.rect)
+    y = 100.0
+    for title, measure in sections:
+        for row in [
+            [title, measure],
+            ["Côtes du Rhône", ""],
+            ["Domaine de la Guicharde 2016", "8 €"],
+            ["Vacqueyras", ""],
+            ["Domaine de Montvac 2016", "10 €"],
+            ["Château Grand Boise 2017", "9 €"],
+        ]:
+            writer.append((72, y), row[0], font=font, fontsize=10)
+            if row[1]:
+                right = 500 - font.text_length(row[1], fontsize=10)
+                writer.append((right, y), row[1], font=font, fontsize=10)
+            rows.append(row)
+            y += 14
+        y += 28  # a blank line and more between the sections
+    writer.write_text(page)
+    doc.save(tmp_path / "prices.pdf")
+
+    [only] = read(tmp_path / "prices.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == rows
+
+
+def test_a_sparse_table_under_a_full_header_is_found(tmp_path: Path) -> None:
+    """A schedule whose header fills every column and whose later rows fill only some, each column
+    centred on its header: a table, with its empty cells where they are."""
+    rows = [
+        ["Outer 1", "Outer 2", "Long 1", "Long 2", "Inner", "Long 3"],
+        ["A1", "B1", "C1", "D1", "E1", "F1"],
+        ["", "", "C2", "D2", "", "F2"],
+        ["", "", "C3", "D3", "", "F3"],
+        ["", "", "C4", "D4", "", "F4"],
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            if cell:
+                width = pymupdf.get_text_length(cell, fontsize=10)
+                page.insert_text((110 + 80 * c - width / 2, 100 + 14 * r), cell, fontsize=10)
+    doc.save(tmp_path / "sparse.pdf")
+
+    [only] = read(tmp_path / "sparse.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == rows and table.header_rows == 1
+
+
+def test_a_header_set_above_the_body_heads_its_column(tmp_path: Path) -> None:
+    """A year over a column of amounts, with a unit and a group's label between it and the body: the year
+    is the table's header over the amounts, the heading above stays text."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Key figures", fontsize=16)
+    page.insert_text((500 - pymupdf.get_text_length("2016", fontsize=10), 120), "2016", fontsize=10)
+    page.insert_text((72, 134), "(all amounts in EUR)", fontsize=10)
+    page.insert_text((72, 156), "Class A", fontsize=10)
+    body = [
+        ["Net asset value at 31 December", "5,111,372"],
+        ["Outstanding units at 31 December", "49,136"],
+        ["Net asset value per unit", "104.03"],
+    ]
+    for r, (label, amount) in enumerate(body):
+        page.insert_text((72, 178 + 22 * r), label, fontsize=10)
+        right = 500 - pymupdf.get_text_length(amount, fontsize=10)
+        page.insert_text((right, 178 + 22 * r), amount, fontsize=10)
+    doc.save(tmp_path / "figures.pdf")
+
+    [only] = read(tmp_path / "figures.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == [
+        ["", "2016"],
+        ["(all amounts in EUR)", ""],
+        ["Class A", ""],
+        *body,
+    ]
+    assert "Key figures" in only.text.split(table.markdown)[0]
+
+
+def test_a_header_over_several_lines_is_one_header_row() -> None:
+    """Header cells set over two or three lines read as one header row; a title above the header and a
+    group's label under it stay rows of their own; a label wrapped onto a second line joins its row."""
+    cells = [
+        ["", "Total", "Loans", "Market"],
+        ["States", "Internal", "from", "Loans"],
+        ["", "Debt", "Banks", ""],
+        ["Andhra Pradesh", "48.11", "4.4", "40.45"],
+        ["Knowledge of the school system and", "1.23", "0.13", "1.1"],
+        ["education in the partner countries", "", "", ""],
+    ]
+    assert one_header(cells) == [
+        ["States", "Total Internal Debt", "Loans from Banks", "Market Loans"],
+        ["Andhra Pradesh", "48.11", "4.4", "40.45"],
+        ["Knowledge of the school system and education in the partner countries", "1.23", "0.13", "1.1"],
+    ]
+    years = [["", "2016", "2015"], ["Revenue", "12", "10"], ["Costs", "4", "3"]]
+    assert one_header(years) == years
+    labelled = [["", "2016"], ["Class A", ""], ["Net value", "5,111"], ["Units", "49"]]
+    assert one_header(labelled) == labelled
+    assert is_number("8 €") and is_number("10 €")

@@ -27,9 +27,10 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from readers.core.model import TableSource
-from readers.pdf.placed import PlacedTable, calibrated, header_rows, is_number
+from readers.pdf.placed import PlacedTable, calibrated, header_rows, is_number, one_header
 from readers.pdf.tables import LineLike, SpanLike
 
 # --- thresholds -------------------------------------------------------------------------------------
@@ -58,6 +59,21 @@ COLUMN_ALIGNED_SHARE = 0.6
 #: At least this share of a table's cells hold text: the corpus's real aligned tables fill 0.92-1.0,
 #: formulas and fragments of prose set side by side 0.38-0.63.
 MIN_FILL = 0.75
+#: A sparse table (a schedule whose later rows fill only some columns) may fill down to this share when
+#: its first row fills every column and every column lines up: camelot__stream_inner_outer_columns.pdf
+#: fills 0.70; the formulas and prose fragments refused above never have a full first row over columns
+#: that all line up.
+SPARSE_MIN_FILL = 0.5
+#: Two tables found one under the other are one table when their columns line up and nothing but a
+#: blank of at most this many row heights (the median of their rows) and up to MAX_LABEL_ROWS label rows
+#: lie between them: a statement's groups (camelot__edge_tol.pdf, 2.0-2.5) and a price list's sections
+#: (camelot__detect_vertical_false.pdf, 2.8); separate tables of the corpus are titled or further apart.
+MERGE_GAP_HEIGHTS = 3.0
+#: Rows of one segment (a group's label: "Class B", "Total for the Fund") allowed between two such tables.
+MAX_LABEL_ROWS = 2
+#: Rows above a table's body that may be its header, set over its columns ("2016" over a column of
+#: amounts, a unit and a group's label under it: camelot__edge_tol.pdf has three).
+MAX_HEAD_ROWS = 3
 #: A column whose cells line up on both sides and average this many words or more is justified prose
 #: (a newspaper column of plumb__federal-register-2020-17221.pdf), not a column of a table.
 JUSTIFIED_MIN_WORDS = 3.0
@@ -110,12 +126,76 @@ def find_aligned_tables(
     rows = _rows(blocks, taken)
     if sum(1 for row in rows if len(row.segments) >= 2) < MIN_ROWS:
         return []
-    tables: list[PlacedTable] = []
+    position = {id(row): index for index, row in enumerate(rows)}
+    found: list[tuple[list[_Row], PlacedTable]] = []
     for run in _runs(rows):
-        table = _table(run, page_width)
-        if table is not None:
-            tables.append(table)
-    return tables
+        table = None
+        start = position[id(found[-1][0][-1])] + 1 if found else 0
+        heads = _heads(rows[start : position[id(run[0])]], run)
+        if heads:
+            table = _table([*heads, *run], page_width)
+            if table is not None:
+                run = [*heads, *run]
+        if table is None:
+            table = _table(run, page_width)
+        if table is None:
+            continue
+        if found:
+            before, _ = found[-1]
+            between = rows[position[id(before[-1])] + 1 : position[id(run[0])]]
+            if _may_join(before, between, run):
+                joined = _table([*before, *between, *run], page_width)
+                if joined is not None:
+                    found[-1] = ([*before, *between, *run], joined)
+                    continue
+        found.append((run, table))
+    return [table for _, table in found]
+
+
+def _heads(above: list[_Row], run: list[_Row]) -> list[_Row]:
+    """The rows just above a run that head its columns: up to MAX_HEAD_ROWS rows, each no further than
+    MERGE_GAP_HEIGHTS row heights from the next, within the run's width, the topmost of them with a cell
+    over a column other than the first (a header set over the body's numbers, "2016"); the rows between
+    it and the run (a unit, a group's label) come with it."""
+    columns = _columns(run)
+    if len(columns) < 2:
+        return []
+    left, right = columns[0][0] - EDGE_TOLERANCE, columns[-1][1] + EDGE_TOLERANCE
+    heights = sorted(row.height for row in run)
+    height = heights[len(heights) // 2]
+    taken: list[_Row] = []
+    top = 0
+    below = run[0]
+    for row in reversed(above[-MAX_HEAD_ROWS:]):
+        if below.top - row.bottom > MERGE_GAP_HEIGHTS * height:
+            break
+        if any(s.x0 < left or s.x1 > right for s in row.segments):
+            break
+        taken.append(row)
+        if any(s.x0 > columns[0][1] for s in row.segments):
+            top = len(taken)
+        below = row
+    return taken[:top][::-1]
+
+
+def _may_join(before: list[_Row], between: list[_Row], after: list[_Row]) -> bool:
+    """Whether two tables found one under the other may be one: as many columns, lined up (left, right or
+    centre), with only a blank of MERGE_GAP_HEIGHTS row heights and MAX_LABEL_ROWS label rows between."""
+    if len(between) > MAX_LABEL_ROWS or any(len(row.segments) > 1 for row in between):
+        return False
+    a, b = _columns(before), _columns(after)
+    if len(a) != len(b):
+        return False
+    heights = sorted(row.height for row in (*before, *after))
+    height = heights[len(heights) // 2]
+    sequence = [before[-1], *between, after[0]]
+    if any(low.top - high.bottom > MERGE_GAP_HEIGHTS * height for high, low in pairwise(sequence)):
+        return False
+    return all(  # a common left or right edge, or each column's centre inside the other
+        min(abs(x0 - y0), abs(x1 - y1)) <= EDGE_TOLERANCE
+        or (x0 < (y0 + y1) / 2 < x1 and y0 < (x0 + x1) / 2 < y1)
+        for (x0, x1), (y0, y1) in zip(a, b, strict=True)
+    )
 
 
 @dataclass(slots=True)
@@ -334,7 +414,7 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
     placed = [[_column_of(segment, columns) for segment in row.segments] for row in run]
     filled = sum(len(set(indexes)) for indexes in placed)  # a segment always holds text
     fill = filled / (len(run) * len(columns))
-    if fill < MIN_FILL:
+    if fill < MIN_FILL and (fill < SPARSE_MIN_FILL or len(set(placed[0])) < len(columns)):  # not headed
         return None
     if sum(len(span.text.split()) for span in spans) / filled > MAX_CELL_WORDS:
         return None  # prose set in columns (a cell's words are its spans' words)
@@ -348,10 +428,12 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
         second = [row[1] for row in cells[1:] if row[1]]
         if not second or sum(1 for c in second if is_number(c)) < TWO_COLUMN_NUMERIC_SHARE * len(second):
             return None
-    aligned, justified = _aligned_columns(run, placed, len(columns))
+    headed = len(set(placed[0])) == len(columns)  # a first row over every column
+    aligned, justified = _aligned_columns(run, placed, len(columns), headed)
     if aligned < len(columns) or justified:
         return None
     score = ALIGNED_BASE_CONFIDENCE + (1 - ALIGNED_BASE_CONFIDENCE) * (aligned / len(columns)) * fill
+    cells = one_header(cells)
     positions = [position for row in run for _, position, _ in row.spans]
     first = min(positions)
     first_span = next(span for row in run for _, position, span in row.spans if position == first)
@@ -421,10 +503,11 @@ def _assign(row: _Row, indexes: list[int], width: int) -> list[str]:
     return cells
 
 
-def _aligned_columns(run: list[_Row], placed: list[list[int]], width: int) -> tuple[int, bool]:
+def _aligned_columns(run: list[_Row], placed: list[list[int]], width: int, headed: bool) -> tuple[int, bool]:
     """How many of the ``width`` columns have COLUMN_ALIGNED_SHARE of their cells (at least MIN_ROWS) on
     a common left, right or centre edge, and whether a column is justified prose (both sides lined up,
-    wordy cells); ``placed`` holds each row's segments' columns."""
+    wordy cells); ``placed`` holds each row's segments' columns. In a ``headed`` table (its first row
+    over every column) a column of two cells lines up when they share an edge (a header over one cell)."""
     edges: list[list[tuple[float, float, float]]] = [[] for _ in range(width)]
     words: list[list[int]] = [[] for _ in range(width)]
     for row, indexes in zip(run, placed, strict=True):
@@ -434,9 +517,12 @@ def _aligned_columns(run: list[_Row], placed: list[list[int]], width: int) -> tu
     aligned = 0
     justified = False
     for column, counts in zip(edges, words, strict=True):
-        if len(column) < MIN_ROWS:
+        if len(column) < (2 if headed else MIN_ROWS):
             continue
-        sides = [_lines_up([edge[side] for edge in column]) for side in range(3)]
+        if len(column) < MIN_ROWS:  # a header over one cell: the two share an edge
+            sides = [abs(column[0][side] - column[1][side]) <= EDGE_TOLERANCE for side in range(3)]
+        else:
+            sides = [_lines_up([edge[side] for edge in column]) for side in range(3)]
         if any(sides):
             aligned += 1
         if sides[0] and sides[1] and sum(counts) / len(counts) >= JUSTIFIED_MIN_WORDS:

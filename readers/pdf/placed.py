@@ -34,7 +34,15 @@ CALIBRATED_CONFIDENCE: dict[str, tuple[tuple[float, float], ...]] = {
     TableSource.ALIGNED.value: ((0.9, 0.98), (0.0, 0.84)),
 }
 
-_NUMBER = re.compile(r"^[\s$€£¥(+\-−–]*\d[\d\s.,'’]*%?\)?[\s*†‡]*$")
+#: A header set over this many lines or fewer (a cell "Total / Internal / Debt" over three) is read as one
+#: header row: the corpus's multi-line headers take 2-4 lines (camelot__superscript.pdf: 4).
+MAX_HEADER_LINES = 4
+#: A column is a column of numbers when this share of its filled cells are numbers (its header lines
+#: are a few cells against a body of dozens).
+NUMERIC_COLUMN_SHARE = 0.5
+
+_YEAR = re.compile(r"(19|20)\d\d")
+_NUMBER = re.compile(r"^[\s$€£¥(+\-−–]*\d[\d\s.,'’]*%?\)?[\s*†‡$€£¥]*$")
 
 
 @dataclass(slots=True)
@@ -66,7 +74,7 @@ def calibrated(source: str, score: float) -> float:
 
 
 def is_number(text: str) -> bool:
-    """A cell that reads as a number: 1,234.5, (12), 45%, $ 178, -3."""
+    """A cell that reads as a number: 1,234.5, (12), 45%, $ 178, 8 €, -3."""
     return bool(text) and _NUMBER.match(text) is not None
 
 
@@ -89,6 +97,61 @@ def header_rows(cells: Sequence[Sequence[str]]) -> int:
     if years and all(re.fullmatch(r"(19|20)\d\d", c.strip()) for c in years):
         return 1
     return 0
+
+
+def one_header(cells: list[list[str]]) -> list[list[str]]:
+    """The table with a header set over several lines read as one header row.
+
+    The header lines are the rows above the first row holding a number in a column of numbers (years
+    over the columns do not count: they head them), at most MAX_HEADER_LINES, not counting a title above
+    them or a group's label under them (a row with only its first cell filled); two or more are joined
+    column by column ("Total" over "Internal" over "Debt" is "Total Internal Debt"). A table without a
+    column of numbers, or whose first row is already in its body, is given back as it is."""
+    if len(cells) < 3:
+        return cells
+    cells = _joined_wraps(cells)
+    width = max(len(row) for row in cells)
+    numeric: set[int] = set()
+    for column in range(width):
+        texts = [row[column] for row in cells if column < len(row) and row[column]]
+        if texts and sum(1 for c in texts if is_number(c)) >= NUMERIC_COLUMN_SHARE * len(texts):
+            numeric.add(column)
+    if not numeric:
+        return cells
+    body = next(
+        (
+            index
+            for index, row in enumerate(cells)
+            if any(
+                column in numeric and is_number(cell) and not _YEAR.fullmatch(cell.strip())
+                for column, cell in enumerate(row)
+            )
+        ),
+        0,
+    )
+    start, end = 0, body
+    while start < end and not any(cells[start][1:]):  # a title over the header
+        start += 1
+    while end > start and not any(cells[end - 1][1:]):  # a group's label over the body
+        end -= 1
+    if end - start < 2 or end - start > MAX_HEADER_LINES:
+        return cells
+    joined = [" ".join(row[c] for row in cells[start:end] if c < len(row) and row[c]) for c in range(width)]
+    return [*cells[:start], joined, *cells[end:]]
+
+
+def _joined_wraps(cells: list[list[str]]) -> list[list[str]]:
+    """Rows whose only cell is a first cell going on in lower case from the row above ("Knowledge of the
+    school system and" over "education in the partner countries") joined to that row: a row's label
+    wrapped onto a second line."""
+    out: list[list[str]] = []
+    for row in cells:
+        first = row[0] if row else ""
+        if out and out[-1][0] and first[:1].islower() and not any(row[1:]):
+            out[-1] = [f"{out[-1][0]} {first}", *out[-1][1:]]
+            continue
+        out.append(list(row))
+    return out
 
 
 def gfm(cells: Sequence[Sequence[str]]) -> str:

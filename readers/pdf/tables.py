@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import pymupdf
 
 from readers.core.model import TableSource
-from readers.pdf.placed import PlacedTable, calibrated, header_rows
+from readers.pdf.placed import PlacedTable, calibrated, header_rows, one_header
 
 # --- thresholds -------------------------------------------------------------------------------------
 
@@ -654,7 +654,7 @@ def _table(
     keep = [c for c in range(n_cols) if any(row[c] for row in rows)]
     if len(rows) < 2 or len(keep) < 2:
         return None
-    cells = [[row[c] for c in keep] for row in rows]
+    cells = one_header([[row[c] for c in keep] for row in rows])
     fill = len(filled) / len(grid.cells)
     score = RULED_BASE_CONFIDENCE + (1 - RULED_BASE_CONFIDENCE) * fill
     return PlacedTable(
