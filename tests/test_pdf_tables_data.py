@@ -436,3 +436,87 @@ def test_a_header_over_several_lines_is_one_header_row() -> None:
     labelled = [["", "2016"], ["Class A", ""], ["Net value", "5,111"], ["Units", "49"]]
     assert one_header(labelled) == labelled
     assert is_number("8 €") and is_number("10 €")
+
+
+ARRESTS = [
+    ["Offense", "Total", "White", "Black", "Other"],
+    ["Total", "10,690", "7,389", "3,027", "274"],
+    ["Violent crime", "456", "268", "177", "11"],
+    ["Robbery", "100", "43", "55", "2"],
+    ["Aggravated assault", "330", "209", "111", "10"],
+    ["Burglary", "234", "155", "74", "5"],
+    ["Arson", "9", "6", "2", "1"],
+]
+
+
+def _statistical_table(page: pymupdf.Page, rows: list[list[str]], top: float, leaders: bool) -> float:
+    """``rows`` with their labels led by dots to five right-aligned columns of numbers; return the y
+    below them."""
+    y = top
+    for r, row in enumerate(rows):
+        label = row[0] + (
+            " " + ". " * int((200 - pymupdf.get_text_length(row[0], fontsize=9)) // 5) if r else ""
+        )
+        page.insert_text((72, y), label if leaders else row[0], fontsize=9)
+        for c, cell in enumerate(row[1:]):
+            page.insert_text((330 + 60 * c - pymupdf.get_text_length(cell, fontsize=9), y), cell, fontsize=9)
+        y += 12
+    return y
+
+
+def test_labels_led_by_dots_to_columns_of_numbers_are_a_table(tmp_path: Path) -> None:
+    """Dot leaders make a table of contents, but not when they lead to three columns of numbers or more:
+    the table is found, its labels without their dots."""
+    doc = pymupdf.open()
+    _statistical_table(doc.new_page(), ARRESTS, 100, leaders=True)
+    doc.save(tmp_path / "leaders.pdf")
+
+    [only] = read(tmp_path / "leaders.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == ARRESTS
+
+
+def test_a_ruled_frame_around_an_unruled_body_reads_row_by_row(tmp_path: Path) -> None:
+    """A frame ruled round a header and a body whose rows have no rule between them: the body's rows are
+    the table's rows (not one cell per column holding every line), a note boxed under it stays text."""
+    rows = ARRESTS + [[f"Offense {i}", str(90 + i), str(50 + i), str(30 + i), str(i)] for i in range(1, 7)]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    bottom = _statistical_table(page, rows, 100, leaders=False)
+    page.insert_text((72, bottom + 10), "Source: a department of justice.", fontsize=9)
+    xs = [66, 280, 340, 400, 460, 520]
+    for y in (88, 104, bottom + 14):
+        page.draw_line((xs[0], y), (xs[-1], y), width=0.5)
+    for x in xs:
+        page.draw_line((x, 88), (x, bottom - 4 if x != xs[0] and x != xs[-1] else bottom + 14), width=0.5)
+    page.draw_line((xs[0], bottom - 4), (xs[-1], bottom - 4), width=0.5)
+    doc.save(tmp_path / "frame.pdf")
+
+    [only] = read(tmp_path / "frame.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == rows
+    assert "Source: a department of justice." in only.text.replace(table.markdown, "")
+
+
+def test_labels_indented_by_level_beside_columns_of_numbers_are_a_table(tmp_path: Path) -> None:
+    """Labels at two indents (a group and its parts) on the right of six columns of numbers, as a
+    right-to-left table sets them: one table."""
+    rows = [["2014", "2013", "2012", "2011", "2010", "2009", ""]] + [
+        [f"{r + c / 10:.1f}" for c in range(6)] + [label]
+        for r, label in enumerate(["Total", "Per head", "Business", "Industry", "Building", "Uses"])
+    ]
+    indent = {"Per head": 20, "Industry": 20, "Building": 35}
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for r, row in enumerate(rows):
+        y = 100 + 14 * r
+        for c, cell in enumerate(row[:6]):
+            page.insert_text((150 + 35 * c - pymupdf.get_text_length(cell, fontsize=9), y), cell, fontsize=9)
+        if row[6]:
+            right = 460 - indent.get(row[6], 0)
+            page.insert_text((right - pymupdf.get_text_length(row[6], fontsize=9), y), row[6], fontsize=9)
+    doc.save(tmp_path / "indented.pdf")
+
+    [only] = read(tmp_path / "indented.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == rows

@@ -69,6 +69,20 @@ SPARSE_MIN_FILL = 0.5
 #: lie between them: a statement's groups (camelot__edge_tol.pdf, 2.0-2.5) and a price list's sections
 #: (camelot__detect_vertical_false.pdf, 2.8); separate tables of the corpus are titled or further apart.
 MERGE_GAP_HEIGHTS = 3.0
+#: Dot leaders make a table of contents, unless the labels they follow lead to this many columns of
+#: numbers or more (a statistical abstract's table, camelot__12s0324.pdf: 5 and 9); a contents page has
+#: one column of page numbers, two with section numbers.
+LEADER_TABLE_NUMERIC_COLUMNS = 3
+#: A table's labels may be indented by level (not lined up) when it has this many columns or more and
+#: every other column is numbers (tabula__indictb1h_14.pdf: Hebrew labels at three indents, 6 columns of
+#: numbers); with fewer, ragged text beside numbers is as likely a list or a form.
+LABELLED_MIN_COLUMNS = 4
+#: A ruled table is a frame around an unruled one when the spans it took read as an aligned table with
+#: this many times its rows (camelot__12s0324.pdf: 6 ruled rows, 35 aligned; tabula__indictb1h_14.pdf:
+#: 3 and 35) holding FRAME_MEMBERS_SHARE of its spans (0.68 there: the rest is a title and notes boxed
+#: with the table, given back to the text); a real grid reads as at most as many rows.
+FRAME_ROWS_SHARE = 3
+FRAME_MEMBERS_SHARE = 0.5
 #: Rows of one segment (a group's label: "Class B", "Total for the Fund") allowed between two such tables.
 MAX_LABEL_ROWS = 2
 #: Rows above a table's body that may be its header, set over its columns ("2016" over a column of
@@ -94,6 +108,7 @@ TWO_COLUMN_NUMERIC_SHARE = 0.6
 ALIGNED_BASE_CONFIDENCE = 0.4
 
 _LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:·\s?){4,}")
+_LEADER_TAIL = re.compile(r"\s*(?:(?:\.\s?){2,}|…+|(?:·\s?){2,})\s*$")
 _CURRENCY = frozenset("$€£¥")
 
 
@@ -196,6 +211,47 @@ def _may_join(before: list[_Row], between: list[_Row], after: list[_Row]) -> boo
         or (x0 < (y0 + y1) / 2 < x1 and y0 < (x0 + x1) / 2 < y1)
         for (x0, x1), (y0, y1) in zip(a, b, strict=True)
     )
+
+
+@dataclass(slots=True)
+class _FramedLine:
+    """A line's spans that a ruled table took, as the aligned finder reads them."""
+
+    spans: list[SpanLike]
+    horizontal: bool = True
+
+
+def unframed(
+    blocks: Sequence[Sequence[LineLike]], ruled: Sequence[PlacedTable], page_width: float
+) -> list[PlacedTable]:
+    """The ruled tables, each one that is a frame around an unruled table replaced by that table.
+
+    A statistical table often rules its header and its outer sides but not its body: the ruled finder
+    then puts a whole column of the body in one cell. When the spans a ruled table took read as an
+    aligned table with FRAME_ROWS_SHARE times its rows or more, holding FRAME_MEMBERS_SHARE of its spans,
+    the aligned table stands for it; the spans it leaves out go back to the page's text.
+    """
+    out: list[PlacedTable] = []
+    for table in ruled:
+        if "turned=" in table.evidence or len(table.cells) * FRAME_ROWS_SHARE > len(table.members):
+            out.append(table)
+            continue
+        framed = [
+            [
+                _FramedLine([span for span in line.spans if id(span) in table.members])
+                for line in block
+                if line.horizontal
+            ]
+            for block in blocks
+        ]
+        inside = [
+            found
+            for found in find_aligned_tables(framed, [], page_width)
+            if len(found.cells) >= FRAME_ROWS_SHARE * len(table.cells)
+            and len(found.members) >= FRAME_MEMBERS_SHARE * len(table.members)
+        ]
+        out.extend(inside or [table])
+    return out
 
 
 @dataclass(slots=True)
@@ -416,12 +472,17 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
     fill = filled / (len(run) * len(columns))
     if fill < MIN_FILL and (fill < SPARSE_MIN_FILL or len(set(placed[0])) < len(columns)):  # not headed
         return None
-    if sum(len(span.text.split()) for span in spans) / filled > MAX_CELL_WORDS:
-        return None  # prose set in columns (a cell's words are its spans' words)
+    if sum(len(span.text.split()) for span in spans) / filled > MAX_CELL_WORDS and (
+        sum(len(_LEADER.sub(" ", s.text).split()) for s in _texts(run)) / filled > MAX_CELL_WORDS
+    ):
+        return None  # prose set in columns (a cell's words are its spans' words, dot leaders aside)
     segments = _texts(run)
-    if sum(1 for s in segments if _LEADER.search(s.text)) * 2 >= len(run):
-        return None  # dot leaders: a table of contents
+    leaders = sum(1 for s in segments if _LEADER.search(s.text)) * 2 >= len(run)
     cells = [_assign(row, indexes, len(columns)) for row, indexes in zip(run, placed, strict=True)]
+    if leaders:  # a table of contents, unless its labels lead to columns of numbers (a statistical table)
+        if _numeric_columns(cells) < LEADER_TABLE_NUMERIC_COLUMNS:
+            return None
+        cells = [[_LEADER_TAIL.sub("", cell) for cell in row] for row in cells]
     if _running_prose(cells):
         return None
     if len(columns) == 2:
@@ -429,8 +490,10 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
         if not second or sum(1 for c in second if is_number(c)) < TWO_COLUMN_NUMERIC_SHARE * len(second):
             return None
     headed = len(set(placed[0])) == len(columns)  # a first row over every column
-    aligned, justified = _aligned_columns(run, placed, len(columns), headed)
-    if aligned < len(columns) or justified:
+    aligned, justified, ragged = _aligned_columns(run, placed, len(columns), headed)
+    if justified:
+        return None
+    if aligned < len(columns) and not _indented_labels(ragged, cells, len(columns)):
         return None
     score = ALIGNED_BASE_CONFIDENCE + (1 - ALIGNED_BASE_CONFIDENCE) * (aligned / len(columns)) * fill
     cells = one_header(cells)
@@ -452,6 +515,16 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
         first=id(first_span),
         column_edges=(*(c[0] for c in columns), columns[-1][1]),
     )
+
+
+def _numeric_columns(cells: list[list[str]]) -> int:
+    """How many columns hold numbers in most of their filled cells."""
+    count = 0
+    for column in zip(*cells, strict=True):
+        texts = [c for c in column if c]
+        if texts and sum(1 for c in texts if is_number(c)) * 2 > len(texts):
+            count += 1
+    return count
 
 
 def _running_prose(cells: list[list[str]]) -> bool:
@@ -503,21 +576,37 @@ def _assign(row: _Row, indexes: list[int], width: int) -> list[str]:
     return cells
 
 
-def _aligned_columns(run: list[_Row], placed: list[list[int]], width: int, headed: bool) -> tuple[int, bool]:
+def _indented_labels(ragged: list[int], cells: list[list[str]], width: int) -> bool:
+    """The one column that does not line up is a table's labels, indented by level, at its left or right
+    side (a right-to-left table's labels are on its right), and every other column is numbers."""
+    return (
+        len(ragged) == 1
+        and width >= LABELLED_MIN_COLUMNS
+        and ragged[0] in (0, width - 1)
+        and _numeric_columns(cells) == width - 1
+    )
+
+
+def _aligned_columns(
+    run: list[_Row], placed: list[list[int]], width: int, headed: bool
+) -> tuple[int, bool, list[int]]:
     """How many of the ``width`` columns have COLUMN_ALIGNED_SHARE of their cells (at least MIN_ROWS) on
-    a common left, right or centre edge, and whether a column is justified prose (both sides lined up,
-    wordy cells); ``placed`` holds each row's segments' columns. In a ``headed`` table (its first row
-    over every column) a column of two cells lines up when they share an edge (a header over one cell)."""
+    a common left, right or centre edge, whether a column is justified prose (both sides lined up,
+    wordy cells), and the columns that do not line up; ``placed`` holds each row's segments' columns.
+    In a ``headed`` table (its first row over every column) a column of two cells lines up when they
+    share an edge (a header over one cell)."""
     edges: list[list[tuple[float, float, float]]] = [[] for _ in range(width)]
     words: list[list[int]] = [[] for _ in range(width)]
     for row, indexes in zip(run, placed, strict=True):
         for segment, index in zip(row.segments, indexes, strict=True):
             edges[index].append((segment.x0, segment.x1, (segment.x0 + segment.x1) / 2))
-            words[index].append(len(segment.text.split()))
+            words[index].append(len(_LEADER.sub(" ", segment.text).split()))
     aligned = 0
     justified = False
-    for column, counts in zip(edges, words, strict=True):
+    ragged: list[int] = []
+    for index, (column, counts) in enumerate(zip(edges, words, strict=True)):
         if len(column) < (2 if headed else MIN_ROWS):
+            ragged.append(index)
             continue
         if len(column) < MIN_ROWS:  # a header over one cell: the two share an edge
             sides = [abs(column[0][side] - column[1][side]) <= EDGE_TOLERANCE for side in range(3)]
@@ -525,9 +614,11 @@ def _aligned_columns(run: list[_Row], placed: list[list[int]], width: int, heade
             sides = [_lines_up([edge[side] for edge in column]) for side in range(3)]
         if any(sides):
             aligned += 1
+        else:
+            ragged.append(index)
         if sides[0] and sides[1] and sum(counts) / len(counts) >= JUSTIFIED_MIN_WORDS:
             justified = True
-    return aligned, justified
+    return aligned, justified, ragged
 
 
 def _lines_up(positions: list[float]) -> bool:

@@ -72,7 +72,7 @@ from readers.core.model import (
     ReadResult,
     Span,
 )
-from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables
+from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables, unframed
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
     INVISIBLE_MAX_SIZE,
@@ -383,7 +383,7 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     rect = page.rect
     # Spans, images and paths are in unrotated page space, so shares are taken of the crop box's sides.
     crop = page.cropbox
-    tables = find_ruled_tables(paths, scan.lines, textpage)
+    tables = unframed(scan.lines, find_ruled_tables(paths, scan.lines, textpage), rect.width)
     tables = sorted(
         [
             *tables,
