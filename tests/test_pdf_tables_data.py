@@ -520,3 +520,19 @@ def test_labels_indented_by_level_beside_columns_of_numbers_are_a_table(tmp_path
     [only] = read(tmp_path / "indented.pdf")
     [table] = only.tables
     assert [list(row) for row in table.cells] == rows
+
+
+@pytest.mark.corpus
+def test_a_right_to_left_table_keeps_its_labels_in_reading_order() -> None:
+    """The Hebrew statistical table of the tables corpus, ruled round an unruled body: read row by row,
+    its labels in logical order (a label's words joined as they are read, not from left to right)."""
+    from tests.conftest import CORPUS
+
+    path = CORPUS / "tables" / "pdf" / "tabula__indictb1h_14.pdf"
+    if not path.exists():
+        pytest.skip(f"tables corpus not found at {path.parent}")
+    [page] = read(path)
+    [table] = page.tables
+    labels = [row[-1] for row in table.cells]
+    assert "ההוצאה לצריכה קולקטיבית לנפש" in labels and "תוצר מקומי גולמי" in labels
+    assert len(table.cells) >= 30

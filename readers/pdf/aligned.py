@@ -108,6 +108,7 @@ TWO_COLUMN_NUMERIC_SHARE = 0.6
 ALIGNED_BASE_CONFIDENCE = 0.4
 
 _LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:·\s?){4,}")
+_RIGHT_TO_LEFT = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _LEADER_TAIL = re.compile(r"\s*(?:(?:\.\s?){2,}|…+|(?:·\s?){2,})\s*$")
 _CURRENCY = frozenset("$€£¥")
 
@@ -413,11 +414,18 @@ def _segments(row: _Row) -> list[_Segment]:
 
 
 def _texts(run: list[_Row]) -> list[_Segment]:
-    """The run's segments with their text: only a candidate table's are ever needed."""
+    """The run's segments with their text: only a candidate table's are ever needed. A segment written
+    right to left (Hebrew, Arabic) joins its spans in reading order, not from left to right."""
     segments = [segment for row in run for segment in row.segments]
+    order: dict[int, int] | None = None
     for segment in segments:
         if not segment.text:
-            segment.text = " ".join(" ".join(s.text.split()) for s in segment.spans if s.text.strip())
+            spans = segment.spans
+            if len(spans) > 1 and any(_RIGHT_TO_LEFT.search(s.text) for s in spans):
+                if order is None:
+                    order = {id(span): position for row in run for _, position, span in row.spans}
+                spans = sorted(spans, key=lambda span: order[id(span)])
+            segment.text = " ".join(" ".join(s.text.split()) for s in spans if s.text.strip())
     return segments
 
 
