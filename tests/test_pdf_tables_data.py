@@ -536,3 +536,23 @@ def test_a_right_to_left_table_keeps_its_labels_in_reading_order() -> None:
     labels = [row[-1] for row in table.cells]
     assert "ההוצאה לצריכה קולקטיבית לנפש" in labels and "תוצר מקומי גולמי" in labels
     assert len(table.cells) >= 30
+
+
+def test_a_title_ruled_into_a_table_stays_text_above_it(tmp_path: Path) -> None:
+    """A ruled table whose top row is one cell as wide as the table, holding its title: the title is not
+    the table's header, it stays text above the table; the column names are the header."""
+    rows = [["Server class", "2007", "2008"], ["Volume", "1,120", "1,180"], ["Mid-range", "240", "260"]]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    xs = [72.0, 252.0, 332.0, 412.0]
+    page.insert_text((xs[0] + 4, 100 + 13), "Table 6.1: Installed servers", fontsize=10)
+    page.draw_rect(pymupdf.Rect(xs[0], 100, xs[-1], 118), width=0.5)
+    bottom = ruled_table(page, rows, 118, (180.0, 80.0, 80.0))
+    doc.save(tmp_path / "titled.pdf")
+
+    [only] = read(tmp_path / "titled.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == rows and table.header_rows == 1
+    before, _, _ = only.text.partition(table.markdown)
+    assert "Table 6.1: Installed servers" in before
+    assert table.bbox[1] >= 117 and table.bbox[3] == pytest.approx(bottom, abs=1)

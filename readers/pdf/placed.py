@@ -83,8 +83,9 @@ def header_rows(cells: Sequence[Sequence[str]]) -> int:
 
     The rule: the first row has no number in a column whose other cells are mostly numbers, and at least
     one such column exists, or no cell of the first row is a number while some later row has one. Years
-    over a numeric column (2023 2022 2021) are headers too: a first row of 4-digit years above non-year
-    numbers. A table of words only (no number anywhere) takes its first row as the header, as GFM must.
+    over a numeric column (2023 2022 2021) are headers too: a first row whose only numbers are 4-digit
+    years, above non-year numbers. A table of words only (no number anywhere) takes its first row as the
+    header, as GFM must.
     """
     if len(cells) < 2:
         return 0
@@ -93,8 +94,10 @@ def header_rows(cells: Sequence[Sequence[str]]) -> int:
         return 1
     if not any(is_number(c) for c in first if c):
         return 1
-    years = [c for c in first if c]
-    if years and all(re.fullmatch(r"(19|20)\d\d", c.strip()) for c in years):
+    numbers = [c for c in first if is_number(c)]
+    if all(_YEAR.fullmatch(c.strip()) for c in numbers) and any(
+        is_number(c) and not _YEAR.fullmatch(c.strip()) for row in rest for c in row
+    ):  # a label over the labels, years over the numbers
         return 1
     return 0
 
