@@ -556,3 +556,32 @@ def test_a_title_ruled_into_a_table_stays_text_above_it(tmp_path: Path) -> None:
     before, _, _ = only.text.partition(table.markdown)
     assert "Table 6.1: Installed servers" in before
     assert table.bbox[1] >= 117 and table.bbox[3] == pytest.approx(bottom, abs=1)
+
+
+def test_a_table_in_one_column_of_a_two_column_page_is_found(tmp_path: Path) -> None:
+    """A two-column table set in the right column of a page of two columns, the left column's prose lines
+    running between its rows, its header over two lines sticking out on the right: one table."""
+    rows = [
+        ["Payroll period", "One allowance"],
+        ["Weekly", "$ 71.15"],
+        ["Biweekly", "142.31"],
+        ["Monthly", "308.33"],
+        ["Quarterly", "925.00"],
+        ["Annually", "3,700.00"],
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(42, 60, 290, 760), PROSE * 8, fontsize=10)
+    page.insert_text((318, 80), "Amounts for 2011 are:", fontsize=10)
+    page.insert_text((480, 100), "One", fontsize=9)
+    page.insert_text((323, 111), rows[0][0], fontsize=9)
+    page.insert_text((480, 111), "allowance", fontsize=9)
+    for r, (label, amount) in enumerate(rows[1:]):
+        y = 127 + 16 * r
+        page.insert_text((323, y), label, fontsize=9)
+        page.insert_text((537 - pymupdf.get_text_length(amount, fontsize=9), y), amount, fontsize=9)
+    doc.save(tmp_path / "two-columns.pdf")
+
+    [only] = read(tmp_path / "two-columns.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == rows

@@ -61,9 +61,9 @@ COLUMN_ALIGNED_SHARE = 0.6
 MIN_FILL = 0.75
 #: A sparse table (a schedule whose later rows fill only some columns) may fill down to this share when
 #: its first row fills every column and every column lines up: camelot__stream_inner_outer_columns.pdf
-#: fills 0.70; the formulas and prose fragments refused above never have a full first row over columns
-#: that all line up.
-SPARSE_MIN_FILL = 0.5
+#: fills 0.70; ruled tables of cells wrapped over several lines read without their rules fill 0.58
+#: (tabula__AnimalSounds1.pdf), formulas and prose fragments 0.38-0.63 without a full first row.
+SPARSE_MIN_FILL = 0.65
 #: Two tables found one under the other are one table when their columns line up and nothing but a
 #: blank of at most this many row heights (the median of their rows) and up to MAX_LABEL_ROWS label rows
 #: lie between them: a statement's groups (camelot__edge_tol.pdf, 2.0-2.5) and a price list's sections
@@ -83,6 +83,12 @@ LABELLED_MIN_COLUMNS = 4
 #: with the table, given back to the text); a real grid reads as at most as many rows.
 FRAME_ROWS_SHARE = 3
 FRAME_MEMBERS_SHARE = 0.5
+#: A page where no table is found across the width is read again column by column when a blank at
+#: least GUTTER_MIN_WIDTH points wide runs down the whole page, its middle within GUTTER_BAND of the
+#: page's width: a table set in one column of a two-column page (camelot__us-007.pdf) has the other
+#: column's lines between its rows. Column gutters in the corpus are 12-25 pt.
+GUTTER_MIN_WIDTH = 8.0
+GUTTER_BAND = (0.3, 0.7)
 #: Rows of one segment (a group's label: "Class B", "Total for the Fund") allowed between two such tables.
 MAX_LABEL_ROWS = 2
 #: Rows above a table's body that may be its header, set over its columns ("2016" over a column of
@@ -142,6 +148,38 @@ def find_aligned_tables(
     rows = _rows(blocks, taken)
     if sum(1 for row in rows if len(row.segments) >= 2) < MIN_ROWS:
         return []
+    tables = _found(rows, page_width)
+    gutter = None if tables else _gutter(rows, page_width)
+    if gutter is not None:  # two columns of text, each read apart: a table set in one of them
+        for keep in ((lambda x0, x1: x1 <= gutter), (lambda x0, x1: x0 >= gutter)):
+            side = [
+                ((span.bbox[1] + span.bbox[3]) / 2, position, span)
+                for row in rows
+                for _, position, span in row.spans
+                if keep(span.bbox[0], span.bbox[2])
+            ]
+            tables.extend(_found(_group(side), page_width))
+    return tables
+
+
+def _gutter(rows: list[_Row], page_width: float) -> float | None:
+    """The middle of the widest blank running down the whole page between GUTTER_BAND of its width, at
+    least GUTTER_MIN_WIDTH wide, which no span crosses: the gutter between two columns of text."""
+    spans = sorted((span.bbox[0], span.bbox[2]) for row in rows for _, _, span in row.spans)
+    low, high = page_width * GUTTER_BAND[0], page_width * GUTTER_BAND[1]
+    best: tuple[float, float] | None = None
+    reach = float("-inf")
+    for x0, x1 in spans:
+        wider = best is None or x0 - reach > best[1] - best[0]
+        if x0 - reach >= GUTTER_MIN_WIDTH and low <= (reach + x0) / 2 <= high and wider:
+            best = (reach, x0)
+        reach = max(reach, x1)
+    return None if best is None else (best[0] + best[1]) / 2
+
+
+def _found(rows: list[_Row], page_width: float) -> list[PlacedTable]:
+    """The tables of these rows, top to bottom: each run of rows with its header rows above it, runs one
+    under the other with the same columns joined."""
     position = {id(row): index for index, row in enumerate(rows)}
     found: list[tuple[list[_Row], PlacedTable]] = []
     for run in _runs(rows):
@@ -170,7 +208,8 @@ def find_aligned_tables(
 
 def _heads(above: list[_Row], run: list[_Row]) -> list[_Row]:
     """The rows just above a run that head its columns: up to MAX_HEAD_ROWS rows, each no further than
-    MERGE_GAP_HEIGHTS row heights from the next, within the run's width, the topmost of them with a cell
+    MERGE_GAP_HEIGHTS row heights from the next, within the run's width (a right-aligned header may stick
+    out on the right), the topmost of them with a cell
     over a column other than the first (a header set over the body's numbers, "2016"); the rows between
     it and the run (a unit, a group's label) come with it."""
     columns = _columns(run)
@@ -185,8 +224,8 @@ def _heads(above: list[_Row], run: list[_Row]) -> list[_Row]:
     for row in reversed(above[-MAX_HEAD_ROWS:]):
         if below.top - row.bottom > MERGE_GAP_HEIGHTS * height:
             break
-        if any(s.x0 < left or s.x1 > right for s in row.segments):
-            break
+        if any(s.x0 < left or (s.x0 + s.x1) / 2 > right for s in row.segments):
+            break  # wider than the table on its left, or a cell overhanging its right side by half or more
         taken.append(row)
         if any(s.x0 > columns[0][1] for s in row.segments):
             top = len(taken)
@@ -342,6 +381,11 @@ def _rows(blocks: Sequence[Sequence[LineLike]], taken: set[int]) -> list[_Row]:
                 if text and not text.isspace() and (not taken or id(span) not in taken):
                     box = span.bbox
                     append(((box[1] + box[3]) / 2, position, span))
+    return _group(spans)
+
+
+def _group(spans: list[tuple[float, int, SpanLike]]) -> list[_Row]:
+    """Spans (vertical centre, reading position, span) grouped into visual rows, each cut into segments."""
     spans.sort(key=_first)
     rows: list[_Row] = []
     share = SAME_ROW_SHARE
