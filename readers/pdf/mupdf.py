@@ -629,10 +629,9 @@ def _layout(
     Also counts the characters per (rounded) font size of the flow text, for the body size.
     """
     members: set[int] = set()
-    starts: dict[int, PlacedTable] = {}
     for table in tables:
         members |= table.members
-        starts[table.first] = table
+    starts = _starts(blocks, tables, members)
     items: list[_Block | _Table] = []
     sizes: Counter[float] = Counter()
     if not tables:  # most pages: every line is flow text
@@ -660,7 +659,30 @@ def _layout(
             elif kept:
                 current.append(_Line.of(kept, line.horizontal, line.key, line.direction))
         _flush(current, items, sizes)
+    if None in starts:  # a table whose title is the page's last text: after it
+        items.append(_Table(starts[None].markdown))
     return items, sizes
+
+
+def _starts(
+    blocks: list[list[_Line]], tables: list[PlacedTable], members: set[int]
+) -> dict[int | None, PlacedTable]:
+    """Where each table is written: before its first span, or, when a title taken out of it reads after
+    that span, before the first flow span after the title (None: at the end of the page)."""
+    starts: dict[int | None, PlacedTable] = {table.first: table for table in tables if not table.above}
+    titled = [table for table in tables if table.above]
+    if not titled:
+        return starts
+    order = [id(span) for block in blocks for line in block for span in line.spans]
+    index = {key: i for i, key in enumerate(order)}
+    for table in titled:
+        last = max((index[key] for key in table.above if key in index), default=-1)
+        if last < index.get(table.first, 0):
+            starts[table.first] = table
+            continue
+        after = next((key for key in order[last + 1 :] if key not in members and key not in starts), None)
+        starts[table.first if after is None and None in starts else after] = table
+    return starts
 
 
 def _flush(lines: list[_Line], items: list[_Block | _Table], sizes: Counter[float]) -> None:

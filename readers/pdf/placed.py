@@ -58,6 +58,7 @@ class PlacedTable:
     members: set[int] = field(default_factory=set)  # id() of the spans that went into the table
     first: int = 0  # id() of the first span in reading order, where the table is placed
     column_edges: tuple[float, ...] = ()  # x of its column borders (for linking a continuation)
+    above: set[int] = field(default_factory=set)  # id() of spans read before it (a title taken out of it)
 
     @property
     def markdown(self) -> str:

@@ -586,7 +586,8 @@ def _fill_grid(
         if table is None:
             return None
         top = grid.ys[max(grid.cells[cell][2] for cell in titles)]
-        return replace(table, bbox=(table.bbox[0], top, table.bbox[2], table.bbox[3]))
+        above = {key for key, cell in taken_in if cell in titles}
+        return replace(table, bbox=(table.bbox[0], top, table.bbox[2], table.bbox[3]), above=above)
     return _table(grid, texts, members, first, turn)
 
 
