@@ -273,7 +273,8 @@ def unframed(
     """
     out: list[PlacedTable] = []
     for table in ruled:
-        if "turned=" in table.evidence or len(table.cells) * FRAME_ROWS_SHARE > len(table.members):
+        cells = len(table.cells) * len(table.cells[0]) if table.cells else 0  # a grid: a span or two a cell
+        if "turned=" in table.evidence or cells * FRAME_ROWS_SHARE > len(table.members):
             out.append(table)
             continue
         framed = [
