@@ -349,7 +349,7 @@ class PageRecord:
     structure_confidence: Annotated[
         Ratio | None,
         Doc(
-            "how sure that decision is, 0-1: the order's confidence, or the share of lines the model's regions hold"
+            "how sure that decision is, 0-1: the order's confidence, or the share of lines in model regions"
         ),
     ] = None
     structure_why: Annotated[

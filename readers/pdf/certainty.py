@@ -31,7 +31,7 @@ from readers.core.model import ReadingOrder, StructureSource
 #: An order below this confidence (share of judged seams that are whole) is uncertain. On the dev
 #: corpus's born-digital pages the producer's order scores 1.0 on most pages; prose with formulas, code
 #: and lists ending without a stop scores 0.6-0.9.
-MIN_ORDER_CONFIDENCE = 0.5
+MIN_ORDER_CONFIDENCE = 0.34
 #: A page with columns is uncertain when its chosen order breaks at least this many seams (a column
 #: read in the right order breaks none; one misjudged seam is noise, as in readers/pdf/order.py).
 MIN_COLUMN_SEAMS = 2
@@ -40,9 +40,9 @@ MIN_ALIGNED_CONFIDENCE = 0.6
 #: Rows cut by at least this many wide gaps (segments - 1) look like table rows...
 TABLE_ROW_GAPS = 2
 #: ...and at least this many such rows, none taken by a finder, are a rejected table candidate.
-MIN_REJECTED_ROWS = 4
+MIN_REJECTED_ROWS = 10
 #: A gap at least this many font sizes wide cuts a row into segments (readers/pdf/aligned.py's 1 em).
-WIDE_GAP_EM = 1.0
+WIDE_GAP_EM = 2.0
 #: The top and bottom bands: this share of the page's height (running heads and footers stand in the
 #: outer 8% of the corpus's pages; body text starts below 10%).
 BAND_SHARE = 0.08

@@ -28,9 +28,19 @@ from readers.core.offline import allow_layout_model
 #: A page the model takes longer than this on is left to the rules, and the model is asked about no
 #: further page of the document (1-2 s a page measured on the dev corpus's born-digital pages).
 PAGE_BUDGET_SECONDS = 8.0
-#: The model reads at most this many pages of one document (the rules keep the rest): a 500-page
-#: report whose pages are all uncertain would otherwise cost ten minutes.
+#: The model reads at most this share of a document's pages, the most uncertain first (the rules keep
+#: the rest): a 500-page report whose pages are all uncertain would otherwise cost ten minutes...
+MAX_SHARE_PER_DOCUMENT = 0.1
+#: ...but always this many (a short document's uncertain pages are all read), and never more than
+#: MAX_PAGES_PER_DOCUMENT.
+MIN_PAGES_PER_DOCUMENT = 2
 MAX_PAGES_PER_DOCUMENT = 20
+
+
+def page_budget(pages: int) -> int:
+    """How many of a document's ``pages`` the model may read."""
+    return min(MAX_PAGES_PER_DOCUMENT, max(MIN_PAGES_PER_DOCUMENT, int(MAX_SHARE_PER_DOCUMENT * pages)))
+
 
 #: The region labels that mark page furniture, and a table.
 FURNITURE_LABELS = frozenset({"page-header", "page-footer"})

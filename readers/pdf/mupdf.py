@@ -946,23 +946,29 @@ def _decide_structure(doc: pymupdf.Document, drafts: list[_Draft]) -> None:
         if draft.signals is not None:
             repeated.update({band_key(line.text) for line in draft.signals.band_lines})
     tagged = is_tagged(doc)
-    asked = 0
+    decisions = {
+        draft.number: decide(draft.signals, repeated, tagged) for draft in drafts if draft.signals is not None
+    }
+    # The most uncertain pages (the most signals) first, within the document's budget.
+    ranked = sorted(
+        (n for n, d in decisions.items() if not d.certain), key=lambda n: -len(decisions[n].reasons)
+    )
+    chosen = set(ranked[: layout_model.page_budget(len(drafts))])
     stop = ""
     for draft in drafts:
         if draft.signals is None:
             continue
-        decision = decide(draft.signals, repeated, tagged)
+        decision = decisions[draft.number]
         why = " ".join(decision.reasons)
         confidence = draft.order.confidence
         draft.structure = PageStructure(decision.source, round(confidence, 4), why)
         if decision.certain:
             continue
-        if stop or asked >= layout_model.MAX_PAGES_PER_DOCUMENT:
+        if stop or draft.number not in chosen:
             draft.structure = PageStructure(
                 decision.source, round(confidence, 4), f"{why} model:{stop or 'cap'}"
             )
             continue
-        asked += 1
         answer = layout_model.read_regions(doc.load_page(draft.number - 1))
         if answer.failure:
             if answer.failure in ("over_budget", "not_loaded"):
