@@ -106,6 +106,7 @@ class FurnitureWhy(StrEnum):
     REVISION = "revision"
     RUNNING_TITLE = "running_title"
     TAGGED_ARTIFACT = "tagged_artifact"  # the document marks the line as a pagination artifact
+    LAYOUT_MODEL = "layout_model"  # a page-header or page-footer region of PyMuPDF's layout model
 
 
 #: Cross-page repetition: 282 lines read by eye on the dev corpus, none of them body (module docstring).

@@ -252,7 +252,9 @@ class PyMuPDFReader(Reader):
     # MuPDF's own (a glyph without Unicode as MuPDF writes it). 7: a tagged page's right-to-left lines in
     # reading order, as the layout path writes them (readers/pdf/structure.py).
     # 8: a PDF whose page tree is lost is read from its surviving page objects (readers/pdf/salvage.py).
-    revision = 8
+    # 9: a page whose structure the text layer leaves uncertain (readers/pdf/certainty.py) is read by
+    # PyMuPDF's layout model (readers/pdf/layout_model.py): pages.structure_source, _confidence, _why.
+    revision = 9
     kinds = frozenset({ContentKind.PDF})
 
     @property
