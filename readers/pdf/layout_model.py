@@ -68,6 +68,13 @@ class Answer:
 class _State:
     loaded: bool = False
     failed: str = ""
+    enabled: bool = True
+
+
+def set_enabled(enabled: bool) -> None:
+    """Let this process ask the model (the default) or not: the benchmarks measure the text-layer path
+    with the decision but without the model, whose cost they report apart."""
+    _State.enabled = enabled
 
 
 def loaded() -> bool:
@@ -96,6 +103,8 @@ def _load() -> bool:
 def read_regions(page: pymupdf.Page) -> Answer:
     """The model's regions on ``page`` (loading the model in this process first, if need be)."""
     start = time.perf_counter()
+    if not _State.enabled:
+        return Answer(failure="off")
     if not _load():
         return Answer(failure="not_loaded", seconds=time.perf_counter() - start)
     try:

@@ -79,7 +79,7 @@ from readers.core.model import (
 )
 from readers.pdf import layout_model
 from readers.pdf.aligned import find_aligned_tables
-from readers.pdf.certainty import WIDE_GAP_EM, Decision, PageSignals, band_key, band_lines, decide
+from readers.pdf.certainty import BAND_SHARE, WIDE_GAP_EM, Decision, PageSignals, band_key, band_lines, decide
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
     INVISIBLE_MAX_SIZE,
@@ -904,12 +904,16 @@ SAME_TABLE_OVERLAP = 0.3
 #: is below the ruled finder's (uncalibrated: the table finders' confidence is calibrated on
 #: ../shared/corpus/tables/truth.jsonl, which holds no model table yet).
 MODEL_TABLE_CONFIDENCE = 0.5
+#: A model table whose rows mostly hold dot leaders is a table of contents, which the own finders leave
+#: as text on purpose (readers/pdf/aligned.py): the model labels them tables.
+MAX_LEADER_ROW_SHARE = 0.5
+_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:·\s?){4,}")
 
 
 def _signals(scan: _Scan, tables: list[PlacedTable], order: ReadingOrder, height: float) -> PageSignals:
     """The structure signals of a page, from what the first pass has at hand."""
     band: list[tuple[str, float, float]] = []
-    top, bottom = 0.08 * height, 0.92 * height
+    top, bottom = BAND_SHARE * height, (1 - BAND_SHARE) * height
     for block in scan.lines:
         for line in block:
             if line.bottom <= top or line.top >= bottom:
@@ -973,7 +977,7 @@ def _decide_structure(doc: pymupdf.Document, drafts: list[_Draft]) -> None:
             continue
         answer = layout_model.read_regions(doc.load_page(draft.number - 1))
         if answer.failure:
-            if answer.failure in ("over_budget", "not_loaded"):
+            if answer.failure in ("over_budget", "not_loaded", "off"):
                 stop = answer.failure
             draft.structure = PageStructure(
                 decision.source, round(confidence, 4), f"{why} model:{answer.failure}"
@@ -1090,6 +1094,8 @@ def _placed_model_table(
     except Exception:
         return None
     if len(cells) < 2 or max((len(r) for r in cells), default=0) < 2:
+        return None
+    if sum(1 for row in cells if any(_LEADER.search(c) for c in row)) > MAX_LEADER_ROW_SHARE * len(cells):
         return None
     taken: set[int] = set()
     for t in tables:
