@@ -101,12 +101,13 @@ def _load() -> bool:
 
 
 def read_regions(page: pymupdf.Page) -> Answer:
-    """The model's regions on ``page`` (loading the model in this process first, if need be)."""
-    start = time.perf_counter()
+    """The model's regions on ``page`` (loading the model in this process first, if need be: the load,
+    ~3 s, is not counted against the page's budget)."""
     if not _State.enabled:
         return Answer(failure="off")
     if not _load():
-        return Answer(failure="not_loaded", seconds=time.perf_counter() - start)
+        return Answer(failure="not_loaded")
+    start = time.perf_counter()
     try:
         page.get_layout()
         raw: Any = page.layout_information or []
