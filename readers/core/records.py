@@ -348,9 +348,7 @@ class PageRecord:
     ] = None
     structure_confidence: Annotated[
         Ratio | None,
-        Doc(
-            "how sure that decision is, 0-1: the order's confidence, or the share of lines in model regions"
-        ),
+        Doc("how sure that decision is, 0-1: the order's confidence, or the share of lines in model regions"),
     ] = None
     structure_why: Annotated[
         str | None,

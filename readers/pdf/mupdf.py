@@ -95,7 +95,7 @@ from readers.pdf.facts import (
 from readers.pdf.order import OrderBlock, Ordered, broken_seams, reading_order
 from readers.pdf.placed import PlacedTable, found_tables, header_rows, renumber_tables
 from readers.pdf.salvage import PAGE_TREE_LOST, open_salvaged
-from readers.pdf.structure import is_tagged, read_tagged
+from readers.pdf.structure import read_tagged
 from readers.pdf.tables import find_ruled_tables
 
 # --- extraction flags -------------------------------------------------------------------------------
@@ -343,17 +343,29 @@ def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes:
             raise LimitExceeded(f"{path.name}: more than {limits.max_text_bytes} bytes of text")
         drafts.append(draft)
     refuse_unreadable_pages(path, page_count, notes, first_failure)
-    _decide_structure(doc, drafts)
-    pages = _render(drafts)
     labels = page_labels(doc)
-    pages = [replace(page, label=label) for page, label in zip(pages, labels, strict=True)]
-    pages = renumber_tables(read_tagged(doc, pages))  # a tagged PDF in its tree's order
+    pages = read_tagged(doc, _labelled(_render(drafts), labels))  # a tagged PDF in its tree's order
+    # Each page's structure decided, the pages the tree covers left to it; the model's pages laid out again.
+    covered = {page.page for page in pages if page.structure.source == StructureSource.TAGGED}
+    if _decide_structure(doc, drafts, covered):
+        fresh = _labelled(_render(drafts), labels)
+        pages = [old if old.page in covered else new for old, new in zip(pages, fresh, strict=True)]
+    else:
+        pages = [
+            page if page.page in covered else replace(page, structure=draft.structure)
+            for page, draft in zip(pages, drafts, strict=True)
+        ]
+    pages = renumber_tables(pages)
     total = sum(len(page.text.encode("utf-8", "surrogatepass")) for page in pages)
     if total > limits.max_text_bytes:
         raise LimitExceeded(f"{path.name}: {total} bytes of text, over the limit of {limits.max_text_bytes}")
     # What could not be read is kept with the document (its diagnostics): a lost page tree, failed pages.
     unread = tuple(n for n in notes if n.startswith((PAGE_TREE_LOST, PAGE_FAILED)))
     return ReadResult(pages=tuple(pages), page_count=page_count, notes=tuple(notes), unread=unread)
+
+
+def _labelled(pages: list[PageText], labels: list[str | None]) -> list[PageText]:
+    return [replace(page, label=label) for page, label in zip(pages, labels, strict=True)]
 
 
 def page_labels(doc: pymupdf.Document) -> list[str | None]:
@@ -944,16 +956,18 @@ def _gapped_rows(blocks: list[list[_Line]]) -> int:
     return count
 
 
-def _decide_structure(doc: pymupdf.Document, drafts: list[_Draft]) -> None:
-    """Decide each page's structure (readers/pdf/certainty.py) and let the layout model decide the
-    uncertain pages' furniture, missing tables and unsure order, within its budget."""
+def _decide_structure(doc: pymupdf.Document, drafts: list[_Draft], covered: set[int]) -> bool:
+    """Decide each page's structure (readers/pdf/certainty.py), the pages the structure tree covers
+    (``covered``) being the tree's, and let the layout model decide the uncertain pages' furniture,
+    missing tables and unsure order, within its budget. True when the model decided some page."""
     repeated: Counter[str] = Counter()
     for draft in drafts:
         if draft.signals is not None:
             repeated.update({band_key(line.text) for line in draft.signals.band_lines})
-    tagged = is_tagged(doc)
     decisions = {
-        draft.number: decide(draft.signals, repeated, tagged) for draft in drafts if draft.signals is not None
+        draft.number: decide(draft.signals, repeated, draft.number in covered)
+        for draft in drafts
+        if draft.signals is not None
     }
     # The most uncertain pages (the most signals) first, within the document's budget.
     ranked = sorted(
@@ -961,6 +975,7 @@ def _decide_structure(doc: pymupdf.Document, drafts: list[_Draft]) -> None:
     )
     chosen = set(ranked[: layout_model.page_budget(len(drafts))])
     stop = ""
+    decided = False
     for draft in drafts:
         if draft.signals is None:
             continue
@@ -984,6 +999,8 @@ def _decide_structure(doc: pymupdf.Document, drafts: list[_Draft]) -> None:
             )
             continue
         _apply_regions(doc, draft, decision, answer)
+        decided = True
+    return decided
 
 
 def _centre_in(box: tuple[float, float, float, float], region: tuple[float, float, float, float]) -> bool:
