@@ -82,9 +82,11 @@ def test_decision_signals() -> None:
     assert decide(PageSignals(sure), Counter()).certain
     assert decide(PageSignals(sure), Counter(), tagged=True).source == "tagged"
     assert not decide(PageSignals(ReadingOrder("native", 0.3, 4, 1)), Counter()).certain
+    assert decide(PageSignals(ReadingOrder("native", 0.8, 1, 1)), Counter()).certain
     assert not decide(PageSignals(ReadingOrder("columns", 0.7, 3, 2)), Counter()).certain
     assert not decide(PageSignals(sure, aligned_confidences=(0.45,)), Counter()).certain
-    assert not decide(PageSignals(sure, gapped_rows=6), Counter()).certain
+    assert not decide(PageSignals(sure, gapped_rows=12), Counter()).certain
+    assert decide(PageSignals(sure, gapped_rows=4), Counter()).certain
     # a page number and a running head repeated on other pages are matched by rule
     band = (BandLine("12", False), BandLine("Annual Report 2025", True))
     assert decide(PageSignals(sure, band_lines=band), Counter({"annual report #": 5})).certain

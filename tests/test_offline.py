@@ -154,4 +154,21 @@ def test_a_run_opens_no_socket_off_the_machine(tmp_path: Path) -> None:
     remote = remote_calls(trace.read_text(errors="replace"))
     assert not remote, "sockets to other hosts:\n" + "\n".join(remote[:20])
     assert not (user / ".cache" / "Microsoft").exists(), "ONNX Runtime wrote its device id"
+    assert not (user / ".cache").exists() or not any((user / ".cache").rglob("*onnx*")), "ONNX wrote a cache"
+    # The journal page was put to the layout model (its why says what the model did or why not).
+    asked = subprocess.run(
+        [
+            str(ASSAY),
+            "sql",
+            "--home",
+            str(tmp_path / "home"),
+            "--csv",
+            "select structure_why from pages where structure_why like '%model%'",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert "model" in asked.stdout, asked.stdout + asked.stderr
     assert not (user / ".dagster").exists(), "Dagster wrote its telemetry id"
