@@ -91,3 +91,8 @@ def test_decision_signals() -> None:
     band = (BandLine("12", False), BandLine("Annual Report 2025", True))
     assert decide(PageSignals(sure, band_lines=band), Counter({"annual report #": 5})).certain
     assert not decide(PageSignals(sure, band_lines=band), Counter()).certain
+
+
+def test_a_page_without_a_text_layer_of_its_own_is_not_sent() -> None:
+    empty = PageSignals(ReadingOrder("none", 0.0, 0, 1), text_layer=False)
+    assert decide(empty, Counter()).certain

@@ -78,6 +78,9 @@ class PageSignals:
     ruled_tables: int = 0
     gapped_rows: int = 0  # rows cut by TABLE_ROW_GAPS wide gaps, outside every table found
     band_lines: tuple[BandLine, ...] = ()
+    # The page has visible text of its own: not empty, not an image under an OCR layer (invisible text or
+    # an OCR engine's font), whose structure is the OCR stage's business, not the text layer's.
+    text_layer: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +102,8 @@ def decide(signals: PageSignals, repeated: Counter[str], tagged: bool = False) -
     pages (a line on two pages or more is a running head the repetition rule takes)."""
     if tagged:
         return Decision(True, StructureSource.TAGGED.value)
+    if not signals.text_layer:
+        return Decision(True, StructureSource.RULE.value)
     reasons: list[str] = []
     if any(c < MIN_ALIGNED_CONFIDENCE for c in signals.aligned_confidences):
         reasons.append("table:aligned_low")

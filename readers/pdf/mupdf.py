@@ -445,7 +445,9 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
         invisible_share=round(invisible / chars, 4) if chars else 0.0,
         ocr_font_hint=ocr_font_hint(fonts),
     )
-    signals = _signals(scan, tables, ordered.order, rect.height)
+    visible = scan.chars - scan.invisible
+    text_layer = visible > 0 and invisible < visible and not facts.ocr_font_hint
+    signals = replace(_signals(scan, tables, ordered.order, rect.height), text_layer=text_layer)
     return _Draft(
         number,
         items,
