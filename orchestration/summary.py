@@ -70,7 +70,7 @@ select d.kind, count(*), count(*) filter (where p.structure_source = 'layout_mod
        avg(try_cast(regexp_extract(p.structure_why, 'model_ms=([0-9]+)', 1) as double))
          filter (where p.structure_source = 'layout_model')
 from pages p join (select distinct sha256, kind from documents) d using (sha256)
-where p.structure_source in ('rule', 'layout_model') group by 1 order by 1
+where p.structure_source in ('rule', 'layout_model', 'tagged') group by 1 order by 1
 """
 TIER_ORDER = ("lexicon", "font", "trigram", "borrowed", "characters")
 MODE_ORDER = ("TEXT", "FIGURES", "REPAIRED", "LANG", "REPLACE", "BLANK")

@@ -433,11 +433,12 @@ def set_figures(rows: SetRows, figures: list[Figure], dropped: list[Dropped]) ->
     return outcomes
 
 
-# The PDF pages whose structure was decided (by rule or by the layout model), with what the model cost.
+# The PDF pages whose structure was decided (by rule, the structure tree or the layout model), with what
+# the model cost.
 _STRUCTURE = f"""
 select sha256, structure_source = 'layout_model',
        try_cast(regexp_extract(structure_why, 'model_ms=([0-9]+)', 1) as double)
-from pages where structure_source in ('{StructureSource.RULE.value}', '{StructureSource.LAYOUT_MODEL.value}')
+from pages where structure_source not in ('{StructureSource.NONE.value}')
 """
 
 
