@@ -72,7 +72,9 @@ class HtmlMainReader(HtmlReader):
     name: ClassVar[str] = "trafilatura"
     # 3: <u>, <sub>, <sup> as their text, not tags; a cell's list items and <br> lines kept, "a; b".
     # 4: a charset browsers do not support (UTF-7, UTF-32, EBCDIC) is no declaration (readers/html/common.py).
-    revision: ClassVar[int] = 4
+    # 5: a cell spanning rows (rowspan) leaves its columns empty below, so the cells beside it keep their
+    # columns; each GFM table of the text is also a `tables` row.
+    revision: ClassVar[int] = 5
 
     @property
     def tool_version(self) -> str:

@@ -15,9 +15,9 @@ gives a right-hand table's values the left-hand table's headers. :func:`sheet_re
    first row is not a header (it holds a number), continues the table above: a blank row inside a table.
 
 Regions come in reading order: top to bottom, then left to right. :func:`region_records` writes each as
-:func:`readers.office.common.sheet_records` writes a sheet (title lines, header row, ``Header: value``
-records) but a single-cell first row of a table wider than one column is always a title, never the
-header, and a one-column region (a title, a list, footnotes) is its lines. A sheet with more than
+its title lines, then a GFM table from its header row down; a single-cell first row of a table wider
+than one column is always a title, never the header, and a one-column region (a title, a list,
+footnotes) is its lines. A sheet with more than
 :data:`MAX_REGIONS` regions is scattered cells, not tables: it is written as one table.
 """
 
@@ -27,7 +27,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from readers.office.common import HEADER_MIN_SHARE, escape_cell, records_under_header
+from readers.core.markup import escape_cell, gfm_table
+from readers.office.common import HEADER_MIN_SHARE
 
 # Blank rows between a single-cell title and the table below it for the title to still be that table's.
 # The corpus's workbooks put a title 0 or 1 rows above its header ("3. Analyses by segment", then a
@@ -322,7 +323,8 @@ def _whole(rows: Sequence[GridRow]) -> Region:
 
 
 def region_records(region: Region) -> list[str]:
-    """A table's rows as title lines, its header row, then one ``Header: value | ...`` line per row.
+    """A table's rows as its title lines, then a GFM table: its header row, the ``|---|`` line, one line
+    per row below, each cell in its column (columns empty throughout left out).
 
     The header is the first row at least :data:`HEADER_MIN_SHARE` as full as the widest row, and never
     a single-cell row when the table is wider than one column and has rows below it; the rows above the
@@ -341,7 +343,12 @@ def region_records(region: Region) -> list[str]:
         if len(row.cells) >= HEADER_MIN_SHARE * widest and not title_like:
             header_at = i
             break
-    return records_under_header(rows, header_at)
+    titles = [" | ".join(escape_cell(v) for _, v in sorted(r.cells.items())) for r in rows[:header_at]]
+    body = rows[header_at:]
+    left = min(c for r in body for c in r.cells)
+    right = max(c for r in body for c in r.cells)
+    table = gfm_table([[r.cells.get(c, "") for c in range(left, right + 1)] for r in body])
+    return [*titles, *table.split("\n")]
 
 
 def sheet_tables(rows: Sequence[GridRow]) -> list[str]:
