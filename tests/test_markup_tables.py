@@ -10,8 +10,9 @@ import openpyxl
 import pytest
 
 from quality.chunking import TARGET_CHARS, PageSpan, chunk_document
-from readers.core.markup import gfm_table, markup_tables, split_gfm_row, text_tables
+from readers.core.markup import delimit_tables, gfm_table, markup_tables, split_gfm_row, text_tables
 from readers.core.model import PageText, ReadLimits, ReadResult, TableSource
+from readers.html.main import HtmlMainReader
 from readers.html.page import HtmlPageReader
 from readers.office.docx import DocxReader
 from readers.office.xlsx import XlsxReader
@@ -159,3 +160,21 @@ def test_a_sheet_longer_than_a_chunk_repeats_its_header_in_every_chunk(tmp_path:
     for i in range(rows):
         row = f"| S{i} | Site {i % 7} |"
         assert sum(row in c.text[c.overlap :] for c in chunks) == 1
+
+
+def test_a_main_content_table_without_header_cells_is_a_gfm_table(tmp_path: Path) -> None:
+    words = "The annual filing lists the registrant's offices and its securities below. " * 12
+    rows = "".join(f"<tr><td>Item {i}</td><td>Section {i}</td><td>{i + 3}</td></tr>" for i in range(4))
+    path = tmp_path / "m.html"
+    path.write_text(f"<html><body><div><p>{words}</p><table>{rows}</table><p>{words}</p></div></body></html>")
+    page = HtmlMainReader().read(path, LIMITS).pages[0]
+    assert "| Item 0 | Section 0 | 3 |\n| --- | --- | --- |\n| Item 1 | Section 1 | 4 |" in page.text
+    (found,) = page.tables
+    assert found.cells[0] == ("Item 0", "Section 0", "3") and found.rows == 4
+
+
+def test_delimit_tables_leaves_delimited_tables_and_code_alone() -> None:
+    text = "| a | b |\n|---|---|\n| 1 | 2 |\n\n```\n| x | y |\n```\n\n| p | q | \n| 3 | 4 |"
+    assert delimit_tables(text) == (
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n```\n| x | y |\n```\n\n| p | q |\n| --- | --- |\n| 3 | 4 |"
+    )

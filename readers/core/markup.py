@@ -118,6 +118,39 @@ def text_tables(text: str) -> list[tuple[str, tuple[tuple[str, ...], ...]]]:
     return found
 
 
+def delimit_tables(text: str) -> str:
+    """``text`` with each run of table lines (``| a | b |``, outside code fences) that lacks its ``|---|``
+    line given one after its first line, so the run is a GFM table under its first row; the runs' lines
+    are stripped of trailing whitespace. Markdown writers that add the line only under header cells
+    (trafilatura, for ``<th>``) leave a table without header cells as lines no renderer shows as one."""
+    lines = text.split("\n")
+    out: list[str] = []
+    fenced = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if _FENCE.match(line):
+            fenced = not fenced
+        if fenced or not _is_row(line):
+            out.append(line)
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and _is_row(lines[j]):
+            j += 1
+        run = [r.rstrip() for r in lines[i:j]]
+        if len(run) < 2 or not _DELIMITER.fullmatch(run[1].replace(" ", "")):
+            run.insert(1, "|" + "|".join(" --- " for _ in split_gfm_row(run[0])) + "|")
+        out.extend(run)
+        i = j
+    return "\n".join(out)
+
+
+def _is_row(line: str) -> bool:
+    stripped = line.strip()
+    return len(stripped) > 1 and stripped.startswith("|") and stripped.endswith("|")
+
+
 def markup_tables(result: ReadResult, evidence: str) -> ReadResult:
     """``result`` with each page's GFM tables as :class:`FoundTable` rows (source ``markup``, one header
     row, no position on a page: ``bbox`` zero), numbered through the document in reading order.
