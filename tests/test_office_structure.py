@@ -107,6 +107,19 @@ def test_tables_stacked_with_blank_rows_and_a_spacer_column_inside_one() -> None
     ]
 
 
+def test_two_titled_tables_two_blank_columns_apart_stay_two() -> None:
+    rows = [
+        GridRow(0, {0: "Sales by region", 4: "Staff by office"}),  # a blank row under each title
+        GridRow(2, {0: "Region", 1: "Sales", 4: "Office", 5: "Staff"}),  # columns C and D blank
+        GridRow(3, {0: "Alps", 1: "120", 4: "Lyon", 5: "12"}),
+        GridRow(4, {0: "Coast", 1: "340", 4: "Nantes", 5: "7"}),
+    ]
+    assert sheet_tables(rows) == [
+        *("Sales by region", "| Region | Sales |", "| --- | --- |", "| Alps | 120 |", "| Coast | 340 |", ""),
+        *("Staff by office", "| Office | Staff |", "| --- | --- |", "| Lyon | 12 |", "| Nantes | 7 |"),
+    ]
+
+
 def test_a_one_column_region_is_its_lines() -> None:
     rows = [
         GridRow(0, {0: "Name", 1: "Qty"}),

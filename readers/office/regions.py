@@ -210,6 +210,7 @@ def _join_spaced_columns(boxes: list[_Box], by_row: dict[int, GridRow]) -> bool:
     columns) does not make a title. Boxes are looked up by the column they end on, so a sheet of many
     boxes costs one pass over them, not a pass per pair.
     """
+    titles = [b for b in boxes if b.top == b.bottom and b.left == b.right]
     ending: dict[int, list[_Box]] = {}
     for box in boxes:
         ending.setdefault(box.right, []).append(box)
@@ -235,6 +236,8 @@ def _join_spaced_columns(boxes: list[_Box], by_row: dict[int, GridRow]) -> bool:
         first = [c for c in by_row[right.top].cells if right.left <= c <= right.right]
         if first == [right.left] and _first_wide_row(right, by_row) is not None:
             continue  # a title of its own, at its left edge above wider rows
+        if _title_above(right, left, titles):
+            continue  # a title of its own, a cell apart above it, over its columns only
         ending[left.right].remove(left)
         ending[right.right].remove(right)
         left.absorb(right)
@@ -242,6 +245,18 @@ def _join_spaced_columns(boxes: list[_Box], by_row: dict[int, GridRow]) -> bool:
         joined.add(id(right))
     boxes[:] = [b for b in boxes if id(b) not in joined]
     return bool(joined)
+
+
+def _title_above(right: _Box, left: _Box, titles: list[_Box]) -> bool:
+    """Whether a one-cell box stands at most :data:`TITLE_GAP_ROWS` blank rows above ``right``, over its
+    columns and not over ``left``'s: the title of a table of its own ("Staff by office" over the right-hand
+    table, "Sales by region" over the left-hand one)."""
+    return any(
+        0 < right.top - t.bottom <= TITLE_GAP_ROWS + 1
+        and right.left <= t.left <= right.right
+        and not left.left <= t.left <= left.right
+        for t in titles
+    )
 
 
 def sheet_regions(rows: Sequence[GridRow]) -> list[Region]:
