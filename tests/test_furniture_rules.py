@@ -508,6 +508,8 @@ JOURNAL_LOOKALIKES = [
     "Volume 21 of the series",
     "Retrieved from the archive in 2021 after a long search.",
     "Yields | rose in the dry | spring of the second year.",
+    "http://www.example.org/",  # an address without a path: a site named on the page
+    "www.mozilla.org",
     "Results from 12 plots (2020) 125 of which",
     "the yields 2019, 56, 1123-1131",
 ]
@@ -556,3 +558,10 @@ def test_a_number_in_the_pages_citation_range_is_its_page_number() -> None:
     # outside the range, or without a citation line, the label decides
     assert [f.text for f in find_page_furniture([_page(bottom=[head, "460"])], ["4"])] == [head]
     assert find_page_furniture([_page(bottom=["454"])], ["4"]) == []
+
+
+def test_an_address_continuing_a_footnote_stays() -> None:
+    footnote = ["1 The plot maps are kept at", "https://data.example.org/plots/maps"]
+    assert find_page_furniture([_page(bottom=footnote)]) == []
+    closed = ["1 The plot maps are kept online.", "https://data.example.org/plots/maps"]
+    assert [f.why for f in find_page_furniture([_page(bottom=closed)])] == ["source_stamp"]
