@@ -562,13 +562,9 @@ _JOURNAL_PART = re.compile(
     rf"nr\.|heft)\s*\d{{1,4}})|(?P<month>{_MONTH}\s+(?:19|20)\d\d))",
     _I,
 )
-#: A running head of authors: "SMITH ET AL.", "J. Smith et al.", "1124 J. SMITH ET AL.", "J. SMITH AND K.
-#: JONES" (two names joined only with their initials: "METHODS AND RESULTS" is a heading).
-_AUTHORS = re.compile(
-    rf"(?:\d{{1,5}}\s+)?(?:{_INITIALS}{_SURNAME}\s+(?i:et\s+al\.?)"
-    rf"|[A-Z]\.\s*{_INITIALS}{_SURNAME}\s+(?i:and|&)\s+[A-Z]\.\s*{_INITIALS}{_SURNAME})"
-    r"(?:\s+\d{1,5})?"
-)
+#: A running head of authors: "SMITH ET AL.", "J. Smith et al.", "1124 J. SMITH ET AL.". Not two names
+#: joined by "and": a first page's byline ("A. B. SMITH AND C. D. JONES") reads the same and is content.
+_AUTHORS = re.compile(rf"(?:\d{{1,5}}\s+)?{_INITIALS}{_SURNAME}\s+(?i:et\s+al\.?)(?:\s+\d{{1,5}})?")
 # a page's address: a host and a path ("www.mozilla.org" alone on a test page is its text)
 _STRICT_URL = r"(?:https?://|www\.)[^\s/]+\.[^\s/]+/[^\s/]\S*"
 #: The address the page was taken from, worded as such, and the publishers' and repositories' stamps
@@ -738,16 +734,16 @@ def find_page_furniture(
         label = labels[page] if labels is not None and page < len(labels) else None
         page_text = [lines[i] for i in content]
         first_heading = next((i for i in content if _HEADING_MARKS.match(lines[i].strip())), None)
-        candidates = [c for c in candidates if (page, c.index) not in taken]
+        candidates = [
+            c for c in candidates if c.text and len(c.text) <= RULE_MAX_CHARS and (page, c.index) not in taken
+        ]
         block = _journal_block(candidates, position)
         cited = _cited_pages(candidates)
         for c in candidates:
-            if not c.text or len(c.text) > RULE_MAX_CHARS:
-                continue
             n = position[c.index]
             neighbours = [_plain(lines[content[k]]) for k in (n - 1, n + 1) if 0 <= k < len(content)]
             outermost = n in (0, len(content) - 1)
-            before = _plain(lines[content[n - 1]]) if n > 0 else None
+            before = neighbours[0] if n > 0 else None  # the line above: the first neighbour when there is one
             found = _stamp(c, page_text, lines[c.index], before, outermost)
             if found is None and not c.heading:
                 found = _match(c, label, neighbours, page_text, lines[c.index], outermost, cited)

@@ -480,7 +480,6 @@ JOURNAL_LINES = [
     ("SMITH ET AL.", FurnitureWhy.RUNNING_AUTHORS),
     ("Smith et al.", FurnitureWhy.RUNNING_AUTHORS),
     ("1124 J. SMITH ET AL.", FurnitureWhy.RUNNING_AUTHORS),
-    ("J. SMITH AND K. JONES", FurnitureWhy.RUNNING_AUTHORS),
     ("This article is protected by copyright. All rights reserved.", FurnitureWhy.COPYRIGHT),
     ("This article is protected by copyright", FurnitureWhy.COPYRIGHT),
     ("Source: https://www.industrydocuments.ucsf.edu/docs/mjgl0226", FurnitureWhy.SOURCE_STAMP),
@@ -504,6 +503,7 @@ JOURNAL_LOOKALIKES = [
     "Source: the field station's own records",
     "METHODS AND RESULTS",
     "Smith and Jones",
+    "A. B. SMITH AND C. D. JONES",  # a first page's byline
     "Volume 21",  # alone: a cover's or a label's volume as often as a journal's
     "Volume 21 of the series",
     "Retrieved from the archive in 2021 after a long search.",
