@@ -63,7 +63,8 @@ from readers.core.records import TableRecord
 PAGE_SEPARATOR = "\n\n"
 # 3: furniture found on one page too (page numbers, stamps, DOIs...), and tagged artifacts removed
 # 4: furniture never takes the last line of body of a page, nor the whole text of a document
-SANITIZE_VERSION = "4"
+# 5: single-page rules for citation lines, journal footers, author running heads and source stamps
+SANITIZE_VERSION = "5"
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,12 +188,14 @@ def sanitize_document(
             else []
             for p in ordered
         ]
+        # what the document marks itself is taken first, and the rules judge only the lines it leaves
+        tagged = find_tagged_artifacts(every, marked)
         found = spare_body(
             every,
             merge_furniture(
-                find_tagged_artifacts(every, marked),
+                tagged,
                 find_furniture(every),
-                find_page_furniture(every, [p.label for p in ordered]),
+                find_page_furniture(every, [p.label for p in ordered], marked=tagged),
             ),
         )
         out.furniture = [
