@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -143,6 +144,9 @@ SIZE_HEADING_LEVELS = 3
 BOLD_HEADING_LEVEL = 4
 #: Sizes are compared after rounding to half a point: 9.9626 (LaTeX's 10 pt) and 10.0 are one size.
 _SIZE_QUANTUM = 0.5
+#: The blank between two stacked pieces of one column of vertical writing is at most this many ems
+#: (character pitch in vertical Japanese is 1-1.1 em; a new paragraph starts a new column, not a gap).
+VERTICAL_JOIN_EM = 1.0
 _LETTER = re.compile(r"[^\W\d_]")
 _SENTENCE_END = (".", ",", ";", ":", "-")  # a bold line ending so continues: it is not a heading
 _TOC_ENTRY = re.compile(r"\s\d+$")
@@ -161,6 +165,11 @@ class _Line:
     bottom: float
     key: tuple[int, int] = (-1, -1)  # (block, line) in MuPDF's TextPage, to find the line's words
     direction: tuple[float, float] = (1.0, 0.0)  # MuPDF's writing direction of the line
+
+    @property
+    def downward(self) -> bool:
+        """Written top to bottom (vertical CJK: MuPDF's direction (0, 1))."""
+        return abs(self.direction[0]) < 1e-3 and self.direction[1] > 0
 
     @classmethod
     def of(
@@ -678,7 +687,10 @@ def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:
     """MuPDF sometimes splits one visual line into several (a wide gap, a tab stop): put them back.
 
     Two consecutive horizontal lines are one when they overlap vertically by at least half the smaller
-    height and the second starts to the right of where the first ends.
+    height and the second starts to the right of where the first ends. Vertical writing likewise: MuPDF
+    often makes each character of a column set top to bottom its own line, and two consecutive downward
+    lines are one when they share the column (overlap horizontally by half the narrower) and the second
+    starts below the first, within :data:`VERTICAL_JOIN_EM` of it.
     """
     group: list[_Line] = []
     for line in lines:
@@ -693,6 +705,8 @@ def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:
 
 
 def _continues(previous: _Line, line: _Line) -> bool:
+    if previous.downward and line.downward:
+        return _continues_downward(previous, line)
     if not (previous.horizontal and line.horizontal):
         return False
     overlap = min(previous.bottom, line.bottom) - max(previous.top, line.top)
@@ -700,6 +714,33 @@ def _continues(previous: _Line, line: _Line) -> bool:
     return (
         smaller > 0 and overlap >= smaller / 2 and line.spans[0].bbox[0] >= previous.spans[-1].bbox[2] - 1.0
     )
+
+
+def _continues_downward(previous: _Line, line: _Line) -> bool:
+    left = min(s.bbox[0] for s in line.spans)
+    right = max(s.bbox[2] for s in line.spans)
+    previous_left = min(s.bbox[0] for s in previous.spans)
+    previous_right = max(s.bbox[2] for s in previous.spans)
+    overlap = min(right, previous_right) - max(left, previous_left)
+    narrower = min(right - left, previous_right - previous_left)
+    em = max(line.spans[0].size, 1.0)
+    return (
+        narrower > 0
+        and overlap >= narrower / 2
+        and line.top >= previous.bottom - 1.0
+        and line.top - previous.bottom <= VERTICAL_JOIN_EM * em
+    )
+
+
+def _joins_without_space(before: str, after: str) -> bool:
+    """Whether two pieces of one column of vertical writing meet without a space: between CJK
+    characters (which write no spaces) or where a piece is a single character stacked on the other."""
+    before, after = before.strip(), after.strip()
+    return len(before) == 1 or len(after) == 1 or (_wide(before[-1:]) and _wide(after[:1]))
+
+
+def _wide(char: str) -> bool:
+    return bool(char) and unicodedata.east_asian_width(char) in ("W", "F")
 
 
 def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
@@ -715,15 +756,19 @@ def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
     bold = True
     widest_gap = 0.0
     previous: _Line | None = None
+    previous_text = ""
     for line in group:
         spans = line.spans
         first = spans[0]
-        if previous is not None:
+        stacked = previous is not None and previous.downward and line.downward
+        if previous is not None and not stacked:
             gap = first.bbox[0] - previous.spans[-1].bbox[2]
             widest_gap = max(widest_gap, gap / max(first.size, 1.0))
-        previous = line
+        line_text = "".join([span.text for span in spans])
         if parts and not parts[-1][-1:].isspace() and not first.text[:1].isspace():
-            parts.append(" ")
+            if not (stacked and _joins_without_space(previous_text, line_text)):
+                parts.append(" ")
+        previous, previous_text = line, line_text
         for span in spans:
             text = span.text
             parts.append(text)
