@@ -765,9 +765,13 @@ def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
             gap = first.bbox[0] - previous.spans[-1].bbox[2]
             widest_gap = max(widest_gap, gap / max(first.size, 1.0))
         line_text = "".join([span.text for span in spans])
-        if parts and not parts[-1][-1:].isspace() and not first.text[:1].isspace():
-            if not (stacked and _joins_without_space(previous_text, line_text)):
-                parts.append(" ")
+        if (
+            parts
+            and not parts[-1][-1:].isspace()
+            and not first.text[:1].isspace()
+            and not (stacked and _joins_without_space(previous_text, line_text))
+        ):
+            parts.append(" ")
         previous, previous_text = line, line_text
         for span in spans:
             text = span.text
