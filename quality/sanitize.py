@@ -65,7 +65,8 @@ from readers.core.records import TableRecord
 PAGE_SEPARATOR = "\n\n"
 # 3: furniture found on one page too (page numbers, stamps, DOIs...), and tagged artifacts removed
 # 4: furniture never takes the last line of body of a page, nor the whole text of a document
-# 5: the layout model's header and footer lines removed, with their own why (layout_model)
+# 5: single-page rules for citation lines, journal footers, author running heads and source stamps; the
+# layout model's header and footer lines removed, with their own why (layout_model)
 SANITIZE_VERSION = "5"
 
 
@@ -195,12 +196,14 @@ def sanitize_document(
             else []
             for p in ordered
         ]
+        # what the document marks itself is taken first, and the rules judge only the lines it leaves
+        tagged = _by_source(find_tagged_artifacts(every, marked), ordered, artifact_sources or {})
         found = spare_body(
             every,
             merge_furniture(
-                _by_source(find_tagged_artifacts(every, marked), ordered, artifact_sources or {}),
+                tagged,
                 find_furniture(every),
-                find_page_furniture(every, [p.label for p in ordered]),
+                find_page_furniture(every, [p.label for p in ordered], marked=tagged),
             ),
         )
         out.furniture = [

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from readers.core.model import FoundTable, ReadLimits, TableSource
+from readers.core.model import FoundTable, PageFacts, PageText, ReadLimits, TableSource
 from readers.pdf.aligned import ALIGNED_BASE_CONFIDENCE
 from readers.pdf.mupdf import PyMuPDFReader
-from readers.pdf.placed import gfm, header_rows, is_number
+from readers.pdf.placed import gfm, header_rows, is_number, renumber_tables
 
 STATEMENT = [
     ["", "2023", "2022", "2021"],
@@ -226,3 +226,98 @@ def test_a_run_writes_the_tables_table(home: Path, tmp_path: Path) -> None:
     assert all(0 < r[5] <= 1 for r in rows)
     ((text,),) = query(Home(home).warehouse, "select text from texts").rows
     assert all(r[6] in text for r in rows)
+
+
+WELLS = [["Station", "Depth", "Flow"], ["North", "12", "3.4"], ["South", "9", "2.8"], ["East", "15", "4.1"]]
+
+
+def test_a_table_printed_sideways_reads_as_printed(tmp_path: Path) -> None:
+    """A landscape table on a portrait page: its lines run up the page, its rows are the page's columns.
+    It is filled from those lines and turned back, header first."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    left, bottom, height, width = 100.0, 600.0, 18.0, 90.0
+    for r, row in enumerate(WELLS):
+        for c, cell in enumerate(row):
+            point = (left + r * height + 13, bottom - c * width - 4)
+            page.insert_text(point, cell, fontsize=10, rotate=90)
+    for r in range(len(WELLS) + 1):
+        page.draw_line((left + r * height, bottom), (left + r * height, bottom - 3 * width), width=0.5)
+    for c in range(4):
+        x1 = left + len(WELLS) * height
+        page.draw_line((left, bottom - c * width), (x1, bottom - c * width), width=0.5)
+    doc.save(tmp_path / "sideways.pdf")
+
+    [only] = read(tmp_path / "sideways.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == WELLS and table.header_rows == 1
+    assert "turned=90" in table.evidence and table.markdown in only.text
+
+
+def test_a_box_of_notes_ruled_under_a_table_is_left_out_of_it(tmp_path: Path) -> None:
+    """The notes under a table boxed by the table's last rule and the page's: the table is kept without
+    them (the box was a frame around text and made the whole grid refused), the notes stay text."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    bottom = ruled_table(page, WELLS, 100, (120, 80, 80))
+    page.draw_rect(pymupdf.Rect(72, bottom, 352, bottom + 300), width=0.5)
+    page.insert_textbox(pymupdf.Rect(80, bottom + 10, 340, bottom + 290), PROSE, fontsize=10)
+    doc.save(tmp_path / "notes.pdf")
+
+    [only] = read(tmp_path / "notes.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == WELLS and table.source == TableSource.RULED.value
+    assert "committee met twice" in only.text and "committee" not in table.markdown
+
+
+def test_dots_where_rules_cross_do_not_make_a_table_a_figure(tmp_path: Path) -> None:
+    """Some generators draw a tiny square at every crossing of two rules: those are not a chart's marks."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    ruled_table(page, WELLS, 100, (120, 80, 80))
+    for x in (72, 192, 272, 352):
+        for r in range(len(WELLS) + 1):
+            y = 100 + 18 * r
+            page.draw_rect(pymupdf.Rect(x - 0.25, y - 0.25, x + 0.25, y + 0.25), fill=(0, 0, 0), width=0)
+    doc.save(tmp_path / "dots.pdf")
+
+    [only] = read(tmp_path / "dots.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == WELLS and table.source == TableSource.RULED.value
+
+
+def test_a_tagged_table_split_by_page_breaks_is_linked_page_to_page() -> None:
+    """Tagged tables are linked as found ones are: the first table of a page carries on the previous
+    page's last one when it ends low, starts high, has as many columns and the same sides."""
+    rows = tuple((f"{i:02d}/01/2016", f"Plant {i}", str(10 * i)) for i in range(40))
+
+    def page(number: int, top: float, bottom: float, right: float = 540.0, columns: int = 3) -> PageText:
+        cells = tuple(row[:columns] for row in rows)
+        table = FoundTable(number, 0, (30.0, top, right, bottom), cells, 0, "", TableSource.TAGGED.value, 1.0)
+        return PageText(number, "", facts=PageFacts(width=612.0, height=792.0), tables=(table,))
+
+    pages = renumber_tables(
+        [page(1, 20, 780), page(2, 20, 780, right=546), page(3, 20, 300), page(4, 20, 700, columns=2)]
+    )
+    assert [(t.index, t.continues) for p in pages for t in p.tables] == [(0, None), (1, 0), (2, 1), (3, None)]
+
+
+def test_an_aligned_table_printed_sideways_is_found_as_it_reads(tmp_path: Path) -> None:
+    """An unruled table whose lines run up the page is found as the page reads turned upright."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    height = page.rect.height
+    y = 100.0  # in the turned page: rows go down it, which is the page's x going right
+    for row in STATEMENT:
+        page.insert_text((y, height - 72), row[0], fontsize=10, rotate=90)
+        for i, cell in enumerate(row[1:]):
+            width = pymupdf.get_text_length(cell, fontsize=10)
+            page.insert_text((y, height - (72 + 228 + 80 * i - width)), cell, fontsize=10, rotate=90)
+        y += 14
+    doc.save(tmp_path / "sideways.pdf")
+
+    [only] = read(tmp_path / "sideways.pdf")
+    [table] = only.tables
+    assert table.source == TableSource.ALIGNED.value and "turned=90" in table.evidence
+    assert [list(row) for row in table.cells] == STATEMENT and table.header_rows == 1
+    assert table.markdown in only.text

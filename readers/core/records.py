@@ -398,7 +398,7 @@ class TableRecord:
     extractor_version: Annotated[Version, KEY]
     table: Annotated[int, KEY, Doc("the table's position in the document, from 0")]
     page: Annotated[PageNumber, Doc("page the table is on")]
-    x0: Annotated[float, Doc("left edge of its box, in points")]
+    x0: Annotated[float, Doc("left edge of its box, in points (a markup table has no box: all four are 0)")]
     y0: Annotated[float, Doc("top edge of its box, in points")]
     x1: Annotated[float, Doc("right edge of its box, in points")]
     y1: Annotated[float, Doc("bottom edge of its box, in points")]

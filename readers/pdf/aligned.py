@@ -16,7 +16,8 @@ The cascade, cheapest first, so a page of prose pays almost nothing:
    :data:`MAX_CELL_WORDS` words on average), dot leaders (a table of contents), fixed-pitch text (code),
    two columns whose second is not numbers (a list, a form), columns whose edges do not line up.
 
-Each table found says how sure it is (:data:`ALIGNED_BASE_CONFIDENCE`) and why, in its evidence.
+Each table found says how sure it is (its score, :data:`ALIGNED_BASE_CONFIDENCE`, calibrated by
+:func:`readers.pdf.placed.calibrated`) and why, in its evidence.
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ import operator
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from readers.core.model import TableSource
-from readers.pdf.placed import PlacedTable, header_rows, is_number
+from readers.pdf.placed import PlacedTable, calibrated, header_rows, is_number
 from readers.pdf.tables import LineLike, SpanLike
 
 # --- thresholds -------------------------------------------------------------------------------------
@@ -70,9 +71,10 @@ MAX_CELL_WORDS = 5.0
 #: A two-column candidate is a table only when this share of its second column's cells are numbers (a
 #: price list, a statement); otherwise it is a list with bullets, a form's labels, or a glossary.
 TWO_COLUMN_NUMERIC_SHARE = 0.6
-#: How sure an aligned table is: this base, plus the rest times the share of columns that line up times
-#: how full the table is. Calibrated on generated statements (4 columns x 6 rows: 0.95-1.0) and on the
-#: corpus's pages, where the tables found line up in every column and the candidates refused do not.
+#: An aligned table's score (made a confidence by readers.pdf.placed.calibrated): this base, plus the rest
+#: times the share of columns that line up times how full the table is. Calibrated on generated
+#: statements (4 columns x 6 rows: 0.95-1.0) and on the corpus's pages, where the tables found line up
+#: in every column and the candidates refused do not.
 ALIGNED_BASE_CONFIDENCE = 0.4
 
 _LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:·\s?){4,}")
@@ -113,6 +115,75 @@ def find_aligned_tables(
         table = _table(run, page_width)
         if table is not None:
             tables.append(table)
+    return tables
+
+
+@dataclass(slots=True)
+class _TurnedSpan:
+    """A span of a line running up or down the page, as it reads once the page is turned upright."""
+
+    text: str
+    bbox: tuple[float, float, float, float]
+    span: SpanLike  # the page's own span
+
+
+@dataclass(slots=True)
+class _TurnedLine:
+    spans: list[_TurnedSpan]
+    key: tuple[int, int]
+    horizontal: bool = True
+    direction: tuple[float, float] = (1.0, 0.0)
+
+
+def find_turned_aligned_tables(
+    blocks: Sequence[Sequence[LineLike]], ruled: Sequence[PlacedTable], width: float, height: float
+) -> list[PlacedTable]:
+    """Aligned tables printed sideways: the lines running up the page (or down it) are read as the page
+    reads turned upright, the tables found there are given back in the page's space (evidence
+    ``turned=90`` or ``turned=270``). Costs nothing on a page whose lines all run across it."""
+    taken: set[int] = set()
+    for table in ruled:
+        taken |= table.members
+    by_turn: dict[int, list[list[_TurnedLine]]] = {90: [], 270: []}
+    for block in blocks:
+        turned: dict[int, list[_TurnedLine]] = {}
+        for line in block:
+            if line.horizontal:
+                continue
+            dx, dy = line.direction
+            if not -1e-3 < dx < 1e-3:
+                continue
+            turn = 90 if dy < 0 else 270
+            spans = []
+            for span in line.spans:
+                if id(span) in taken:
+                    continue
+                x0, y0, x1, y1 = span.bbox
+                box = (height - y1, x0, height - y0, x1) if turn == 90 else (y0, width - x1, y1, width - x0)
+                spans.append(_TurnedSpan(span.text, box, span))
+            if spans:
+                turned.setdefault(turn, []).append(_TurnedLine(spans, line.key))
+        for turn, lines in turned.items():
+            by_turn[turn].append(lines)
+    tables: list[PlacedTable] = []
+    for turn, turned_blocks in by_turn.items():
+        if sum(len(line.spans) for lines in turned_blocks for line in lines) < MIN_ROWS * 2:
+            continue
+        page_width = height  # the turned page's width is the page's height
+        originals = {id(s): s.span for lines in turned_blocks for line in lines for s in line.spans}
+        for table in find_aligned_tables(turned_blocks, [], page_width):
+            a, b, c, d = table.bbox
+            bbox = (b, height - c, d, height - a) if turn == 90 else (width - d, a, width - b, c)
+            tables.append(
+                replace(
+                    table,
+                    bbox=bbox,
+                    evidence=f"{table.evidence} turned={turn}",
+                    members={id(originals[m]) for m in table.members},
+                    first=id(originals[table.first]),
+                    column_edges=(),
+                )
+            )
     return tables
 
 
@@ -280,7 +351,7 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
     aligned, justified = _aligned_columns(run, placed, len(columns))
     if aligned < len(columns) or justified:
         return None
-    confidence = ALIGNED_BASE_CONFIDENCE + (1 - ALIGNED_BASE_CONFIDENCE) * (aligned / len(columns)) * fill
+    score = ALIGNED_BASE_CONFIDENCE + (1 - ALIGNED_BASE_CONFIDENCE) * (aligned / len(columns)) * fill
     positions = [position for row in run for _, position, _ in row.spans]
     first = min(positions)
     first_span = next(span for row in run for _, position, span in row.spans if position == first)
@@ -290,8 +361,9 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
         cells=cells,
         bbox=(x0, run[0].top, x1, run[-1].bottom),
         source=TableSource.ALIGNED.value,
-        confidence=round(confidence, 4),
-        evidence=f"rows={len(cells)} columns={len(columns)} aligned_columns={aligned} fill={fill:.2f}"
+        confidence=calibrated(TableSource.ALIGNED.value, score),
+        evidence=f"score={score:.2f} rows={len(cells)} columns={len(columns)} aligned_columns={aligned}"
+        + f" fill={fill:.2f}"
         + (f" width_share={(x1 - x0) / page_width:.2f}" if page_width > 0 else ""),
         header_rows=header_rows(cells),
         members={id(span) for span in spans},

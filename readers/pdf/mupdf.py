@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -78,7 +79,7 @@ from readers.core.model import (
     TableSource,
 )
 from readers.pdf import layout_model
-from readers.pdf.aligned import find_aligned_tables
+from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables
 from readers.pdf.certainty import BAND_SHARE, WIDE_GAP_EM, Decision, PageSignals, band_key, band_lines, decide
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
@@ -150,6 +151,9 @@ SIZE_HEADING_LEVELS = 3
 BOLD_HEADING_LEVEL = 4
 #: Sizes are compared after rounding to half a point: 9.9626 (LaTeX's 10 pt) and 10.0 are one size.
 _SIZE_QUANTUM = 0.5
+#: The blank between two stacked pieces of one column of vertical writing is at most this many ems
+#: (character pitch in vertical Japanese is 1-1.1 em; a new paragraph starts a new column, not a gap).
+VERTICAL_JOIN_EM = 1.0
 _LETTER = re.compile(r"[^\W\d_]")
 _SENTENCE_END = (".", ",", ";", ":", "-")  # a bold line ending so continues: it is not a heading
 _TOC_ENTRY = re.compile(r"\s\d+$")
@@ -167,10 +171,19 @@ class _Line:
     top: float
     bottom: float
     key: tuple[int, int] = (-1, -1)  # (block, line) in MuPDF's TextPage, to find the line's words
+    direction: tuple[float, float] = (1.0, 0.0)  # MuPDF's writing direction of the line
+
+    @property
+    def downward(self) -> bool:
+        """Written top to bottom (vertical CJK: MuPDF's direction (0, 1))."""
+        return abs(self.direction[0]) < 1e-3 and self.direction[1] > 0
 
     @classmethod
-    def of(cls, spans: Sequence[Span], horizontal: bool, key: tuple[int, int]) -> _Line:
-        return cls(spans, horizontal, min(s.bbox[1] for s in spans), max(s.bbox[3] for s in spans), key)
+    def of(
+        cls, spans: Sequence[Span], horizontal: bool, key: tuple[int, int], direction: tuple[float, float]
+    ) -> _Line:
+        top, bottom = min(s.bbox[1] for s in spans), max(s.bbox[3] for s in spans)
+        return cls(spans, horizontal, top, bottom, key, direction)
 
 
 @dataclass(slots=True)
@@ -253,7 +266,9 @@ class PyMuPDFReader(Reader):
     # reading order, as the layout path writes them (readers/pdf/structure.py).
     # 8: a PDF whose page tree is lost is read from its surviving page objects (readers/pdf/salvage.py).
     # 9: a page whose structure the text layer leaves uncertain (readers/pdf/certainty.py) is read by
-    # PyMuPDF's layout model (readers/pdf/layout_model.py): pages.structure_source, _confidence, _why.
+    # PyMuPDF's layout model (readers/pdf/layout_model.py): pages.structure_source, _confidence, _why;
+    # tables printed sideways read upright, open sides of a grid only where none is drawn, and a column
+    # of vertical writing read as one line.
     revision = 9
     kinds = frozenset({ContentKind.PDF})
 
@@ -409,7 +424,11 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     crop = page.cropbox
     tables = find_ruled_tables(paths, scan.lines, textpage)
     tables = sorted(
-        [*tables, *find_aligned_tables(scan.lines, tables, rect.width)],
+        [
+            *tables,
+            *find_aligned_tables(scan.lines, tables, rect.width),
+            *find_turned_aligned_tables(scan.lines, tables, crop.width, crop.height),
+        ],
         key=lambda t: (t.bbox[1], t.bbox[0]),
     )
     ordered = _reading_order(scan, rect.width)
@@ -555,7 +574,9 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
                 horizontal = abs(direction[1]) < 1e-3 and direction[0] > 0
                 line_box = line["bbox"]
                 model_spans = tuple(spans)
-                lines.append(_Line(model_spans, horizontal, line_box[1], line_box[3], (block_no, line_no)))
+                lines.append(
+                    _Line(model_spans, horizontal, line_box[1], line_box[3], (block_no, line_no), direction)
+                )
                 model_lines.append(Line(model_spans, line_box))
         if lines:
             scan.lines.append(lines)
@@ -682,7 +703,7 @@ def _layout(
                     _flush(current, items, sizes)
                     current = []
                     if kept:
-                        current.append(_Line.of(kept, line.horizontal, line.key))
+                        current.append(_Line.of(kept, line.horizontal, line.key, line.direction))
                         _flush(current, items, sizes)
                         current, kept = [], []
                     items.append(_Table(starts[key].markdown))
@@ -691,7 +712,7 @@ def _layout(
             if len(kept) == len(line.spans):
                 current.append(line)
             elif kept:
-                current.append(_Line.of(kept, line.horizontal, line.key))
+                current.append(_Line.of(kept, line.horizontal, line.key, line.direction))
         _flush(current, items, sizes)
     return items, sizes
 
@@ -711,7 +732,10 @@ def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:
     """MuPDF sometimes splits one visual line into several (a wide gap, a tab stop): put them back.
 
     Two consecutive horizontal lines are one when they overlap vertically by at least half the smaller
-    height and the second starts to the right of where the first ends.
+    height and the second starts to the right of where the first ends. Vertical writing likewise: MuPDF
+    often makes each character of a column set top to bottom its own line, and two consecutive downward
+    lines are one when they share the column (overlap horizontally by half the narrower) and the second
+    starts below the first, within :data:`VERTICAL_JOIN_EM` of it.
     """
     group: list[_Line] = []
     for line in lines:
@@ -726,6 +750,8 @@ def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:
 
 
 def _continues(previous: _Line, line: _Line) -> bool:
+    if previous.downward and line.downward:
+        return _continues_downward(previous, line)
     if not (previous.horizontal and line.horizontal):
         return False
     overlap = min(previous.bottom, line.bottom) - max(previous.top, line.top)
@@ -733,6 +759,33 @@ def _continues(previous: _Line, line: _Line) -> bool:
     return (
         smaller > 0 and overlap >= smaller / 2 and line.spans[0].bbox[0] >= previous.spans[-1].bbox[2] - 1.0
     )
+
+
+def _continues_downward(previous: _Line, line: _Line) -> bool:
+    left = min(s.bbox[0] for s in line.spans)
+    right = max(s.bbox[2] for s in line.spans)
+    previous_left = min(s.bbox[0] for s in previous.spans)
+    previous_right = max(s.bbox[2] for s in previous.spans)
+    overlap = min(right, previous_right) - max(left, previous_left)
+    narrower = min(right - left, previous_right - previous_left)
+    em = max(line.spans[0].size, 1.0)
+    return (
+        narrower > 0
+        and overlap >= narrower / 2
+        and line.top >= previous.bottom - 1.0
+        and line.top - previous.bottom <= VERTICAL_JOIN_EM * em
+    )
+
+
+def _joins_without_space(before: str, after: str) -> bool:
+    """Whether two pieces of one column of vertical writing meet without a space: between CJK
+    characters (which write no spaces) or where a piece is a single character stacked on the other."""
+    before, after = before.strip(), after.strip()
+    return len(before) == 1 or len(after) == 1 or (_wide(before[-1:]) and _wide(after[:1]))
+
+
+def _wide(char: str) -> bool:
+    return bool(char) and unicodedata.east_asian_width(char) in ("W", "F")
 
 
 def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
@@ -748,15 +801,23 @@ def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
     bold = True
     widest_gap = 0.0
     previous: _Line | None = None
+    previous_text = ""
     for line in group:
         spans = line.spans
         first = spans[0]
-        if previous is not None:
+        stacked = previous is not None and previous.downward and line.downward
+        if previous is not None and not stacked:
             gap = first.bbox[0] - previous.spans[-1].bbox[2]
             widest_gap = max(widest_gap, gap / max(first.size, 1.0))
-        previous = line
-        if parts and not parts[-1][-1:].isspace() and not first.text[:1].isspace():
+        line_text = "".join([span.text for span in spans])
+        if (
+            parts
+            and not parts[-1][-1:].isspace()
+            and not first.text[:1].isspace()
+            and not (stacked and _joins_without_space(previous_text, line_text))
+        ):
             parts.append(" ")
+        previous, previous_text = line, line_text
         for span in spans:
             text = span.text
             parts.append(text)

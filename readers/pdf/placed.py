@@ -24,6 +24,16 @@ CONTINUATION_BAND = 0.25
 #: tolerance of the ruled finder, tripled for aligned columns whose edges are word edges).
 CONTINUATION_EDGE_TOLERANCE = 9.0
 
+#: What a finder's confidence means: the share of a found table's cells that are right. Each finder
+#: scores its tables (ruled: the share of cells filled; aligned: aligned columns and fill); the score
+#: maps to the share of cells right measured at that score by benchmarks/table_finders.py on the 41
+#: tables with a text layer of the corpus's tables truth (bands in docs/decisions.md). Floors, highest
+#: first; a ruled score under 0.8 (fill under 0.6), where no table of the truth was, is kept as it is.
+CALIBRATED_CONFIDENCE: dict[str, tuple[tuple[float, float], ...]] = {
+    TableSource.RULED.value: ((0.8, 0.97),),
+    TableSource.ALIGNED.value: ((0.9, 0.98), (0.0, 0.84)),
+}
+
 _NUMBER = re.compile(r"^[\s$€£¥(+\-−–]*\d[\d\s.,'’]*%?\)?[\s*†‡]*$")
 
 
@@ -44,6 +54,15 @@ class PlacedTable:
     @property
     def markdown(self) -> str:
         return gfm(self.cells)
+
+
+def calibrated(source: str, score: float) -> float:
+    """The confidence of a table of ``source`` its finder scored ``score``: the share of cells right
+    measured at that score (:data:`CALIBRATED_CONFIDENCE`)."""
+    for floor, share in CALIBRATED_CONFIDENCE.get(source, ()):
+        if score >= floor:
+            return share
+    return round(score, 4)
 
 
 def is_number(text: str) -> bool:
@@ -152,13 +171,45 @@ def renumber_tables(pages: Sequence[PageText]) -> list[PageText]:
     new_index: dict[int, int] = {}  # a found (untagged) table's number -> its new number
     count = 0
     out: list[PageText] = []
+    previous: tuple[FoundTable, float] | None = None  # the previous page's last table, renumbered
     for page in pages:
         tables: list[FoundTable] = []
-        for table in page.tables:
-            if table.source != TableSource.TAGGED.value:
+        for position, table in enumerate(page.tables):
+            tagged = table.source == TableSource.TAGGED.value
+            if not tagged:
                 new_index[table.index] = count
             link = new_index.get(table.continues) if table.continues is not None else None
+            if tagged and position == 0 and previous is not None:
+                before, before_height = previous
+                if before.source == table.source and _tagged_continues(
+                    before, before_height, table, page.facts.height
+                ):
+                    link = before.index
             tables.append(replace(table, index=count, continues=link))
             count += 1
+        previous = (tables[-1], page.facts.height) if tables else None
         out.append(replace(page, tables=tuple(tables)) if page.tables else page)
     return out
+
+
+def _tagged_continues(
+    before: FoundTable, before_height: float, after: FoundTable, after_height: float
+) -> bool:
+    """:func:`continues` for two tagged tables, which have no column edges: the same number of columns,
+    the same bands, and the same left and right sides (or the same header row). A tagged table split by
+    page breaks (plumb__ca-warn-report.pdf: one table over 16 pages) is one table row by row."""
+    if not (before.cells and after.cells) or before.columns != after.columns:
+        return False
+    if before_height <= 0 or after_height <= 0:
+        return False
+    if (
+        before.bbox[3] < before_height * (1 - CONTINUATION_BAND)
+        or after.bbox[1] > after_height * CONTINUATION_BAND
+    ):
+        return False
+    if before.header_rows and after.header_rows and before.cells[0] == after.cells[0]:
+        return True
+    return (
+        abs(before.bbox[0] - after.bbox[0]) <= CONTINUATION_EDGE_TOLERANCE
+        and abs(before.bbox[2] - after.bbox[2]) <= CONTINUATION_EDGE_TOLERANCE
+    )

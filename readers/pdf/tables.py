@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import pymupdf
 
 from readers.core.model import TableSource
-from readers.pdf.placed import PlacedTable, header_rows
+from readers.pdf.placed import PlacedTable, calibrated, header_rows
 
 # --- thresholds -------------------------------------------------------------------------------------
 
@@ -65,9 +65,10 @@ FIGURE_MARGIN = 6.0
 #: A grid with a filled cell covering more than this share of its area is a frame around text (a page
 #: border joined to a form's title block, a boxed note split by one rule), not a table.
 TABLE_MAX_CELL_SHARE = 0.5
-#: How sure a ruled table is: RULED_BASE_CONFIDENCE plus the rest times the share of its cells that hold
-#: text. On the corpus, real ruled tables fill 0.86-1.0 of their cells (confidence 0.93-1.0); a grid at
-#: the TABLE_MIN_FILL floor gets 0.7, and the grids refused below it (diagrams, title blocks) never count.
+#: A ruled table's score (made a confidence by readers.pdf.placed.calibrated): RULED_BASE_CONFIDENCE plus
+#: the rest times the share of its cells that hold text. On the corpus, real ruled tables fill 0.6-1.0 of
+#: their cells (score 0.8-1.0); a grid at the TABLE_MIN_FILL floor scores 0.7, and the grids refused below
+#: it (diagrams, title blocks) never count.
 RULED_BASE_CONFIDENCE = 0.5
 #: A span that sticks out of its cell by more than this is cut into words at the cell borders.
 _CELL_OVERHANG = 1.0
@@ -100,6 +101,9 @@ class LineLike(Protocol):
     @property
     def key(self) -> tuple[int, int]: ...
 
+    @property
+    def direction(self) -> tuple[float, float]: ...
+
 
 def find_ruled_tables(
     paths: Sequence[dict[str, Any]],
@@ -129,10 +133,11 @@ class _Words:
         self._by_line: dict[tuple[int, int], list[tuple[float, float, str]]] | None = None
 
     def of_line(self, key: tuple[int, int]) -> list[tuple[float, float, str]]:
+        """The line's words as (x of the centre, y of the centre, text)."""
         if self._by_line is None:
             self._by_line = {}
-            for x0, _, x1, _, word, block_no, line_no, _ in self._textpage.extractWORDS():
-                self._by_line.setdefault((block_no, line_no), []).append((x0, x1, word))
+            for x0, y0, x1, y1, word, block_no, line_no, _ in self._textpage.extractWORDS():
+                self._by_line.setdefault((block_no, line_no), []).append(((x0 + x1) / 2, (y0 + y1) / 2, word))
         return self._by_line.get(key, [])
 
 
@@ -171,6 +176,7 @@ class _Segments:
     horizontal: list[_RawEdge] = field(default_factory=list)
     vertical: list[_RawEdge] = field(default_factory=list)
     figure_marks: list[tuple[float, float]] = field(default_factory=list)  # midpoints
+    junctions: list[tuple[float, float]] = field(default_factory=list)  # tiny squares and points
 
     def add_box(self, x0: float, y0: float, x1: float, y1: float) -> None:
         """A thin box is a rule; any other box gives its four sides (cell backgrounds do too)."""
@@ -190,15 +196,17 @@ def _segments(paths: Sequence[dict[str, Any]]) -> _Segments:
     same as ``abs``, ``min`` and ``max`` on two numbers).
     """
     found = _Segments()
-    add_horizontal, add_vertical, add_mark = (
+    add_horizontal, add_vertical, add_mark, add_junction = (
         found.horizontal.append,
         found.vertical.append,
         found.figure_marks.append,
+        found.junctions.append,
     )
     for path in paths:
         x0, y0, x1, y1 = path["rect"]
-        if x1 - x0 <= 1.0 and y1 - y0 <= 1.0:
-            add_mark(((x0 + x1) / 2, (y0 + y1) / 2))  # a dot (dashes are longer: they may join)
+        if x1 - x0 <= 1.0 and y1 - y0 <= 1.0:  # a dot (dashes are longer: they may join)
+            square = all(item[0] == "re" for item in path["items"])
+            (found.junctions if square else found.figure_marks).append(((x0 + x1) / 2, (y0 + y1) / 2))
             continue
         for item in path["items"]:
             kind = item[0]
@@ -209,6 +217,8 @@ def _segments(paths: Sequence[dict[str, Any]]) -> _Segments:
                     add_horizontal(((ay + by) / 2, bx if bx < ax else ax, bx if bx > ax else ax))
                 elif -1.0 <= dx <= 1.0 and (dy > 1.0 or dy < -1.0):
                     add_vertical(((ax + bx) / 2, by if by < ay else ay, by if by > ay else ay))
+                elif -1.0 <= dx <= 1.0:  # a point: a rule's cap or a joint, like the tiny squares
+                    add_junction(((ax + bx) / 2, (ay + by) / 2))
                 else:  # slanted, or a piece of a curve flattened into tiny segments
                     add_mark(((ax + bx) / 2, (ay + by) / 2))
             elif kind == "re":
@@ -263,7 +273,7 @@ def _find_grids(found: _Segments) -> list[_Grid]:
     if len(found.horizontal) < GATE_MIN_SEGMENTS or len(found.vertical) < GATE_MIN_SEGMENTS:
         return []
     hs = _snap_join(found.horizontal)
-    vs = _snap_join(found.vertical + _open_sides(hs))
+    vs = _snap_join(found.vertical + _open_sides(hs, found.vertical))
     if not (GATE_MIN_SEGMENTS <= len(hs) <= MAX_EDGES_PER_AXIS):
         return []
     if not (GATE_MIN_SEGMENTS <= len(vs) <= MAX_EDGES_PER_AXIS):
@@ -272,10 +282,31 @@ def _find_grids(found: _Segments) -> list[_Grid]:
     if points is None or len(points) < 4:
         return []
     grids = _grids_from_cells(_cells(points))
-    return [grid for grid in grids if not _is_figure(grid, found.figure_marks)]
+    return [grid for grid in grids if not _is_figure(grid, found.figure_marks, found.junctions)]
 
 
-def _is_figure(grid: _Grid, marks: list[tuple[float, float]]) -> bool:
+def _without_boxed_text(grid: _Grid) -> _Grid:
+    """The grid without a box of text ruled onto its top or bottom: a cell as wide as the grid that
+    covers more than TABLE_MAX_CELL_SHARE of it is a paragraph boxed under (or over) the table
+    (camelot__column_span_2.pdf: the notes under the table, closed by the page's last rule), not a row.
+    Tried only on a grid refused whole, which such a box makes a frame around text (see _table)."""
+    n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
+    limit = TABLE_MAX_CELL_SHARE * _area(grid)
+    for r0, c0, r1, c1 in grid.cells:
+        if c0 != 0 or c1 != n_cols or (r0 != 0 and r1 != n_rows):
+            continue
+        if (grid.xs[c1] - grid.xs[c0]) * (grid.ys[r1] - grid.ys[r0]) <= limit:
+            continue
+        if r1 == n_rows and r0 >= 2:  # at the bottom: keep the rows above it
+            cells = [c for c in grid.cells if c[2] <= r0]
+            return _Grid(grid.xs, grid.ys[: r0 + 1], cells)
+        if r0 == 0 and n_rows - r1 >= 2:  # at the top: keep the rows below it
+            cells = [(a - r1, b, c - r1, d) for a, b, c, d in grid.cells if a >= r1]
+            return _Grid(grid.xs, grid.ys[r1:], cells)
+    return grid
+
+
+def _is_figure(grid: _Grid, marks: list[tuple[float, float]], junctions: list[tuple[float, float]]) -> bool:
     """A grid with curves or slanted lines inside it is a chart's axes or a diagram, not a table.
 
     Marks within FIGURE_MARGIN of the grid's border do not count: they are rounded corners.
@@ -288,16 +319,29 @@ def _is_figure(grid: _Grid, marks: list[tuple[float, float]]) -> bool:
             inside += 1
             if inside >= TABLE_MAX_FIGURE_MARKS:
                 return True
+    for x, y in junctions:  # a tiny square off the grid's rules is a chart's marker
+        if x0 < x < x1 and y0 < y < y1 and not (_on_border(grid.xs, x) or _on_border(grid.ys, y)):
+            inside += 1
+            if inside >= TABLE_MAX_FIGURE_MARKS:
+                return True
     return False
 
 
-def _open_sides(hs: list[_Edge]) -> list[_RawEdge]:
+def _on_border(borders: list[float], at: float) -> bool:
+    """Whether ``at`` lies on one of the grid's borders: a tiny square on a rule joins two rules
+    (tabula__Publication_of_award... and Word's tables draw one at every crossing), it is no figure's."""
+    i = bisect.bisect_left(borders, at - SNAP_TOLERANCE)
+    return i < len(borders) and borders[i] <= at + SNAP_TOLERANCE
+
+
+def _open_sides(hs: list[_Edge], verticals: list[_RawEdge]) -> list[_RawEdge]:
     """Left and right borders for a stack of equally long rules whose table draws no outer sides.
 
     Many generators (the Korean brochure of unst__korean-text-with-tables.pdf, booktabs, Word's
     "open" styles) rule the rows and leave the table's sides open; pdfplumber then finds no cell. At
     least RULES_FOR_OPEN_SIDES rules starting and ending at the same x get the two missing sides. A
-    stack with no inner vertical line still yields a single column, which is not a table.
+    stack with no inner vertical line still yields a single column, which is not a table. A side is added
+    only along runs of at least RULES_FOR_OPEN_SIDES rules where none is drawn (see _open_runs).
     """
     sides: list[_RawEdge] = []
     ordered = sorted(
@@ -314,11 +358,31 @@ def _open_sides(hs: list[_Edge]) -> list[_RawEdge]:
             group.append(edge)
             continue
         if len(group) >= RULES_FOR_OPEN_SIDES:
-            top, bottom = min(e.pos for e in group), max(e.pos for e in group)
-            sides.append((min(e.start for e in group), top, bottom))
-            sides.append((max(e.end for e in group), top, bottom))
+            positions = sorted(e.pos for e in group)
+            for x in (min(e.start for e in group), max(e.end for e in group)):
+                sides.extend(_open_runs(verticals, x, positions))
         group = [edge] if edge is not None else []
     return sides
+
+
+def _open_runs(verticals: list[_RawEdge], x: float, positions: list[float]) -> list[_RawEdge]:
+    """The sides to add at ``x`` along a stack of rules at ``positions`` (top to bottom): one over each
+    run of at least RULES_FOR_OPEN_SIDES rules between which no side is drawn. A side drawn over part of
+    the stack (the header box of unst__korean-text-with-tables.pdf) leaves the rest open; the one undrawn
+    gap between two closed tables stacked one above the other (camelot__multiple_tables.pdf) is no run."""
+    at_x = [v for v in verticals if abs(v[0] - x) <= SNAP_TOLERANCE]
+    runs: list[_RawEdge] = []
+    start = 0
+    for i in range(len(positions)):
+        open_below = i + 1 < len(positions) and not any(
+            v[1] < positions[i + 1] and v[2] > positions[i] for v in at_x
+        )
+        if open_below:
+            continue
+        if i - start + 1 >= RULES_FOR_OPEN_SIDES:
+            runs.append((x, positions[start], positions[i]))
+        start = i + 1
+    return runs
 
 
 # A point -> (ids of the horizontal edges through it, ids of the vertical edges through it).
@@ -428,6 +492,8 @@ def _fill_tables(
     taken: set[int] = set()
     for grid in sorted(grids, key=_area):
         table = _fill_grid(grid, blocks, taken, words)
+        if table is None and (trimmed := _without_boxed_text(grid)) is not grid:
+            table = _fill_grid(trimmed, blocks, taken, words)
         if table is not None:
             tables.append(table)
             taken |= table.members
@@ -449,17 +515,34 @@ def _slot_owner(grid: _Grid) -> dict[tuple[int, int], int]:
     return owner
 
 
+def _turn(line: LineLike) -> int:
+    """How the line's text is turned, in degrees counterclockwise: 0 (upright), 90 (it runs up the page),
+    270 (it runs down), or -1 (slanted or upside down: not read into cells)."""
+    dx, dy = line.direction
+    if -1e-3 < dy < 1e-3 and dx > 0:
+        return 0
+    if -1e-3 < dx < 1e-3:
+        return 90 if dy < 0 else 270
+    return -1
+
+
 def _fill_grid(
     grid: _Grid, blocks: Sequence[Sequence[LineLike]], taken: set[int], words: _Words
 ) -> PlacedTable | None:
+    """Fill the grid from the lines of the direction most of its spans are written in.
+
+    A table printed sideways (a landscape table on a portrait page, or a page turned by /Rotate) has its
+    lines running up or down the unrotated page: it is filled from those, and its rows and columns are
+    then turned so that it reads as it is printed (``find_tables`` reads the cells but keeps the page's
+    axes, so its rows are the printed table's columns).
+    """
     gx0, gy0, gx1, gy1 = grid.bbox
     owner = _slot_owner(grid)
-    texts: dict[int, list[str]] = {}
-    members: set[int] = set()
-    first: int | None = None
+    by_turn: dict[int, list[tuple[LineLike, list[tuple[SpanLike, int]]]]] = {}
     for block in blocks:
         for line in block:
-            if not line.horizontal:
+            turn = _turn(line)
+            if turn < 0:
                 continue
             inside: list[tuple[SpanLike, int]] = []
             for span in line.spans:
@@ -469,27 +552,36 @@ def _fill_grid(
                     cell = _cell_at(grid, owner, cx, cy)
                     if cell is not None:
                         inside.append((span, cell))
-            if not inside:
-                continue
-            if first is None:
-                first = id(inside[0][0])
-            members.update(id(span) for span, _ in inside)
-            if any(_overhangs(grid, span, cell) for span, cell in inside):
-                pieces = _pieces_by_words(grid, owner, line, inside, words)
-            else:
-                pieces = {}
-                for span, cell in inside:
-                    pieces.setdefault(cell, []).append(span.text)
-            for cell, parts in pieces.items():
-                texts.setdefault(cell, []).append("".join(parts))
+            if inside:
+                by_turn.setdefault(turn, []).append((line, inside))
+    if not by_turn:
+        return None
+    turn = max(by_turn, key=lambda t: (sum(len(inside) for _, inside in by_turn[t]), t == 0))
+    texts: dict[int, list[str]] = {}
+    members: set[int] = set()
+    first: int | None = None
+    for line, inside in by_turn[turn]:
+        if first is None:
+            first = id(inside[0][0])
+        members.update(id(span) for span, _ in inside)
+        if any(_overhangs(grid, span, cell, turn) for span, cell in inside):
+            pieces = _pieces_by_words(grid, owner, line, inside, words, turn)
+        else:
+            pieces = {}
+            for span, cell in inside:
+                pieces.setdefault(cell, []).append(span.text)
+        for cell, parts in pieces.items():
+            texts.setdefault(cell, []).append("".join(parts))
     if first is None:
         return None
-    return _table(grid, texts, members, first)
+    return _table(grid, texts, members, first, turn)
 
 
-def _overhangs(grid: _Grid, span: SpanLike, cell: int) -> bool:
-    _, c0, _, c1 = grid.cells[cell]
-    x0, _, x1, _ = span.bbox
+def _overhangs(grid: _Grid, span: SpanLike, cell: int, turn: int) -> bool:
+    r0, c0, r1, c1 = grid.cells[cell]
+    x0, y0, x1, y1 = span.bbox
+    if turn:
+        return y0 < grid.ys[r0] - _CELL_OVERHANG or y1 > grid.ys[r1] + _CELL_OVERHANG
     return x0 < grid.xs[c0] - _CELL_OVERHANG or x1 > grid.xs[c1] + _CELL_OVERHANG
 
 
@@ -499,20 +591,25 @@ def _pieces_by_words(
     line: LineLike,
     inside: list[tuple[SpanLike, int]],
     words: _Words,
+    turn: int,
 ) -> dict[int, list[str]]:
     """A line with a span across a cell border, cut into its words, each put in the cell of its centre.
 
     Words of one cell are joined by one blank: runs of blanks between them are not kept (in a table cell
-    only). A word that itself crosses a border stays whole, in the cell of its centre.
+    only). A word that itself crosses a border stays whole, in the cell of its centre. A turned line is
+    cut along y, where its words follow each other.
     """
-    cy = sum((span.bbox[1] + span.bbox[3]) / 2 for span, _ in inside) / len(inside)
-    left, right = min(span.bbox[0] for span, _ in inside), max(span.bbox[2] for span, _ in inside)
+    n = len(inside)
+    cx = sum((span.bbox[0] + span.bbox[2]) / 2 for span, _ in inside) / n
+    cy = sum((span.bbox[1] + span.bbox[3]) / 2 for span, _ in inside) / n
+    axis = 1 if turn else 0
+    low = min(span.bbox[axis] for span, _ in inside)
+    high = max(span.bbox[axis + 2] for span, _ in inside)
     pieces: dict[int, list[str]] = {}
-    for x0, x1, word in words.of_line(line.key):
-        cx = (x0 + x1) / 2
-        if not left <= cx <= right:
+    for wx, wy, word in words.of_line(line.key):
+        if not low <= (wy if turn else wx) <= high:
             continue
-        cell = _cell_at(grid, owner, cx, cy)
+        cell = _cell_at(grid, owner, cx, wy) if turn else _cell_at(grid, owner, wx, cy)
         if cell is not None:
             parts = pieces.setdefault(cell, [])
             parts.append(" " + word if parts else word)
@@ -530,12 +627,16 @@ def _cell_at(grid: _Grid, owner: dict[tuple[int, int], int], x: float, y: float)
     return owner.get((row, col))
 
 
-def _table(grid: _Grid, texts: dict[int, list[str]], members: set[int], first: int) -> PlacedTable | None:
+def _table(
+    grid: _Grid, texts: dict[int, list[str]], members: set[int], first: int, turn: int = 0
+) -> PlacedTable | None:
     """The filled grid as a table, or None when it is not one (too empty, fewer than 2x2 filled, one
     cell covering most of it)."""
     cell_texts = {cell: " ".join(t.strip() for t in parts if t.strip()) for cell, parts in texts.items()}
     filled = {cell: text for cell, text in cell_texts.items() if text}
     if len(filled) < 4 or len(filled) < TABLE_MIN_FILL * len(grid.cells):
+        return None
+    if len(set(filled.values())) < 2:  # one mark repeated in boxes (a diagram's lattice): no data
         return None
     if any(_cell_area(grid, cell) > TABLE_MAX_CELL_SHARE * _area(grid) for cell in filled):
         return None
@@ -544,20 +645,28 @@ def _table(grid: _Grid, texts: dict[int, list[str]], members: set[int], first: i
     for cell, text in filled.items():
         r0, c0, _, _ = grid.cells[cell]
         matrix[r0][c0] = text
+    if turn == 90:  # the printed table's top is the page's left, its first column the page's bottom
+        matrix = [[matrix[n_rows - 1 - r][c] for r in range(n_rows)] for c in range(n_cols)]
+    elif turn == 270:  # its top is the page's right, its first column the page's top
+        matrix = [[matrix[r][n_cols - 1 - c] for r in range(n_rows)] for c in range(n_cols)]
+    n_cols = len(matrix[0])
     rows = [row for row in matrix if any(row)]
     keep = [c for c in range(n_cols) if any(row[c] for row in rows)]
     if len(rows) < 2 or len(keep) < 2:
         return None
     cells = [[row[c] for c in keep] for row in rows]
     fill = len(filled) / len(grid.cells)
+    score = RULED_BASE_CONFIDENCE + (1 - RULED_BASE_CONFIDENCE) * fill
     return PlacedTable(
         cells=cells,
         bbox=grid.bbox,
         source=TableSource.RULED.value,
-        confidence=round(RULED_BASE_CONFIDENCE + (1 - RULED_BASE_CONFIDENCE) * fill, 4),
-        evidence=f"fill={fill:.2f} rows={len(cells)} columns={len(keep)} cells={len(grid.cells)}",
+        confidence=calibrated(TableSource.RULED.value, score),
+        evidence=f"score={score:.2f} fill={fill:.2f} rows={len(cells)} columns={len(keep)}"
+        + f" cells={len(grid.cells)}"
+        + (f" turned={turn}" if turn else ""),
         header_rows=header_rows(cells),
         members=members,
         first=first,
-        column_edges=(*(grid.xs[c] for c in keep), grid.xs[-1]),
+        column_edges=(*(grid.xs[c] for c in keep), grid.xs[-1]) if not turn else (),
     )
