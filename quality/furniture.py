@@ -110,6 +110,7 @@ class FurnitureWhy(StrEnum):
     RUNNING_AUTHORS = "running_authors"  # "SMITH ET AL.": the authors' running head
     SOURCE_STAMP = "source_stamp"  # "Source: <url>", a repository's or a printer's address of the page
     TAGGED_ARTIFACT = "tagged_artifact"  # the document marks the line as a pagination artifact
+    LAYOUT_MODEL = "layout_model"  # a page-header or page-footer region of PyMuPDF's layout model
 
 
 #: Cross-page repetition: 282 lines read by eye on the dev corpus, none of them body (module docstring).
