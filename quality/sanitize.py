@@ -198,12 +198,14 @@ def sanitize_document(
         ]
         # what the document marks itself is taken first, and the rules judge only the lines it leaves
         tagged = _by_source(find_tagged_artifacts(every, marked), ordered, artifact_sources or {})
+        # the layout model's lines are judged by the rules too: a rule that names a line gives its why
+        by_document = [f for f in tagged if f.why != FurnitureWhy.LAYOUT_MODEL.value]
         found = spare_body(
             every,
             merge_furniture(
                 tagged,
                 find_furniture(every),
-                find_page_furniture(every, [p.label for p in ordered], marked=tagged),
+                find_page_furniture(every, [p.label for p in ordered], marked=by_document),
             ),
         )
         out.furniture = [
