@@ -37,10 +37,13 @@ def sanitize(step: ShardStep) -> StageOutcome:
             }
             hidden: dict[str, dict[int, PageHidden]] = {}
             artifacts: dict[str, dict[int, list[str]]] = {}
-            columns = ["sha256", "page", "hidden_text", "hidden_why", "artifacts"]
+            sources: dict[str, dict[int, str]] = {}
+            columns = ["sha256", "page", "hidden_text", "hidden_why", "artifacts", "artifacts_source"]
             for row in to_pylist(wh.read("pages", version, shard, columns)):
                 if row.get("artifacts"):
                     artifacts.setdefault(row["sha256"], {})[row["page"]] = row["artifacts"]
+                    if row.get("artifacts_source"):
+                        sources.setdefault(row["sha256"], {})[row["page"]] = row["artifacts_source"]
                 if row["hidden_text"]:
                     key = (row["sha256"], row["page"])
                     hidden.setdefault(row["sha256"], {})[row["page"]] = PageHidden(
@@ -66,6 +69,7 @@ def sanitize(step: ShardStep) -> StageOutcome:
                         found,
                         kind,
                         tables.get(sha, ()),
+                        sources.get(sha),
                     )
                 )
             out: dict[str, list] = {table: [] for table in step.stage.writes}

@@ -72,6 +72,7 @@ from benchmarks import bench_extract, bench_ocr, bench_rerun  # noqa: E402
 from benchmarks.scale_corpus import ScaledCorpus, add_copies, scaled_corpus  # noqa: E402
 from readers.core.records import DocumentRecord  # noqa: E402
 from readers.core.versions import EXTRACTOR_VERSION  # noqa: E402
+from readers.pdf import layout_model  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
 DEFAULT_OUTPUT = REPO / "docs" / "benchmarks.md"
@@ -418,6 +419,9 @@ def text_layer(state: State, section: Section) -> None:
     ocr: dict[str, int] = dict.fromkeys(labels, 0)
     passes: list[TextLayerPass] = []
     spawn = multiprocessing.get_context("spawn")
+    # The path with its page-structure decision (readers/pdf/certainty.py) but without the layout model
+    # the decision sends uncertain pages to: its share of pages and cost per page are measured apart.
+    layout_model.set_enabled(False)
     with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as child:
         # Warm-ups, untimed: imports, MuPDF's font caches, the lexicons and language profiles, and the
         # layout model pymupdf4llm loads at its first page.
@@ -454,6 +458,7 @@ def text_layer(state: State, section: Section) -> None:
         "defaults (its layout model, and its own OCR of pages it judges to need it) in a child process "
         "that times itself."
     )
+    layout_model.set_enabled(True)
     section.columns = ["measurement", "pages", "seconds", "pages/s", "per repetition", "CPU s per s"]
     for key, timing in timings.items():
         spread = f"{min(rates[key]):.1f}-{max(rates[key]):.1f}" if rates[key] else "-"

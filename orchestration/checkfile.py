@@ -359,4 +359,5 @@ def _sanitized(
         scrubber,
         paged=ContentKind(doc.kind) in OCR_KINDS,
         artifacts={p.page: p.artifacts for p in pages if p.artifacts},
+        artifact_sources={p.page: p.artifacts_source for p in pages if p.artifacts and p.artifacts_source},
     )

@@ -63,6 +63,15 @@ EMPTIED_SQL = f"""
 select reason, count(*) from outcomes where starts_with(reason, '{ALL_TEXT_REMOVED}') group by 1 order by 1
 """
 CONFIRMED_SQL = "select count(*) from page_texts where cross_check = 'text_layer_confirmed'"
+# Per kind of document, the pages whose structure was decided (readers/pdf/certainty.py), those the
+# layout model read, and its mean cost per page read.
+LAYOUT_MODEL_SQL = """
+select d.kind, count(*), count(*) filter (where p.structure_source = 'layout_model'),
+       avg(try_cast(regexp_extract(p.structure_why, 'model_ms=([0-9]+)', 1) as double))
+         filter (where p.structure_source = 'layout_model')
+from pages p join (select distinct sha256, kind from documents) d using (sha256)
+where p.structure_source in ('rule', 'layout_model', 'tagged') group by 1 order by 1
+"""
 TIER_ORDER = ("lexicon", "font", "trigram", "borrowed", "characters")
 MODE_ORDER = ("TEXT", "FIGURES", "REPAIRED", "LANG", "REPLACE", "BLANK")
 
@@ -174,6 +183,7 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
                 "sent to OCR; see their reasons in page_verdicts."
             )
         _print_tiers(console, home)
+    _print_layout_model(console, home)
     for scope, pages, derived, underivable, errors, confidence in query(home.warehouse, OCR_SQL).rows:
         what = "pages read whole" if scope == "page" else "FIGURES pages whose figure regions were read"
         console.print(
@@ -448,4 +458,22 @@ def one_line(home: Home, report: RunReport, progress: Progress) -> str:
         + (f"; checks failed: {', '.join(failed)}" if failed else "")
         + (f"; repaired {len(report.repaired)} lost or unreadable partitions" if report.repaired else "")
         + f" (home {home.path})"
+    )
+
+
+def _print_layout_model(console: Console, home: Home) -> None:
+    """The share of pages the layout model read, per kind of document, and its cost per page."""
+    rows = query(home.warehouse, LAYOUT_MODEL_SQL).rows
+    if not rows:
+        return
+    parts = [
+        f"{kind} {read} of {pages} ({read / pages:.0%}"
+        + (f", {ms / 1000:.2f} s a page" if ms is not None else "")
+        + ")"
+        for kind, pages, read, ms in rows
+    ]
+    console.print(
+        "Layout model: read the pages whose structure the text layer left uncertain: "
+        + "; ".join(parts)
+        + " (pages.structure_source, structure_why)."
     )

@@ -45,11 +45,13 @@ page numbers on 21 of 22, the footer of pr-136's OCR layer ("第4 页共6 页") 
 puts it 7 lines from the end, pages 1 and 3 have none). No body line is found.
 
 Furniture on one page (:func:`find_page_furniture`): a document too short for repetition still prints
-page numbers, download stamps, its DOI, copyright, journal and revision lines and a running title. Named
-rules each take a line of a page's top or bottom band (RULE_TOP_BAND, RULE_BOTTOM_BAND) that they match
-as a whole, with a confidence per rule; lines a tagged PDF marks as pagination artifacts are taken
-whatever they say (:func:`find_tagged_artifacts`). Each line removed says which rule took it
-(:class:`FurnitureWhy`); :func:`merge_furniture` keeps the surest where several did.
+page numbers, download and source stamps, its DOI, copyright, journal and revision lines, a running title
+and its authors' running head. Named rules each take a line of a page's top or bottom band
+(RULE_TOP_BAND, RULE_BOTTOM_BAND) that they match as a whole, with a confidence per rule; lines a tagged
+PDF marks as pagination artifacts are taken whatever they say (:func:`find_tagged_artifacts`), and lines
+already taken so (or by any surer means, such as a layout model's header and footer regions) are passed
+as ``marked`` and not judged again. Each line removed says which rule took it (:class:`FurnitureWhy`);
+:func:`merge_furniture` keeps the surest where several did.
 """
 
 from __future__ import annotations
@@ -105,7 +107,10 @@ class FurnitureWhy(StrEnum):
     JOURNAL = "journal"
     REVISION = "revision"
     RUNNING_TITLE = "running_title"
+    RUNNING_AUTHORS = "running_authors"  # "SMITH ET AL.": the authors' running head
+    SOURCE_STAMP = "source_stamp"  # "Source: <url>", a repository's or a printer's address of the page
     TAGGED_ARTIFACT = "tagged_artifact"  # the document marks the line as a pagination artifact
+    LAYOUT_MODEL = "layout_model"  # a page-header or page-footer region of PyMuPDF's layout model
 
 
 #: Cross-page repetition: 282 lines read by eye on the dev corpus, none of them body (module docstring).
@@ -374,8 +379,18 @@ def strip_furniture(pages: Sequence[str], furniture: Iterable[Furniture]) -> lis
 # indices of pyp__GeoTopo-komprimiert.pdf ("x", "1", "U1 × X2 U2 × X2"), a place number of an OCR'd
 # map, a listing's line number and a transcript's first line number; run over the corpus's HTML,
 # e-mail and office texts cut into 40-line pages they took only Wikipedia's lone citation marks
-# ("[5]", now refused) and two real copyright lines. Known misses: "454" on a page labelled "4", bare
-# dates ("Mittwoch Mai 30, 2018"), stamps in other words ("Wydruk pochodzi z systemu wFirma.pl").
+# ("[5]", now refused) and two real copyright lines. Known misses: bare dates ("Mittwoch Mai 30, 2018"),
+# stamps in other words ("Wydruk pochodzi z systemu wFirma.pl"), and furniture the text's order puts
+# inside the page (the Federal Register's masthead after the boxed notice on its page 1, the CACM page
+# number "633" at the end of the left column): the bands are lines of text, not places on the page.
+#
+# The rules for citations in the journals' styles, journal footers in short lines, authors' running
+# heads, source stamps and numbers in the page's cited range take 5 more lines of the dev corpus's full
+# run (293 furniture rows against 288), each read on the rendered page: the CACM footer ("Communications
+# August 1978", "of Volume 21", "the ACM Number 8"), the repository's "Source: <url>" under an OCR'd
+# scan and the journal's "454" on the document's page 4; on 400 PDFs of the robust set and the 35 of
+# the tables set they took 3 addresses alone at the top of a test page ("www.mozilla.org"), content, and
+# none once a page's address had to have a path.
 
 
 #: Non-empty lines at the top and bottom of a page the single-page rules look at. An article's first
@@ -405,6 +420,19 @@ COPYRIGHT_CONFIDENCE = 0.9
 #: "Journal of X 12 (2020) 1–20", "Vol. 3, No. 2, pp. 11-19": a citation of the page itself; a wrapped
 #: reference can read the same, which the bibliography test below rules out on reference pages.
 JOURNAL_CONFIDENCE = 0.85
+#: "Communications / of Volume 21 / the ACM Number 8": short lines ending in a volume, a number or a
+#: month, stacked at a page's edge; each alone could be a label of the body, hence less than a whole
+#: journal line.
+JOURNAL_BLOCK_CONFIDENCE = 0.75
+#: "SMITH ET AL.", "1124 J. SMITH ET AL.": a surname and "et al." alone on a line is a running head; in
+#: the body "et al." is followed by what they found.
+RUNNING_AUTHORS_CONFIDENCE = 0.85
+#: "Source: <url>", "Retrieved from <url>", "Available online at <url>": the address the page was
+#: taken from, worded as such.
+SOURCE_STAMP_CONFIDENCE = 0.9
+#: A web address with a path alone as a page's first or last line, at the foot after a closed sentence: a
+#: printed page's address, though a footnote's address can stand so.
+BARE_URL_CONFIDENCE = 0.7
 #: "Revision: 2.4", "Printed 2021-03-04", a date with a time of day: document metadata, though a
 #: version line can belong to a title block.
 REVISION_CONFIDENCE = 0.8
@@ -417,6 +445,8 @@ RUNNING_TITLE_CAPS_CONFIDENCE = 0.5
 #: for ("This content downloaded from <ip> on <weekday, date time UTC>", a journal line with its
 #: authors) runs under 150 characters, and the bound keeps the patterns' work per line small.
 RULE_MAX_CHARS = 300
+#: A journal footer's line is short: at most this many words ("the ACM Number 8" has 4).
+JOURNAL_PART_MAX_WORDS = 5
 #: A running title is short: at most this many words (the corpus's running heads have 2-9).
 RUNNING_TITLE_MAX_WORDS = 10
 #: Share of an all-caps running title's characters that are letters: words, not a formula ("U1 × X2 U2
@@ -470,6 +500,13 @@ _DOI = re.compile(
     _I,
 )
 _ANY_DOI = re.compile(_DOI_CORE)
+# a journal's name, abbreviated or not: "Journal of Applied Ecology", "J. Appl. Ecol.", "PLoS ONE"
+_JOURNAL_NAME = r"[A-Z][\w.&’'-]*(?:\s+[\w.&’'-]+){0,8}"
+_VOLUME = r"\d{1,4}(?:\s*\(\d{1,4}(?:[-–]\d{1,4})?\))?"
+_PAGE_RANGE = r"(?:\d{1,6}\s*[-–—]\s*\d{1,6}|e\d{3,7})"
+_PAGES = rf"(?:{_PAGE_RANGE}|\d{{1,6}})"
+_SURNAME = r"(?:[A-Z][^\W\d_]+(?:[-'’][A-Z]?[^\W\d_]+)?)"
+_INITIALS = r"(?:[A-Z]\.\s*(?:-?[A-Z]\.\s*)*)?"
 _COPYRIGHT = re.compile(
     # the sign, then a year, the rights clause or the authors: "0167-1987/© 2020 Elsevier B.V."
     r"[\w/.-]*\s*©.{0,160}"
@@ -477,19 +514,72 @@ _COPYRIGHT = re.compile(
     # the word or "(c)" only with the year right after: "(c) In 2019 the board..." is a list item
     r"|(?:copyright\s*(?:©|\(c\))?|\(c\))\s*(?:19|20)\d\d(?!\d)(?:\s*[-–,]\s*(?:19|20)?\d\d)?"
     r"(?:\s+(?:by\s+)?(?-i:[A-Z\u00c0-\u024f]).{0,160})?"
-    r"|.{0,120}all\s+rights\s+reserved\.?",
+    r"|.{0,120}all\s+rights\s+reserved\.?"
+    # an accepted manuscript's stamp: "This article is protected by copyright. All rights reserved."
+    r"|this\s+(?:article|document|work|manuscript|content)\s+is\s+protected\s+by\s+copyright\.?",
     _I,
 )
 _JOURNAL = re.compile(
     # "Journal of X 12 (2020) 1–20", "Data in Brief 22 (2019) 451–457"
     r".{2,120}?\s\d{1,4}\s*\((?:19|20)\d\d\)\s*\d+\s*[-–]\s*\d+"
     # "Vol. 3, No. 2, pp. 11-19", "Journal of X, Vol. 3, No. 2 (2020)", "Volume 21, Number 8, August 1978"
-    r"|(?:[A-Z][\w.&’'-]*(?:\s+[\w.&’'-]+){0,10},?\s+)?(?i:vol\.?|volume)\s*\d+\s*[,;]?\s*"
-    r"(?:(?i:no\.?|issue|number|nr\.?|heft)\s*\d+\s*[,;]?\s*)"
-    r"(?:(?i:pp?\.|pages)\s*\d+\s*[-–]\s*\d+\s*[,;]?\s*)?(?:\(?(?:\w+\.?\s+)?(?:19|20)\d\d\)?)?"
+    # a volume numbered in roman or left as the template's "X": "IEEE TRANSACTIONS ..., VOL. X, NO. X, JULY
+    # 2016", with the page number the head carries at either end
+    r"|(?:\d{1,5}\s+)?(?:[A-Z][\w.&’'-]*(?:\s+[\w.&’'-]+){0,10},?\s+)?(?i:vol\.?|volume)\s*(?:\d+|(?i:[ivxlc]+))"
+    r"\s*[,;]?\s*(?:(?i:no\.?|issue|number|nr\.?|heft)\s*(?:\d+|(?i:[ivxlc]+))\s*[,;]?\s*)"
+    r"(?:(?i:pp?\.|pages)\s*\d+\s*[-–]\s*\d+\s*[,;]?\s*)?(?:\(?(?:\w+\.?\s+)?(?:19|20)\d\d\)?)?(?:\s+\d{1,5})?"
     # "Sensors 2020, 20, 1234", "Sensors 2020, 20, 1234; doi:..."
     r"|[A-Z][\w.&-]*(?:\s+[\w.&-]+){0,6}\s+(?:19|20)\d\d,\s*\d{1,4},\s*\d{1,6}(?:\s*[;,].{0,80})?",
 )
+_YEAR_RE = r"(?:19|20)\d\d"
+#: A citation of the page in the journal's own styles, a full stop and the DOI after it or not (PubMed
+#: Central's "J Appl Ecol. 2019 May; 56(5): 1123–1131. doi:10.1111/..."): a name, a year, a volume and
+#: pages in one of the orders publishers print them, nothing else on the line.
+_CITATION = re.compile(
+    # "Journal of Applied Ecology 2019, 56, 1123-1131", "J. Appl. Ecol. 2019; 56(5): 1123–1131"
+    rf"(?:{_JOURNAL_NAME}\s+{_YEAR_RE}(?:\s+(?i:{_MONTH})(?:\s+\d{{1,2}})?)?\s*[,;]\s*{_VOLUME}\s*[,:]\s*{_PAGES}"
+    # "Proc. Natl. Acad. Sci. USA 117(12):6543–6550", "Nature 580, 123–127 (2020)"
+    rf"|{_JOURNAL_NAME}\s+\d{{1,4}}(?:\s*\(\d{{1,4}}\)\s*:|,)\s*{_PAGE_RANGE}(?:\s*\({_YEAR_RE}\))?"
+    # "Ecology, 101(3), 2020, pp. 12-19"
+    rf"|{_JOURNAL_NAME},\s*{_VOLUME},\s*{_YEAR_RE},\s*(?:pp?\.\s*)?{_PAGE_RANGE}"
+    # "Ecology Letters, (2019) 22: 1123–1131"
+    rf"|{_JOURNAL_NAME},?\s*\({_YEAR_RE}\)\s*{_VOLUME}\s*[,:]\s*{_PAGES}"
+    # "Journal of Hydrology 590 (2020) 125432": an article number instead of pages
+    rf"|.{{2,120}}?\s\d{{1,4}}\s*\({_YEAR_RE}\)\s*(?:\d{{4,7}}|e\d{{3,7}}))"
+    rf"(?:\s*[.;,]?\s*(?i:doi\s*:?\s*|https?://(?:dx\.)?doi\.org/){_DOI_CORE})?\.?",
+)
+#: "PLOS ONE | https://doi.org/10.1371/journal.pone.0123456 May 12, 2020 1 / 15", "Nature | Vol 580 | 2
+#: April 2020 | 123": short parts between bars, one of them a volume or a DOI (:func:`_piped_citation`).
+_PIPED_PART = re.compile(rf"(?:vol\.?|volume)\s*\d{{1,4}}\b.*|.*{_DOI_CORE}.*", _I)
+_RANGE = re.compile(r"(?<![\d.])(\d{1,6})\s*[-–—]\s*(\d{1,6})(?![\d.])")
+#: An article's pages: a range longer than this in a citation line is not one (a year range, a DOI's digits).
+CITED_MAX_PAGES = 200
+#: Parts of a piped running head: 2 to this many.
+PIPED_MAX_PARTS = 6
+#: "Communications August 1978", "of Volume 21", "the ACM Number 8": a journal's footer set in short
+#: lines, each ending in its volume, its number or its month (:func:`_journal_block`).
+_JOURNAL_PART = re.compile(
+    rf"(?:\S+\s+){{0,3}}?(?:(?P<volume>(?:vol\.?|volume|bd\.|band)\s*\d{{1,4}})|(?P<number>(?:no\.|number|issue|"
+    rf"nr\.|heft)\s*\d{{1,4}})|(?P<month>{_MONTH}\s+(?:19|20)\d\d))",
+    _I,
+)
+#: A running head of authors: "SMITH ET AL.", "J. Smith et al.", "1124 J. SMITH ET AL.". Not two names
+#: joined by "and": a first page's byline ("A. B. SMITH AND C. D. JONES") reads the same and is content.
+_AUTHORS = re.compile(rf"(?:\d{{1,5}}\s+)?{_INITIALS}{_SURNAME}\s+(?i:et\s+al\.?)(?:\s+\d{{1,5}})?")
+# a page's address: a host and a path ("www.mozilla.org" alone on a test page is its text)
+_STRICT_URL = r"(?:https?://|www\.)[^\s/]+\.[^\s/]+/[^\s/]\S*"
+#: The address the page was taken from, worded as such, and the publishers' and repositories' stamps
+#: naming where it is kept ("Contents lists available at ScienceDirect", "Author manuscript").
+_SOURCE = re.compile(
+    rf"(?:source|retrieved\s+(?:from|on)|available\s+(?:online\s+)?(?:at|from)|accessed\s+(?:at|from|via)|"
+    rf"url|permalink|quelle|abgerufen\s+(?:von|am)|fuente|(?:journal\s+)?home\s*page|all\s+use\s+subject\s+to)"
+    rf"\s*:?\s*{_URL}(?:,?\s*(?:on|at|am)?\s*:?\s*{_DATE}(?:,?\s*{_TIME})?)?"
+    r"|contents\s+lists?\s+available\s+at\s+\S+(?:\s+\S+)?"
+    r"|author\s+manuscript(?:\s*;\s*available\s+in\s+pmc\s+.{4,40})?",
+    _I,
+)
+_BARE_URL = re.compile(_STRICT_URL, _I)
+_SENTENCE_END = re.compile(r"[.!?…。)\]\"”»]\s*$|^\W*\d+\W*$")
 _REVISION = re.compile(
     rf"(?:revision|rev\.|version|ver\.|release)\s*:?\s*v?\d+(?:\.\d+)*[a-z]?(?:\s*[,;(]?\s*{_DATE}\)?)?"
     rf"|(?:printed|generated|last\s+(?:updated|modified|revised)|updated|revised|created|gedruckt|"
@@ -519,8 +609,14 @@ def _is_number_line(text: str) -> bool:
     return bool(_BARE_NUMBER.fullmatch(text) or _PAGE_WORDED.fullmatch(text))
 
 
-def _page_number(text: str, label: str | None, neighbours: Sequence[str], outermost: bool) -> float | None:
+def _page_number(
+    text: str, label: str | None, neighbours: Sequence[str], outermost: bool, cited: range | None = None
+) -> float | None:
     """The confidence that ``text`` is the page's number, or None.
+
+    ``cited``: the pages of the page's own citation line ("Data in Brief 22 (2019) 451–457"): a bare
+    number in that range is the page's number whatever its label says (the journal's 454 on the
+    document's page 4).
 
     Worded ("Page 3 of 10", "- 3 -") it is one wherever it stands in the bands. A bare number or roman
     numeral reads like a formula's index, a map's label or a table's value, so it must be the page's
@@ -543,6 +639,8 @@ def _page_number(text: str, label: str | None, neighbours: Sequence[str], outerm
     is_label = bool(label) and text.casefold() == (label or "").casefold()
     if any(_is_number_line(n) for n in neighbours) and (bare or is_label):
         return None
+    if cited is not None and _BARE_NUMBER.fullmatch(text) and int(text) in cited:
+        return PAGE_NUMBER_WORDED_CONFIDENCE
     if is_label:
         return PAGE_NUMBER_WORDED_CONFIDENCE
     if not bare or label or not outermost or _YEAR.fullmatch(text):
@@ -568,7 +666,10 @@ def _title_words(text: str) -> tuple[str, ...]:
 class _Candidate:
     index: int  # line index in the page's text
     band: Band
-    text: str  # as the rules read it (_plain)
+    text: str  # as the rules read it (_plain; a heading without its marks)
+    # a markdown heading: only a stamp (an address, a download, a DOI) can be one; OCR and layout readers
+    # make a stamp set apart at a page's foot a heading ("# Source: https://...")
+    heading: bool = False
 
 
 def _rule_candidates(lines: Sequence[str]) -> tuple[list[_Candidate], list[int]]:
@@ -584,13 +685,18 @@ def _rule_candidates(lines: Sequence[str]) -> tuple[list[_Candidate], list[int]]
             in_fence = not in_fence
             content.append((index, False))
         elif stripped:
-            ok = not in_fence and not _TABLE_ROW.match(stripped) and not _HEADING_MARKS.match(stripped)
-            content.append((index, ok))
+            content.append((index, not in_fence and not _TABLE_ROW.match(stripped)))
     top = content[:RULE_TOP_BAND]
     bottom = content[-RULE_BOTTOM_BAND:] if len(content) > RULE_TOP_BAND else []
     bottom = [c for c in bottom if c not in top]
-    out = [_Candidate(i, "top", _plain(lines[i])) for i, ok in top if ok]
-    out += [_Candidate(i, "bottom", _plain(lines[i])) for i, ok in bottom if ok]
+    out: list[_Candidate] = []
+    for band, chosen in (("top", top), ("bottom", bottom)):
+        for i, ok in chosen:
+            if not ok:
+                continue
+            heading = _HEADING_MARKS.match(lines[i].strip())
+            text = _plain(lines[i].strip()[heading.end() :]) if heading else _plain(lines[i])
+            out.append(_Candidate(i, band, text, heading is not None))  # type: ignore[arg-type]
     return out, [i for i, _ in content]
 
 
@@ -607,10 +713,18 @@ def _first_heading(pages: Sequence[str]) -> tuple[int, int, tuple[str, ...]] | N
     return None
 
 
-def find_page_furniture(pages: Sequence[str], labels: Sequence[str | None] | None = None) -> list[Furniture]:
+def find_page_furniture(
+    pages: Sequence[str],
+    labels: Sequence[str | None] | None = None,
+    marked: Iterable[Furniture] = (),
+) -> list[Furniture]:
     """The lines the single-page rules find in each page's bands, in page and line order. ``labels``:
-    each page's printed label (pages.label), which makes a line that reads the same a page number."""
+    each page's printed label (pages.label), which makes a line that reads the same a page number.
+    ``marked``: lines already found to be furniture by surer means (the document's own artifacts, a
+    layout model's header and footer regions): not judged again, though they keep their place in the
+    page, so the bands are counted from the page's printed edges whatever took them."""
     title = _first_heading(pages)
+    taken = {(m.page, m.line) for m in marked}
     out: list[Furniture] = []
     for page, text in enumerate(pages):
         if not text:
@@ -621,19 +735,98 @@ def find_page_furniture(pages: Sequence[str], labels: Sequence[str | None] | Non
         label = labels[page] if labels is not None and page < len(labels) else None
         page_text = [lines[i] for i in content]
         first_heading = next((i for i in content if _HEADING_MARKS.match(lines[i].strip())), None)
+        candidates = [
+            c for c in candidates if c.text and len(c.text) <= RULE_MAX_CHARS and (page, c.index) not in taken
+        ]
+        block = _journal_block(candidates, position)
+        cited = _cited_pages(candidates)
         for c in candidates:
-            if not c.text or len(c.text) > RULE_MAX_CHARS:
-                continue
             n = position[c.index]
             neighbours = [_plain(lines[content[k]]) for k in (n - 1, n + 1) if 0 <= k < len(content)]
             outermost = n in (0, len(content) - 1)
-            found = _match(c, label, neighbours, page_text, lines[c.index], outermost)
-            if found is None:
-                found = _running_title(c, title, page, first_heading)
+            before = neighbours[0] if n > 0 else None  # the line above: the first neighbour when there is one
+            found = _stamp(c, page_text, lines[c.index], before, outermost)
+            if found is None and not c.heading:
+                found = _match(c, label, neighbours, page_text, lines[c.index], outermost, cited)
+                if found is None and c.index in block:
+                    found = FurnitureWhy.JOURNAL.value, JOURNAL_BLOCK_CONFIDENCE
+                if found is None:
+                    found = _running_title(c, title, page, first_heading)
             if found is not None:
                 why, confidence = found
                 out.append(Furniture(page, c.index, c.band, lines[c.index], why, confidence))
     return out
+
+
+def _cited_pages(candidates: Sequence[_Candidate]) -> range | None:
+    """The page range of the page's own citation line in its bands, if it has one."""
+    for c in candidates:
+        if c.heading or not (_JOURNAL.fullmatch(c.text) or _CITATION.fullmatch(c.text)):
+            continue
+        for match in _RANGE.finditer(c.text):
+            first, last = int(match.group(1)), int(match.group(2))
+            if first <= last <= first + CITED_MAX_PAGES:
+                return range(first, last + 1)
+    return None
+
+
+def _piped_citation(text: str) -> bool:
+    """A running head of short parts between bars, one of them the journal's volume or the page's DOI."""
+    parts = [part.strip() for part in text.split("|")]
+    if not 2 <= len(parts) <= PIPED_MAX_PARTS or not all(parts):
+        return False
+    if any(len(part.split()) > RUNNING_TITLE_MAX_WORDS or part.endswith((".", ":", ",")) for part in parts):
+        return False
+    return any(_PIPED_PART.fullmatch(part) for part in parts)
+
+
+def _journal_block(candidates: Sequence[_Candidate], position: dict[int, int]) -> set[int]:
+    """The lines of a journal's footer or header set in short lines ("Communications August 1978", "of
+    Volume 21", "the ACM Number 8"): adjacent band lines of at most JOURNAL_PART_MAX_WORDS words, each
+    ending in a volume, a number or a month and year, holding a volume and a number or a month between
+    them. One such line alone is a label of the body as often ("Volume 2" on a cover)."""
+    out: set[int] = set()
+    run: list[tuple[_Candidate, re.Match[str]]] = []
+
+    def close() -> None:
+        groups = {name for _, m in run for name, value in m.groupdict().items() if value}
+        if len(run) >= 2 and "volume" in groups and groups & {"number", "month"}:
+            out.update(c.index for c, _ in run)
+        run.clear()
+
+    for c in candidates:
+        match = _JOURNAL_PART.fullmatch(c.text) if not c.heading else None
+        if match is None or len(c.text.split()) > JOURNAL_PART_MAX_WORDS:
+            close()
+            continue
+        if run and (run[-1][0].band != c.band or position[run[-1][0].index] + 1 != position[c.index]):
+            close()
+        run.append((c, match))
+    close()
+    return out
+
+
+def _stamp(
+    c: _Candidate, page_text: Sequence[str], raw: str, before: str | None, outermost: bool
+) -> tuple[str, float] | None:
+    """A stamp naming where the page comes from: a download stamp, a source address, the page's DOI.
+    ``before``: the line above it, if any."""
+    text = c.text
+    if _DOWNLOAD.fullmatch(text):
+        return FurnitureWhy.DOWNLOAD_STAMP.value, DOWNLOAD_STAMP_CONFIDENCE
+    if _SOURCE.fullmatch(text):
+        return FurnitureWhy.SOURCE_STAMP.value, SOURCE_STAMP_CONFIDENCE
+    if _DOI.fullmatch(text) and not _bibliography(page_text, raw):
+        return FurnitureWhy.DOI.value, DOI_CONFIDENCE
+    if (
+        _BARE_URL.fullmatch(text)
+        and outermost
+        # at the foot, the line above ends a sentence: an address ending a footnote's words stays
+        and (c.band == "top" or before is None or _SENTENCE_END.search(before))
+        and not _bibliography(page_text, raw)
+    ):
+        return FurnitureWhy.SOURCE_STAMP.value, BARE_URL_CONFIDENCE
+    return None
 
 
 def _match(
@@ -643,22 +836,23 @@ def _match(
     page_text: Sequence[str],
     raw: str,
     outermost: bool,
+    cited: range | None = None,
 ) -> tuple[str, float] | None:
     text = c.text
-    confidence = _page_number(text, label, neighbours, outermost)
+    confidence = _page_number(text, label, neighbours, outermost, cited)
     if confidence is not None:
         return FurnitureWhy.PAGE_NUMBER.value, confidence
-    if _DOWNLOAD.fullmatch(text):
-        return FurnitureWhy.DOWNLOAD_STAMP.value, DOWNLOAD_STAMP_CONFIDENCE
-    if _DOI.fullmatch(text) and not _bibliography(page_text, raw):
-        return FurnitureWhy.DOI.value, DOI_CONFIDENCE
     if _COPYRIGHT.fullmatch(text) and len(text) <= 240:
         return FurnitureWhy.COPYRIGHT.value, COPYRIGHT_CONFIDENCE
-    if _JOURNAL.fullmatch(text) and not text.endswith(".") and not _bibliography(page_text, raw):
+    cites = (_JOURNAL.fullmatch(text) and not text.endswith(".")) or _CITATION.fullmatch(text)
+    if (cites or _piped_citation(text)) and not _bibliography(page_text, raw):
         return FurnitureWhy.JOURNAL.value, JOURNAL_CONFIDENCE
     if _REVISION.fullmatch(text) and not any(_REVISION.fullmatch(n) for n in neighbours):
         # one stamp; a run of dated lines is a schedule or a change log
         return FurnitureWhy.REVISION.value, REVISION_CONFIDENCE
+    if _AUTHORS.fullmatch(text) and not any(_AUTHORS.fullmatch(n) for n in neighbours):
+        # one head; a column of names is a list of authors or a table
+        return FurnitureWhy.RUNNING_AUTHORS.value, RUNNING_AUTHORS_CONFIDENCE
     return None
 
 

@@ -423,8 +423,11 @@ class FurnitureRecord:
         str,
         Doc(
             "the rule that took the line out (quality/furniture.py): repeated (the same line in the same "
-            "band on many pages), page_number, download_stamp, doi, copyright, journal, revision "
-            "(revision, print or date stamps), running_title (one page's evidence), tagged_artifact (the "
+            "band on many pages), page_number, download_stamp, doi, copyright, journal (a citation of "
+            "the page: journal, volume, issue, pages; or a journal footer set in short lines), revision "
+            "(revision, print or date stamps), running_title (one page's evidence), running_authors (an "
+            'authors\' running head, "SMITH ET AL."), source_stamp (the address the page was taken '
+            'from, "Source: <url>", or an address alone at the page\'s edge), tagged_artifact (the '
             "document marks it as pagination furniture); null in rows of sanitize versions before the "
             "column"
         ),

@@ -407,3 +407,161 @@ def test_furniture_never_takes_all_of_a_documents_text() -> None:
     assert len(found) == 3 and spare_body(pages, found) == []
     result = sanitize_document("ab" * 32, "ab", "v", _rows(pages), {}, None, paged=True)
     assert result.text is not None and result.furniture == []
+
+
+# --- a journal article's first page: citation lines, stamps, author heads -------------------------------
+
+#: The furniture of a journal article's one page as a repository serves it, each with the rule that takes it.
+JOURNAL_PAGE_FURNITURE = {
+    "Journal of Applied Ecology 2019, 56, 1123-1131": "journal",
+    "Vol. 12, No. 3, March 2020": "journal",
+    "SMITH ET AL.": "running_authors",
+    "Downloaded from https://academic.example.org/jae/article/56/5/1123 by guest on 12 March 2024": (
+        "download_stamp"
+    ),
+    "xii": "page_number",
+}
+#: Its body, the first and last lines of which mention a volume and a web address.
+JOURNAL_PAGE_BODY = [
+    "Vol. 12 of the survey reports appeared in 2020, after the plots were mapped again.",
+    *BODY,
+    "The data are kept at https://data.example.org/plots for anyone who asks for them.",
+]
+
+
+def journal_first_page(path: Path) -> Path:
+    """One page: a journal line, a volume/issue line and an author running head at the top, the body, a
+    download stamp and a roman page number at the foot."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    heads = list(JOURNAL_PAGE_FURNITURE)
+    page.insert_text((72, 36), heads[0], fontsize=8)
+    page.insert_text((400, 22), heads[1], fontsize=8)
+    page.insert_text((72, 50), heads[2], fontsize=8)
+    y = 110.0
+    for line in JOURNAL_PAGE_BODY:
+        page.insert_text((72, y), line, fontsize=10)
+        y += 15
+    page.insert_text((72, 790), heads[3], fontsize=7)
+    page.insert_text((290, 815), heads[4], fontsize=9)
+    doc.save(path)
+    return path
+
+
+def test_a_journal_page_loses_its_five_furniture_lines_and_keeps_its_body(tmp_path: Path) -> None:
+    path = journal_first_page(tmp_path / "journal.pdf")
+    (page,) = reader("pymupdf").read(path, ReadLimits()).pages
+    result = sanitize_document("ab" * 32, "ab", "v", _rows([page.text]), {}, None, paged=True)
+    assert result.text is not None
+    assert {f.text: f.why for f in result.furniture} == JOURNAL_PAGE_FURNITURE
+    assert all(0 < f.confidence <= 1 for f in result.furniture)
+    lines = result.text.text.split("\n")
+    assert not set(JOURNAL_PAGE_FURNITURE) & set(lines)
+    assert all(line in result.text.text for line in JOURNAL_PAGE_BODY)
+
+
+#: Citation lines, stamps and author heads the rules take in a page's bands, with their why.
+JOURNAL_LINES = [
+    ("Journal of Applied Ecology 2019, 56, 1123-1131", FurnitureWhy.JOURNAL),
+    ("J. Appl. Ecol. 2019; 56(5): 1123–1131", FurnitureWhy.JOURNAL),
+    ("Proc. Natl. Acad. Sci. USA 117(12):6543–6550", FurnitureWhy.JOURNAL),
+    ("Ecology, 101(3), 2020, pp. 12-19", FurnitureWhy.JOURNAL),
+    ("Vol. 12, No. 3, March 2020", FurnitureWhy.JOURNAL),
+    (
+        "IEEE TRANSACTIONS ON INFORMATION FORENSICS AND SECURITY, VOL. X, NO. X, JULY 2016",
+        FurnitureWhy.JOURNAL,
+    ),
+    ("J Appl Ecol. 2019 May; 56(5): 1123–1131. doi:10.1111/1365-2664.13333.", FurnitureWhy.JOURNAL),
+    ("Ecology Letters, (2019) 22: 1123–1131", FurnitureWhy.JOURNAL),
+    ("Journal of Hydrology 590 (2020) 125432", FurnitureWhy.JOURNAL),
+    ("Nature 580, 123–127 (2020)", FurnitureWhy.JOURNAL),
+    ("PLOS ONE | https://doi.org/10.1371/journal.pone.0123456 May 12, 2020", FurnitureWhy.JOURNAL),
+    ("Nature | Vol 580 | 2 April 2020", FurnitureWhy.JOURNAL),
+    ("SMITH ET AL.", FurnitureWhy.RUNNING_AUTHORS),
+    ("Smith et al.", FurnitureWhy.RUNNING_AUTHORS),
+    ("1124 J. SMITH ET AL.", FurnitureWhy.RUNNING_AUTHORS),
+    ("This article is protected by copyright. All rights reserved.", FurnitureWhy.COPYRIGHT),
+    ("This article is protected by copyright", FurnitureWhy.COPYRIGHT),
+    ("Source: https://www.industrydocuments.ucsf.edu/docs/mjgl0226", FurnitureWhy.SOURCE_STAMP),
+    ("Retrieved from https://academic.example.org/jae/article/56", FurnitureWhy.SOURCE_STAMP),
+    ("Available online at www.sciencedirect.com", FurnitureWhy.SOURCE_STAMP),
+    ("https://academic.example.org/jae/article/56/5/1123", FurnitureWhy.SOURCE_STAMP),
+    ("Contents lists available at ScienceDirect", FurnitureWhy.SOURCE_STAMP),
+    ("journal homepage: www.elsevier.com/locate/jhydrol", FurnitureWhy.SOURCE_STAMP),
+    ("All use subject to https://about.jstor.org/terms", FurnitureWhy.SOURCE_STAMP),
+    ("Author manuscript; available in PMC 2021 May 03.", FurnitureWhy.SOURCE_STAMP),
+]
+
+#: Body lines that hold what those rules look for but are sentences or headings of the body.
+JOURNAL_LOOKALIKES = [
+    "Vol. 12 of the survey reports appeared in 2020, after the plots were mapped again.",
+    "The data are kept at https://data.example.org/plots for anyone who asks for them.",
+    "Smith et al. found the same effect on sandy soils in 2019.",
+    "As Smith et al. (2019, 56, 1123-1131) showed, moisture decides the yield.",
+    "1. Introduction and methods ........ 3",  # a table of contents line
+    "2 Results 2019, 4, 12",
+    "Source: the field station's own records",
+    "METHODS AND RESULTS",
+    "Smith and Jones",
+    "A. B. SMITH AND C. D. JONES",  # a first page's byline
+    "Volume 21",  # alone: a cover's or a label's volume as often as a journal's
+    "Volume 21 of the series",
+    "Retrieved from the archive in 2021 after a long search.",
+    "Yields | rose in the dry | spring of the second year.",
+    "http://www.example.org/",  # an address without a path: a site named on the page
+    "www.mozilla.org",
+    "Results from 12 plots (2020) 125 of which",
+    "the yields 2019, 56, 1123-1131",
+]
+
+
+@pytest.mark.parametrize(("line", "why"), JOURNAL_LINES)
+def test_journal_rules_take_their_line_at_either_end_of_a_page(line: str, why: FurnitureWhy) -> None:
+    for page in (_page(top=[line]), _page(bottom=[line])):
+        found = find_page_furniture([page])
+        assert [(f.text, f.why) for f in found] == [(line, why.value)], page
+    assert find_page_furniture([_page(middle=[line])]) == []
+
+
+@pytest.mark.parametrize("line", JOURNAL_LOOKALIKES)
+def test_body_lines_mentioning_volumes_urls_or_authors_stay(line: str) -> None:
+    assert find_page_furniture([_page(top=[line])]) == []
+    assert find_page_furniture([_page(bottom=[line])]) == []
+
+
+def test_a_table_of_contents_keeps_its_lines() -> None:
+    contents = ["Contents", "1 Introduction 1", "2 Methods 5", "3 Results 12", "4 Discussion 20"]
+    found = find_page_furniture(["\n".join([*contents, *BODY[:3], "5 Appendix 31", "References 40"])])
+    assert found == []
+
+
+def test_a_one_line_page_keeps_its_line() -> None:
+    for line in ("Journal of Applied Ecology 2019, 56, 1123-1131", "SMITH ET AL.", "xii"):
+        result = sanitize_document("ab" * 32, "ab", "v", _rows([line]), {}, None, paged=True)
+        assert result.text is not None and result.text.text == line and result.furniture == []
+
+
+def test_lines_already_marked_are_not_judged_again() -> None:
+    page = _page(top=["SMITH ET AL."], bottom=["xii"])
+    lines = page.split("\n")
+    marked = [Furniture(0, 0, "top", lines[0], FurnitureWhy.TAGGED_ARTIFACT.value, 1.0)]
+    found = find_page_furniture([page], marked=marked)
+    assert [(f.text, f.why) for f in found] == [("xii", FurnitureWhy.PAGE_NUMBER.value)]
+
+
+def test_a_number_in_the_pages_citation_range_is_its_page_number() -> None:
+    head = "O. Sanni, A.P.I. Popoola / Data in Brief 22 (2019) 451–457"
+    page = _page(bottom=[head, "454"])
+    # the document's page 4 prints the journal's page 454
+    found = find_page_furniture([page], ["4"])
+    assert [(f.text, f.why) for f in found] == [(head, "journal"), ("454", "page_number")]
+    # outside the range, or without a citation line, the label decides
+    assert [f.text for f in find_page_furniture([_page(bottom=[head, "460"])], ["4"])] == [head]
+    assert find_page_furniture([_page(bottom=["454"])], ["4"]) == []
+
+
+def test_an_address_continuing_a_footnote_stays() -> None:
+    footnote = ["1 The plot maps are kept at", "https://data.example.org/plots/maps"]
+    assert find_page_furniture([_page(bottom=footnote)]) == []
+    closed = ["1 The plot maps are kept online.", "https://data.example.org/plots/maps"]
+    assert [f.why for f in find_page_furniture([_page(bottom=closed)])] == ["source_stamp"]

@@ -23,11 +23,12 @@ from pptx import Presentation
 from pptx.util import Inches
 
 from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
+from readers.core.markup import gfm_table, one_line, split_gfm_row
 from readers.core.model import ReadLimits, ReadResult
-from readers.office.common import SheetRow, gfm_table, one_line, sheet_records, split_gfm_row
 from readers.office.docx import DocxReader
 from readers.office.odf import OdfReader
 from readers.office.pptx import PptxReader
+from readers.office.regions import GridRow, sheet_tables
 from readers.office.rtf import RtfReader
 from readers.office.xlsx import XlsxReader, format_value
 
@@ -517,19 +518,17 @@ def test_xlsx_one_page_per_sheet_with_its_heading(xlsx_result: ReadResult) -> No
     ]
 
 
-def test_xlsx_rows_are_header_value_records_as_displayed(xlsx_result: ReadResult) -> None:
+def test_xlsx_rows_are_a_gfm_table_as_displayed(xlsx_result: ReadResult) -> None:
     lines = xlsx_result.pages[0].text.splitlines()
     assert lines[1] == "Quarterly report"  # a title line above the header row
-    assert lines[2] == "Region | Date | Share | Revenue | Units | Change"
-    assert lines[3] == (
-        "Region: North | Date: 5-Mar-24 | Share: 25.6% | Revenue: 1,234,567.89 | Units: 1,500 | "
-        "Change: (1,234)"
-    )
-    assert lines[4] == "Region: South | Date: 31-Dec-23 | Share: 5.0% | Revenue: 0.50 | Units: 0 | Change: -"
-    assert lines[5] == "Region: West | Units: 7"  # empty cells left out, the empty row skipped
-    assert len(lines) == 6
-    assert xlsx_result.pages[1].text.splitlines()[2] == "Key: when | Value: 2024-01-02 2:07 PM"
-    assert "Hidden: still | Sheet: read" in xlsx_result.pages[2].text
+    assert lines[2] == "| Region | Date | Share | Revenue | Units | Change |"
+    assert lines[3] == "| --- | --- | --- | --- | --- | --- |"
+    assert lines[4] == "| North | 5-Mar-24 | 25.6% | 1,234,567.89 | 1,500 | (1,234) |"
+    assert lines[5] == "| South | 31-Dec-23 | 5.0% | 0.50 | 0 | - |"
+    assert lines[6] == "| West |  |  |  | 7 |  |"  # empty cells in their columns, the empty row skipped
+    assert len(lines) == 7
+    assert xlsx_result.pages[1].text.splitlines()[3] == "| when | 2024-01-02 2:07 PM |"
+    assert "| still | read |" in xlsx_result.pages[2].text
 
 
 def test_xlsx_a_claimed_huge_dimension_costs_nothing(tmp_path: Path) -> None:
@@ -560,7 +559,7 @@ def test_xlsx_is_read_whatever_its_name(tmp_path: Path) -> None:
     buffer = io.BytesIO()
     workbook.save(buffer)
     path = _write(tmp_path / "export.bin", buffer.getvalue())  # openpyxl refuses this name given as a path
-    assert XlsxReader().read(path, LIMITS).text == "## Sheet\nName | Qty\nName: pens | Qty: 3"
+    assert XlsxReader().read(path, LIMITS).text == "## Sheet\n| Name | Qty |\n| --- | --- |\n| pens | 3 |"
 
 
 @pytest.mark.parametrize(
@@ -602,18 +601,19 @@ def test_locale_dependent_date_formats_are_iso() -> None:
     assert format_value(dt.datetime(2018, 9, 20), "mm-dd-yy") == "09-20-18"
 
 
-def test_sheet_records_title_lines_then_header() -> None:
+def test_sheet_table_title_lines_then_a_gfm_table_with_escaped_cells() -> None:
     rows = [
-        SheetRow({0: "Big title"}),
-        SheetRow({0: "Name", 1: "Age", 2: "City"}),
-        SheetRow({0: "Ann", 1: "31", 2: "Oslo"}),
-        SheetRow({1: "40", 3: "extra | pipe"}),
+        GridRow(0, {0: "Big title"}),
+        GridRow(1, {0: "Name", 1: "Age", 2: "City"}),
+        GridRow(2, {0: "Ann", 1: "31", 2: "Oslo"}),
+        GridRow(3, {1: "40", 3: "extra | pipe\nsecond line"}),
     ]
-    assert sheet_records(rows) == [
+    assert sheet_tables(rows) == [
         "Big title",
-        "Name | Age | City",
-        "Name: Ann | Age: 31 | City: Oslo",
-        "Age: 40 | D: extra \\| pipe",
+        "| Name | Age | City |  |",
+        "| --- | --- | --- | --- |",
+        "| Ann | 31 | Oslo |  |",
+        "|  | 40 |  | extra \\| pipe second line |",
     ]
 
 
@@ -807,8 +807,8 @@ def test_ods_one_page_per_sheet_records_and_hidden_sheets(tmp_path: Path) -> Non
         result = OdfReader().read(path, LIMITS)
     assert peak.bytes < REFUSAL_PEAK_BYTES, "the repeated empty rows and columns are not expanded"
     assert [p.text for p in result.pages] == [
-        "## Prices\nItem | Price\nItem: Tea | Price: 1,234.50",
-        "## Later (hidden)\nA\nA: 2024-03-05",
+        "## Prices\n| Item | Price |\n| --- | --- |\n| Tea | 1,234.50 |",
+        "## Later (hidden)\nA\n2024-03-05",  # one column: its lines, no header
     ]
 
 

@@ -29,6 +29,7 @@ from pptx.util import Inches
 
 from readers.archives.safezip import parse_xml
 from readers.core.errors import LimitExceeded
+from readers.core.markup import text_tables
 from readers.core.model import ReadLimits
 from readers.office.charts import MAX_POINTS, chart_lines
 from readers.office.pptx import PptxReader
@@ -79,8 +80,8 @@ def test_side_by_side_tables_under_their_own_titles(tmp_path: Path) -> None:
         sheet.cell(r, 5, row[1])
     text = XlsxReader().read(_save(workbook, tmp_path / "two.xlsx"), LIMITS).text
     assert text.split("\n\n") == [
-        "## Two\nStaff\nName | Age\nName: Ann | Age: 31\nName: Bob | Age: 40",
-        "Stock\nItem | Qty\nItem: pens | Qty: 3\nItem: ink | Qty: 12\nItem: paper | Qty: 500",
+        "## Two\nStaff\n| Name | Age |\n| --- | --- |\n| Ann | 31 |\n| Bob | 40 |",
+        "Stock\n| Item | Qty |\n| --- | --- |\n| pens | 3 |\n| ink | 12 |\n| paper | 500 |",
     ]
 
 
@@ -95,12 +96,27 @@ def test_tables_stacked_with_blank_rows_and_a_spacer_column_inside_one() -> None
     ]
     assert sheet_tables(rows) == [
         "Results",
-        "Zone | Sales | Profit",
-        "Zone: North | Sales: 10 | Profit: 2",
-        "Zone: South | Sales: 12 | Profit: (3)",
+        "| Zone | Sales | Profit |",
+        "| --- | --- | --- |",
+        "| North | 10 | 2 |",
+        "| South | 12 | (3) |",
         "",
-        "Code | Meaning",
-        "Code: N | Meaning: North zone",
+        "| Code | Meaning |",
+        "| --- | --- |",
+        "| N | North zone |",
+    ]
+
+
+def test_two_titled_tables_two_blank_columns_apart_stay_two() -> None:
+    rows = [
+        GridRow(0, {0: "Sales by region", 4: "Staff by office"}),  # a blank row under each title
+        GridRow(2, {0: "Region", 1: "Sales", 4: "Office", 5: "Staff"}),  # columns C and D blank
+        GridRow(3, {0: "Alps", 1: "120", 4: "Lyon", 5: "12"}),
+        GridRow(4, {0: "Coast", 1: "340", 4: "Nantes", 5: "7"}),
+    ]
+    assert sheet_tables(rows) == [
+        *("Sales by region", "| Region | Sales |", "| --- | --- |", "| Alps | 120 |", "| Coast | 340 |", ""),
+        *("Staff by office", "| Office | Staff |", "| --- | --- |", "| Lyon | 12 |", "| Nantes | 7 |"),
     ]
 
 
@@ -112,8 +128,9 @@ def test_a_one_column_region_is_its_lines() -> None:
         GridRow(4, {0: "(b) Estimated."}),
     ]
     assert sheet_tables(rows) == [
-        "Name | Qty",
-        "Name: pens | Qty: 3",
+        "| Name | Qty |",
+        "| --- | --- |",
+        "| pens | 3 |",
         "",
         "(a) Counted in June.",
         "(b) Estimated.",
@@ -202,15 +219,13 @@ def test_every_value_once_under_its_own_blocks_header(blocks: list[tuple[int, in
             for c, value in enumerate(row):
                 cells.setdefault(top + r, {})[left + c] = value
     text = "\n".join(sheet_tables([GridRow(n, cells[n]) for n in sorted(cells)]))
+    tables = {found[0]: found[1:] for _, found in text_tables(text)}
+    assert len(tables) == len(blocks)
     for _, _, rows in blocks:
         for row in rows[1:]:
             for value in row:
                 assert len(re.findall(rf"\b{value}\b", text)) == 1, value
-        header = rows[0]
-        assert " | ".join(header) in text.splitlines()
-        for row in rows[1:]:
-            for c, value in enumerate(row):
-                assert f"{header[c]}: {value}" in text
+        assert tables[tuple(rows[0])] == tuple(tuple(row) for row in rows[1:]), "each row under its header"
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -284,7 +299,7 @@ def _chart_workbook(tmp_path: Path, *, cached: bool = True) -> Path:
 def test_a_chart_on_a_sheet_follows_its_cells_in_reading_order(tmp_path: Path) -> None:
     page = XlsxReader().read(_chart_workbook(tmp_path), LIMITS).pages[0].text
     tables, bar, pie = page.split("\n\n")
-    assert tables.splitlines()[-1] == "Quarter: Q3 | Revenue: 9.5 | Cost: 8"
+    assert tables.splitlines()[-1] == "| Q3 | 9.5 | 8 |"
     assert bar.splitlines() == [
         "Chart: Quarterly revenue (bar)",
         "Series Revenue: Q1 = 10; Q2 = 12; Q3 = 9.5",
@@ -325,7 +340,7 @@ def test_a_broken_chart_part_leaves_the_rest_of_the_workbook(
     broken = _rewrite(good, dict.fromkeys(charts, change))
     result = XlsxReader().read(broken, LIMITS)
     assert "Chart" not in result.text
-    assert result.pages[0].text.splitlines()[-1] == "Quarter: Q3 | Revenue: 9.5 | Cost: 8"
+    assert result.pages[0].text.splitlines()[-1] == "| Q3 | 9.5 | 8 |"
     assert result.pages[1].text == "## Trend (chart) (hidden)"
 
 
@@ -482,13 +497,13 @@ def test_the_corpus_workbooks_tables_keep_their_own_headers() -> None:
     subtables = XlsxReader().read(CORPUS / "dev" / "unst__xlsx-subtable-cases.xlsx", LIMITS).text
     tables = subtables.split("\n\n")
     assert len(tables) == 13  # the sheet's 13 blocks, each its own table
-    assert "a: a" not in subtables and "b: b" not in subtables  # no table's title under another's header
-    assert "b | c\nb: d | c: e\nc: f" in subtables  # a title above, a short last row kept in its table
+    assert "| a |  |" not in subtables and "| b |  |" not in subtables  # no table's title as another's row
+    assert "a\n| b | c |\n| --- | --- |\n| d | e |\n|  | f |\n\n" in subtables  # a short last row kept
     index = XlsxReader().read(CORPUS / "dev" / "unst__vodafone.xlsx", LIMITS).text
-    # the page column beyond a spacer column stays in its table; section titles are not records
-    assert "Topic: Mobile customers | Period: Nine quarters to 30 June 2023 | Page: 6" in index
-    assert "\n\nOperational metrics\nTopic | Period | Page\n" in index
+    # the page column beyond a spacer column stays in its table; section titles are not rows
+    assert "| Mobile customers | Nine quarters to 30 June 2023 | 6 |" in index
+    assert "\n\nOperational metrics\n| Topic | Period | Page |\n" in index
     segments = XlsxReader().read(CORPUS / "dev" / "unst__2023-half-year-analyses-by-segment.xlsx", LIMITS)
     first = segments.pages[0].text
-    assert "A: Total | Sales (a): 46,293 |" in first
+    assert "\n| Total | 46,293 | 7,904 |" in first
     assert "\n(a) Inter-segment sales are not significant.\n(b) Trading" in first  # footnotes as lines

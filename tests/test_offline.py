@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from orchestration.demo import make_scan_image, make_text_pdf
+from tests.test_layout_gate import make_page
 
 ASSAY = Path(sys.executable).with_name("assay")
 
@@ -101,6 +102,13 @@ def _write_documents(folder: Path) -> list[str]:
 
     folder.mkdir()
     make_text_pdf(folder / "report.pdf", ["# Results\n\nThe reservoir held water through the summer."])
+    # A page whose structure the rules are unsure of (a running head and a footer line no rule explains):
+    # the reader loads PyMuPDF's layout model, and ONNX Runtime with it, in its worker.
+    make_page(
+        folder / "journal.pdf",
+        head="Journal of Applied Hydrology, Vol. 12, No. 3 (2026)",
+        foot="Downloaded from archive.example.org on 3 May 2026",
+    )
     doc = Document()
     doc.add_heading("Minutes", level=1)
     doc.add_paragraph("The committee approved the budget for the coming year.")
@@ -140,9 +148,27 @@ def test_a_run_opens_no_socket_off_the_machine(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout + run.stderr
     for kind in kinds:  # one document of each kind, read (the summary's table: kind, docs, ...)
-        assert re.search(rf"^\s+{kind}\s+1\s", run.stdout, re.M), (kind, run.stdout)
+        count = 2 if kind == "pdf" else 1
+        assert re.search(rf"^\s+{kind}\s+{count}\s", run.stdout, re.M), (kind, run.stdout)
     assert trace.stat().st_size > 0, "the trace is empty: the tracer saw no socket call at all"
     remote = remote_calls(trace.read_text(errors="replace"))
     assert not remote, "sockets to other hosts:\n" + "\n".join(remote[:20])
     assert not (user / ".cache" / "Microsoft").exists(), "ONNX Runtime wrote its device id"
+    assert not (user / ".cache").exists() or not any((user / ".cache").rglob("*onnx*")), "ONNX wrote a cache"
+    # The journal page was put to the layout model (its why says what the model did or why not).
+    asked = subprocess.run(
+        [
+            str(ASSAY),
+            "sql",
+            "--home",
+            str(tmp_path / "home"),
+            "--csv",
+            "select structure_why from pages where structure_why like '%model%'",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert "model" in asked.stdout, asked.stdout + asked.stderr
     assert not (user / ".dagster").exists(), "Dagster wrote its telemetry id"

@@ -511,3 +511,57 @@ def test_a_pdf_good_for_three_pages_then_cut_or_garbage_keeps_its_three_pages(
         PyMuPDFReader().read(whole, LIMITS).page_count == 6
         and PyMuPDFReader().read(whole, LIMITS).unread == ()
     )
+
+
+def _vertical_pdf(columns: list[str]) -> bytes:
+    """A page of Japanese set top to bottom (a predefined vertical CMap, ``UniJIS-UCS2-V``), one column
+    per string, right to left: MuPDF reports each character as its own line, as in real vertical PDFs."""
+    ops = [
+        f"BT /F1 20 Tf 1 0 0 1 {500 - 30 * i} 750 Tm <{''.join(f'{ord(c):04X}' for c in column)}> Tj ET"
+        for i, column in enumerate(columns)
+    ]
+    content = "\n".join(ops).encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 5 0 R >> >>"
+        b" /Contents 4 0 R >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /HeiseiMin-W3 /Encoding /UniJIS-UCS2-V"
+        b" /DescendantFonts [6 0 R] >>",
+        b"<< /Type /Font /Subtype /CIDFontType0 /BaseFont /HeiseiMin-W3 /CIDSystemInfo << /Registry (Adobe)"
+        b" /Ordering (Japan1) /Supplement 2 >> /FontDescriptor 7 0 R /DW 1000 >>",
+        b"<< /Type /FontDescriptor /FontName /HeiseiMin-W3 /Flags 4 /FontBBox [0 -200 1000 900]"
+        b" /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 700 /StemV 80 >>",
+    ]
+    out, offsets = b"%PDF-1.4\n", []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    return out + b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+
+
+def test_vertical_writing_reads_a_column_as_one_line(tmp_path: Path) -> None:
+    """A column of vertical Japanese is one line of text, without a break or a space between its
+    characters, and the columns come right to left."""
+    path = tmp_path / "vertical.pdf"
+    path.write_bytes(_vertical_pdf(["わたくしといふ現象は", "假定された有機交流電燈の"]))
+    text = PyMuPDFReader().read(path, LIMITS).pages[0].text
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert lines == ["わたくしといふ現象は", "假定された有機交流電燈の"]
+
+
+def test_horizontal_lines_side_by_side_stay_apart(tmp_path: Path) -> None:
+    """Joining stacked vertical pieces leaves ordinary lines alone: two short lines one above the other
+    stay two lines."""
+    path = tmp_path / "lines.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "A", fontsize=12)
+    page.insert_text((72, 114), "B", fontsize=12)
+    doc.save(path)
+    text = PyMuPDFReader().read(path, LIMITS).pages[0].text
+    assert [line for line in text.splitlines() if line.strip()] == ["A", "B"]

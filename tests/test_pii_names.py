@@ -124,10 +124,18 @@ def test_addresses_before_extensions_stand_only_where_the_tables_doc_says_raw(
     assert "⟨EMAIL_1⟩.pdf" in texts and "⟨EMAIL_2⟩.txt.txt" in texts, texts
     assert not found - raw_columns(), sorted(found - raw_columns())
     # the table's cells sanitized beside the text: the addresses as the placeholders its text gives them
-    ((clean_cells, clean_markdown, text),) = clean
+    # (the PDF's ruled table, and the workbook's sheet, a table of its markup)
+    (clean_cells, clean_markdown, text), (sheet_cells, sheet_markdown, sheet_text) = sorted(
+        clean, key=lambda row: len(row[0][0])
+    )
     assert clean_cells[1:] == [["North field", "⟨EMAIL_1⟩.pdf"], ["South field", "⟨EMAIL_2⟩.txt.txt"]]
     assert "went to ⟨EMAIL_1⟩.pdf and the survey to ⟨EMAIL_2⟩.txt.txt" in " ".join(text.split()), text
     assert clean_markdown in text and not leaks([str(clean_cells), clean_markdown])
+    assert sheet_cells[1:] == [
+        ["North field", "⟨EMAIL_1⟩.pdf", "12"],
+        ["South field", "⟨EMAIL_2⟩.txt.txt", "9"],
+    ]
+    assert sheet_markdown in sheet_text and not leaks([str(sheet_cells), sheet_markdown])
 
     # the export in every form: file names, front matter, JSON path and member, text
     exported: list[str] = []

@@ -72,8 +72,7 @@ def test_a_short_or_repetitive_page_is_not_repaired() -> None:
             assert _repairer(None)(1, garbled, reasons) is None
             assert _repairer("en")(1, garbled, reasons) is None
     assert (
-        before_repair(["font_garbled:F1"], shift_garble(repetitive, 3), check_text).why
-        == "too_little_text"
+        before_repair(["font_garbled:F1"], shift_garble(repetitive, 3), check_text).why == "too_little_text"
     )
 
 

@@ -173,7 +173,8 @@ PAGE_FONTS = Table(
 TABLES_FOUND = Table(
     "tables",
     TableRecord,
-    "table found in a PDF (tagged, ruled or aligned), as data; Office and HTML tables stay in the text only",
+    "table found in a PDF (tagged, ruled or aligned) or declared by an Office, OpenDocument or HTML "
+    "document's markup, as data",
     sharded=True,
 )
 

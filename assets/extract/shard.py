@@ -470,4 +470,8 @@ def _page_record(
         broken_seams=page.order.broken_seams,
         columns=page.order.columns,
         artifacts=list(page.artifacts),
+        artifacts_source=page.artifacts_source if page.artifacts else None,
+        structure_source=page.structure.source,
+        structure_confidence=round(page.structure.confidence, 4),
+        structure_why=page.structure.why,
     )

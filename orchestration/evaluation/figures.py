@@ -24,6 +24,7 @@ from quality.facts import Fact, evaluate, fold, load_facts
 from quality.lexicon import load_lexicon
 from quality.outcomes import WITH_TEXT
 from quality.truth_scores import NO_TABLE, TableScore, best_table, text_score
+from readers.core.model import StructureSource
 from warehouse.catalog import query
 from warehouse.errors import WarehouseError
 from warehouse.store import Warehouse
@@ -66,6 +67,10 @@ MEASURES: dict[str, Measure] = {
     "seconds_per_page": Measure("wall seconds per page of the set's run", "pages", LOWER),
     "peak_memory_mb": Measure("peak memory of the run's processes together, MB", "runs", LOWER),
     "eval_seconds": Measure("wall seconds of the whole evaluation", "evaluations", SHOWN),
+    "layout_model_share": Measure(
+        "PDF pages the layout model read (readers/pdf/certainty.py)", "pages", SHOWN
+    ),
+    "layout_model_ms": Measure("milliseconds per page the layout model read", "pages", SHOWN),
 }
 
 #: How the figures are shown, on the terminal and in docs/quality.md: a table's title and its measures,
@@ -78,6 +83,7 @@ TABLES = (
     ("Facts that hold, per kind of document", ("facts",)),
     ("Facts that hold, per kind of check", ("fact_checks",)),
     ("Tables: cells against truth", ("table_found", "table_recall", "table_precision", "table_header_kept")),
+    ("Layout model, per set and kind of document", ("layout_model_share", "layout_model_ms")),
     (
         "Runs, per set",
         (
@@ -415,6 +421,7 @@ def set_figures(rows: SetRows, figures: list[Figure], dropped: list[Dropped]) ->
     _ratio(figures, "with_outcome", name, with_reason, files)
     _ratio(figures, "with_text", name, with_text, files)
     figures.append(Figure("readable_dropped", name, float(len(lost)), pages))
+    layout_model_figures(rows, figures)
     if not run.ran:
         return outcomes
     figures.append(Figure("run_failed", name, float(run.failed), 1))
@@ -424,3 +431,34 @@ def set_figures(rows: SetRows, figures: list[Figure], dropped: list[Dropped]) ->
         figures.append(Figure("seconds_per_page", name, run.seconds / pages, pages))
     figures.append(Figure("peak_memory_mb", name, run.peak_memory_mb, 1))
     return outcomes
+
+
+# The PDF pages whose structure was decided (by rule, the structure tree or the layout model), with what
+# the model cost.
+_STRUCTURE = f"""
+select sha256, structure_source = 'layout_model',
+       try_cast(regexp_extract(structure_why, 'model_ms=([0-9]+)', 1) as double)
+from pages where structure_source not in ('{StructureSource.NONE.value}')
+"""
+
+
+def layout_model_figures(rows: SetRows, figures: list[Figure]) -> None:
+    """The share of a set's PDF pages the layout model read and its cost per page, per kind of document
+    (the manifest's kind)."""
+    kinds = rows.run.corpus_set.kinds
+    kind_of = {sha: kinds.get(name, "unknown") for name, sha in rows.documents.items()}
+    read: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    ms: dict[str, list[float]] = defaultdict(list)
+    with contextlib.suppress(WarehouseError):
+        for sha, by_model, cost in query(rows.warehouse, _STRUCTURE).rows:
+            group = f"{rows.run.corpus_set.name} {kind_of.get(sha, 'unknown')}"
+            total[group] += 1
+            if by_model:
+                read[group] += 1
+                if cost is not None:
+                    ms[group].append(cost)
+    for group in sorted(total):
+        _ratio(figures, "layout_model_share", group, read[group], total[group])
+        if ms[group]:
+            figures.append(Figure("layout_model_ms", group, sum(ms[group]) / len(ms[group]), len(ms[group])))

@@ -211,6 +211,7 @@ class OrderSource(StrEnum):
     ROWS = "rows"  # top to bottom, then left to right: (y, x) order of the blocks
     COLUMNS = "columns"  # column by column, left to right, between gutters found by projection
     COLUMNS_RTL = "columns_rtl"  # column by column, right to left (a right-to-left page)
+    LAYOUT_MODEL = "layout_model"  # the regions of PyMuPDF's layout model, in the model's order
     NONE = "none"  # the document has no layout (not a PDF), or the page has no text
 
 
@@ -236,6 +237,27 @@ class TableSource(StrEnum):
     RULED = "ruled"  # the page's ruling lines form its grid (readers/pdf/tables.py)
     ALIGNED = "aligned"  # word edges that line up over three or more lines, without rules
     MARKUP = "markup"  # the document's own markup says it is a table (HTML, Office, ODF)
+    LAYOUT_MODEL = "layout_model"  # a table region of PyMuPDF's layout model, cells by PyMuPDF's finder
+
+
+class StructureSource(StrEnum):
+    """What decided a page's structure (its furniture, tables and reading order)."""
+
+    RULE = "rule"  # the text-layer path's own rules (readers/pdf/certainty.py found nothing to doubt)
+    LAYOUT_MODEL = "layout_model"  # PyMuPDF's layout model, on a page the rules were unsure of
+    TAGGED = "tagged"  # the structure tree of a tagged PDF
+    NONE = "none"  # the document has no page layout (not a PDF)
+
+
+@dataclass(frozen=True, slots=True)
+class PageStructure:
+    """Who decided a page's structure and how sure it is: ``why`` lists the signals that made the rules
+    unsure (``bands:unmatched=2``) and what the model then decided (``model:furniture=2``), or why the
+    model's answer was not used (``model:failed``)."""
+
+    source: str = StructureSource.NONE.value  # a StructureSource value
+    confidence: float = 0.0
+    why: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +311,10 @@ class PageText:
     # Lines the document itself marks as page furniture (a tagged PDF's pagination artifacts: running
     # heads, footers, page numbers), as they stand in ``text``; sanitize removes them.
     artifacts: tuple[str, ...] = ()
+    # Who decided ``artifacts`` (a StructureSource value: tagged, or layout_model for the header and
+    # footer regions of the layout model), and the page's structure decision.
+    artifacts_source: str = StructureSource.TAGGED.value
+    structure: PageStructure = field(default_factory=PageStructure)
 
 
 @dataclass(frozen=True, slots=True)

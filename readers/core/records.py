@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from readers.core.columns import KEY, Annotated, Count, Doc, OneOf, PageNumber, Ratio
-from readers.core.model import ContentKind, DocumentStatus, KindSource, OrderSource, TableSource
+from readers.core.model import (
+    ContentKind,
+    DocumentStatus,
+    KindSource,
+    OrderSource,
+    StructureSource,
+    TableSource,
+)
 
 # The columns every sharded table of a stage carries (a stage's own tables use them too).
 Sha256 = Annotated[str, Doc("sha256 of the document's bytes: the document's identity")]
@@ -307,7 +314,8 @@ class PageRecord:
         Doc(
             "where the order of the page's text came from: tagged (the structure tree), native (the "
             "producer's), rows (top to bottom), columns, columns_rtl (column by column between gutters), "
-            "none (no layout); null in rows of extractor versions before the column"
+            "layout_model (the regions of PyMuPDF's layout model), none (no layout); null in rows of "
+            "extractor versions before the column"
         ),
         OneOf.of(OrderSource),
     ] = None
@@ -320,10 +328,36 @@ class PageRecord:
     artifacts: Annotated[
         list[str],
         Doc(
-            "lines the document marks as page furniture (a tagged PDF's pagination artifacts), as they "
-            "stand in `text`; sanitize removes them"
+            "lines the document marks as page furniture (a tagged PDF's pagination artifacts), or the layout "
+            "model's page-header and page-footer regions hold, as they stand in `text`; sanitize removes them"
         ),
     ] = field(default_factory=list)
+    artifacts_source: Annotated[
+        str | None,
+        Doc("who marked `artifacts` as furniture: tagged (the structure tree) or layout_model"),
+        OneOf.of(StructureSource),
+    ] = None
+    structure_source: Annotated[
+        str | None,
+        Doc(
+            "what decided the page's structure (furniture, tables, order): rule (the text layer's signals "
+            "left nothing uncertain, or the model was not asked), layout_model (PyMuPDF's layout model, on "
+            "an uncertain page), tagged (the structure tree), none (no layout)"
+        ),
+        OneOf.of(StructureSource),
+    ] = None
+    structure_confidence: Annotated[
+        Ratio | None,
+        Doc("how sure that decision is, 0-1: the order's confidence, or the share of lines in model regions"),
+    ] = None
+    structure_why: Annotated[
+        str | None,
+        Doc(
+            "the signals that made the rules unsure (bands:unmatched=2, columns=2:broken_seams=3, "
+            "order:confidence=0.4, table:...), what the model decided (model:furniture=2, model:tables=1, "
+            "model:order ...) or why it was not used (model:over_budget, model:cap), and model_ms"
+        ),
+    ] = None
 
     def __post_init__(self) -> None:
         if self.hidden_text is None:
@@ -364,7 +398,7 @@ class TableRecord:
     extractor_version: Annotated[Version, KEY]
     table: Annotated[int, KEY, Doc("the table's position in the document, from 0")]
     page: Annotated[PageNumber, Doc("page the table is on")]
-    x0: Annotated[float, Doc("left edge of its box, in points")]
+    x0: Annotated[float, Doc("left edge of its box, in points (a markup table has no box: all four are 0)")]
     y0: Annotated[float, Doc("top edge of its box, in points")]
     x1: Annotated[float, Doc("right edge of its box, in points")]
     y1: Annotated[float, Doc("bottom edge of its box, in points")]

@@ -2,7 +2,7 @@
 would write. It is every extract-stage asset's ``code_version``, a column of every row and a path level of
 every Parquet file (DESIGN §2)."""
 
-EXTRACTOR_VERSION = "2026.12.5"
+EXTRACTOR_VERSION = "2026.12.6"
 
 #: The version of the page signals measured during extract (quality/signals.py): part of every reader
 #: chain's signature, so that rows carried over to a new extractor version were computed by the same

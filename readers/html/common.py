@@ -49,6 +49,7 @@ from lxml import etree
 
 from readers.core.base import Reader, produced_nothing, read_bounded, require_readable_file
 from readers.core.errors import CorruptDocument, LimitExceeded, NothingProduced, ReaderError
+from readers.core.markup import escape_cell, markup_tables
 from readers.core.model import ContentKind, PageText, ReadLimits, ReadResult
 from readers.core.table import readers_for
 from readers.text.encoding import Decoded, bom_encoding, canonical, decode_text, utf16_by_nul_share
@@ -1007,19 +1008,34 @@ def _table_blocks(table: lxml.html.HtmlElement, depth: int) -> list[str]:
             for c in cells:
                 blocks.extend(blocks_of(c, depth))
         return blocks
-    lines = []
-    for cells in grid:
+    rows: list[list[str]] = []
+    # Slots taken by a cell of a row above that spans down (rowspan): row offset -> columns.
+    below: dict[int, set[int]] = {}
+    for r, cells in enumerate(grid):
+        taken = below.pop(r, set())
         texts: list[str] = []
         for c in cells:
-            texts.append(cell_text(c, depth).replace("|", "\\|"))
+            while len(texts) in taken:
+                texts.append("")
+            for row in range(r + 1, r + _row_span(c)):
+                below.setdefault(row, set()).update(range(len(texts), len(texts) + _span(c)))
+            texts.append(escape_cell(cell_text(c, depth)))
             texts.extend([""] * (_span(c) - 1))
-        if not any(texts):
-            continue
-        texts.extend([""] * (width - len(texts)))
-        lines.append("| " + " | ".join(texts) + " |")
-        if len(lines) == 1:
-            lines.append("|" + "|".join(["---"] * width) + "|")
+        if any(texts):
+            rows.append(texts)
+    width = max([width, *(len(t) for t in rows)])
+    lines = ["| " + " | ".join(t + [""] * (width - len(t))) + " |" for t in rows]
+    if lines:
+        lines.insert(1, "|" + "|".join(["---"] * width) + "|")
     return blocks + (["\n".join(lines)] if lines else [])
+
+
+def _row_span(cell: lxml.html.HtmlElement) -> int:
+    """The rows a cell spans down (1 when the attribute is missing, nonsense or 0; at most 100)."""
+    try:
+        return max(1, min(int(cell.get("rowspan", "1")), 100))
+    except ValueError:
+        return 1
 
 
 def _span(cell: lxml.html.HtmlElement) -> int:
@@ -1074,13 +1090,14 @@ class HtmlReader(Reader):
         notes = list(document.decoded.notes) + list(content.notes)
         if body and document.title_source:
             notes.append(f"title:{document.title_source}")
-        return ReadResult(
+        result = ReadResult(
             pages=(PageText(page=1, text=body),),
             page_count=1,
             encoding=document.decoded.encoding,
             encoding_source=document.decoded.source,
             notes=tuple(notes),
         )
+        return markup_tables(result, "markup=html")
 
     @abstractmethod
     def content(self, document: HtmlDocument, limits: ReadLimits) -> Content:

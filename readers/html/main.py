@@ -20,6 +20,7 @@ import trafilatura
 from lxml import etree
 from trafilatura.settings import use_config
 
+from readers.core.markup import delimit_tables
 from readers.core.model import ReadLimits
 from readers.html.common import CONTENT_DROP, Content, HtmlDocument, HtmlReader, clean, flatten_cells
 
@@ -72,7 +73,10 @@ class HtmlMainReader(HtmlReader):
     name: ClassVar[str] = "trafilatura"
     # 3: <u>, <sub>, <sup> as their text, not tags; a cell's list items and <br> lines kept, "a; b".
     # 4: a charset browsers do not support (UTF-7, UTF-32, EBCDIC) is no declaration (readers/html/common.py).
-    revision: ClassVar[int] = 4
+    # 5: a cell spanning rows (rowspan) leaves its columns empty below, so the cells beside it keep their
+    # columns; a table without header cells gets its |---| line under its first row (trafilatura writes
+    # it only under <th>), so it is a GFM table; each GFM table of the text is also a `tables` row.
+    revision: ClassVar[int] = 5
 
     @property
     def tool_version(self) -> str:
@@ -83,4 +87,4 @@ class HtmlMainReader(HtmlReader):
         etree.strip_tags(tree, *UNWRAPPED)
         flatten_cells(tree)
         text = trafilatura.extract(tree, url=None, config=CONFIG, **OPTIONS)
-        return Content(text or "")
+        return Content(delimit_tables(text or ""))

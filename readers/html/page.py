@@ -21,7 +21,9 @@ class HtmlPageReader(HtmlReader):
     # 3: a data table's cell lists its items ("a; b") and its <br> lines on one line; a list in a cell no
     # longer makes the table a layout grid.
     # 4: a charset browsers do not support (UTF-7, UTF-32, EBCDIC) is no declaration (readers/html/common.py).
-    revision: ClassVar[int] = 4
+    # 5: a cell spanning rows (rowspan) leaves its columns empty below, so the cells beside it keep their
+    # columns; each GFM table of the text is also a `tables` row.
+    revision: ClassVar[int] = 5
 
     def content(self, document: HtmlDocument, limits: ReadLimits) -> Content:
         tree = clean(document.root, PAGE_DROP)

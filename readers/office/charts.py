@@ -28,7 +28,7 @@ from xml.etree.ElementTree import Element
 
 from readers.archives.safezip import SafeZip, parse_xml
 from readers.core.errors import CorruptDocument
-from readers.office.common import one_line
+from readers.core.markup import one_line
 
 C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"

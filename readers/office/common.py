@@ -1,6 +1,6 @@
 """What the office readers (DOCX, XLSX, PPTX, ODF, RTF) share: the container checks before a library opens
-a file, the password-protected OOXML detector, the GFM table writer, spreadsheet rows as records, and the
-text budget.
+a file, the password-protected OOXML detector, the share of cells that makes a spreadsheet row a header,
+and the text budget (the GFM table writer is :mod:`readers.core.markup`, which HTML shares).
 
 Containers. python-docx, openpyxl and python-pptx open the zip themselves and inflate every part they load
 without a bound, so :func:`open_ooxml` first walks the whole container with
@@ -23,10 +23,10 @@ from __future__ import annotations
 import io
 import re
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import BinaryIO
 from xml.etree.ElementTree import Element
 
 from readers.archives.safezip import SafeZip, parse_xml
@@ -254,73 +254,6 @@ def _main_part(zf: SafeZip) -> tuple[str | None, str]:
 # Text
 
 
-_WS = re.compile(r"\s+")
-
-
-def one_line(text: str) -> str:
-    """Whitespace runs (line breaks in a cell, tabs) folded to one space, ends stripped."""
-    return _WS.sub(" ", text).strip()
-
-
-def escape_cell(text: str) -> str:
-    """A cell's text for a GFM row: one line, and each ``|`` escaped so it cannot end the cell.
-
-    A run of backslashes right before a pipe is doubled as well, so that the escaping can be undone
-    exactly (:func:`split_gfm_row`); a backslash anywhere else is left alone (paths, TeX stay readable).
-    """
-    return re.sub(r"(\\*)\|", lambda m: m.group(1) * 2 + "\\|", one_line(text))
-
-
-def gfm_table(rows: Sequence[Sequence[str]]) -> str:
-    """Rows of cell texts as a GFM table: the first row is the header, short rows are padded, rows and
-    columns that are empty throughout are dropped. "" for a table with no text."""
-    cells = [[escape_cell(c) for c in row] for row in rows]
-    cells = [row for row in cells if any(row)]
-    if not cells:
-        return ""
-    width = max(len(row) for row in cells)
-    cells = [row + [""] * (width - len(row)) for row in cells]
-    keep = [c for c in range(width) if any(row[c] for row in cells)]
-    lines = ["| " + " | ".join(row[c] for c in keep) + " |" for row in cells]
-    lines.insert(1, "|" + "|".join(" --- " for _ in keep) + "|")
-    return "\n".join(lines)
-
-
-def split_gfm_row(line: str) -> list[str]:
-    """The cells of one GFM row written by :func:`gfm_table`, unescaped (the inverse of escape_cell)."""
-    body = line.strip()
-    body = body[1:] if body.startswith("|") else body
-    cells: list[str] = []
-    current: list[str] = []
-    i = 0
-    while i < len(body):
-        if body[i] == "\\":
-            j = i
-            while j < len(body) and body[j] == "\\":
-                j += 1
-            run = j - i
-            if j < len(body) and body[j] == "|":
-                current.append("\\" * (run // 2))
-                if run % 2:  # an escaped pipe
-                    current.append("|")
-                    i = j + 1
-                    continue
-                i = j  # an even run: literal backslashes, then the pipe ends the cell
-                continue
-            current.append(body[i:j])
-            i = j
-            continue
-        if body[i] == "|":
-            cells.append("".join(current).strip())
-            current = []
-        else:
-            current.append(body[i])
-        i += 1
-    if "".join(current).strip():
-        cells.append("".join(current).strip())
-    return cells
-
-
 class TextBudget:
     """Counts the characters a reader has produced and refuses past ``limits.max_text_bytes``.
 
@@ -361,7 +294,7 @@ def join_blocks(blocks: Iterable[tuple[str, bool]]) -> str:
 
 
 # --------------------------------------------------------------------------------------------------------
-# Spreadsheet rows as records
+# Spreadsheet tables
 
 # A row is taken for the header when it fills at least this share of the cells the sheet's widest row
 # fills; the rows above it are title lines ("3. Analyses by segment", "In millions of CHF"). Calibrated
@@ -369,63 +302,6 @@ def join_blocks(blocks: Iterable[tuple[str, bool]]) -> str:
 # 3 of 4 (vodafone's index) and 6-9 of 8-13 (the segment analyses). A sheet whose rows are all equally
 # narrow takes its first row.
 HEADER_MIN_SHARE = 0.5
-
-
-class _Cells(Protocol):
-    """A sheet row as the record writer reads it: cell texts by 0-based column."""
-
-    @property
-    def cells(self) -> dict[int, str]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class SheetRow:
-    """One non-empty row of a sheet: cell texts by 0-based column, as displayed (empty cells absent)."""
-
-    cells: dict[int, str]
-
-
-def column_letter(index: int) -> str:
-    """0 -> A, 25 -> Z, 26 -> AA: the name a column without a header goes by."""
-    letters = ""
-    index += 1
-    while index:
-        index, rem = divmod(index - 1, 26)
-        letters = chr(65 + rem) + letters
-    return letters
-
-
-def sheet_records(rows: Sequence[SheetRow]) -> list[str]:
-    """A sheet's rows as lines of ``Header: value`` pairs separated by `` | ``.
-
-    The header row is the first row at least :data:`HEADER_MIN_SHARE` as full as the widest row (the
-    first non-empty row, unless title lines stand above the table); the title lines are written as they
-    are, the header row once as its values, then each following row as a record. One record per line
-    keeps a row's values together, greppable and countable, where one pair per line would need blank
-    lines to show where a row ends. A value whose column has no header goes by the column's letter;
-    empty cells are left out.
-    """
-    rows = [r for r in rows if any(v.strip() for v in r.cells.values())]
-    if not rows:
-        return []
-    widest = max(len(r.cells) for r in rows)
-    header_at = next(i for i, r in enumerate(rows) if len(r.cells) >= HEADER_MIN_SHARE * widest)
-    return records_under_header(rows, header_at)
-
-
-def records_under_header(rows: Sequence[_Cells], header_at: int) -> list[str]:
-    """The rows up to ``header_at`` as they are (title lines, then the header row), then each row below
-    as ``Header: value | Header: value``, a value without a header under its column's letter."""
-    lines = [" | ".join(escape_cell(v) for _, v in sorted(r.cells.items())) for r in rows[: header_at + 1]]
-    header = {col: one_line(text) for col, text in rows[header_at].cells.items()}
-    for row in rows[header_at + 1 :]:
-        pairs = [
-            f"{escape_cell(header.get(col) or column_letter(col))}: {escape_cell(value)}"
-            for col, value in sorted(row.cells.items())
-            if value.strip()
-        ]
-        lines.append(" | ".join(pairs))
-    return lines
 
 
 def xml_children(element: Element, tag: str) -> list[Element]:

@@ -50,10 +50,11 @@ from lxml import etree
 from readers.archives.safezip import parse_xml
 from readers.core.base import Reader
 from readers.core.errors import CorruptDocument, LimitExceeded, ReaderError
+from readers.core.markup import gfm_table, markup_tables, one_line
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
 from readers.html.common import html_chain_version, read_html_bytes
 from readers.office import omml
-from readers.office.common import TextBudget, gfm_table, join_blocks, one_line, open_ooxml
+from readers.office.common import TextBudget, join_blocks, open_ooxml
 from readers.text.encoding import decode_text
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -500,7 +501,8 @@ class DocxReader(Reader):
     # 2: equations as linear text with their operators (1 read only their runs: "∑₀² x" was "02x"), and
     # an equation in an mc:AlternateContent is read rather than its fallback.
     # 3: embedded documents (w:altChunk) read where they stand; a DOCX chunk no longer fails the document.
-    revision: ClassVar[int] = 3
+    # 4: each GFM table of the text is also a `tables` row.
+    revision: ClassVar[int] = 4
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.DOCX})
 
     @property
@@ -510,7 +512,7 @@ class DocxReader(Reader):
 
     def read(self, path: Path, limits: ReadLimits) -> ReadResult:
         open_ooxml(path, limits, what="Word document", main_types=MAIN_TYPES)
-        return read_package(str(path), limits, name=path.name, depth=1)
+        return markup_tables(read_package(str(path), limits, name=path.name, depth=1), "markup=docx")
 
 
 def read_package(source: str | io.BytesIO, limits: ReadLimits, *, name: str, depth: int) -> ReadResult:

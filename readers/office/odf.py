@@ -32,16 +32,10 @@ from xml.etree.ElementTree import Element
 from readers.archives.safezip import parse_xml
 from readers.core.base import Reader, require_readable_file
 from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
+from readers.core.markup import gfm_table, markup_tables, one_line
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
-from readers.office.common import (
-    SheetRow,
-    TextBudget,
-    gfm_table,
-    join_blocks,
-    one_line,
-    open_zip,
-    sheet_records,
-)
+from readers.office.common import TextBudget, join_blocks, open_zip
+from readers.office.regions import GridRow, sheet_tables
 
 OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
@@ -59,6 +53,9 @@ LIST_INDENT = "   "
 # as the 16,384-column and 1,048,576-row padding every ODS sheet ends with, cost nothing). The same bound
 # as the XLSX reader's, for the same reason.
 MAX_CELLS = 10_000_000
+# Empty rows a run of repeated empty rows stands for: the regions of a sheet need to see 2 blank rows
+# between tables (readers/office/regions.py's gaps are at most 1), not the run's real length.
+EMPTY_ROWS_KEPT = 3
 
 # Elements whose content is not the document's visible text: tracked deletions and change marks,
 # comments, declarations, forms, the templates of generated indexes (their bodies are read), drawing
@@ -327,7 +324,8 @@ class _Walker:
 
     def rows(self, table: Element) -> Iterator[dict[int, str]]:
         """The table's rows as sparse cells (column -> text), repeated rows and cells expanded only where
-        they hold text; an empty row is an empty dict (a run of empty repeated rows yields one)."""
+        they hold text; an empty row is an empty dict (a run of empty repeated rows yields at most
+        :data:`EMPTY_ROWS_KEPT`)."""
         for row in _table_row_elements(table):
             cells: dict[int, str] = {}
             column = 0
@@ -347,7 +345,10 @@ class _Walker:
                 for _ in range(repeat_rows):
                     yield cells
             else:
-                yield cells
+                # A run of empty rows as up to EMPTY_ROWS_KEPT of them: enough for a sheet's blank rows
+                # to part its tables (readers/office/regions.py), never a million rows to walk.
+                for _ in range(min(repeat_rows, EMPTY_ROWS_KEPT)):
+                    yield cells
 
     def count_cells(self, n: int) -> None:
         self.cells += n
@@ -414,7 +415,9 @@ class OdfReader(Reader):
     """
 
     name: ClassVar[str] = "odf"
-    revision: ClassVar[int] = 1
+    # 2: a spreadsheet's tables found as regions of cells and written as GFM tables, as a workbook's
+    # are; each GFM table of the text is also a `tables` row.
+    revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.ODT, ContentKind.ODS, ContentKind.ODP})
 
     def read(self, path: Path, limits: ReadLimits) -> ReadResult:
@@ -451,7 +454,7 @@ class OdfReader(Reader):
         if len(pages) > limits.max_pages:
             raise LimitExceeded(f"{path.name}: {len(pages)} pages, over the limit of {limits.max_pages}")
         budget.check("\n\n".join(p.text for p in pages))
-        return ReadResult(pages=tuple(pages), page_count=len(pages))
+        return markup_tables(ReadResult(pages=tuple(pages), page_count=len(pages)), "markup=odf")
 
 
 def _text(body: Element, walker: _Walker, styles_root: Element | None) -> PageText:
@@ -497,8 +500,8 @@ def _spreadsheet(spreadsheet: Element, walker: _Walker) -> list[PageText]:
     for number, table in enumerate(sheets, start=1):
         name = _attr(table, f"{TABLE}name", f"Sheet{number}")
         hidden = " (hidden)" if table.get(f"{TABLE}style-name") in walker.styles.hidden_tables else ""
-        rows = [SheetRow(cells) for cells in walker.rows(table) if cells]
-        lines = [f"## {name}{hidden}", *sheet_records(rows)]
+        rows = [GridRow(n, cells) for n, cells in enumerate(walker.rows(table)) if cells]
+        lines = [f"## {name}{hidden}", *sheet_tables(rows)]
         pages.append(PageText(page=number, text=walker.budget.add("\n".join(lines))))
     return pages
 

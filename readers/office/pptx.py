@@ -43,9 +43,10 @@ from pptx.package import Package
 from readers.archives.safezip import parse_xml
 from readers.core.base import Reader
 from readers.core.errors import CorruptDocument, LimitExceeded
+from readers.core.markup import gfm_table, markup_tables, one_line
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
 from readers.office.charts import chart_lines
-from readers.office.common import TextBudget, gfm_table, join_blocks, one_line, open_ooxml
+from readers.office.common import TextBudget, join_blocks, open_ooxml
 
 #: Main part content types read as presentations.
 MAIN_TYPES = (
@@ -136,7 +137,7 @@ class PptxReader(Reader):
         except RecursionError as exc:
             raise CorruptDocument(f"{path.name}: shapes nested too deeply to read") from exc
         budget.check("\n\n".join(p.text for p in pages))
-        return ReadResult(pages=pages, page_count=len(pages))
+        return markup_tables(ReadResult(pages=pages, page_count=len(pages)), "markup=pptx")
 
 
 def _open_package(path: Path) -> Package:

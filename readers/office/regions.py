@@ -15,9 +15,9 @@ gives a right-hand table's values the left-hand table's headers. :func:`sheet_re
    first row is not a header (it holds a number), continues the table above: a blank row inside a table.
 
 Regions come in reading order: top to bottom, then left to right. :func:`region_records` writes each as
-:func:`readers.office.common.sheet_records` writes a sheet (title lines, header row, ``Header: value``
-records) but a single-cell first row of a table wider than one column is always a title, never the
-header, and a one-column region (a title, a list, footnotes) is its lines. A sheet with more than
+its title lines, then a GFM table from its header row down; a single-cell first row of a table wider
+than one column is always a title, never the header, and a one-column region (a title, a list,
+footnotes) is its lines. A sheet with more than
 :data:`MAX_REGIONS` regions is scattered cells, not tables: it is written as one table.
 """
 
@@ -27,7 +27,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from readers.office.common import HEADER_MIN_SHARE, escape_cell, records_under_header
+from readers.core.markup import escape_cell, gfm_table
+from readers.office.common import HEADER_MIN_SHARE
 
 # Blank rows between a single-cell title and the table below it for the title to still be that table's.
 # The corpus's workbooks put a title 0 or 1 rows above its header ("3. Analyses by segment", then a
@@ -209,6 +210,7 @@ def _join_spaced_columns(boxes: list[_Box], by_row: dict[int, GridRow]) -> bool:
     columns) does not make a title. Boxes are looked up by the column they end on, so a sheet of many
     boxes costs one pass over them, not a pass per pair.
     """
+    titles = [b for b in boxes if b.top == b.bottom and b.left == b.right]
     ending: dict[int, list[_Box]] = {}
     for box in boxes:
         ending.setdefault(box.right, []).append(box)
@@ -234,6 +236,8 @@ def _join_spaced_columns(boxes: list[_Box], by_row: dict[int, GridRow]) -> bool:
         first = [c for c in by_row[right.top].cells if right.left <= c <= right.right]
         if first == [right.left] and _first_wide_row(right, by_row) is not None:
             continue  # a title of its own, at its left edge above wider rows
+        if _title_above(right, left, titles):
+            continue  # a title of its own, a cell apart above it, over its columns only
         ending[left.right].remove(left)
         ending[right.right].remove(right)
         left.absorb(right)
@@ -241,6 +245,18 @@ def _join_spaced_columns(boxes: list[_Box], by_row: dict[int, GridRow]) -> bool:
         joined.add(id(right))
     boxes[:] = [b for b in boxes if id(b) not in joined]
     return bool(joined)
+
+
+def _title_above(right: _Box, left: _Box, titles: list[_Box]) -> bool:
+    """Whether a one-cell box stands at most :data:`TITLE_GAP_ROWS` blank rows above ``right``, over its
+    columns and not over ``left``'s: the title of a table of its own ("Staff by office" over the right-hand
+    table, "Sales by region" over the left-hand one)."""
+    return any(
+        0 < right.top - t.bottom <= TITLE_GAP_ROWS + 1
+        and right.left <= t.left <= right.right
+        and not left.left <= t.left <= left.right
+        for t in titles
+    )
 
 
 def sheet_regions(rows: Sequence[GridRow]) -> list[Region]:
@@ -322,7 +338,8 @@ def _whole(rows: Sequence[GridRow]) -> Region:
 
 
 def region_records(region: Region) -> list[str]:
-    """A table's rows as title lines, its header row, then one ``Header: value | ...`` line per row.
+    """A table's rows as its title lines, then a GFM table: its header row, the ``|---|`` line, one line
+    per row below, each cell in its column (columns empty throughout left out).
 
     The header is the first row at least :data:`HEADER_MIN_SHARE` as full as the widest row, and never
     a single-cell row when the table is wider than one column and has rows below it; the rows above the
@@ -341,7 +358,12 @@ def region_records(region: Region) -> list[str]:
         if len(row.cells) >= HEADER_MIN_SHARE * widest and not title_like:
             header_at = i
             break
-    return records_under_header(rows, header_at)
+    titles = [" | ".join(escape_cell(v) for _, v in sorted(r.cells.items())) for r in rows[:header_at]]
+    body = rows[header_at:]
+    left = min(c for r in body for c in r.cells)
+    right = max(c for r in body for c in r.cells)
+    table = gfm_table([[r.cells.get(c, "") for c in range(left, right + 1)] for r in body])
+    return [*titles, *table.split("\n")]
 
 
 def sheet_tables(rows: Sequence[GridRow]) -> list[str]:

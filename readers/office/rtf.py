@@ -29,8 +29,9 @@ from typing import ClassVar
 
 from readers.core.base import Reader, read_bounded, require_readable_file
 from readers.core.errors import CorruptDocument, LimitExceeded
+from readers.core.markup import gfm_table, markup_tables, one_line
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
-from readers.office.common import TextBudget, gfm_table, join_blocks, one_line
+from readers.office.common import TextBudget, join_blocks
 
 #: ``encoding_source`` of a document decoded with the code page it declares (as the e-mail readers say).
 DECLARED = "declared"
@@ -550,7 +551,8 @@ class RtfReader(Reader):
     """Reads an RTF document into one page: text, headings, lists, tables, footnotes, headers."""
 
     name: ClassVar[str] = "rtf"
-    revision: ClassVar[int] = 1
+    # 2: each GFM table of the text is also a `tables` row.
+    revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.RTF})
 
     def read(self, path: Path, limits: ReadLimits) -> ReadResult:
@@ -590,4 +592,5 @@ def read_rtf_bytes(data: bytes, limits: ReadLimits, *, name: str) -> ReadResult:
             blocks += story_blocks
     text = budget.check(join_blocks(blocks))
     page = PageText(page=1, text=text, facts=PageFacts(tables=tables, headings=headings))
-    return ReadResult(pages=(page,), page_count=1, encoding=parser.ansi, encoding_source=DECLARED)
+    result = ReadResult(pages=(page,), page_count=1, encoding=parser.ansi, encoding_source=DECLARED)
+    return markup_tables(result, "markup=rtf")

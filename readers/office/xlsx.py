@@ -6,8 +6,10 @@ after :func:`readers.office.common.open_ooxml` has checked the container within 
 
 Each page starts with ``## <sheet name>`` (``(hidden)`` or ``(very hidden)`` when the sheet is, ``(chart)``
 for a chart sheet); the sheet's tables follow, found as regions of cells between blank rows and columns
-(:mod:`readers.office.regions`), each as its title lines, its header row, then one
-``Header: value | Header: value`` line per row, a blank line between tables. Fully empty rows are skipped.
+(:mod:`readers.office.regions`), each as its title lines, then a GFM table (its header row, the ``|---|``
+line, a line per row; pipes escaped, line breaks in a cell folded), a blank line between tables. Each
+table is also a ``tables`` row of source ``markup`` (:func:`readers.core.markup.markup_tables`). Fully
+empty rows are skipped.
 The charts drawn on the sheet come last, as text (:mod:`readers.office.charts`); a chart sheet's page is
 its chart's text.
 
@@ -38,6 +40,7 @@ from openpyxl.utils.exceptions import InvalidFileException
 from readers.archives.safezip import SafeZip
 from readers.core.base import Reader
 from readers.core.errors import CorruptDocument, FileUnreadable, LimitExceeded
+from readers.core.markup import markup_tables
 from readers.core.model import ContentKind, PageText, ReadLimits, ReadResult
 from readers.office.charts import sheet_chart_text, workbook_sheet_parts
 from readers.office.common import TextBudget, open_ooxml
@@ -87,13 +90,14 @@ class _WorkbookReader(ExcelReader):
 
 
 class XlsxReader(Reader):
-    """Reads a workbook into one page per sheet of ``Header: value`` records."""
+    """Reads a workbook into one page per sheet of GFM tables."""
 
     name: ClassVar[str] = "openpyxl"
     # 1: rows as records under one header per sheet. 2: a sheet's tables found as regions of cells
     # between blank rows and columns, each under its own header and title; charts on sheets and chart
-    # sheets written as text; a hidden chart sheet shown as hidden.
-    revision: ClassVar[int] = 2
+    # sheets written as text; a hidden chart sheet shown as hidden. 3: each table as a GFM table, and a
+    # `tables` row.
+    revision: ClassVar[int] = 3
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.XLSX})
 
     @property
@@ -122,7 +126,7 @@ class XlsxReader(Reader):
             ) from exc
         if len(pages) > limits.max_pages:
             raise LimitExceeded(f"{path.name}: {len(pages)} sheets, over the limit of {limits.max_pages}")
-        return ReadResult(pages=tuple(pages), page_count=len(pages))
+        return markup_tables(ReadResult(pages=tuple(pages), page_count=len(pages)), "markup=xlsx")
 
     def _pages(self, workbook: Any, limits: ReadLimits, charts: list[list[str]]) -> list[PageText]:
         budget = TextBudget(limits)

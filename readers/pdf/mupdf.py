@@ -43,9 +43,11 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -65,14 +67,20 @@ from readers.core.model import (
     HiddenSpan,
     HiddenWhy,
     Line,
+    OrderSource,
     PageFacts,
+    PageStructure,
     PageText,
     ReadingOrder,
     ReadLimits,
     ReadResult,
     Span,
+    StructureSource,
+    TableSource,
 )
+from readers.pdf import layout_model
 from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables, unframed
+from readers.pdf.certainty import BAND_SHARE, WIDE_GAP_EM, Decision, PageSignals, band_key, band_lines, decide
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
     INVISIBLE_MAX_SIZE,
@@ -85,8 +93,8 @@ from readers.pdf.facts import (
     ocr_font_hint,
     span_luminance,
 )
-from readers.pdf.order import OrderBlock, Ordered, reading_order
-from readers.pdf.placed import PlacedTable, found_tables, renumber_tables
+from readers.pdf.order import OrderBlock, Ordered, broken_seams, reading_order
+from readers.pdf.placed import PlacedTable, found_tables, header_rows, renumber_tables
 from readers.pdf.salvage import PAGE_TREE_LOST, open_salvaged
 from readers.pdf.structure import read_tagged
 from readers.pdf.tables import find_ruled_tables
@@ -143,6 +151,9 @@ SIZE_HEADING_LEVELS = 3
 BOLD_HEADING_LEVEL = 4
 #: Sizes are compared after rounding to half a point: 9.9626 (LaTeX's 10 pt) and 10.0 are one size.
 _SIZE_QUANTUM = 0.5
+#: The blank between two stacked pieces of one column of vertical writing is at most this many ems
+#: (character pitch in vertical Japanese is 1-1.1 em; a new paragraph starts a new column, not a gap).
+VERTICAL_JOIN_EM = 1.0
 _LETTER = re.compile(r"[^\W\d_]")
 _SENTENCE_END = (".", ",", ";", ":", "-")  # a bold line ending so continues: it is not a heading
 _TOC_ENTRY = re.compile(r"\s\d+$")
@@ -161,6 +172,11 @@ class _Line:
     bottom: float
     key: tuple[int, int] = (-1, -1)  # (block, line) in MuPDF's TextPage, to find the line's words
     direction: tuple[float, float] = (1.0, 0.0)  # MuPDF's writing direction of the line
+
+    @property
+    def downward(self) -> bool:
+        """Written top to bottom (vertical CJK: MuPDF's direction (0, 1))."""
+        return abs(self.direction[0]) < 1e-3 and self.direction[1] > 0
 
     @classmethod
     def of(
@@ -203,6 +219,12 @@ class _Draft:
     hidden: tuple[HiddenSpan, ...] = ()
     tables: list[PlacedTable] = field(default_factory=list)
     order: ReadingOrder = field(default_factory=ReadingOrder)
+    # What the structure decision needs, and may lay the page out again with (readers/pdf/certainty.py).
+    signals: PageSignals | None = None
+    lines: list[list[_Line]] = field(default_factory=list)
+    permutation: tuple[int, ...] = ()
+    artifacts: tuple[str, ...] = ()
+    structure: PageStructure = field(default_factory=PageStructure)
 
 
 @dataclass(slots=True)
@@ -243,7 +265,11 @@ class PyMuPDFReader(Reader):
     # MuPDF's own (a glyph without Unicode as MuPDF writes it). 7: a tagged page's right-to-left lines in
     # reading order, as the layout path writes them (readers/pdf/structure.py).
     # 8: a PDF whose page tree is lost is read from its surviving page objects (readers/pdf/salvage.py).
-    revision = 8
+    # 9: a page whose structure the text layer leaves uncertain (readers/pdf/certainty.py) is read by
+    # PyMuPDF's layout model (readers/pdf/layout_model.py): pages.structure_source, _confidence, _why;
+    # tables printed sideways read upright, open sides of a grid only where none is drawn, and a column
+    # of vertical writing read as one line.
+    revision = 9
     kinds = frozenset({ContentKind.PDF})
 
     @property
@@ -332,16 +358,29 @@ def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes:
             raise LimitExceeded(f"{path.name}: more than {limits.max_text_bytes} bytes of text")
         drafts.append(draft)
     refuse_unreadable_pages(path, page_count, notes, first_failure)
-    pages = _render(drafts)
     labels = page_labels(doc)
-    pages = [replace(page, label=label) for page, label in zip(pages, labels, strict=True)]
-    pages = renumber_tables(read_tagged(doc, pages))  # a tagged PDF in its tree's order
+    pages = read_tagged(doc, _labelled(_render(drafts), labels))  # a tagged PDF in its tree's order
+    # Each page's structure decided, the pages the tree covers left to it; the model's pages laid out again.
+    covered = {page.page for page in pages if page.structure.source == StructureSource.TAGGED}
+    if _decide_structure(doc, drafts, covered):
+        fresh = _labelled(_render(drafts), labels)
+        pages = [old if old.page in covered else new for old, new in zip(pages, fresh, strict=True)]
+    else:
+        pages = [
+            page if page.page in covered else replace(page, structure=draft.structure)
+            for page, draft in zip(pages, drafts, strict=True)
+        ]
+    pages = renumber_tables(pages)
     total = sum(len(page.text.encode("utf-8", "surrogatepass")) for page in pages)
     if total > limits.max_text_bytes:
         raise LimitExceeded(f"{path.name}: {total} bytes of text, over the limit of {limits.max_text_bytes}")
     # What could not be read is kept with the document (its diagnostics): a lost page tree, failed pages.
     unread = tuple(n for n in notes if n.startswith((PAGE_TREE_LOST, PAGE_FAILED)))
     return ReadResult(pages=tuple(pages), page_count=page_count, notes=tuple(notes), unread=unread)
+
+
+def _labelled(pages: list[PageText], labels: list[str | None]) -> list[PageText]:
+    return [replace(page, label=label) for page, label in zip(pages, labels, strict=True)]
 
 
 def page_labels(doc: pymupdf.Document) -> list[str | None]:
@@ -425,7 +464,22 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
         invisible_share=round(invisible / chars, 4) if chars else 0.0,
         ocr_font_hint=ocr_font_hint(fonts),
     )
-    return _Draft(number, items, facts, sizes, blocks, tuple(hidden), tables, ordered.order)
+    visible = scan.chars - scan.invisible
+    text_layer = visible > 0 and invisible < visible and not facts.ocr_font_hint
+    signals = replace(_signals(scan, tables, ordered.order, rect.height), text_layer=text_layer)
+    return _Draft(
+        number,
+        items,
+        facts,
+        sizes,
+        blocks,
+        tuple(hidden),
+        tables,
+        ordered.order,
+        signals,
+        scan.lines,
+        ordered.permutation,
+    )
 
 
 def _reading_order(scan: _Scan, width: float) -> Ordered:
@@ -700,7 +754,10 @@ def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:
     """MuPDF sometimes splits one visual line into several (a wide gap, a tab stop): put them back.
 
     Two consecutive horizontal lines are one when they overlap vertically by at least half the smaller
-    height and the second starts to the right of where the first ends.
+    height and the second starts to the right of where the first ends. Vertical writing likewise: MuPDF
+    often makes each character of a column set top to bottom its own line, and two consecutive downward
+    lines are one when they share the column (overlap horizontally by half the narrower) and the second
+    starts below the first, within :data:`VERTICAL_JOIN_EM` of it.
     """
     group: list[_Line] = []
     for line in lines:
@@ -715,6 +772,8 @@ def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:
 
 
 def _continues(previous: _Line, line: _Line) -> bool:
+    if previous.downward and line.downward:
+        return _continues_downward(previous, line)
     if not (previous.horizontal and line.horizontal):
         return False
     overlap = min(previous.bottom, line.bottom) - max(previous.top, line.top)
@@ -722,6 +781,33 @@ def _continues(previous: _Line, line: _Line) -> bool:
     return (
         smaller > 0 and overlap >= smaller / 2 and line.spans[0].bbox[0] >= previous.spans[-1].bbox[2] - 1.0
     )
+
+
+def _continues_downward(previous: _Line, line: _Line) -> bool:
+    left = min(s.bbox[0] for s in line.spans)
+    right = max(s.bbox[2] for s in line.spans)
+    previous_left = min(s.bbox[0] for s in previous.spans)
+    previous_right = max(s.bbox[2] for s in previous.spans)
+    overlap = min(right, previous_right) - max(left, previous_left)
+    narrower = min(right - left, previous_right - previous_left)
+    em = max(line.spans[0].size, 1.0)
+    return (
+        narrower > 0
+        and overlap >= narrower / 2
+        and line.top >= previous.bottom - 1.0
+        and line.top - previous.bottom <= VERTICAL_JOIN_EM * em
+    )
+
+
+def _joins_without_space(before: str, after: str) -> bool:
+    """Whether two pieces of one column of vertical writing meet without a space: between CJK
+    characters (which write no spaces) or where a piece is a single character stacked on the other."""
+    before, after = before.strip(), after.strip()
+    return len(before) == 1 or len(after) == 1 or (_wide(before[-1:]) and _wide(after[:1]))
+
+
+def _wide(char: str) -> bool:
+    return bool(char) and unicodedata.east_asian_width(char) in ("W", "F")
 
 
 def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
@@ -737,15 +823,23 @@ def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
     bold = True
     widest_gap = 0.0
     previous: _Line | None = None
+    previous_text = ""
     for line in group:
         spans = line.spans
         first = spans[0]
-        if previous is not None:
+        stacked = previous is not None and previous.downward and line.downward
+        if previous is not None and not stacked:
             gap = first.bbox[0] - previous.spans[-1].bbox[2]
             widest_gap = max(widest_gap, gap / max(first.size, 1.0))
-        previous = line
-        if parts and not parts[-1][-1:].isspace() and not first.text[:1].isspace():
+        line_text = "".join([span.text for span in spans])
+        if (
+            parts
+            and not parts[-1][-1:].isspace()
+            and not first.text[:1].isspace()
+            and not (stacked and _joins_without_space(previous_text, line_text))
+        ):
             parts.append(" ")
+        previous, previous_text = line, line_text
         for span in spans:
             text = span.text
             parts.append(text)
@@ -806,6 +900,9 @@ def _render(drafts: list[_Draft]) -> list[PageText]:
                 hidden=draft.hidden,
                 tables=tuple(found),
                 order=draft.order,
+                artifacts=draft.artifacts,
+                artifacts_source=StructureSource.LAYOUT_MODEL.value if draft.artifacts else "tagged",
+                structure=draft.structure,
             )
         )
     return pages
@@ -893,3 +990,257 @@ def _block_markdown(lines: list[_TextLine], body: float, ranks: dict[float, int]
     if cursor < len(lines):
         parts.append("\n".join(line.text for line in lines[cursor:]))
     return "\n\n".join(parts), len(runs)
+
+
+# --- the page-structure decision and the layout model ---------------------------------------------------
+
+#: A model table region overlapping an own table by at least this share of its own area is the same
+#: table (the own finders found it): only regions where the finders found nothing are built.
+SAME_TABLE_OVERLAP = 0.3
+#: The confidence of a table built from a model region: the model found it and the rules did not, so it
+#: is below the ruled finder's (uncalibrated: the table finders' confidence is calibrated on
+#: ../shared/corpus/tables/truth.jsonl, which holds no model table yet).
+MODEL_TABLE_CONFIDENCE = 0.5
+#: A model table whose rows mostly hold dot leaders is a table of contents, which the own finders leave
+#: as text on purpose (readers/pdf/aligned.py): the model labels them tables.
+MAX_LEADER_ROW_SHARE = 0.5
+_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:·\s?){4,}")
+
+
+def _signals(scan: _Scan, tables: list[PlacedTable], order: ReadingOrder, height: float) -> PageSignals:
+    """The structure signals of a page, from what the first pass has at hand."""
+    band: list[tuple[str, float, float]] = []
+    top, bottom = BAND_SHARE * height, (1 - BAND_SHARE) * height
+    for block in scan.lines:
+        for line in block:
+            if line.bottom <= top or line.top >= bottom:
+                band.append(("".join([span.text for span in line.spans]), line.top, line.bottom))
+    ruled = sum(1 for t in tables if t.source == TableSource.RULED.value)
+    aligned = tuple(t.confidence for t in tables if t.source == TableSource.ALIGNED.value)
+    gapped = 0 if tables else _gapped_rows(scan.lines)
+    return PageSignals(order, aligned, ruled, gapped, band_lines(band, height))
+
+
+def _gapped_rows(blocks: list[list[_Line]]) -> int:
+    """Visual rows of the page cut into three or more pieces by gaps of a font size or more: rows of a
+    table whose finder did not take them (or of a form, a table of contents)."""
+    rows: dict[int, list[tuple[float, float, float]]] = {}
+    for block in blocks:
+        for line in block:
+            if line.horizontal:
+                for span in line.spans:
+                    box = span.bbox
+                    rows.setdefault(round(box[3] / 3), []).append((box[0], box[2], span.size))
+    count = 0
+    for pieces in rows.values():
+        if len(pieces) < 3:
+            continue
+        pieces.sort()
+        gaps = sum(1 for a, b in pairwise(pieces) if b[0] - a[1] >= WIDE_GAP_EM * max(a[2], 1.0))
+        count += gaps >= 2
+    return count
+
+
+def _decide_structure(doc: pymupdf.Document, drafts: list[_Draft], covered: set[int]) -> bool:
+    """Decide each page's structure (readers/pdf/certainty.py), the pages the structure tree covers
+    (``covered``) being the tree's, and let the layout model decide the uncertain pages' furniture,
+    missing tables and unsure order, within its budget. True when the model decided some page."""
+    repeated: Counter[str] = Counter()
+    for draft in drafts:
+        if draft.signals is not None:
+            repeated.update({band_key(line.text) for line in draft.signals.band_lines})
+    decisions = {
+        draft.number: decide(draft.signals, repeated, draft.number in covered)
+        for draft in drafts
+        if draft.signals is not None
+    }
+    # The most uncertain pages (the most signals) first, within the document's budget.
+    ranked = sorted(
+        (n for n, d in decisions.items() if not d.certain), key=lambda n: -len(decisions[n].reasons)
+    )
+    chosen = set(ranked[: layout_model.page_budget(len(drafts))])
+    stop = ""
+    decided = False
+    for draft in drafts:
+        if draft.signals is None:
+            continue
+        decision = decisions[draft.number]
+        why = " ".join(decision.reasons)
+        confidence = draft.order.confidence
+        draft.structure = PageStructure(decision.source, round(confidence, 4), why)
+        if decision.certain:
+            continue
+        if stop or draft.number not in chosen:
+            draft.structure = PageStructure(
+                decision.source, round(confidence, 4), f"{why} model:{stop or 'cap'}"
+            )
+            continue
+        answer = layout_model.read_regions(doc.load_page(draft.number - 1))
+        if answer.failure:
+            if answer.failure in ("over_budget", "not_loaded", "off"):
+                stop = answer.failure
+            draft.structure = PageStructure(
+                decision.source, round(confidence, 4), f"{why} model:{answer.failure}"
+            )
+            continue
+        _apply_regions(doc, draft, decision, answer)
+        decided = True
+    return decided
+
+
+def _centre_in(box: tuple[float, float, float, float], region: tuple[float, float, float, float]) -> bool:
+    x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return region[0] <= x <= region[2] and region[1] <= y <= region[3]
+
+
+def _line_box(line: _Line) -> tuple[float, float, float, float]:
+    return (line.spans[0].bbox[0], line.top, line.spans[-1].bbox[2], line.bottom)
+
+
+def _apply_regions(
+    doc: pymupdf.Document, draft: _Draft, decision: Decision, answer: layout_model.Answer
+) -> None:
+    """What the model's regions decide on an uncertain page: its header and footer lines are furniture,
+    its table regions where the own finders found none are tables, and an unsure order becomes the
+    regions' order where that breaks fewer sentences."""
+    regions = answer.regions
+    lines = draft.lines
+    decided: list[str] = []
+    # Furniture: the lines in page-header and page-footer regions, never the page's only text.
+    furniture_boxes = [r.bbox for r in regions if r.label in layout_model.FURNITURE_LABELS]
+    every = [line for block in lines for line in block]
+    furniture: list[str] = []
+    if furniture_boxes:
+        taken = [
+            [line for line in block if any(_centre_in(_line_box(line), b) for b in furniture_boxes)]
+            for block in lines
+        ]
+        count = sum(len(block) for block in taken)
+        if 0 < count < len(every):
+            for block in taken:
+                for group in _merge_same_baseline(block):
+                    text_line = _text_line(group, Counter())
+                    if text_line is not None:
+                        furniture.append(text_line.text)
+            decided.append(f"model:furniture={len(furniture)}")
+    # Tables: model regions no own table overlaps.
+    relayout = False
+    tables = list(draft.tables)
+    boxes = [
+        r.bbox
+        for r in regions
+        if r.label == layout_model.TABLE_LABEL and not any(_overlap(r.bbox, t.bbox) for t in tables)
+    ]
+    if boxes:
+        page = doc.load_page(draft.number - 1)
+        for table in layout_model.region_tables(page, boxes):
+            placed = _placed_model_table(table, lines, draft.permutation, tables)
+            if placed is not None:
+                tables.append(placed)
+                relayout = True
+        if relayout:
+            tables.sort(key=lambda t: (t.bbox[1], t.bbox[0]))
+            decided.append(f"model:tables={len(tables) - len(draft.tables)}")
+    # Order: the regions' order, where the rules were unsure of theirs and it breaks fewer seams.
+    permutation = draft.permutation
+    order = draft.order
+    if any(r.startswith(("order:", "columns=")) for r in decision.reasons):
+        candidate = _region_order(lines, draft.blocks, regions, permutation)
+        ends = [
+            OrderBlock(
+                model.bbox,
+                "".join(s.text for s in block[0].spans),
+                "".join(s.text for s in block[-1].spans),
+                len(block),
+            )
+            for block, model in zip(lines, draft.blocks, strict=True)
+        ]
+        broken = broken_seams(ends, candidate)
+        if candidate != permutation and broken < order.broken_seams:
+            judged = max(len(candidate) - 1, 1)
+            order = ReadingOrder(
+                OrderSource.LAYOUT_MODEL.value, round(1.0 - broken / judged, 4), broken, order.columns
+            )
+            permutation = candidate
+            relayout = True
+            decided.append(f"model:order broken_seams={draft.order.broken_seams}->{broken}")
+    if relayout:
+        draft.items, draft.sizes = _layout([lines[i] for i in permutation], tables)
+        draft.tables, draft.permutation, draft.order = tables, permutation, order
+        draft.facts = replace(draft.facts, tables=len(tables))
+    draft.artifacts = tuple(furniture)
+    covered = sum(1 for line in every if any(_centre_in(_line_box(line), r.bbox) for r in regions))
+    confidence = round(covered / len(every), 4) if every else 0.0
+    why = " ".join(
+        [*decision.reasons, *(decided or ["model:no_change"]), f"model_ms={round(answer.seconds * 1000)}"]
+    )
+    draft.structure = PageStructure(StructureSource.LAYOUT_MODEL.value, confidence, why)
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    area = (a[2] - a[0]) * (a[3] - a[1])
+    return w > 0 and h > 0 and area > 0 and w * h >= SAME_TABLE_OVERLAP * area
+
+
+def _placed_model_table(
+    table: Any, lines: list[list[_Line]], permutation: tuple[int, ...], tables: list[PlacedTable]
+) -> PlacedTable | None:
+    """A table PyMuPDF built in a model region, placed among the page's spans: the spans whose centre
+    lies in its box (and in no other table) leave the flow text, and it stands where the first of them
+    stood."""
+    try:
+        cells = [[" ".join((cell or "").split()) for cell in row] for row in table.extract()]
+        bbox = tuple(float(v) for v in table.bbox)
+    except Exception:
+        return None
+    if len(cells) < 2 or max((len(r) for r in cells), default=0) < 2:
+        return None
+    if sum(1 for row in cells if any(_LEADER.search(c) for c in row)) > MAX_LEADER_ROW_SHARE * len(cells):
+        return None
+    taken: set[int] = set()
+    for t in tables:
+        taken |= t.members
+    members: set[int] = set()
+    first = 0
+    for index in permutation:
+        for line in lines[index]:
+            for span in line.spans:
+                if id(span) not in taken and _centre_in(span.bbox, bbox):  # type: ignore[arg-type]
+                    if not members:
+                        first = id(span)
+                    members.add(id(span))
+    if not members:
+        return None
+    width = max(len(r) for r in cells)
+    cells = [[*row, *([""] * (width - len(row)))] for row in cells]
+    return PlacedTable(
+        cells,
+        bbox,  # type: ignore[arg-type]
+        TableSource.LAYOUT_MODEL.value,
+        MODEL_TABLE_CONFIDENCE,
+        f"layout_model_region rows={len(cells)} columns={width}",
+        header_rows(cells),
+        members,
+        first,
+    )
+
+
+def _region_order(
+    lines: list[list[_Line]],
+    blocks: tuple[Block, ...],
+    regions: tuple[layout_model.Region, ...],
+    permutation: tuple[int, ...],
+) -> tuple[int, ...]:
+    """The blocks in the order of the model's regions (each block in the region holding its centre); a
+    block in no region stays after the block that preceded it."""
+    keys: dict[int, tuple[int, int]] = {}
+    last = -1
+    for position, index in enumerate(permutation):
+        box = blocks[index].bbox
+        region = next((r for r, reg in enumerate(regions) if _centre_in(box, reg.bbox)), None)
+        if region is not None:
+            last = region
+        keys[index] = (last, position)
+    return tuple(sorted(permutation, key=keys.__getitem__))

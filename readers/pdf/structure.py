@@ -37,7 +37,16 @@ from typing import NamedTuple
 
 import pymupdf
 
-from readers.core.model import BBox, FoundTable, OrderSource, PageText, ReadingOrder, TableSource
+from readers.core.model import (
+    BBox,
+    FoundTable,
+    OrderSource,
+    PageStructure,
+    PageText,
+    ReadingOrder,
+    StructureSource,
+    TableSource,
+)
 from readers.pdf.bidi import RTL_LETTER, RTL_LINE_SHARE, logical_line, rtl_share
 from readers.pdf.marked import MarkedChar, page_marked_chars
 from readers.pdf.order import OrderBlock, broken_seams
@@ -724,6 +733,12 @@ def _read_tagged(doc: pymupdf.Document, pages: Sequence[PageText]) -> list[PageT
             continue
         kept = prefer_tagged(tagged.tables, page.tables)
         out[index] = replace(
-            page, text=tagged.text, order=tagged.order, tables=tuple(kept), artifacts=tagged.artifacts
+            page,
+            text=tagged.text,
+            order=tagged.order,
+            tables=tuple(kept),
+            artifacts=tagged.artifacts,
+            artifacts_source=StructureSource.TAGGED.value,
+            structure=PageStructure(StructureSource.TAGGED.value, tagged.order.confidence, "tagged"),
         )
     return out
