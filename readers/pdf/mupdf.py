@@ -97,7 +97,7 @@ from readers.pdf.order import OrderBlock, Ordered, broken_seams, reading_order
 from readers.pdf.placed import PlacedTable, found_tables, header_rows, renumber_tables
 from readers.pdf.salvage import PAGE_TREE_LOST, open_salvaged
 from readers.pdf.structure import read_tagged
-from readers.pdf.tables import find_ruled_tables
+from readers.pdf.tables import TABLE_MIN_FILL, find_ruled_tables
 
 # --- extraction flags -------------------------------------------------------------------------------
 
@@ -1184,6 +1184,23 @@ def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float,
     return w > 0 and h > 0 and area > 0 and w * h >= SAME_TABLE_OVERLAP * area
 
 
+def _model_cells(table: Any) -> list[list[str]] | None:
+    """The cells of a table PyMuPDF built in a model region, or None when they make no table: fewer than
+    two rows or columns, rows of dot leaders (a table of contents), or a grid of mostly empty cells (words
+    cut into columns of their own: under the ruled finder's TABLE_MIN_FILL)."""
+    try:
+        cells = [[" ".join((cell or "").split()) for cell in row] for row in table.extract()]
+    except Exception:
+        return None
+    if len(cells) < 2 or max((len(r) for r in cells), default=0) < 2:
+        return None
+    if sum(1 for row in cells if any(_LEADER.search(c) for c in row)) > MAX_LEADER_ROW_SHARE * len(cells):
+        return None
+    if sum(1 for row in cells for c in row if c) < TABLE_MIN_FILL * sum(len(row) for row in cells):
+        return None
+    return cells
+
+
 def _placed_model_table(
     table: Any, lines: list[list[_Line]], permutation: tuple[int, ...], tables: list[PlacedTable]
 ) -> PlacedTable | None:
@@ -1191,13 +1208,11 @@ def _placed_model_table(
     lies in its box (and in no other table) leave the flow text, and it stands where the first of them
     stood."""
     try:
-        cells = [[" ".join((cell or "").split()) for cell in row] for row in table.extract()]
         bbox = tuple(float(v) for v in table.bbox)
     except Exception:
         return None
-    if len(cells) < 2 or max((len(r) for r in cells), default=0) < 2:
-        return None
-    if sum(1 for row in cells if any(_LEADER.search(c) for c in row)) > MAX_LEADER_ROW_SHARE * len(cells):
+    cells = _model_cells(table)
+    if cells is None:
         return None
     taken: set[int] = set()
     for t in tables:
