@@ -40,14 +40,6 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-KINDS = {
-    "lattice": "ruled",
-    "spreadsheet": "ruled",
-    "stream": "unruled",
-    "basic": "unruled",
-    "network": "unruled",
-    "hybrid": "hybrid",
-}
 BANDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.01)
 
 
@@ -111,6 +103,7 @@ def main() -> None:
     keep_offline()
     import pymupdf
 
+    from orchestration.evaluation.figures import CLASS_OF_METHOD
     from quality.truth_scores import NO_TABLE, best_table, table_score
     from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables, unframed
     from readers.pdf.mupdf import TEXT_FLAGS, _scan_dict
@@ -124,7 +117,7 @@ def main() -> None:
     truth = [json.loads(line) for line in (args.corpus / "tables" / "truth.jsonl").read_text().splitlines()]
     scored_pages: set[tuple[str, int]] = set()
     for number, row in enumerate(rows):
-        kind = KINDS[row["method"]]
+        kind = CLASS_OF_METHOD[row["method"]]
         found: dict[str, list[list[list[str]]]] = {}
         own: dict[str, list] = {}
         page = pymupdf.open(args.corpus / "tables" / row["file"])[row["page"] - 1]

@@ -217,12 +217,9 @@ def continues(before: PlacedTable, before_height: float, after: PlacedTable, aft
     as many columns, and their column edges line up (or ``after`` repeats ``before``'s header row)."""
     if not (before.cells and after.cells) or len(before.cells[0]) != len(after.cells[0]):
         return False
-    if (
-        before.bbox[3] < before_height * (1 - CONTINUATION_BAND)
-        or after.bbox[1] > after_height * CONTINUATION_BAND
-    ):
+    if not _across_the_break(before.bbox, before_height, after.bbox, after_height):
         return False
-    if before.header_rows and after.header_rows and before.cells[0] == after.cells[0]:
+    if _same_header(before, after):
         return True
     a, b = before.column_edges, after.column_edges
     return (
@@ -269,14 +266,26 @@ def _tagged_continues(
         return False
     if before_height <= 0 or after_height <= 0:
         return False
-    if (
-        before.bbox[3] < before_height * (1 - CONTINUATION_BAND)
-        or after.bbox[1] > after_height * CONTINUATION_BAND
-    ):
+    if not _across_the_break(before.bbox, before_height, after.bbox, after_height):
         return False
-    if before.header_rows and after.header_rows and before.cells[0] == after.cells[0]:
+    if _same_header(before, after):
         return True
     return (
         abs(before.bbox[0] - after.bbox[0]) <= CONTINUATION_EDGE_TOLERANCE
         and abs(before.bbox[2] - after.bbox[2]) <= CONTINUATION_EDGE_TOLERANCE
     )
+
+
+def _across_the_break(
+    before: Sequence[float], before_height: float, after: Sequence[float], after_height: float
+) -> bool:
+    """Whether a table whose box is ``before`` ends in the bottom band of its page and one whose box is
+    ``after`` starts in the top band of the next (CONTINUATION_BAND)."""
+    return (
+        before[3] >= before_height * (1 - CONTINUATION_BAND) and after[1] <= after_height * CONTINUATION_BAND
+    )
+
+
+def _same_header(before: PlacedTable | FoundTable, after: PlacedTable | FoundTable) -> bool:
+    """Whether both tables have a header row and it is the same (a header repeated on the next page)."""
+    return bool(before.header_rows and after.header_rows and before.cells[0] == after.cells[0])
