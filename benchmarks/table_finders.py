@@ -4,7 +4,8 @@ For every primary table of ``tables/truth.jsonl`` on a page with a text layer, e
 page and its best table is scored against the expected cells (``quality.truth_scores.best_table``: cell
 recall, cell precision, and the share of cells kept under their header). The finders:
 
-- ``own ruled``: :func:`readers.pdf.tables.find_ruled_tables`, as the reader runs it;
+- ``own ruled``: :func:`readers.pdf.tables.find_ruled_tables`, as the reader runs it (a frame around
+  an unruled table read by :func:`readers.pdf.aligned.unframed`);
 - ``own aligned``: :func:`readers.pdf.aligned.find_aligned_tables` and ``find_turned_aligned_tables``
   given the page's ruled tables;
 - ``own both``: the two together, which is what the reader stores;
@@ -39,14 +40,6 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-KINDS = {
-    "lattice": "ruled",
-    "spreadsheet": "ruled",
-    "stream": "unruled",
-    "basic": "unruled",
-    "network": "unruled",
-    "hybrid": "hybrid",
-}
 BANDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.01)
 
 
@@ -110,8 +103,9 @@ def main() -> None:
     keep_offline()
     import pymupdf
 
+    from orchestration.evaluation.figures import CLASS_OF_METHOD
     from quality.truth_scores import NO_TABLE, best_table, table_score
-    from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables
+    from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables, unframed
     from readers.pdf.mupdf import TEXT_FLAGS, _scan_dict
     from readers.pdf.placed import calibrated
     from readers.pdf.tables import find_ruled_tables
@@ -123,14 +117,16 @@ def main() -> None:
     truth = [json.loads(line) for line in (args.corpus / "tables" / "truth.jsonl").read_text().splitlines()]
     scored_pages: set[tuple[str, int]] = set()
     for number, row in enumerate(rows):
-        kind = KINDS[row["method"]]
+        kind = CLASS_OF_METHOD[row["method"]]
         found: dict[str, list[list[list[str]]]] = {}
         own: dict[str, list] = {}
         page = pymupdf.open(args.corpus / "tables" / row["file"])[row["page"] - 1]
         start = time.perf_counter()
         textpage = page.get_textpage(flags=TEXT_FLAGS)
         scan = _scan_dict(textpage.extractDICT())
-        ruled = find_ruled_tables(page.get_cdrawings(), scan.lines, textpage)
+        ruled = unframed(
+            scan.lines, find_ruled_tables(page.get_cdrawings(), scan.lines, textpage), page.rect.width
+        )
         seconds["own ruled"] += time.perf_counter() - start
         start = time.perf_counter()
         crop = page.cropbox

@@ -7,8 +7,11 @@
   word comes in the truth's order, lower when columns are interleaved or lines reversed.
 - **Table cells** (:func:`table_score`): the expected grid's non-empty cells against the found table's,
   compared with all whitespace taken out (a cell's line breaks are the reference tool's, not the page's).
-  A body cell is **kept under its header** when the found table holds the expected header cell (the first
-  row's) above that cell in the same column.
+  A body cell is **kept under its header** when the found table holds the expected header cell above that
+  cell in the same column. The expected header row is the grid's first row that is not a title: the
+  reference tools keep a table's title or caption as a leading row of one cell (:func:`header_row`). A
+  header the reference tool split over several rows is kept when the found header cell begins with the
+  expected one (its first line): one header cell set over two lines is one cell of the found table.
 """
 
 from __future__ import annotations
@@ -115,9 +118,10 @@ def table_score(expected: Sequence[Sequence[str]], found: Sequence[Sequence[str]
     want_cells = Counter(c for row in want for c in row if c)
     have_cells = Counter(c for row in have for c in row if c)
     matched = sum((want_cells & have_cells).values())
-    headers = want[0] if want else []
+    top = header_row(want)
+    headers = want[top] if want else []
     headed = kept = 0
-    for row in want[1:]:
+    for row in want[top + 1 :]:
         for column, value in enumerate(row):
             if not value or column >= len(headers) or not headers[column]:
                 continue
@@ -126,12 +130,31 @@ def table_score(expected: Sequence[Sequence[str]], found: Sequence[Sequence[str]
     return TableScore(sum(want_cells.values()), sum(have_cells.values()), matched, headed, kept)
 
 
+#: A leading row of an expected grid with at most this many non-empty cells, in a grid of three columns or
+#: more, is a title or caption the reference tool kept as a row (camelot's hybrid and stream grids).
+TITLE_ROW_CELLS = 1
+
+
+def header_row(grid: Sequence[Sequence[str]]) -> int:
+    """The index of ``grid``'s header row: its first row that is not a title (one cell in a wide grid);
+    0 when every row is, or the grid is narrow."""
+    if max((len(row) for row in grid), default=0) < 3:
+        return 0
+    for index, row in enumerate(grid):
+        if sum(1 for cell in row if cell) > TITLE_ROW_CELLS:
+            return index
+    return 0
+
+
 def _under(grid: list[list[str]], header: str, value: str) -> bool:
-    """Whether some column of ``grid`` holds ``header`` in a row above one that holds ``value``."""
+    """Whether some column of ``grid`` holds ``header`` (or a header cell beginning with it) in a row
+    above one that holds ``value``."""
     for top, row in enumerate(grid):
         for column, cell in enumerate(row):
-            if cell != header:
+            if not cell.startswith(header):
                 continue
+            if value in cell[len(header) :]:
+                return True  # the header's second line, joined to its first in one found cell
             if any(column < len(below) and below[column] == value for below in grid[top + 1 :]):
                 return True
     return False

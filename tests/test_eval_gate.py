@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from orchestration.evaluation import baseline as committed
 from orchestration.evaluation.figures import Figure, readable
-from quality.truth_scores import best_table, table_score, text_score, words
+from quality.truth_scores import best_table, header_row, table_score, text_score, words
 
 # -- text against truth --------------------------------------------------------------------------------
 
@@ -61,6 +61,25 @@ def test_cells_moved_out_of_their_column_are_found_but_not_kept_under_their_head
     score = table_score(EXPECTED, found)
     assert score.recall == 1.0
     assert score.header_kept == 0.0
+
+
+def test_a_title_row_of_the_truth_is_not_its_header_and_a_header_over_two_rows_is_one_cell() -> None:
+    """The reference grids keep a table's title as a row of one cell and split a header set over two
+    lines into two rows; a table found with its title out and its header in one cell keeps every body
+    cell under its header, and one with a column's cells moved does not."""
+    expected = [
+        ["Table 6.1: Halts", "", ""],
+        ["State", "Halt", "Persons"],
+        ["", "days", "trained"],
+        ["Gujarat", "13", "3,810"],
+        ["Kerala", "17", "3,559"],
+    ]
+    found = [["State", "Halt days", "Persons trained"], ["Gujarat", "13", "3,810"], ["Kerala", "17", "3,559"]]
+    assert table_score(expected, found).header_kept == 1.0
+    moved = [["State", "Halt days", "Persons trained"], ["Gujarat", "3,810", "13"], ["Kerala", "3,559", "17"]]
+    # only the State column's two cells and the two headers' second lines stay under their headers
+    assert table_score(expected, moved).kept_under_header == 4
+    assert header_row(expected) == 1 and header_row(EXPECTED) == 0
 
 
 def test_no_table_found_scores_zero_and_the_best_candidate_is_chosen() -> None:

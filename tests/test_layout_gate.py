@@ -12,6 +12,7 @@ import pymupdf
 
 from readers.core.model import ReadingOrder
 from readers.pdf.certainty import BandLine, PageSignals, decide
+from readers.pdf.mupdf import _model_cells
 
 BODY = (
     "The reservoir held water through the summer, and the survey found the level steady from June to "
@@ -96,3 +97,22 @@ def test_decision_signals() -> None:
 def test_a_page_without_a_text_layer_of_its_own_is_not_sent() -> None:
     empty = PageSignals(ReadingOrder("none", 0.0, 0, 1), text_layer=False)
     assert decide(empty, Counter()).certain
+
+
+def test_a_model_region_whose_grid_is_mostly_empty_is_left_as_text(tmp_path: Path) -> None:
+    """A grid PyMuPDF builds in a model's table region that fills under TABLE_MIN_FILL of its cells
+    (words cut into columns of their own) is no table: the region's text stays in the flow."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for x in range(72, 73 + 8 * 50, 50):
+        page.draw_line((x, 100), (x, 220))
+    for y in range(100, 221, 30):
+        page.draw_line((72, y), (472, y))
+    page.insert_text((80, 120), "Total", fontsize=9)
+    page.insert_text((130, 150), "47,824", fontsize=9)
+    page.insert_text((180, 180), "9,967", fontsize=9)
+    doc.save(tmp_path / "sparse.pdf")
+    with pymupdf.open(tmp_path / "sparse.pdf") as reopened:
+        found = reopened[0].find_tables(use_layout=False).tables
+        assert found and len(found[0].extract()) == 4
+        assert _model_cells(found[0]) is None

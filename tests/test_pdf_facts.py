@@ -270,7 +270,19 @@ def test_ocr_font_names() -> None:
         ocr_font_hint(["HiddenHorzOCR"]) and ocr_font_hint(["HiddenVertOCR"]) and ocr_font_hint(["Occulta"])
     )
     assert not ocr_font_hint(["Helvetica", "TimesNewRomanPSMT", "SimSun", "Glyphicons"])
-    assert INVISIBLE_MAX_SIZE == 4.0
+
+
+def test_fine_print_is_read_and_a_hidden_size_is_not(tmp_path: Path) -> None:
+    """Cells printed at 3.6 pt, as a spreadsheet printed to one page sets them, are legible text; a note
+    set at 0.8 pt, a hidden-text trick, is invisible."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=A4[0], height=A4[1])
+    page.insert_text((72, 100), "Mukand Infotel Pvt. Ltd. Assam 10-01-2014", fontname="helv", fontsize=3.6)
+    page.insert_text((72, 200), "Tiny secret note", fontname="helv", fontsize=0.8)
+    result = read_page(save(doc, tmp_path / "fine.pdf"))
+    assert "Mukand Infotel" in result.text
+    assert 0.8 < INVISIBLE_MAX_SIZE < 3.6
+    assert result.facts.invisible_chars == len("Tinysecretnote")
 
 
 # --- blocks ----------------------------------------------------------------------------------------

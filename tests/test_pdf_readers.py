@@ -22,6 +22,7 @@ from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceede
 from readers.core.model import ContentKind, ReadLimits, ReadResult
 from readers.pdf.mupdf import PyMuPDFReader
 from readers.pdf.plumber import PdfPlumberReader
+from tests.hostile import pdf_bytes
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 LIMITS = ReadLimits()
@@ -534,14 +535,7 @@ def _vertical_pdf(columns: list[str]) -> bytes:
         b"<< /Type /FontDescriptor /FontName /HeiseiMin-W3 /Flags 4 /FontBBox [0 -200 1000 900]"
         b" /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 700 /StemV 80 >>",
     ]
-    out, offsets = b"%PDF-1.4\n", []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    return out + b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return pdf_bytes(objects)
 
 
 def test_vertical_writing_reads_a_column_as_one_line(tmp_path: Path) -> None:

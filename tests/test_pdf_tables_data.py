@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from readers.core.model import FoundTable, PageFacts, PageText, ReadLimits, TableSource
 from readers.pdf.aligned import ALIGNED_BASE_CONFIDENCE
 from readers.pdf.mupdf import PyMuPDFReader
-from readers.pdf.placed import gfm, header_rows, is_number, renumber_tables
+from readers.pdf.placed import gfm, header_rows, is_number, one_header, renumber_tables
 
 STATEMENT = [
     ["", "2023", "2022", "2021"],
@@ -321,3 +321,269 @@ def test_an_aligned_table_printed_sideways_is_found_as_it_reads(tmp_path: Path) 
     assert table.source == TableSource.ALIGNED.value and "turned=90" in table.evidence
     assert [list(row) for row in table.cells] == STATEMENT and table.header_rows == 1
     assert table.markdown in only.text
+
+
+def test_a_price_list_in_sections_is_one_table_of_labels_and_prices(tmp_path: Path) -> None:
+    """Prices written after their amount (8 €), a label alone on its row before each group of priced
+    rows, and a blank between the sections: one table, every row in it."""
+    sections = [
+        ("White wines", "12 cl"),
+        ("Red wines", "12 cl"),
+    ]
+    rows: list[list[str]] = []
+    doc = pymupdf.open()
+    page = doc.new_page()
+    font = pymupdf.Font("helv")  # a TextWriter maps € into the font, which insert_text does not
+    writer = pymupdf.TextWriter(page.rect)
+    y = 100.0
+    for title, measure in sections:
+        for row in [
+            [title, measure],
+            ["Côtes du Rhône", ""],
+            ["Domaine de la Guicharde 2016", "8 €"],
+            ["Vacqueyras", ""],
+            ["Domaine de Montvac 2016", "10 €"],
+            ["Château Grand Boise 2017", "9 €"],
+        ]:
+            writer.append((72, y), row[0], font=font, fontsize=10)
+            if row[1]:
+                right = 500 - font.text_length(row[1], fontsize=10)
+                writer.append((right, y), row[1], font=font, fontsize=10)
+            rows.append(row)
+            y += 14
+        y += 28  # a blank line and more between the sections
+    writer.write_text(page)
+    doc.save(tmp_path / "prices.pdf")
+
+    [only] = read(tmp_path / "prices.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == rows
+
+
+def test_a_sparse_table_under_a_full_header_is_found(tmp_path: Path) -> None:
+    """A schedule whose header fills every column and whose later rows fill only some, each column
+    centred on its header: a table, with its empty cells where they are."""
+    rows = [
+        ["Outer 1", "Outer 2", "Long 1", "Long 2", "Inner", "Long 3"],
+        ["A1", "B1", "C1", "D1", "E1", "F1"],
+        ["", "", "C2", "D2", "", "F2"],
+        ["", "", "C3", "D3", "", "F3"],
+        ["", "", "C4", "D4", "", "F4"],
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            if cell:
+                width = pymupdf.get_text_length(cell, fontsize=10)
+                page.insert_text((110 + 80 * c - width / 2, 100 + 14 * r), cell, fontsize=10)
+    doc.save(tmp_path / "sparse.pdf")
+
+    [only] = read(tmp_path / "sparse.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == rows and table.header_rows == 1
+
+
+def test_a_header_set_above_the_body_heads_its_column(tmp_path: Path) -> None:
+    """A year over a column of amounts, with a unit and a group's label between it and the body: the year
+    is the table's header over the amounts, the heading above stays text."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Key figures", fontsize=16)
+    page.insert_text((500 - pymupdf.get_text_length("2016", fontsize=10), 120), "2016", fontsize=10)
+    page.insert_text((72, 134), "(all amounts in EUR)", fontsize=10)
+    page.insert_text((72, 156), "Class A", fontsize=10)
+    body = [
+        ["Net asset value at 31 December", "5,111,372"],
+        ["Outstanding units at 31 December", "49,136"],
+        ["Net asset value per unit", "104.03"],
+    ]
+    for r, (label, amount) in enumerate(body):
+        page.insert_text((72, 178 + 22 * r), label, fontsize=10)
+        right = 500 - pymupdf.get_text_length(amount, fontsize=10)
+        page.insert_text((right, 178 + 22 * r), amount, fontsize=10)
+    doc.save(tmp_path / "figures.pdf")
+
+    [only] = read(tmp_path / "figures.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == [
+        ["", "2016"],
+        ["(all amounts in EUR)", ""],
+        ["Class A", ""],
+        *body,
+    ]
+    assert "Key figures" in only.text.split(table.markdown)[0]
+
+
+def test_a_header_over_several_lines_is_one_header_row() -> None:
+    """Header cells set over two or three lines read as one header row; a title above the header and a
+    group's label under it stay rows of their own; a label wrapped onto a second line joins its row."""
+    cells = [
+        ["", "Total", "Loans", "Market"],
+        ["States", "Internal", "from", "Loans"],
+        ["", "Debt", "Banks", ""],
+        ["Andhra Pradesh", "48.11", "4.4", "40.45"],
+        ["Knowledge of the school system and", "1.23", "0.13", "1.1"],
+        ["education in the partner countries", "", "", ""],
+    ]
+    assert one_header(cells) == [
+        ["States", "Total Internal Debt", "Loans from Banks", "Market Loans"],
+        ["Andhra Pradesh", "48.11", "4.4", "40.45"],
+        ["Knowledge of the school system and education in the partner countries", "1.23", "0.13", "1.1"],
+    ]
+    years = [["", "2016", "2015"], ["Revenue", "12", "10"], ["Costs", "4", "3"]]
+    assert one_header(years) == years
+    labelled = [["", "2016"], ["Class A", ""], ["Net value", "5,111"], ["Units", "49"]]
+    assert one_header(labelled) == labelled
+    assert is_number("8 €") and is_number("10 €")
+
+
+ARRESTS = [
+    ["Offense", "Total", "White", "Black", "Other"],
+    ["Total", "10,690", "7,389", "3,027", "274"],
+    ["Violent crime", "456", "268", "177", "11"],
+    ["Robbery", "100", "43", "55", "2"],
+    ["Aggravated assault", "330", "209", "111", "10"],
+    ["Burglary", "234", "155", "74", "5"],
+    ["Arson", "9", "6", "2", "1"],
+]
+
+
+def _statistical_table(page: pymupdf.Page, rows: list[list[str]], top: float, leaders: bool) -> float:
+    """``rows`` with their labels led by dots to five right-aligned columns of numbers; return the y
+    below them."""
+    y = top
+    for r, row in enumerate(rows):
+        label = row[0] + (
+            " " + ". " * int((200 - pymupdf.get_text_length(row[0], fontsize=9)) // 5) if r else ""
+        )
+        page.insert_text((72, y), label if leaders else row[0], fontsize=9)
+        for c, cell in enumerate(row[1:]):
+            page.insert_text((330 + 60 * c - pymupdf.get_text_length(cell, fontsize=9), y), cell, fontsize=9)
+        y += 12
+    return y
+
+
+def test_labels_led_by_dots_to_columns_of_numbers_are_a_table(tmp_path: Path) -> None:
+    """Dot leaders make a table of contents, but not when they lead to three columns of numbers or more:
+    the table is found, its labels without their dots."""
+    doc = pymupdf.open()
+    _statistical_table(doc.new_page(), ARRESTS, 100, leaders=True)
+    doc.save(tmp_path / "leaders.pdf")
+
+    [only] = read(tmp_path / "leaders.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == ARRESTS
+
+
+def test_a_ruled_frame_around_an_unruled_body_reads_row_by_row(tmp_path: Path) -> None:
+    """A frame ruled round a header and a body whose rows have no rule between them: the body's rows are
+    the table's rows (not one cell per column holding every line), a note boxed under it stays text."""
+    rows = ARRESTS + [[f"Offense {i}", str(90 + i), str(50 + i), str(30 + i), str(i)] for i in range(1, 7)]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    bottom = _statistical_table(page, rows, 100, leaders=False)
+    page.insert_text((72, bottom + 10), "Source: a department of justice.", fontsize=9)
+    xs = [66, 280, 340, 400, 460, 520]
+    for y in (88, 104, bottom + 14):
+        page.draw_line((xs[0], y), (xs[-1], y), width=0.5)
+    for x in xs:
+        page.draw_line((x, 88), (x, bottom - 4 if x != xs[0] and x != xs[-1] else bottom + 14), width=0.5)
+    page.draw_line((xs[0], bottom - 4), (xs[-1], bottom - 4), width=0.5)
+    doc.save(tmp_path / "frame.pdf")
+
+    [only] = read(tmp_path / "frame.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == rows
+    assert "Source: a department of justice." in only.text.replace(table.markdown, "")
+
+
+def test_labels_indented_by_level_beside_columns_of_numbers_are_a_table(tmp_path: Path) -> None:
+    """Labels at two indents (a group and its parts) on the right of six columns of numbers, as a
+    right-to-left table sets them: one table."""
+    rows = [["2014", "2013", "2012", "2011", "2010", "2009", ""]] + [
+        [f"{r + c / 10:.1f}" for c in range(6)] + [label]
+        for r, label in enumerate(["Total", "Per head", "Business", "Industry", "Building", "Uses"])
+    ]
+    indent = {"Per head": 20, "Industry": 20, "Building": 35}
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for r, row in enumerate(rows):
+        y = 100 + 14 * r
+        for c, cell in enumerate(row[:6]):
+            page.insert_text((150 + 35 * c - pymupdf.get_text_length(cell, fontsize=9), y), cell, fontsize=9)
+        if row[6]:
+            right = 460 - indent.get(row[6], 0)
+            page.insert_text((right - pymupdf.get_text_length(row[6], fontsize=9), y), row[6], fontsize=9)
+    doc.save(tmp_path / "indented.pdf")
+
+    [only] = read(tmp_path / "indented.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == rows
+
+
+@pytest.mark.corpus
+def test_a_right_to_left_table_keeps_its_labels_in_reading_order() -> None:
+    """The Hebrew statistical table of the tables corpus, ruled round an unruled body: read row by row,
+    its labels in logical order (a label's words joined as they are read, not from left to right)."""
+    from tests.conftest import CORPUS
+
+    path = CORPUS / "tables" / "pdf" / "tabula__indictb1h_14.pdf"
+    if not path.exists():
+        pytest.skip(f"tables corpus not found at {path.parent}")
+    [page] = read(path)
+    [table] = page.tables
+    labels = [row[-1] for row in table.cells]
+    assert "ההוצאה לצריכה קולקטיבית לנפש" in labels and "תוצר מקומי גולמי" in labels
+    assert len(table.cells) >= 30
+
+
+def test_a_title_ruled_into_a_table_stays_text_above_it(tmp_path: Path) -> None:
+    """A ruled table whose top row is one cell as wide as the table, holding its title: the title is not
+    the table's header, it stays text above the table; the column names are the header."""
+    rows = [["Server class", "2007", "2008"], ["Volume", "1,120", "1,180"], ["Mid-range", "240", "260"]]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    xs = [72.0, 252.0, 332.0, 412.0]
+    page.draw_rect(pymupdf.Rect(xs[0], 100, xs[-1], 118), width=0.5)
+    bottom = ruled_table(page, rows, 118, (180.0, 80.0, 80.0))
+    # written after the table's cells, as some producers do: it still reads above the table
+    page.insert_text((xs[0] + 4, 100 + 13), "Table 6.1: Installed servers", fontsize=10)
+    page.insert_text((72, bottom + 30), "Servers are counted at the end of each year.", fontsize=10)
+    doc.save(tmp_path / "titled.pdf")
+
+    [only] = read(tmp_path / "titled.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == rows and table.header_rows == 1
+    before, _, after = only.text.partition(table.markdown)
+    assert "Table 6.1: Installed servers" in before and "Servers are counted" in after
+    assert table.bbox[1] >= 117 and table.bbox[3] == pytest.approx(bottom, abs=1)
+
+
+def test_a_table_in_one_column_of_a_two_column_page_is_found(tmp_path: Path) -> None:
+    """A two-column table set in the right column of a page of two columns, the left column's prose lines
+    running between its rows, its header over two lines sticking out on the right: one table."""
+    rows = [
+        ["Payroll period", "One allowance"],
+        ["Weekly", "$ 71.15"],
+        ["Biweekly", "142.31"],
+        ["Monthly", "308.33"],
+        ["Quarterly", "925.00"],
+        ["Annually", "3,700.00"],
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(42, 60, 290, 760), PROSE * 8, fontsize=10)
+    page.insert_text((318, 80), "Amounts for 2011 are:", fontsize=10)
+    page.insert_text((480, 100), "One", fontsize=9)
+    page.insert_text((323, 111), rows[0][0], fontsize=9)
+    page.insert_text((480, 111), "allowance", fontsize=9)
+    for r, (label, amount) in enumerate(rows[1:]):
+        y = 127 + 16 * r
+        page.insert_text((323, y), label, fontsize=9)
+        page.insert_text((537 - pymupdf.get_text_length(amount, fontsize=9), y), amount, fontsize=9)
+    doc.save(tmp_path / "two-columns.pdf")
+
+    [only] = read(tmp_path / "two-columns.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == rows

@@ -282,7 +282,8 @@ def dev_figures(rows: SetRows, truth: Path, figures: list[Figure]) -> list[Score
 
 # -- tables --------------------------------------------------------------------------------------------
 
-_CLASS_OF_METHOD = {
+#: The class of table each reference tool's method stands for (the tables set's README).
+CLASS_OF_METHOD = {
     "lattice": "ruled",
     "spreadsheet": "ruled",
     "stream": "unruled",
@@ -303,7 +304,7 @@ def table_figures(homes: dict[str, SetRows], corpus: Path, figures: list[Figure]
                 if not row.get("primary"):
                     continue
                 sha = names.get(Path(row["file"]).name, "")
-                group = _CLASS_OF_METHOD.get(row["method"], "other")
+                group = CLASS_OF_METHOD.get(row["method"], "other")
                 scores[group].append(best_table(row["cells"], found.get((sha, row["page"]), [])))
     if "dev" in homes:
         names, found = homes["dev"].documents, homes["dev"].tables

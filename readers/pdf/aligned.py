@@ -27,9 +27,10 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from readers.core.model import TableSource
-from readers.pdf.placed import PlacedTable, calibrated, header_rows, is_number
+from readers.pdf.placed import PlacedTable, calibrated, header_rows, is_number, one_header
 from readers.pdf.tables import LineLike, SpanLike
 
 # --- thresholds -------------------------------------------------------------------------------------
@@ -58,6 +59,41 @@ COLUMN_ALIGNED_SHARE = 0.6
 #: At least this share of a table's cells hold text: the corpus's real aligned tables fill 0.92-1.0,
 #: formulas and fragments of prose set side by side 0.38-0.63.
 MIN_FILL = 0.75
+#: A sparse table (a schedule whose later rows fill only some columns) may fill down to this share when
+#: its first row fills every column and every column lines up: camelot__stream_inner_outer_columns.pdf
+#: fills 0.70; ruled tables of cells wrapped over several lines read without their rules fill 0.58
+#: (tabula__AnimalSounds1.pdf), formulas and prose fragments 0.38-0.63 without a full first row.
+SPARSE_MIN_FILL = 0.65
+#: Two tables found one under the other are one table when their columns line up and nothing but a
+#: blank of at most this many row heights (the median of their rows) and up to MAX_LABEL_ROWS label rows
+#: lie between them: a statement's groups (camelot__edge_tol.pdf, 2.0-2.5) and a price list's sections
+#: (camelot__detect_vertical_false.pdf, 2.8); separate tables of the corpus are titled or further apart.
+MERGE_GAP_HEIGHTS = 3.0
+#: Dot leaders make a table of contents, unless the labels they follow lead to this many columns of
+#: numbers or more (a statistical abstract's table, camelot__12s0324.pdf: 5 and 9); a contents page has
+#: one column of page numbers, two with section numbers.
+LEADER_TABLE_NUMERIC_COLUMNS = 3
+#: A table's labels may be indented by level (not lined up) when it has this many columns or more and
+#: every other column is numbers (tabula__indictb1h_14.pdf: Hebrew labels at three indents, 6 columns of
+#: numbers); with fewer, ragged text beside numbers is as likely a list or a form.
+LABELLED_MIN_COLUMNS = 4
+#: A ruled table is a frame around an unruled one when the spans it took read as an aligned table with
+#: this many times its rows (camelot__12s0324.pdf: 6 ruled rows, 35 aligned; tabula__indictb1h_14.pdf:
+#: 3 and 35) holding FRAME_MEMBERS_SHARE of its spans (0.68 there: the rest is a title and notes boxed
+#: with the table, given back to the text); a real grid reads as at most as many rows.
+FRAME_ROWS_SHARE = 3
+FRAME_MEMBERS_SHARE = 0.5
+#: A page where no table is found across the width is read again column by column when a blank at
+#: least GUTTER_MIN_WIDTH points wide runs down the whole page, its middle within GUTTER_BAND of the
+#: page's width: a table set in one column of a two-column page (camelot__us-007.pdf) has the other
+#: column's lines between its rows. Column gutters in the corpus are 12-25 pt.
+GUTTER_MIN_WIDTH = 8.0
+GUTTER_BAND = (0.3, 0.7)
+#: Rows of one segment (a group's label: "Class B", "Total for the Fund") allowed between two such tables.
+MAX_LABEL_ROWS = 2
+#: Rows above a table's body that may be its header, set over its columns ("2016" over a column of
+#: amounts, a unit and a group's label under it: camelot__edge_tol.pdf has three).
+MAX_HEAD_ROWS = 3
 #: A column whose cells line up on both sides and average this many words or more is justified prose
 #: (a newspaper column of plumb__federal-register-2020-17221.pdf), not a column of a table.
 JUSTIFIED_MIN_WORDS = 3.0
@@ -78,6 +114,8 @@ TWO_COLUMN_NUMERIC_SHARE = 0.6
 ALIGNED_BASE_CONFIDENCE = 0.4
 
 _LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:·\s?){4,}")
+_RIGHT_TO_LEFT = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
+_LEADER_TAIL = re.compile(r"\s*(?:(?:\.\s?){2,}|…+|(?:·\s?){2,})\s*$")
 _CURRENCY = frozenset("$€£¥")
 
 
@@ -110,12 +148,151 @@ def find_aligned_tables(
     rows = _rows(blocks, taken)
     if sum(1 for row in rows if len(row.segments) >= 2) < MIN_ROWS:
         return []
-    tables: list[PlacedTable] = []
-    for run in _runs(rows):
-        table = _table(run, page_width)
-        if table is not None:
-            tables.append(table)
+    tables = _found(rows, page_width)
+    gutter = None if tables else _gutter(rows, page_width)
+    if gutter is not None:  # two columns of text, each read apart: a table set in one of them
+        for keep in ((lambda x0, x1: x1 <= gutter), (lambda x0, x1: x0 >= gutter)):
+            side = [
+                ((span.bbox[1] + span.bbox[3]) / 2, position, span)
+                for row in rows
+                for _, position, span in row.spans
+                if keep(span.bbox[0], span.bbox[2])
+            ]
+            tables.extend(_found(_group(side), page_width))
     return tables
+
+
+def _gutter(rows: list[_Row], page_width: float) -> float | None:
+    """The middle of the widest blank running down the whole page between GUTTER_BAND of its width, at
+    least GUTTER_MIN_WIDTH wide, which no span crosses: the gutter between two columns of text."""
+    spans = sorted((span.bbox[0], span.bbox[2]) for row in rows for _, _, span in row.spans)
+    low, high = page_width * GUTTER_BAND[0], page_width * GUTTER_BAND[1]
+    best: tuple[float, float] | None = None
+    reach = float("-inf")
+    for x0, x1 in spans:
+        wider = best is None or x0 - reach > best[1] - best[0]
+        if x0 - reach >= GUTTER_MIN_WIDTH and low <= (reach + x0) / 2 <= high and wider:
+            best = (reach, x0)
+        reach = max(reach, x1)
+    return None if best is None else (best[0] + best[1]) / 2
+
+
+def _found(rows: list[_Row], page_width: float) -> list[PlacedTable]:
+    """The tables of these rows, top to bottom: each run of rows with its header rows above it, runs one
+    under the other with the same columns joined."""
+    position = {id(row): index for index, row in enumerate(rows)}
+    found: list[tuple[list[_Row], PlacedTable]] = []
+    for run in _runs(rows):
+        table = None
+        start = position[id(found[-1][0][-1])] + 1 if found else 0
+        heads = _heads(rows[start : position[id(run[0])]], run)
+        if heads:
+            table = _table([*heads, *run], page_width)
+            if table is not None:
+                run = [*heads, *run]
+        if table is None:
+            table = _table(run, page_width)
+        if table is None:
+            continue
+        if found:
+            before, _ = found[-1]
+            between = rows[position[id(before[-1])] + 1 : position[id(run[0])]]
+            if _may_join(before, between, run):
+                joined = _table([*before, *between, *run], page_width)
+                if joined is not None:
+                    found[-1] = ([*before, *between, *run], joined)
+                    continue
+        found.append((run, table))
+    return [table for _, table in found]
+
+
+def _heads(above: list[_Row], run: list[_Row]) -> list[_Row]:
+    """The rows just above a run that head its columns: up to MAX_HEAD_ROWS rows, each no further than
+    MERGE_GAP_HEIGHTS row heights from the next, within the run's width (a right-aligned header may stick
+    out on the right), the topmost of them with a cell
+    over a column other than the first (a header set over the body's numbers, "2016"); the rows between
+    it and the run (a unit, a group's label) come with it."""
+    columns = _columns(run)
+    if len(columns) < 2:
+        return []
+    left, right = columns[0][0] - EDGE_TOLERANCE, columns[-1][1] + EDGE_TOLERANCE
+    heights = sorted(row.height for row in run)
+    height = heights[len(heights) // 2]
+    taken: list[_Row] = []
+    top = 0
+    below = run[0]
+    for row in reversed(above[-MAX_HEAD_ROWS:]):
+        if below.top - row.bottom > MERGE_GAP_HEIGHTS * height:
+            break
+        if any(s.x0 < left or (s.x0 + s.x1) / 2 > right for s in row.segments):
+            break  # wider than the table on its left, or a cell overhanging its right side by half or more
+        taken.append(row)
+        if any(s.x0 > columns[0][1] for s in row.segments):
+            top = len(taken)
+        below = row
+    return taken[:top][::-1]
+
+
+def _may_join(before: list[_Row], between: list[_Row], after: list[_Row]) -> bool:
+    """Whether two tables found one under the other may be one: as many columns, lined up (left, right or
+    centre), with only a blank of MERGE_GAP_HEIGHTS row heights and MAX_LABEL_ROWS label rows between."""
+    if len(between) > MAX_LABEL_ROWS or any(len(row.segments) > 1 for row in between):
+        return False
+    a, b = _columns(before), _columns(after)
+    if len(a) != len(b):
+        return False
+    heights = sorted(row.height for row in (*before, *after))
+    height = heights[len(heights) // 2]
+    sequence = [before[-1], *between, after[0]]
+    if any(low.top - high.bottom > MERGE_GAP_HEIGHTS * height for high, low in pairwise(sequence)):
+        return False
+    return all(  # a common left or right edge, or each column's centre inside the other
+        min(abs(x0 - y0), abs(x1 - y1)) <= EDGE_TOLERANCE
+        or (x0 < (y0 + y1) / 2 < x1 and y0 < (x0 + x1) / 2 < y1)
+        for (x0, x1), (y0, y1) in zip(a, b, strict=True)
+    )
+
+
+@dataclass(slots=True)
+class _FramedLine:
+    """A line's spans that a ruled table took, as the aligned finder reads them."""
+
+    spans: list[SpanLike]
+    horizontal: bool = True
+
+
+def unframed(
+    blocks: Sequence[Sequence[LineLike]], ruled: Sequence[PlacedTable], page_width: float
+) -> list[PlacedTable]:
+    """The ruled tables, each one that is a frame around an unruled table replaced by that table.
+
+    A statistical table often rules its header and its outer sides but not its body: the ruled finder
+    then puts a whole column of the body in one cell. When the spans a ruled table took read as an
+    aligned table with FRAME_ROWS_SHARE times its rows or more, holding FRAME_MEMBERS_SHARE of its spans,
+    the aligned table stands for it; the spans it leaves out go back to the page's text.
+    """
+    out: list[PlacedTable] = []
+    for table in ruled:
+        cells = len(table.cells) * len(table.cells[0]) if table.cells else 0  # a grid: a span or two a cell
+        if "turned=" in table.evidence or cells * FRAME_ROWS_SHARE > len(table.members):
+            out.append(table)
+            continue
+        framed = [
+            [
+                _FramedLine([span for span in line.spans if id(span) in table.members])
+                for line in block
+                if line.horizontal
+            ]
+            for block in blocks
+        ]
+        inside = [
+            found
+            for found in find_aligned_tables(framed, [], page_width)
+            if len(found.cells) >= FRAME_ROWS_SHARE * len(table.cells)
+            and len(found.members) >= FRAME_MEMBERS_SHARE * len(table.members)
+        ]
+        out.extend(inside or [table])
+    return out
 
 
 @dataclass(slots=True)
@@ -205,6 +382,11 @@ def _rows(blocks: Sequence[Sequence[LineLike]], taken: set[int]) -> list[_Row]:
                 if text and not text.isspace() and (not taken or id(span) not in taken):
                     box = span.bbox
                     append(((box[1] + box[3]) / 2, position, span))
+    return _group(spans)
+
+
+def _group(spans: list[tuple[float, int, SpanLike]]) -> list[_Row]:
+    """Spans (vertical centre, reading position, span) grouped into visual rows, each cut into segments."""
     spans.sort(key=_first)
     rows: list[_Row] = []
     share = SAME_ROW_SHARE
@@ -277,11 +459,18 @@ def _segments(row: _Row) -> list[_Segment]:
 
 
 def _texts(run: list[_Row]) -> list[_Segment]:
-    """The run's segments with their text: only a candidate table's are ever needed."""
+    """The run's segments with their text: only a candidate table's are ever needed. A segment written
+    right to left (Hebrew, Arabic) joins its spans in reading order, not from left to right."""
     segments = [segment for row in run for segment in row.segments]
+    order: dict[int, int] | None = None
     for segment in segments:
         if not segment.text:
-            segment.text = " ".join(" ".join(s.text.split()) for s in segment.spans if s.text.strip())
+            spans = segment.spans
+            if len(spans) > 1 and any(_RIGHT_TO_LEFT.search(s.text) for s in spans):
+                if order is None:
+                    order = {id(span): position for row in run for _, position, span in row.spans}
+                spans = sorted(spans, key=lambda span: order[id(span)])
+            segment.text = " ".join(" ".join(s.text.split()) for s in spans if s.text.strip())
     return segments
 
 
@@ -334,24 +523,33 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
     placed = [[_column_of(segment, columns) for segment in row.segments] for row in run]
     filled = sum(len(set(indexes)) for indexes in placed)  # a segment always holds text
     fill = filled / (len(run) * len(columns))
-    if fill < MIN_FILL:
+    if fill < MIN_FILL and (fill < SPARSE_MIN_FILL or len(set(placed[0])) < len(columns)):  # not headed
         return None
-    if sum(len(span.text.split()) for span in spans) / filled > MAX_CELL_WORDS:
-        return None  # prose set in columns (a cell's words are its spans' words)
+    if sum(len(span.text.split()) for span in spans) / filled > MAX_CELL_WORDS and (
+        sum(len(_LEADER.sub(" ", s.text).split()) for s in _texts(run)) / filled > MAX_CELL_WORDS
+    ):
+        return None  # prose set in columns (a cell's words are its spans' words, dot leaders aside)
     segments = _texts(run)
-    if sum(1 for s in segments if _LEADER.search(s.text)) * 2 >= len(run):
-        return None  # dot leaders: a table of contents
+    leaders = sum(1 for s in segments if _LEADER.search(s.text)) * 2 >= len(run)
     cells = [_assign(row, indexes, len(columns)) for row, indexes in zip(run, placed, strict=True)]
+    if leaders:  # a table of contents, unless its labels lead to columns of numbers (a statistical table)
+        if _numeric_columns(cells) < LEADER_TABLE_NUMERIC_COLUMNS:
+            return None
+        cells = [[_LEADER_TAIL.sub("", cell) for cell in row] for row in cells]
     if _running_prose(cells):
         return None
     if len(columns) == 2:
         second = [row[1] for row in cells[1:] if row[1]]
         if not second or sum(1 for c in second if is_number(c)) < TWO_COLUMN_NUMERIC_SHARE * len(second):
             return None
-    aligned, justified = _aligned_columns(run, placed, len(columns))
-    if aligned < len(columns) or justified:
+    headed = len(set(placed[0])) == len(columns)  # a first row over every column
+    aligned, justified, ragged = _aligned_columns(run, placed, len(columns), headed)
+    if justified:
+        return None
+    if aligned < len(columns) and not _indented_labels(ragged, cells, len(columns)):
         return None
     score = ALIGNED_BASE_CONFIDENCE + (1 - ALIGNED_BASE_CONFIDENCE) * (aligned / len(columns)) * fill
+    cells = one_header(cells)
     positions = [position for row in run for _, position, _ in row.spans]
     first = min(positions)
     first_span = next(span for row in run for _, position, span in row.spans if position == first)
@@ -370,6 +568,16 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
         first=id(first_span),
         column_edges=(*(c[0] for c in columns), columns[-1][1]),
     )
+
+
+def _numeric_columns(cells: list[list[str]]) -> int:
+    """How many columns hold numbers in most of their filled cells."""
+    count = 0
+    for column in zip(*cells, strict=True):
+        texts = [c for c in column if c]
+        if texts and sum(1 for c in texts if is_number(c)) * 2 > len(texts):
+            count += 1
+    return count
 
 
 def _running_prose(cells: list[list[str]]) -> bool:
@@ -421,27 +629,49 @@ def _assign(row: _Row, indexes: list[int], width: int) -> list[str]:
     return cells
 
 
-def _aligned_columns(run: list[_Row], placed: list[list[int]], width: int) -> tuple[int, bool]:
+def _indented_labels(ragged: list[int], cells: list[list[str]], width: int) -> bool:
+    """The one column that does not line up is a table's labels, indented by level, at its left or right
+    side (a right-to-left table's labels are on its right), and every other column is numbers."""
+    return (
+        len(ragged) == 1
+        and width >= LABELLED_MIN_COLUMNS
+        and ragged[0] in (0, width - 1)
+        and _numeric_columns(cells) == width - 1
+    )
+
+
+def _aligned_columns(
+    run: list[_Row], placed: list[list[int]], width: int, headed: bool
+) -> tuple[int, bool, list[int]]:
     """How many of the ``width`` columns have COLUMN_ALIGNED_SHARE of their cells (at least MIN_ROWS) on
-    a common left, right or centre edge, and whether a column is justified prose (both sides lined up,
-    wordy cells); ``placed`` holds each row's segments' columns."""
+    a common left, right or centre edge, whether a column is justified prose (both sides lined up,
+    wordy cells), and the columns that do not line up; ``placed`` holds each row's segments' columns.
+    In a ``headed`` table (its first row over every column) a column of two cells lines up when they
+    share an edge (a header over one cell)."""
     edges: list[list[tuple[float, float, float]]] = [[] for _ in range(width)]
     words: list[list[int]] = [[] for _ in range(width)]
     for row, indexes in zip(run, placed, strict=True):
         for segment, index in zip(row.segments, indexes, strict=True):
             edges[index].append((segment.x0, segment.x1, (segment.x0 + segment.x1) / 2))
-            words[index].append(len(segment.text.split()))
+            words[index].append(len(_LEADER.sub(" ", segment.text).split()))
     aligned = 0
     justified = False
-    for column, counts in zip(edges, words, strict=True):
-        if len(column) < MIN_ROWS:
+    ragged: list[int] = []
+    for index, (column, counts) in enumerate(zip(edges, words, strict=True)):
+        if len(column) < (2 if headed else MIN_ROWS):
+            ragged.append(index)
             continue
-        sides = [_lines_up([edge[side] for edge in column]) for side in range(3)]
+        if len(column) < MIN_ROWS:  # a header over one cell: the two share an edge
+            sides = [abs(column[0][side] - column[1][side]) <= EDGE_TOLERANCE for side in range(3)]
+        else:
+            sides = [_lines_up([edge[side] for edge in column]) for side in range(3)]
         if any(sides):
             aligned += 1
+        else:
+            ragged.append(index)
         if sides[0] and sides[1] and sum(counts) / len(counts) >= JUSTIFIED_MIN_WORDS:
             justified = True
-    return aligned, justified
+    return aligned, justified, ragged
 
 
 def _lines_up(positions: list[float]) -> bool:

@@ -124,10 +124,9 @@ PAINTED = CHAR_FILLED | CHAR_STROKED
 #: background-colour test below. MuPDF reports 0 for render modes 3 and 7 and for a zero fill opacity
 #: (/ca 0), 255 for ordinary text; no corpus span lies in between.
 INVISIBLE_MAX_ALPHA = 15
-#: Text set under this size (points) cannot be read on paper: hidden-text tricks use 0.1-1 pt. The
-#: corpus's smallest legible text is 4.0-4.2 pt (the chart labels of
-#: pdfminer__issue-1061-colour-space-stack.pdf, the GPO stamp of the Federal Register); none is smaller.
-INVISIBLE_MAX_SIZE = 4.0
+#: Text set under this size (points) cannot be read on paper: hidden-text tricks use 0.1-1 pt, while a
+#: printed spreadsheet's cells are legible at 3.6 pt (the smallest legible text met on the corpora).
+INVISIBLE_MAX_SIZE = 3.0
 #: Text whose colour is within this luminance of what lies beneath it is invisible. Only text at least
 #: this pale (white-ish, luminance >= 1 - margin) is tested: the page itself is white, and white text
 #: on white is the common case (the GPO production stamp in white on every page of

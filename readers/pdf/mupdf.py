@@ -79,7 +79,7 @@ from readers.core.model import (
     TableSource,
 )
 from readers.pdf import layout_model
-from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables
+from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables, unframed
 from readers.pdf.certainty import BAND_SHARE, WIDE_GAP_EM, Decision, PageSignals, band_key, band_lines, decide
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
@@ -97,7 +97,7 @@ from readers.pdf.order import OrderBlock, Ordered, broken_seams, reading_order
 from readers.pdf.placed import PlacedTable, found_tables, header_rows, renumber_tables
 from readers.pdf.salvage import PAGE_TREE_LOST, open_salvaged
 from readers.pdf.structure import read_tagged
-from readers.pdf.tables import find_ruled_tables
+from readers.pdf.tables import TABLE_MIN_FILL, find_ruled_tables
 
 # --- extraction flags -------------------------------------------------------------------------------
 
@@ -422,7 +422,7 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     rect = page.rect
     # Spans, images and paths are in unrotated page space, so shares are taken of the crop box's sides.
     crop = page.cropbox
-    tables = find_ruled_tables(paths, scan.lines, textpage)
+    tables = unframed(scan.lines, find_ruled_tables(paths, scan.lines, textpage), rect.width)
     tables = sorted(
         [
             *tables,
@@ -683,10 +683,9 @@ def _layout(
     Also counts the characters per (rounded) font size of the flow text, for the body size.
     """
     members: set[int] = set()
-    starts: dict[int, PlacedTable] = {}
     for table in tables:
         members |= table.members
-        starts[table.first] = table
+    starts = _starts(blocks, tables, members)
     items: list[_Block | _Table] = []
     sizes: Counter[float] = Counter()
     if not tables:  # most pages: every line is flow text
@@ -714,7 +713,30 @@ def _layout(
             elif kept:
                 current.append(_Line.of(kept, line.horizontal, line.key, line.direction))
         _flush(current, items, sizes)
+    if None in starts:  # a table whose title is the page's last text: after it
+        items.append(_Table(starts[None].markdown))
     return items, sizes
+
+
+def _starts(
+    blocks: list[list[_Line]], tables: list[PlacedTable], members: set[int]
+) -> dict[int | None, PlacedTable]:
+    """Where each table is written: before its first span, or, when a title taken out of it reads after
+    that span, before the first flow span after the title (None: at the end of the page)."""
+    starts: dict[int | None, PlacedTable] = {table.first: table for table in tables if not table.above}
+    titled = [table for table in tables if table.above]
+    if not titled:
+        return starts
+    order = [id(span) for block in blocks for line in block for span in line.spans]
+    index = {key: i for i, key in enumerate(order)}
+    for table in titled:
+        last = max((index[key] for key in table.above if key in index), default=-1)
+        if last < index.get(table.first, 0):
+            starts[table.first] = table
+            continue
+        after = next((key for key in order[last + 1 :] if key not in members and key not in starts), None)
+        starts[table.first if after is None and None in starts else after] = table
+    return starts
 
 
 def _flush(lines: list[_Line], items: list[_Block | _Table], sizes: Counter[float]) -> None:
@@ -1162,6 +1184,23 @@ def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float,
     return w > 0 and h > 0 and area > 0 and w * h >= SAME_TABLE_OVERLAP * area
 
 
+def _model_cells(table: Any) -> list[list[str]] | None:
+    """The cells of a table PyMuPDF built in a model region, or None when they make no table: fewer than
+    two rows or columns, rows of dot leaders (a table of contents), or a grid of mostly empty cells (words
+    cut into columns of their own: under the ruled finder's TABLE_MIN_FILL)."""
+    try:
+        cells = [[" ".join((cell or "").split()) for cell in row] for row in table.extract()]
+    except Exception:
+        return None
+    if len(cells) < 2 or max((len(r) for r in cells), default=0) < 2:
+        return None
+    if sum(1 for row in cells if any(_LEADER.search(c) for c in row)) > MAX_LEADER_ROW_SHARE * len(cells):
+        return None
+    if sum(1 for row in cells for c in row if c) < TABLE_MIN_FILL * sum(len(row) for row in cells):
+        return None
+    return cells
+
+
 def _placed_model_table(
     table: Any, lines: list[list[_Line]], permutation: tuple[int, ...], tables: list[PlacedTable]
 ) -> PlacedTable | None:
@@ -1169,13 +1208,11 @@ def _placed_model_table(
     lies in its box (and in no other table) leave the flow text, and it stands where the first of them
     stood."""
     try:
-        cells = [[" ".join((cell or "").split()) for cell in row] for row in table.extract()]
         bbox = tuple(float(v) for v in table.bbox)
     except Exception:
         return None
-    if len(cells) < 2 or max((len(r) for r in cells), default=0) < 2:
-        return None
-    if sum(1 for row in cells if any(_LEADER.search(c) for c in row)) > MAX_LEADER_ROW_SHARE * len(cells):
+    cells = _model_cells(table)
+    if cells is None:
         return None
     taken: set[int] = set()
     for t in tables:

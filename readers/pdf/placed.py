@@ -31,10 +31,18 @@ CONTINUATION_EDGE_TOLERANCE = 9.0
 #: first; a ruled score under 0.8 (fill under 0.6), where no table of the truth was, is kept as it is.
 CALIBRATED_CONFIDENCE: dict[str, tuple[tuple[float, float], ...]] = {
     TableSource.RULED.value: ((0.8, 0.97),),
-    TableSource.ALIGNED.value: ((0.9, 0.98), (0.0, 0.84)),
+    TableSource.ALIGNED.value: ((0.9, 0.94), (0.0, 0.88)),
 }
 
-_NUMBER = re.compile(r"^[\s$€£¥(+\-−–]*\d[\d\s.,'’]*%?\)?[\s*†‡]*$")
+#: A header set over this many lines or fewer (a cell "Total / Internal / Debt" over three) is read as one
+#: header row: the corpus's multi-line headers take 2-4 lines (camelot__superscript.pdf: 4).
+MAX_HEADER_LINES = 4
+#: A column is a column of numbers when this share of its filled cells are numbers (its header lines
+#: are a few cells against a body of dozens).
+NUMERIC_COLUMN_SHARE = 0.5
+
+_YEAR = re.compile(r"(19|20)\d\d")
+_NUMBER = re.compile(r"^[\s$€£¥(+\-−–]*\d[\d\s.,'’]*%?\)?[\s*†‡$€£¥]*$")
 
 
 @dataclass(slots=True)
@@ -50,6 +58,7 @@ class PlacedTable:
     members: set[int] = field(default_factory=set)  # id() of the spans that went into the table
     first: int = 0  # id() of the first span in reading order, where the table is placed
     column_edges: tuple[float, ...] = ()  # x of its column borders (for linking a continuation)
+    above: set[int] = field(default_factory=set)  # id() of spans read before it (a title taken out of it)
 
     @property
     def markdown(self) -> str:
@@ -66,7 +75,7 @@ def calibrated(source: str, score: float) -> float:
 
 
 def is_number(text: str) -> bool:
-    """A cell that reads as a number: 1,234.5, (12), 45%, $ 178, -3."""
+    """A cell that reads as a number: 1,234.5, (12), 45%, $ 178, 8 €, -3."""
     return bool(text) and _NUMBER.match(text) is not None
 
 
@@ -75,8 +84,9 @@ def header_rows(cells: Sequence[Sequence[str]]) -> int:
 
     The rule: the first row has no number in a column whose other cells are mostly numbers, and at least
     one such column exists, or no cell of the first row is a number while some later row has one. Years
-    over a numeric column (2023 2022 2021) are headers too: a first row of 4-digit years above non-year
-    numbers. A table of words only (no number anywhere) takes its first row as the header, as GFM must.
+    over a numeric column (2023 2022 2021) are headers too: a first row whose only numbers are 4-digit
+    years, above non-year numbers. A table of words only (no number anywhere) takes its first row as the
+    header, as GFM must.
     """
     if len(cells) < 2:
         return 0
@@ -85,10 +95,67 @@ def header_rows(cells: Sequence[Sequence[str]]) -> int:
         return 1
     if not any(is_number(c) for c in first if c):
         return 1
-    years = [c for c in first if c]
-    if years and all(re.fullmatch(r"(19|20)\d\d", c.strip()) for c in years):
+    numbers = [c for c in first if is_number(c)]
+    if all(_YEAR.fullmatch(c.strip()) for c in numbers) and any(
+        is_number(c) and not _YEAR.fullmatch(c.strip()) for row in rest for c in row
+    ):  # a label over the labels, years over the numbers
         return 1
     return 0
+
+
+def one_header(cells: list[list[str]]) -> list[list[str]]:
+    """The table with a header set over several lines read as one header row.
+
+    The header lines are the rows above the first row holding a number in a column of numbers (years
+    over the columns do not count: they head them), at most MAX_HEADER_LINES, not counting a title above
+    them or a group's label under them (a row with only its first cell filled); two or more are joined
+    column by column ("Total" over "Internal" over "Debt" is "Total Internal Debt"). A table without a
+    column of numbers, or whose first row is already in its body, is given back as it is."""
+    if len(cells) < 3:
+        return cells
+    cells = _joined_wraps(cells)
+    width = max(len(row) for row in cells)
+    numeric: set[int] = set()
+    for column in range(width):
+        texts = [row[column] for row in cells if column < len(row) and row[column]]
+        if texts and sum(1 for c in texts if is_number(c)) >= NUMERIC_COLUMN_SHARE * len(texts):
+            numeric.add(column)
+    if not numeric:
+        return cells
+    body = next(
+        (
+            index
+            for index, row in enumerate(cells)
+            if any(
+                column in numeric and is_number(cell) and not _YEAR.fullmatch(cell.strip())
+                for column, cell in enumerate(row)
+            )
+        ),
+        0,
+    )
+    start, end = 0, body
+    while start < end and not any(cells[start][1:]):  # a title over the header
+        start += 1
+    while end > start and not any(cells[end - 1][1:]):  # a group's label over the body
+        end -= 1
+    if end - start < 2 or end - start > MAX_HEADER_LINES:
+        return cells
+    joined = [" ".join(row[c] for row in cells[start:end] if c < len(row) and row[c]) for c in range(width)]
+    return [*cells[:start], joined, *cells[end:]]
+
+
+def _joined_wraps(cells: list[list[str]]) -> list[list[str]]:
+    """Rows whose only cell is a first cell going on in lower case from the row above ("Knowledge of the
+    school system and" over "education in the partner countries") joined to that row: a row's label
+    wrapped onto a second line."""
+    out: list[list[str]] = []
+    for row in cells:
+        first = row[0] if row else ""
+        if out and out[-1][0] and first[:1].islower() and not any(row[1:]):
+            out[-1] = [f"{out[-1][0]} {first}", *out[-1][1:]]
+            continue
+        out.append(list(row))
+    return out
 
 
 def gfm(cells: Sequence[Sequence[str]]) -> str:
@@ -150,12 +217,9 @@ def continues(before: PlacedTable, before_height: float, after: PlacedTable, aft
     as many columns, and their column edges line up (or ``after`` repeats ``before``'s header row)."""
     if not (before.cells and after.cells) or len(before.cells[0]) != len(after.cells[0]):
         return False
-    if (
-        before.bbox[3] < before_height * (1 - CONTINUATION_BAND)
-        or after.bbox[1] > after_height * CONTINUATION_BAND
-    ):
+    if not _across_the_break(before.bbox, before_height, after.bbox, after_height):
         return False
-    if before.header_rows and after.header_rows and before.cells[0] == after.cells[0]:
+    if _same_header(before, after):
         return True
     a, b = before.column_edges, after.column_edges
     return (
@@ -202,14 +266,26 @@ def _tagged_continues(
         return False
     if before_height <= 0 or after_height <= 0:
         return False
-    if (
-        before.bbox[3] < before_height * (1 - CONTINUATION_BAND)
-        or after.bbox[1] > after_height * CONTINUATION_BAND
-    ):
+    if not _across_the_break(before.bbox, before_height, after.bbox, after_height):
         return False
-    if before.header_rows and after.header_rows and before.cells[0] == after.cells[0]:
+    if _same_header(before, after):
         return True
     return (
         abs(before.bbox[0] - after.bbox[0]) <= CONTINUATION_EDGE_TOLERANCE
         and abs(before.bbox[2] - after.bbox[2]) <= CONTINUATION_EDGE_TOLERANCE
     )
+
+
+def _across_the_break(
+    before: Sequence[float], before_height: float, after: Sequence[float], after_height: float
+) -> bool:
+    """Whether a table whose box is ``before`` ends in the bottom band of its page and one whose box is
+    ``after`` starts in the top band of the next (CONTINUATION_BAND)."""
+    return (
+        before[3] >= before_height * (1 - CONTINUATION_BAND) and after[1] <= after_height * CONTINUATION_BAND
+    )
+
+
+def _same_header(before: PlacedTable | FoundTable, after: PlacedTable | FoundTable) -> bool:
+    """Whether both tables have a header row and it is the same (a header repeated on the next page)."""
+    return bool(before.header_rows and after.header_rows and before.cells[0] == after.cells[0])

@@ -22,13 +22,13 @@ from __future__ import annotations
 import bisect
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import pymupdf
 
 from readers.core.model import TableSource
-from readers.pdf.placed import PlacedTable, calibrated, header_rows
+from readers.pdf.placed import PlacedTable, calibrated, header_rows, one_header
 
 # --- thresholds -------------------------------------------------------------------------------------
 
@@ -560,10 +560,12 @@ def _fill_grid(
     texts: dict[int, list[str]] = {}
     members: set[int] = set()
     first: int | None = None
+    taken_in: list[tuple[int, int]] = []  # (span id, cell) in reading order
     for line, inside in by_turn[turn]:
         if first is None:
             first = id(inside[0][0])
         members.update(id(span) for span, _ in inside)
+        taken_in.extend((id(span), cell) for span, cell in inside)
         if any(_overhangs(grid, span, cell, turn) for span, cell in inside):
             pieces = _pieces_by_words(grid, owner, line, inside, words, turn)
         else:
@@ -574,7 +576,40 @@ def _fill_grid(
             texts.setdefault(cell, []).append("".join(parts))
     if first is None:
         return None
+    titles = _title_cells(grid, texts) if not turn else set()
+    if titles:  # a title ruled into the table's top stays text above it
+        members -= {key for key, cell in taken_in if cell in titles}
+        first = next((key for key, cell in taken_in if cell not in titles), first)
+        for cell in titles:
+            del texts[cell]
+        table = _table(grid, texts, members, first, turn)
+        if table is None:
+            return None
+        top = grid.ys[max(grid.cells[cell][2] for cell in titles)]
+        above = {key for key, cell in taken_in if cell in titles}
+        return replace(table, bbox=(table.bbox[0], top, table.bbox[2], table.bbox[3]), above=above)
     return _table(grid, texts, members, first, turn)
+
+
+def _title_cells(grid: _Grid, texts: dict[int, list[str]]) -> set[int]:
+    """The cells of the grid's leading rows that are a title or a caption: a row of one filled cell as wide
+    as the grid ("NICS Firearm Background Checks November - 2015", "Table 6.1: ..."), with at least two
+    rows of the table under it."""
+    n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
+    starts: dict[int, list[int]] = {}
+    for cell, parts in texts.items():
+        if any(part.strip() for part in parts):
+            starts.setdefault(grid.cells[cell][0], []).append(cell)
+    titles: set[int] = set()
+    row = 0
+    while row < n_rows and len(starts.get(row, ())) == 1:
+        [cell] = starts[row]
+        _, c0, r1, c1 = grid.cells[cell]
+        if n_cols < 2 or c0 != 0 or c1 != n_cols or len({r for r in starts if r >= r1}) < 2:
+            break
+        titles.add(cell)
+        row = r1
+    return titles
 
 
 def _overhangs(grid: _Grid, span: SpanLike, cell: int, turn: int) -> bool:
@@ -654,7 +689,7 @@ def _table(
     keep = [c for c in range(n_cols) if any(row[c] for row in rows)]
     if len(rows) < 2 or len(keep) < 2:
         return None
-    cells = [[row[c] for c in keep] for row in rows]
+    cells = one_header([[row[c] for c in keep] for row in rows])
     fill = len(filled) / len(grid.cells)
     score = RULED_BASE_CONFIDENCE + (1 - RULED_BASE_CONFIDENCE) * fill
     return PlacedTable(
