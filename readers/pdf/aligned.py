@@ -113,7 +113,8 @@ TWO_COLUMN_NUMERIC_SHARE = 0.6
 #: in every column and the candidates refused do not.
 ALIGNED_BASE_CONFIDENCE = 0.4
 
-_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:·\s?){4,}")
+#: A run of leader dots (a table of contents, a dot-led label).
+LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:·\s?){4,}")
 _RIGHT_TO_LEFT = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _LEADER_TAIL = re.compile(r"\s*(?:(?:\.\s?){2,}|…+|(?:·\s?){2,})\s*$")
 _CURRENCY = frozenset("$€£¥")
@@ -526,11 +527,11 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
     if fill < MIN_FILL and (fill < SPARSE_MIN_FILL or len(set(placed[0])) < len(columns)):  # not headed
         return None
     if sum(len(span.text.split()) for span in spans) / filled > MAX_CELL_WORDS and (
-        sum(len(_LEADER.sub(" ", s.text).split()) for s in _texts(run)) / filled > MAX_CELL_WORDS
+        sum(len(LEADER.sub(" ", s.text).split()) for s in _texts(run)) / filled > MAX_CELL_WORDS
     ):
         return None  # prose set in columns (a cell's words are its spans' words, dot leaders aside)
     segments = _texts(run)
-    leaders = sum(1 for s in segments if _LEADER.search(s.text)) * 2 >= len(run)
+    leaders = sum(1 for s in segments if LEADER.search(s.text)) * 2 >= len(run)
     cells = [_assign(row, indexes, len(columns)) for row, indexes in zip(run, placed, strict=True)]
     if leaders:  # a table of contents, unless its labels lead to columns of numbers (a statistical table)
         if _numeric_columns(cells) < LEADER_TABLE_NUMERIC_COLUMNS:
@@ -653,7 +654,7 @@ def _aligned_columns(
     for row, indexes in zip(run, placed, strict=True):
         for segment, index in zip(row.segments, indexes, strict=True):
             edges[index].append((segment.x0, segment.x1, (segment.x0 + segment.x1) / 2))
-            words[index].append(len(_LEADER.sub(" ", segment.text).split()))
+            words[index].append(len(LEADER.sub(" ", segment.text).split()))
     aligned = 0
     justified = False
     ragged: list[int] = []

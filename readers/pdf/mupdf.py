@@ -79,7 +79,7 @@ from readers.core.model import (
     TableSource,
 )
 from readers.pdf import layout_model
-from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables, unframed
+from readers.pdf.aligned import LEADER, find_aligned_tables, find_turned_aligned_tables, unframed
 from readers.pdf.certainty import BAND_SHARE, WIDE_GAP_EM, Decision, PageSignals, band_key, band_lines, decide
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
@@ -1004,7 +1004,6 @@ MODEL_TABLE_CONFIDENCE = 0.5
 #: A model table whose rows mostly hold dot leaders is a table of contents, which the own finders leave
 #: as text on purpose (readers/pdf/aligned.py): the model labels them tables.
 MAX_LEADER_ROW_SHARE = 0.5
-_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:·\s?){4,}")
 
 
 def _signals(scan: _Scan, tables: list[PlacedTable], order: ReadingOrder, height: float) -> PageSignals:
@@ -1194,7 +1193,7 @@ def _model_cells(table: Any) -> list[list[str]] | None:
         return None
     if len(cells) < 2 or max((len(r) for r in cells), default=0) < 2:
         return None
-    if sum(1 for row in cells if any(_LEADER.search(c) for c in row)) > MAX_LEADER_ROW_SHARE * len(cells):
+    if sum(1 for row in cells if any(LEADER.search(c) for c in row)) > MAX_LEADER_ROW_SHARE * len(cells):
         return None
     if sum(1 for row in cells for c in row if c) < TABLE_MIN_FILL * sum(len(row) for row in cells):
         return None
