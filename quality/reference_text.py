@@ -13,7 +13,8 @@ Each reading takes the library's plain view of the file and nothing of assay's r
 - **HTML**: lxml's text of the body, with scripts, styles, templates and ``noscript`` left out, and a
   line break around each block, cell and line break: the whole visible page, boilerplate included. The
   bytes are decoded by their byte-order mark, else as UTF-8 when they are UTF-8, else by the charset
-  they declare, else by charset-normalizer's best guess.
+  they declare (windows-1252 when they declare none, as a browser does), else, when the bytes break
+  that charset, by charset-normalizer's best guess.
 """
 
 from __future__ import annotations
@@ -158,11 +159,11 @@ def _decoded(data: bytes) -> str:
     except UnicodeDecodeError:
         pass
     declared = _DECLARED.search(data[:4096])
-    if declared:
-        try:
-            return data.decode(declared.group(1).decode("ascii"))
-        except (LookupError, UnicodeDecodeError):
-            pass
+    try:
+        # the charset declared, else windows-1252, a browser's default for a page that declares none
+        return data.decode(declared.group(1).decode("ascii") if declared else "cp1252")
+    except (LookupError, UnicodeDecodeError):
+        pass
     import charset_normalizer
 
     best = charset_normalizer.from_bytes(data).best()

@@ -76,6 +76,7 @@ def test_a_page_is_read_as_its_visible_body_whatever_its_encoding() -> None:
     assert html_text("\ufeff<p>Grüße</p>".encode("utf-16-le")).strip() == "Grüße"
     declared = '<meta charset="windows-1252"><p>caf\u00e9 \u20ac</p>'.encode("cp1252")
     assert html_text(declared).strip() == "café €"
+    assert html_text("<p>très niño</p>".encode("cp1252")).strip() == "très niño"  # declared none
 
 
 def test_a_kind_without_a_reading_has_none(tmp_path: Path) -> None:
