@@ -32,6 +32,8 @@ READABLE_KINDS = ("xlsx", "docx", "html")
 _W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 _RELATED_PARTS = ("/header", "/footer", "/footnotes", "/endnotes")
+#: A Word part is parsed without entities or the network, as the readers parse every container's XML.
+_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
 #: The elements a browser sets apart from their neighbours (blocks, cells, line breaks): their text is
 #: read with a line break before and after, as the page shows it.
 _BLOCKS = frozenset(
@@ -142,7 +144,7 @@ def docx_text(path: Path) -> str:
     texts = _paragraphs(document.element.body)
     for part in document.part.package.iter_parts():
         if any(str(part.partname).startswith(f"/word{name}") for name in _RELATED_PARTS):
-            texts += _paragraphs(etree.fromstring(part.blob))
+            texts += _paragraphs(etree.fromstring(part.blob, _PARSER))
     return "\n".join(texts)
 
 
