@@ -42,6 +42,9 @@ MIN_ROWS = 3
 #: spacing is 0.2-0.35 em and a sentence gap under 0.6 em in every corpus font; tab-set columns in the
 #: corpus's statements and schedules are 1.5-20 em apart.
 SEGMENT_GAP_EM = 1.0
+#: Two spans of one cell closer than this share of the smaller one's height touch: one word set in two
+#: fonts or with a superscript ("km" and "2" 0-0.5 pt apart at 10 pt on pyp__multicolumn.pdf).
+TOUCHING_GAP_SHARE = 0.15
 #: Two spans are on one visual row when their vertical centres are closer than this share of the
 #: smaller span's height (superscripts and mixed sizes on one baseline stay together).
 SAME_ROW_SHARE = 0.5
@@ -471,8 +474,29 @@ def _texts(run: list[_Row]) -> list[_Segment]:
                 if order is None:
                     order = {id(span): position for row in run for _, position, span in row.spans}
                 spans = sorted(spans, key=lambda span: order[id(span)])
-            segment.text = " ".join(" ".join(s.text.split()) for s in spans if s.text.strip())
+            segment.text = _joined(spans)
     return segments
+
+
+def _joined(spans: Sequence[SpanLike]) -> str:
+    """The spans' text, a space between two spans unless they touch (a superscript, a change of font inside
+    a word: "km" and "2" of "km2")."""
+    out = ""
+    previous: SpanLike | None = None
+    for span in spans:
+        text = " ".join(span.text.split())
+        if not text:
+            continue
+        if previous is not None:
+            gap = span.bbox[0] - previous.bbox[2]
+            height = min(span.bbox[3] - span.bbox[1], previous.bbox[3] - previous.bbox[1])
+            level = span.bbox[1] < previous.bbox[3] and previous.bbox[1] < span.bbox[3]
+            touching = level and 0 <= gap <= TOUCHING_GAP_SHARE * height
+            glued = touching and not span.text[0].isspace() and not previous.text[-1].isspace()
+            out += "" if glued else " "
+        out += text
+        previous = span
+    return out
 
 
 def _runs(rows: list[_Row]) -> list[list[_Row]]:
