@@ -587,3 +587,27 @@ def test_a_table_in_one_column_of_a_two_column_page_is_found(tmp_path: Path) -> 
     [only] = read(tmp_path / "two-columns.pdf")
     [table] = only.tables
     assert [list(row) for row in table.cells] == rows
+
+
+def test_a_superscript_touching_its_word_joins_it_in_the_cell(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    rows = [
+        ["Country", "", "Capital"],
+        ["Austria", "83,879", "Vienna"],
+        ["Belgium", "30,689", "Brussels"],
+        ["Denmark", "42,951", "Copenhagen"],
+        ["Finland", "338,424", "Helsinki"],
+    ]
+    aligned_table(page, rows, 100)
+    pieces = [("Area (km", 10, 0.0), ("2", 7, -3.0), (")", 10, 0.0)]  # km², the 2 set small and raised
+    x = 72 + 228 - sum(pymupdf.get_text_length(text, fontsize=size) for text, size, _ in pieces)
+    for text, size, rise in pieces:
+        page.insert_text((x, 100 + rise), text, fontsize=size)
+        x += pymupdf.get_text_length(text, fontsize=size)
+    doc.save(tmp_path / "areas.pdf")
+
+    [only] = read(tmp_path / "areas.pdf")
+    [table] = only.tables
+    assert list(table.cells[0]) == ["Country", "Area (km2)", "Capital"]
+    assert list(table.cells[4]) == ["Finland", "338,424", "Helsinki"]
