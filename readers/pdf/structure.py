@@ -490,9 +490,10 @@ def _title_rows(matrix: Sequence[Sequence[str]]) -> int:
     of two or more filled cells under them (plumb__ca-warn-report.pdf tags its report's title, dates
     and publication note as the table's first rows)."""
     count = 0
-    while count < len(matrix) and [bool(cell) for cell in matrix[count]].count(True) == 1 and matrix[count][0]:
+    filled = [sum(1 for cell in row if cell) for row in matrix]
+    while count < len(matrix) and filled[count] == 1 and matrix[count][0]:
         count += 1
-    full = sum(1 for row in matrix[count:] if sum(1 for cell in row if cell) >= 2)
+    full = sum(1 for n in filled[count:] if n >= 2)
     return count if full >= 2 else 0
 
 
