@@ -228,7 +228,8 @@ def _heads(above: list[_Row], run: list[_Row]) -> list[_Row]:
     for row in reversed(above[-MAX_HEAD_ROWS:]):
         if below.top - row.bottom > MERGE_GAP_HEIGHTS * height:
             break
-        if any(s.x0 < left or (s.x0 + s.x1) / 2 > right for s in row.segments):
+        last = columns[-1][0] + EDGE_TOLERANCE  # a header set from the last column's left may run past it
+        if any(s.x0 < left or ((s.x0 + s.x1) / 2 > right and s.x0 > last) for s in row.segments):
             break  # wider than the table on its left, or a cell overhanging its right side by half or more
         taken.append(row)
         if any(s.x0 > columns[0][1] for s in row.segments):
@@ -404,7 +405,9 @@ def _group(spans: list[tuple[float, int, SpanLike]]) -> list[_Row]:
             height = 0.1
         if members:
             smaller = height if height < row_height else row_height
-            if abs(centre - row_centre) <= share * smaller:
+            # near centres, or a superscript overlapping the row by half its height or more
+            overlap = (y1 if y1 < bottom else bottom) - (y0 if y0 > top else top)
+            if abs(centre - row_centre) <= share * smaller or overlap >= share * smaller:
                 members.append((x0, position, span))
                 if y0 < top:
                     top = y0
@@ -491,7 +494,7 @@ def _joined(spans: Sequence[SpanLike]) -> str:
             gap = span.bbox[0] - previous.bbox[2]
             height = min(span.bbox[3] - span.bbox[1], previous.bbox[3] - previous.bbox[1])
             level = span.bbox[1] < previous.bbox[3] and previous.bbox[1] < span.bbox[3]
-            touching = level and 0 <= gap <= TOUCHING_GAP_SHARE * height
+            touching = level and abs(gap) <= TOUCHING_GAP_SHARE * height
             glued = touching and not span.text[0].isspace() and not previous.text[-1].isspace()
             out += "" if glued else " "
         out += text
