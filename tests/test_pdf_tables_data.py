@@ -587,3 +587,71 @@ def test_a_table_in_one_column_of_a_two_column_page_is_found(tmp_path: Path) -> 
     [only] = read(tmp_path / "two-columns.pdf")
     [table] = only.tables
     assert [list(row) for row in table.cells] == rows
+
+
+def test_a_superscript_touching_its_word_joins_it_in_the_cell(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    rows = [
+        ["Country", "", "Capital"],
+        ["Austria", "83,879", "Vienna"],
+        ["Belgium", "30,689", "Brussels"],
+        ["Denmark", "42,951", "Copenhagen"],
+        ["Finland", "338,424", "Helsinki"],
+    ]
+    aligned_table(page, rows, 100)
+    pieces = [("Area (km", 10, 0.0), ("2", 7, -3.0), (")", 10, 0.0)]  # km², the 2 set small and raised
+    x = 72 + 228 - sum(pymupdf.get_text_length(text, fontsize=size) for text, size, _ in pieces)
+    for text, size, rise in pieces:
+        page.insert_text((x, 100 + rise), text, fontsize=size)
+        x += pymupdf.get_text_length(text, fontsize=size)
+    doc.save(tmp_path / "areas.pdf")
+
+    [only] = read(tmp_path / "areas.pdf")
+    [table] = only.tables
+    assert list(table.cells[0]) == ["Country", "Area (km2)", "Capital"]
+    assert list(table.cells[4]) == ["Finland", "338,424", "Helsinki"]
+
+
+def test_a_header_over_two_lines_with_a_superscript_heads_a_table_of_left_aligned_columns(
+    tmp_path: Path,
+) -> None:
+    """A journal's table: small type, columns set from their left edges, a header over two lines set
+    apart from the body, a superscript in one header cell and the last column's header running past its
+    numbers."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    xs, size = (72, 140, 220, 300), 6.5
+    heads = [
+        ["Inhibitor", "icorr (A/cm", "Polarization", "Corrosion"],
+        ["concentration (g)", "", "resistance", "rate (mm/year)"],
+    ]
+    for line, texts in enumerate(heads):
+        for x, text in zip(xs, texts, strict=True):
+            page.insert_text((x, 100 + 8.6 * line), text, fontsize=size)
+    x = xs[1] + pymupdf.get_text_length("icorr (A/cm", fontsize=size)
+    page.insert_text((x, 98.5), "2", fontsize=4.6)
+    page.insert_text((x + pymupdf.get_text_length("2", fontsize=4.6), 100), ")", fontsize=size)
+    body = [
+        ["0", "0.0003", "24.0910", "2.8163"],
+        ["2", "0.0002", "121.440", "1.5054"],
+        ["4", "0.0001", "42.121", "0.9476"],
+        ["6", "5.39E-05", "373.180", "0.4318"],
+        ["8", "5.46E-05", "305.650", "0.3772"],
+        ["10", "1.24E-05", "246.080", "0.0919"],
+    ]
+    for r, row in enumerate(body):
+        for x, text in zip(xs, row, strict=True):
+            page.insert_text((x, 126 + 8.6 * r), text, fontsize=size)
+    doc.save(tmp_path / "journal.pdf")
+
+    [only] = read(tmp_path / "journal.pdf")
+    [table] = only.tables
+    header = [
+        "Inhibitor concentration (g)",
+        "icorr (A/cm2)",
+        "Polarization resistance",
+        "Corrosion rate (mm/year)",
+    ]
+    assert [list(row) for row in table.cells] == [header, *body]
+    assert table.header_rows == 1

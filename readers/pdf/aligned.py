@@ -42,6 +42,9 @@ MIN_ROWS = 3
 #: spacing is 0.2-0.35 em and a sentence gap under 0.6 em in every corpus font; tab-set columns in the
 #: corpus's statements and schedules are 1.5-20 em apart.
 SEGMENT_GAP_EM = 1.0
+#: Two spans of one cell closer than this share of the smaller one's height touch: one word set in two
+#: fonts or with a superscript ("km" and "2" 0-0.5 pt apart at 10 pt on pyp__multicolumn.pdf).
+TOUCHING_GAP_SHARE = 0.15
 #: Two spans are on one visual row when their vertical centres are closer than this share of the
 #: smaller span's height (superscripts and mixed sizes on one baseline stay together).
 SAME_ROW_SHARE = 0.5
@@ -225,7 +228,8 @@ def _heads(above: list[_Row], run: list[_Row]) -> list[_Row]:
     for row in reversed(above[-MAX_HEAD_ROWS:]):
         if below.top - row.bottom > MERGE_GAP_HEIGHTS * height:
             break
-        if any(s.x0 < left or (s.x0 + s.x1) / 2 > right for s in row.segments):
+        last = columns[-1][0] + EDGE_TOLERANCE  # a header set from the last column's left may run past it
+        if any(s.x0 < left or ((s.x0 + s.x1) / 2 > right and s.x0 > last) for s in row.segments):
             break  # wider than the table on its left, or a cell overhanging its right side by half or more
         taken.append(row)
         if any(s.x0 > columns[0][1] for s in row.segments):
@@ -401,7 +405,9 @@ def _group(spans: list[tuple[float, int, SpanLike]]) -> list[_Row]:
             height = 0.1
         if members:
             smaller = height if height < row_height else row_height
-            if abs(centre - row_centre) <= share * smaller:
+            # near centres, or a superscript overlapping the row by half its height or more
+            overlap = (y1 if y1 < bottom else bottom) - (y0 if y0 > top else top)
+            if abs(centre - row_centre) <= share * smaller or overlap >= share * smaller:
                 members.append((x0, position, span))
                 if y0 < top:
                     top = y0
@@ -471,8 +477,29 @@ def _texts(run: list[_Row]) -> list[_Segment]:
                 if order is None:
                     order = {id(span): position for row in run for _, position, span in row.spans}
                 spans = sorted(spans, key=lambda span: order[id(span)])
-            segment.text = " ".join(" ".join(s.text.split()) for s in spans if s.text.strip())
+            segment.text = _joined(spans)
     return segments
+
+
+def _joined(spans: Sequence[SpanLike]) -> str:
+    """The spans' text, a space between two spans unless they touch (a superscript, a change of font inside
+    a word: "km" and "2" of "km2")."""
+    out = ""
+    previous: SpanLike | None = None
+    for span in spans:
+        text = " ".join(span.text.split())
+        if not text:
+            continue
+        if previous is not None:
+            gap = span.bbox[0] - previous.bbox[2]
+            height = min(span.bbox[3] - span.bbox[1], previous.bbox[3] - previous.bbox[1])
+            level = span.bbox[1] < previous.bbox[3] and previous.bbox[1] < span.bbox[3]
+            touching = level and abs(gap) <= TOUCHING_GAP_SHARE * height
+            glued = touching and not span.text[0].isspace() and not previous.text[-1].isspace()
+            out += "" if glued else " "
+        out += text
+        previous = span
+    return out
 
 
 def _runs(rows: list[_Row]) -> list[list[_Row]]:

@@ -451,6 +451,10 @@ def _table(
             done.discard(leaf.mcid)
         return None
     matrix = tuple(tuple(" ".join(_text(cells.get((r, c), [])).split()) for c in range(width)) for r in rows)
+    titles = [cell for row in matrix[: _title_rows(matrix)] for cell in row if cell]
+    if titles:  # a title tagged into the table's top rows stays text above it
+        matrix, rows = matrix[len(titles) :], rows[len(titles) :]
+        cells = {key: chars for key, chars in cells.items() if key[0] in rows}
     header = 0
     for r in rows:  # header rows are the leading rows all of whose cells are TH
         if r in header_rows and r not in body_rows:
@@ -462,7 +466,7 @@ def _table(
         return None
     x0s, y0s, x1s, y1s = zip(*boxes, strict=True)
     bbox = (min(x0s), min(y0s), max(x1s), max(y1s))
-    markdown = gfm(matrix)
+    markdown = "\n\n".join([*titles, gfm(matrix)])
     extra = _text([c for leaf in loose if leaf.mcid not in done for c in by_mcid.get(leaf.mcid, ())])
     for leaf in loose:
         done.add(leaf.mcid)
@@ -479,6 +483,18 @@ def _table(
         confidence=round(coverage, 4),
         evidence=f"structure=Table rows={len(rows)} columns={width} th_rows={header}",
     )
+
+
+def _title_rows(matrix: Sequence[Sequence[str]]) -> int:
+    """How many leading rows are a title or a caption: one filled cell, the first, with at least two rows
+    of two or more filled cells under them (plumb__ca-warn-report.pdf tags its report's title, dates
+    and publication note as the table's first rows)."""
+    count = 0
+    filled = [sum(1 for cell in row if cell) for row in matrix]
+    while count < len(matrix) and filled[count] == 1 and matrix[count][0]:
+        count += 1
+    full = sum(1 for n in filled[count:] if n >= 2)
+    return count if full >= 2 else 0
 
 
 def _cells_left_to_right(cells: dict[tuple[int, int], list[MarkedChar]], rows: list[int], width: int) -> None:
