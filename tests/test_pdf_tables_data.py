@@ -587,3 +587,61 @@ def test_a_table_in_one_column_of_a_two_column_page_is_found(tmp_path: Path) -> 
     [only] = read(tmp_path / "two-columns.pdf")
     [table] = only.tables
     assert [list(row) for row in table.cells] == rows
+
+
+def rows_ruled_apart(page: pymupdf.Page, rows: list[list[str | list[str]]], left: float, top: float) -> None:
+    """Write ``rows`` as a table ruled only between its rows (no column lines, no rule over the header):
+    a cell given as a list of lines wraps; each row ends with a rule as wide as the table."""
+    widths = (90.0, 60.0, 90.0)
+    right = left + sum(widths)
+    page.insert_text((left + 4, top + 12), rows[0][0], fontsize=10)  # the header, above the first rule
+    for c, cell in enumerate(rows[0][1:], 1):
+        page.insert_text((left + sum(widths[:c]) + 4, top + 12), cell, fontsize=10)
+    y = top + 18
+    page.draw_line((left, y), (right, y), width=0.5)
+    for row in rows[1:]:
+        lines = [cell if isinstance(cell, list) else [cell] for cell in row]
+        for c, cell_lines in enumerate(lines):
+            for i, text in enumerate(cell_lines):
+                page.insert_text((left + sum(widths[:c]) + 4, y + 14 + 12 * i), text, fontsize=10)
+        y += 8 + 12 * max(len(cell_lines) for cell_lines in lines)
+        page.draw_line((left, y), (right, y), width=0.5)
+
+
+def test_rows_ruled_apart_without_column_lines_are_a_table_each(tmp_path: Path) -> None:
+    """Two tables side by side whose rows are ruled apart but whose columns are set by blanks only (no
+    vertical line anywhere on the page): each is a table, its columns cut at the blanks running down
+    every row, its header the line just above its first rule, a wrapped cell one cell."""
+    head = ["Animal", "Action", "Result"]
+    first = [head, ["Cat", "Says", "Meow"], ["Fox", "Says", ["Ring-ding", "Gering"]]]
+    second = [head, ["Dog", "Says", "Woof"], ["Donkey", "Says", ["Hee-Haw", "Haw"]]]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    rows_ruled_apart(page, first, 40, 100)
+    rows_ruled_apart(page, second, 310, 100)
+    doc.save(tmp_path / "ruled-rows.pdf")
+
+    [only] = read(tmp_path / "ruled-rows.pdf")
+    cells = sorted([list(row) for row in table.cells] for table in only.tables)
+    assert cells == [
+        [["Animal", "Action", "Result"], ["Cat", "Says", "Meow"], ["Fox", "Says", "Ring-ding Gering"]],
+        [["Animal", "Action", "Result"], ["Dog", "Says", "Woof"], ["Donkey", "Says", "Hee-Haw Haw"]],
+    ]
+    assert all("columns_by=blanks" in table.evidence for table in only.tables)
+
+
+def test_a_booktabs_body_between_two_rules_is_left_to_the_aligned_finder(tmp_path: Path) -> None:
+    """A table ruled over its header, under it and under its body (booktabs) holds several rows between
+    two rules, one line each in every column: it is no table of one row per band, and the aligned finder
+    reads it row by row."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.draw_line((66, 96), (396, 96), width=0.8)
+    page.draw_line((66, 116), (396, 116), width=0.5)
+    bottom = aligned_table(page, STATEMENT, 110)
+    page.draw_line((66, bottom - 6), (396, bottom - 6), width=0.8)
+    doc.save(tmp_path / "booktabs.pdf")
+
+    [only] = read(tmp_path / "booktabs.pdf")
+    [table] = only.tables
+    assert table.source == TableSource.ALIGNED.value and len(table.cells) == len(STATEMENT)

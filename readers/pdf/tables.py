@@ -23,6 +23,7 @@ import bisect
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import Any, Protocol
 
 import pymupdf
@@ -46,6 +47,14 @@ EDGE_MIN_LENGTH = 3.0
 GATE_MIN_SEGMENTS = 3
 #: This many rules of the same extent make a table whose open sides are added (see _open_sides).
 RULES_FOR_OPEN_SIDES = 3
+#: Rows ruled apart with no column lines (a stack of RULES_FOR_OPEN_SIDES rules) get their columns from
+#: blanks at least this many line heights wide running down every row: the stacked tables of the corpus
+#: leave 0.76-10.8 line heights between columns (tabula__AnimalSounds1.pdf 0.76), words about 0.25.
+COLUMN_GAP_HEIGHTS = 0.5
+#: A line set at most this many of its heights above such a stack's top rule is the table's header row.
+HEAD_GAP_HEIGHTS = 1.0
+#: Cells of such a stack averaging more words a line than this are prose ruled into sections, not rows.
+STACK_MAX_CELL_WORDS = 6.0
 #: Bounds that keep a pathological page (a map, graph paper, a hatched chart) from costing more than a
 #: few pages of text: beyond them the page is read as flow text. The corpus's busiest table page has
 #: 18 x 28 rules and 358 intersections (plumb__nics-background-checks-2015-11-rotated.pdf); a dense
@@ -117,8 +126,21 @@ def find_ruled_tables(
     spans in reading order, and ``textpage`` the TextPage they came from (its words are read only when a
     span crosses a cell border).
     """
-    grids = _find_grids(_segments(paths))
-    return _fill_tables(grids, blocks, _Words(textpage)) if grids else []
+    found = _segments(paths)
+    if len(found.horizontal) < GATE_MIN_SEGMENTS:
+        return []
+    hs = _snap_join(found.horizontal)
+    grids = _find_grids(found, hs)
+    words = _Words(textpage)
+    tables = _fill_tables(grids, blocks, words) if grids else []
+    stacked = [
+        table
+        for stack in _rule_stacks(hs, found.vertical, tables)
+        if (table := _stack_table(stack, blocks, tables, words)) is not None
+    ]
+    if stacked:
+        tables = sorted([*tables, *stacked], key=lambda t: (t.bbox[1], t.bbox[0]))
+    return tables
 
 
 class _Words:
@@ -268,11 +290,11 @@ def _snap_join(edges: list[_RawEdge]) -> list[_Edge]:
     return joined
 
 
-def _find_grids(found: _Segments) -> list[_Grid]:
-    """Ruled grids on a page: pdfplumber's "lines" strategy, which is also find_tables' default."""
+def _find_grids(found: _Segments, hs: list[_Edge]) -> list[_Grid]:
+    """Ruled grids on a page: pdfplumber's "lines" strategy, which is also find_tables' default
+    (``hs``: the page's horizontal segments snapped and joined)."""
     if len(found.horizontal) < GATE_MIN_SEGMENTS or len(found.vertical) < GATE_MIN_SEGMENTS:
         return []
-    hs = _snap_join(found.horizontal)
     vs = _snap_join(found.vertical + _open_sides(hs, found.vertical))
     if not (GATE_MIN_SEGMENTS <= len(hs) <= MAX_EDGES_PER_AXIS):
         return []
@@ -383,6 +405,117 @@ def _open_runs(verticals: list[_RawEdge], x: float, positions: list[float]) -> l
             runs.append((x, positions[start], positions[i]))
         start = i + 1
     return runs
+
+
+# --- rows ruled without columns -----------------------------------------------------------------------
+
+
+def _rule_stacks(hs: list[_Edge], verticals: list[_RawEdge], tables: list[PlacedTable]) -> list[list[_Edge]]:
+    """Stacks of at least RULES_FOR_OPEN_SIDES equally long rules (top to bottom) with no vertical line
+    between their ends and no table over them: rows ruled apart whose columns are set by blanks only
+    (tabula__AnimalSounds1.pdf: two such tables side by side), which give the "lines" strategy one column."""
+    stacks: list[list[_Edge]] = []
+    ordered = sorted(
+        hs, key=lambda e: (round(e.start / SNAP_TOLERANCE), round(e.end / SNAP_TOLERANCE), e.pos)
+    )
+    group: list[_Edge] = []
+    for edge in [*ordered, None]:
+        if (
+            edge is not None
+            and group
+            and abs(edge.start - group[0].start) <= SNAP_TOLERANCE
+            and abs(edge.end - group[0].end) <= SNAP_TOLERANCE
+        ):
+            group.append(edge)
+            continue
+        if len(group) >= RULES_FOR_OPEN_SIDES:
+            x0, x1 = group[0].start + SNAP_TOLERANCE, group[0].end - SNAP_TOLERANCE
+            y0, y1 = min(e.pos for e in group), max(e.pos for e in group)
+            crossed = any(x0 < v[0] < x1 and v[1] < y1 and v[2] > y0 for v in verticals)
+            covered = any(
+                t.bbox[0] < x1 and t.bbox[2] > x0 and t.bbox[1] < y1 and t.bbox[3] > y0 for t in tables
+            )
+            if not crossed and not covered:
+                stacks.append(sorted(group, key=lambda e: e.pos))
+        group = [edge] if edge is not None else []
+    return stacks
+
+
+def _stack_table(
+    stack: list[_Edge], blocks: Sequence[Sequence[LineLike]], tables: list[PlacedTable], words: _Words
+) -> PlacedTable | None:
+    """The table of a stack of rules: one row between each two rules (and a header line set just above
+    the top rule), its columns cut at the blanks that run down every row (see _blank_columns)."""
+    x0, x1 = min(e.start for e in stack), max(e.end for e in stack)
+    top, bottom = stack[0].pos, stack[-1].pos
+    taken: set[int] = set().union(*(t.members for t in tables)) if tables else set()
+    body: list[list[SpanLike]] = []
+    head: list[list[SpanLike]] = []
+    for block in blocks:
+        for line in block:
+            if _turn(line) != 0:
+                continue
+            spans = [s for s in line.spans if x0 < (s.bbox[0] + s.bbox[2]) / 2 < x1 and id(s) not in taken]
+            if not spans:
+                continue
+            ly0, ly1 = min(s.bbox[1] for s in spans), max(s.bbox[3] for s in spans)
+            centre = (ly0 + ly1) / 2
+            if top < centre < bottom:
+                body.append(spans)
+            elif centre <= top and top - ly1 <= HEAD_GAP_HEIGHTS * (ly1 - ly0):
+                head.append(spans)
+    bounds = _blank_columns([s for spans in body for s in spans])
+    if not bounds or not _rows_apart(stack, body, bounds):
+        return None
+    ys = [e.pos for e in stack]
+    heads = [s for spans in head for s in spans]
+    crossing = any(s.bbox[0] < b < s.bbox[2] for s in heads for b in bounds)
+    if not crossing and len({bisect.bisect(bounds, (s.bbox[0] + s.bbox[2]) / 2) for s in heads}) >= 2:
+        ys.insert(0, min(s.bbox[1] for s in heads) - _CELL_OVERHANG)
+    xs = [x0, *bounds, x1]
+    grid = _Grid(xs, ys, [(r, c, r + 1, c + 1) for r in range(len(ys) - 1) for c in range(len(xs) - 1)])
+    table = _fill_grid(grid, blocks, taken, words)
+    if table is None:
+        return None
+    return replace(table, evidence=f"{table.evidence} columns_by=blanks")
+
+
+def _blank_columns(spans: list[SpanLike]) -> list[float]:
+    """The x of the middle of each blank at least COLUMN_GAP_HEIGHTS line heights wide that no span
+    crosses: where the columns of rows ruled without column lines meet."""
+    if not spans:
+        return []
+    heights = sorted(s.bbox[3] - s.bbox[1] for s in spans)
+    least = COLUMN_GAP_HEIGHTS * heights[len(heights) // 2]
+    bounds: list[float] = []
+    ordered = sorted((s.bbox[0], s.bbox[2]) for s in spans)
+    reach = ordered[0][1]
+    for sx0, sx1 in ordered[1:]:
+        if sx0 - reach >= least:
+            bounds.append((reach + sx0) / 2)
+        reach = max(reach, sx1)
+    return bounds
+
+
+def _rows_apart(stack: list[_Edge], body: list[list[SpanLike]], bounds: list[float]) -> bool:
+    """Whether each band between two rules reads as one row: it is not several rows of an unruled body
+    (a booktabs table's body between its mid and bottom rules, where every column has one line per row),
+    nor prose set in columns (more than STACK_MAX_CELL_WORDS words a line in each cell on average)."""
+    pieces = words_in = 0
+    for upper, lower in pairwise(stack):
+        counts: dict[int, int] = {}
+        for spans in body:
+            centre = (spans[0].bbox[1] + spans[0].bbox[3]) / 2
+            if not upper.pos < centre < lower.pos:
+                continue
+            columns = {bisect.bisect(bounds, (s.bbox[0] + s.bbox[2]) / 2) for s in spans}
+            for column in columns:
+                counts[column] = counts.get(column, 0) + 1
+            pieces += len(columns)
+            words_in += sum(len(s.text.split()) for s in spans)
+        if len(counts) >= 2 and len(set(counts.values())) == 1 and min(counts.values()) >= 2:
+            return False
+    return pieces > 0 and words_in / pieces <= STACK_MAX_CELL_WORDS
 
 
 # A point -> (ids of the horizontal edges through it, ids of the vertical edges through it).
