@@ -4,6 +4,7 @@ into the ``tables`` table; pages of prose, lists and a table of contents give no
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import pymupdf
@@ -645,3 +646,41 @@ def test_a_booktabs_body_between_two_rules_is_left_to_the_aligned_finder(tmp_pat
     [only] = read(tmp_path / "booktabs.pdf")
     [table] = only.tables
     assert table.source == TableSource.ALIGNED.value and len(table.cells) == len(STATEMENT)
+
+
+def test_a_mark_of_no_width_does_not_stretch_its_word_across_a_cell_border() -> None:
+    """Words made again from a line's characters take their box from the characters that have a width:
+    a tanween placed at the previous cell's text (as camelot__arabic.pdf's producer sets it) stays in its
+    word without carrying the word's centre over the border."""
+    from readers.pdf.tables import _words_of_chars
+
+    chars = [
+        (477.0, 98.0, 484.0, 114.0, "ن"),
+        (473.0, 98.0, 477.0, 114.0, "\xa0"),
+        (477.0, 98.0, 477.0, 114.0, "\u064b"),  # the mark: no width, far right of its letters
+        (295.0, 98.0, 300.0, 114.0, "م"),
+        (288.0, 98.0, 295.0, 114.0, "ر"),
+        (270.0, 98.0, 274.0, 114.0, "\xa0"),
+        (260.0, 98.0, 268.0, 114.0, "؟"),
+    ]
+    assert _words_of_chars(chars) == [
+        (477.0, 98.0, 484.0, 114.0, "ن"),
+        (288.0, 98.0, 300.0, 114.0, "\u064bمر"),
+        (260.0, 98.0, 268.0, 114.0, "؟"),
+    ]
+
+
+@pytest.mark.corpus
+def test_a_right_to_left_ruled_table_keeps_each_cell_in_its_column() -> None:
+    """camelot__arabic.pdf: the first row's left cell (its word's box stretched over the border by a mark
+    of no width) stays in its column, and a question mark the TextPage makes a word of stays on its word."""
+    from tests.conftest import CORPUS
+
+    path = CORPUS / "tables" / "pdf" / "camelot__arabic.pdf"
+    if not path.exists():
+        pytest.skip(f"tables corpus not found at {path.parent}")
+    [page] = read(path)
+    [table] = page.tables
+    cells = [[unicodedata.normalize("NFKC", cell) for cell in row] for row in table.cells]
+    assert cells[0] == ["\u064bمرحبا", "اسمي سلطان"]
+    assert cells[1][1] == "من اين انت؟"

@@ -152,15 +152,62 @@ class _Words:
 
     def __init__(self, textpage: pymupdf.TextPage) -> None:
         self._textpage = textpage
-        self._by_line: dict[tuple[int, int], list[tuple[float, float, str]]] | None = None
+        self._by_line: dict[tuple[int, int], list[_Word]] | None = None
+        self._chars: dict[tuple[int, int], list[_Word]] | None = None
 
-    def of_line(self, key: tuple[int, int]) -> list[tuple[float, float, str]]:
-        """The line's words as (x of the centre, y of the centre, text)."""
+    def of_line(self, key: tuple[int, int]) -> list[_Word]:
+        """The line's words as (x0, y0, x1, y1, text), in the order of its text."""
         if self._by_line is None:
             self._by_line = {}
             for x0, y0, x1, y1, word, block_no, line_no, _ in self._textpage.extractWORDS():
-                self._by_line.setdefault((block_no, line_no), []).append(((x0 + x1) / 2, (y0 + y1) / 2, word))
+                self._by_line.setdefault((block_no, line_no), []).append((x0, y0, x1, y1, word))
         return self._by_line.get(key, [])
+
+    def rebuilt(self, key: tuple[int, int]) -> list[_Word]:
+        """The line's words made again from its characters, each word's box the union of its characters
+        that have a width: a mark of no width (an Arabic tanween) may be placed far from its letters and
+        stretch the TextPage's word box across a cell border (camelot__arabic.pdf). Costs one
+        ``extractRAWDICT`` of the page (~4 ms on a dense page), asked only for such a word."""
+        if self._chars is None:
+            self._chars = {}
+            block_no = -1
+            for block in self._textpage.extractRAWDICT()["blocks"]:
+                if block.get("type", 0) != 0:
+                    continue
+                block_no += 1
+                for line_no, line in enumerate(block["lines"]):
+                    chars = [(*c["bbox"], c["c"]) for span in line["spans"] for c in span["chars"]]
+                    self._chars[(block_no, line_no)] = _words_of_chars(chars)
+        return self._chars.get(key, [])
+
+
+# A word or a character: (x0, y0, x1, y1, text).
+_Word = tuple[float, float, float, float, str]
+
+
+def _words_of_chars(chars: list[_Word]) -> list[_Word]:
+    """Characters cut into words at blanks; a word's box spans its characters that have a width."""
+    found: list[_Word] = []
+    text: list[str] = []
+    boxes: list[_Word] = []
+    for char in [*chars, (0.0, 0.0, 0.0, 0.0, " ")]:
+        if not char[4].isspace():
+            text.append(char[4])
+            if char[2] - char[0] > 0.01:
+                boxes.append(char)
+            continue
+        if text and boxes:
+            found.append(
+                (
+                    min(b[0] for b in boxes),
+                    min(b[1] for b in boxes),
+                    max(b[2] for b in boxes),
+                    max(b[3] for b in boxes),
+                    "".join(text),
+                )
+            )
+        text, boxes = [], []
+    return found
 
 
 # --- finding ruled grids ----------------------------------------------------------------------------
@@ -763,9 +810,11 @@ def _pieces_by_words(
 ) -> dict[int, list[str]]:
     """A line with a span across a cell border, cut into its words, each put in the cell of its centre.
 
-    Words of one cell are joined by one blank: runs of blanks between them are not kept (in a table cell
-    only). A word that itself crosses a border stays whole, in the cell of its centre. A turned line is
-    cut along y, where its words follow each other.
+    Words of one cell are joined by one blank, or none where the line's text has none between them (the
+    TextPage makes a word of a right-to-left question mark): runs of blanks are not kept (in a table cell
+    only). A word that itself crosses a border stays whole, in the cell of its centre; such a line's words
+    are made again from its characters first (see _Words.rebuilt). A turned line is cut along y, where its
+    words follow each other.
     """
     n = len(inside)
     cx = sum((span.bbox[0] + span.bbox[2]) / 2 for span, _ in inside) / n
@@ -773,14 +822,26 @@ def _pieces_by_words(
     axis = 1 if turn else 0
     low = min(span.bbox[axis] for span, _ in inside)
     high = max(span.bbox[axis + 2] for span, _ in inside)
+    found = words.of_line(line.key)
+    inner = grid.xs[1:-1]
+    if not turn and any(any(w[0] + _CELL_OVERHANG < x < w[2] - _CELL_OVERHANG for x in inner) for w in found):
+        found = words.rebuilt(line.key) or found
+    text = "".join(span.text for span in line.spans)
+    cursor = 0
+    last: int | None = None  # the cell of the word before
     pieces: dict[int, list[str]] = {}
-    for wx, wy, word in words.of_line(line.key):
-        if not low <= (wy if turn else wx) <= high:
-            continue
-        cell = _cell_at(grid, owner, cx, wy) if turn else _cell_at(grid, owner, wx, cy)
+    for x0, y0, x1, y1, word in found:
+        at = text.find(word, cursor)
+        glued = 0 < at == cursor  # no blank between it and the word before it ("انت" and "؟")
+        cursor = at + len(word) if at >= 0 else cursor
+        wx, wy = (x0 + x1) / 2, (y0 + y1) / 2
+        cell = None
+        if low <= (wy if turn else wx) <= high:
+            cell = _cell_at(grid, owner, cx, wy) if turn else _cell_at(grid, owner, wx, cy)
         if cell is not None:
             parts = pieces.setdefault(cell, [])
-            parts.append(" " + word if parts else word)
+            parts.append(" " + word if parts and not (glued and cell == last) else word)
+        last = cell
     return pieces
 
 
