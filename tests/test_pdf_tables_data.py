@@ -684,3 +684,25 @@ def test_a_right_to_left_ruled_table_keeps_each_cell_in_its_column() -> None:
     cells = [[unicodedata.normalize("NFKC", cell) for cell in row] for row in table.cells]
     assert cells[0] == ["\u064bمرحبا", "اسمي سلطان"]
     assert cells[1][1] == "من اين انت؟"
+
+
+def test_entries_spaced_apart_under_rules_of_sections_are_no_table(tmp_path: Path) -> None:
+    """A CV's sections, each a heading over a rule as wide as the page's column, hold entries a line apart
+    with a date at the right: the rules make a stack, but its bands are no rows (their lines are spaced
+    apart, not a wrapped cell), so no table is read from them."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 80.0
+    for heading, entries in (("Certificates", 4), ("Languages", 2), ("Skills", 1)):
+        page.insert_text((234, y), heading, fontsize=10)
+        page.draw_line((234, y + 6), (542, y + 6), width=0.5)
+        y += 26
+        for i in range(entries):
+            page.insert_text((234, y), f"Entry {i} of {heading.lower()}", fontsize=8)
+            page.insert_text((492, y), f"2019-0{i + 1}", fontsize=8)
+            y += 18
+        y += 14
+    doc.save(tmp_path / "cv.pdf")
+
+    [only] = read(tmp_path / "cv.pdf")
+    assert not [table for table in only.tables if "columns_by=blanks" in table.evidence]

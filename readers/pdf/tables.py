@@ -53,6 +53,9 @@ RULES_FOR_OPEN_SIDES = 3
 COLUMN_GAP_HEIGHTS = 0.5
 #: A line set at most this many of its heights above such a stack's top rule is the table's header row.
 HEAD_GAP_HEIGHTS = 1.0
+#: The lines of one cell of such a stack (a wrapped cell) are at most this many line heights apart: 0-0.1
+#: in the corpus's stacked tables; the entries of a CV's sections ruled apart are a line height apart.
+STACK_WRAP_GAP_HEIGHTS = 0.5
 #: Cells of such a stack averaging more words a line than this are prose ruled into sections, not rows.
 STACK_MAX_CELL_WORDS = 6.0
 #: Bounds that keep a pathological page (a map, graph paper, a hatched chart) from costing more than a
@@ -547,10 +550,12 @@ def _blank_columns(spans: list[SpanLike]) -> list[float]:
 def _rows_apart(stack: list[_Edge], body: list[list[SpanLike]], bounds: list[float]) -> bool:
     """Whether each band between two rules reads as one row: it is not several rows of an unruled body
     (a booktabs table's body between its mid and bottom rules, where every column has one line per row),
-    nor prose set in columns (more than STACK_MAX_CELL_WORDS words a line in each cell on average)."""
+    nor lines spaced apart under a section's rule (a CV's entries), nor prose set in columns (more than
+    STACK_MAX_CELL_WORDS words a line in each cell on average)."""
     pieces = words_in = 0
     for upper, lower in pairwise(stack):
         counts: dict[int, int] = {}
+        lines: dict[int, list[tuple[float, float]]] = {}
         for spans in body:
             centre = (spans[0].bbox[1] + spans[0].bbox[3]) / 2
             if not upper.pos < centre < lower.pos:
@@ -558,10 +563,15 @@ def _rows_apart(stack: list[_Edge], body: list[list[SpanLike]], bounds: list[flo
             columns = {bisect.bisect(bounds, (s.bbox[0] + s.bbox[2]) / 2) for s in spans}
             for column in columns:
                 counts[column] = counts.get(column, 0) + 1
+                lines.setdefault(column, []).extend((s.bbox[1], s.bbox[3]) for s in spans)
             pieces += len(columns)
             words_in += sum(len(s.text.split()) for s in spans)
         if len(counts) >= 2 and len(set(counts.values())) == 1 and min(counts.values()) >= 2:
             return False
+        for boxes in lines.values():  # a cell's lines follow each other closely: it wraps
+            boxes.sort()
+            if any(b[0] - a[1] > STACK_WRAP_GAP_HEIGHTS * (a[1] - a[0]) for a, b in pairwise(boxes)):
+                return False
     return pieces > 0 and words_in / pieces <= STACK_MAX_CELL_WORDS
 
 
