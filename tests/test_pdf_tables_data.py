@@ -4,6 +4,7 @@ into the ``tables`` table; pages of prose, lists and a table of contents give no
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import pymupdf
@@ -655,3 +656,121 @@ def test_a_header_over_two_lines_with_a_superscript_heads_a_table_of_left_aligne
     ]
     assert [list(row) for row in table.cells] == [header, *body]
     assert table.header_rows == 1
+
+
+def rows_ruled_apart(page: pymupdf.Page, rows: list[list[str | list[str]]], left: float, top: float) -> None:
+    """Write ``rows`` as a table ruled only between its rows (no column lines, no rule over the header):
+    a cell given as a list of lines wraps; each row ends with a rule as wide as the table."""
+    widths = (90.0, 60.0, 90.0)
+    right = left + sum(widths)
+    page.insert_text((left + 4, top + 12), rows[0][0], fontsize=10)  # the header, above the first rule
+    for c, cell in enumerate(rows[0][1:], 1):
+        page.insert_text((left + sum(widths[:c]) + 4, top + 12), cell, fontsize=10)
+    y = top + 18
+    page.draw_line((left, y), (right, y), width=0.5)
+    for row in rows[1:]:
+        lines = [cell if isinstance(cell, list) else [cell] for cell in row]
+        for c, cell_lines in enumerate(lines):
+            for i, text in enumerate(cell_lines):
+                page.insert_text((left + sum(widths[:c]) + 4, y + 14 + 12 * i), text, fontsize=10)
+        y += 8 + 12 * max(len(cell_lines) for cell_lines in lines)
+        page.draw_line((left, y), (right, y), width=0.5)
+
+
+def test_rows_ruled_apart_without_column_lines_are_a_table_each(tmp_path: Path) -> None:
+    """Two tables side by side whose rows are ruled apart but whose columns are set by blanks only (no
+    vertical line anywhere on the page): each is a table, its columns cut at the blanks running down
+    every row, its header the line just above its first rule, a wrapped cell one cell."""
+    head = ["Animal", "Action", "Result"]
+    first = [head, ["Cat", "Says", "Meow"], ["Fox", "Says", ["Ring-ding", "Gering"]]]
+    second = [head, ["Dog", "Says", "Woof"], ["Donkey", "Says", ["Hee-Haw", "Haw"]]]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    rows_ruled_apart(page, first, 40, 100)
+    rows_ruled_apart(page, second, 310, 100)
+    doc.save(tmp_path / "ruled-rows.pdf")
+
+    [only] = read(tmp_path / "ruled-rows.pdf")
+    cells = sorted([list(row) for row in table.cells] for table in only.tables)
+    assert cells == [
+        [["Animal", "Action", "Result"], ["Cat", "Says", "Meow"], ["Fox", "Says", "Ring-ding Gering"]],
+        [["Animal", "Action", "Result"], ["Dog", "Says", "Woof"], ["Donkey", "Says", "Hee-Haw Haw"]],
+    ]
+    assert all("columns_by=blanks" in table.evidence for table in only.tables)
+
+
+def test_a_booktabs_body_between_two_rules_is_left_to_the_aligned_finder(tmp_path: Path) -> None:
+    """A table ruled over its header, under it and under its body (booktabs) holds several rows between
+    two rules, one line each in every column: it is no table of one row per band, and the aligned finder
+    reads it row by row."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.draw_line((66, 96), (396, 96), width=0.8)
+    page.draw_line((66, 116), (396, 116), width=0.5)
+    bottom = aligned_table(page, STATEMENT, 110)
+    page.draw_line((66, bottom - 6), (396, bottom - 6), width=0.8)
+    doc.save(tmp_path / "booktabs.pdf")
+
+    [only] = read(tmp_path / "booktabs.pdf")
+    [table] = only.tables
+    assert table.source == TableSource.ALIGNED.value and len(table.cells) == len(STATEMENT)
+
+
+def test_a_mark_of_no_width_does_not_stretch_its_word_across_a_cell_border() -> None:
+    """Words made again from a line's characters take their box from the characters that have a width:
+    a tanween placed at the previous cell's text (as camelot__arabic.pdf's producer sets it) stays in its
+    word without carrying the word's centre over the border."""
+    from readers.pdf.tables import _words_of_chars
+
+    chars = [
+        (477.0, 98.0, 484.0, 114.0, "ن"),
+        (473.0, 98.0, 477.0, 114.0, "\xa0"),
+        (477.0, 98.0, 477.0, 114.0, "\u064b"),  # the mark: no width, far right of its letters
+        (295.0, 98.0, 300.0, 114.0, "م"),
+        (288.0, 98.0, 295.0, 114.0, "ر"),
+        (270.0, 98.0, 274.0, 114.0, "\xa0"),
+        (260.0, 98.0, 268.0, 114.0, "؟"),
+    ]
+    assert _words_of_chars(chars) == [
+        (477.0, 98.0, 484.0, 114.0, "ن"),
+        (288.0, 98.0, 300.0, 114.0, "\u064bمر"),
+        (260.0, 98.0, 268.0, 114.0, "؟"),
+    ]
+
+
+@pytest.mark.corpus
+def test_a_right_to_left_ruled_table_keeps_each_cell_in_its_column() -> None:
+    """camelot__arabic.pdf: the first row's left cell (its word's box stretched over the border by a mark
+    of no width) stays in its column, and a question mark the TextPage makes a word of stays on its word."""
+    from tests.conftest import CORPUS
+
+    path = CORPUS / "tables" / "pdf" / "camelot__arabic.pdf"
+    if not path.exists():
+        pytest.skip(f"tables corpus not found at {path.parent}")
+    [page] = read(path)
+    [table] = page.tables
+    cells = [[unicodedata.normalize("NFKC", cell) for cell in row] for row in table.cells]
+    assert cells[0] == ["\u064bمرحبا", "اسمي سلطان"]
+    assert cells[1][1] == "من اين انت؟"
+
+
+def test_entries_spaced_apart_under_rules_of_sections_are_no_table(tmp_path: Path) -> None:
+    """A CV's sections, each a heading over a rule as wide as the page's column, hold entries a line apart
+    with a date at the right: the rules make a stack, but its bands are no rows (their lines are spaced
+    apart, not a wrapped cell), so no table is read from them."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 80.0
+    for heading, entries in (("Certificates", 4), ("Languages", 2), ("Skills", 1)):
+        page.insert_text((234, y), heading, fontsize=10)
+        page.draw_line((234, y + 6), (542, y + 6), width=0.5)
+        y += 26
+        for i in range(entries):
+            page.insert_text((234, y), f"Entry {i} of {heading.lower()}", fontsize=8)
+            page.insert_text((492, y), f"2019-0{i + 1}", fontsize=8)
+            y += 18
+        y += 14
+    doc.save(tmp_path / "cv.pdf")
+
+    [only] = read(tmp_path / "cv.pdf")
+    assert not [table for table in only.tables if "columns_by=blanks" in table.evidence]
