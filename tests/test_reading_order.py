@@ -286,3 +286,29 @@ def test_text_set_tiny_but_scaled_up_to_legible_glyphs_is_kept(tmp_path: Path) -
     page = read_one(tmp_path / "scaled.pdf")
     assert page.hidden == () and page.facts.invisible_chars == 0  # not taken for hidden text
     assert page.text.index("Saturday 8 a.m.-6 p.m.") < page.text.index("Phone: 1-800-743-5000")
+
+
+def test_a_running_footer_drawn_first_does_not_turn_the_page_to_rows() -> None:
+    """A producer that draws each page's footer, then its body: the step up from the footer is not one."""
+    footer = OrderBlock((72, 740, 400, 750), "Annual Report 2011", "Annual Report 2011", 1)
+    body = [
+        OrderBlock((72, 100 + 100 * i, 520, 180 + 100 * i), "It starts here.", "It ends here.", 6)
+        for i in range(3)
+    ]
+    chosen = reading_order([footer, *body], 612, 792)
+    assert chosen.permutation == (0, 1, 2, 3) and chosen.order.source == OrderSource.NATIVE.value
+
+
+def test_a_page_turned_upside_down_is_ordered_as_it_is_shown(tmp_path: Path) -> None:
+    """A page rotated 180 degrees, its heading and paragraphs drawn in reading order: MuPDF's boxes run
+    bottom up in the unrotated page's space, which is not a climb back up the page."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    lines = ["Authority", *(FIRST[i : i + 60] for i in range(0, 360, 60))]
+    for i, line in enumerate(lines):
+        page.insert_text((560, 700 - 40 * i), line, fontsize=11, rotate=180)
+    page.set_rotation(180)
+    doc.save(tmp_path / "turned.pdf")
+    read = read_one(tmp_path / "turned.pdf")
+    assert read.order.source == OrderSource.NATIVE.value
+    assert read.text.index("Authority") < read.text.index(lines[-1])

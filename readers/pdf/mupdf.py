@@ -440,7 +440,8 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
         ],
         key=lambda t: (t.bbox[1], t.bbox[0]),
     )
-    scan, ordered = _reading_order(scan, rect.width, rect.height)
+    shown = page.rotation_matrix if page.rotation else None
+    scan, ordered = _reading_order(scan, rect, shown)
     items, sizes = _layout([scan.lines[i] for i in ordered.permutation], tables)
     fonts = sorted({span.font for block in scan.lines for line in block for span in line.spans})
     infos = _image_infos(page)
@@ -491,14 +492,15 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     )
 
 
-def _reading_order(scan: _Scan, width: float, height: float) -> tuple[_Scan, Ordered]:
+def _reading_order(scan: _Scan, rect: pymupdf.Rect, shown: pymupdf.Matrix | None) -> tuple[_Scan, Ordered]:
     """The order of the page's text blocks (readers/pdf/order.py), from their boxes and their ends; and
     the blocks it orders: MuPDF's, or, where a block holds lines of two columns and reading the page
     column by column with such blocks cut at their gutters breaks no more seams, the cut blocks."""
-    ordered = _ordered(scan, width, height)
+    width = rect.width
+    ordered = _ordered(scan, rect, shown)
     cut = _cut_at_gutters(scan, width)
     if cut is not None:
-        other = _ordered(cut, width, height)
+        other = _ordered(cut, rect, shown)
         columns = (OrderSource.COLUMNS.value, OrderSource.COLUMNS_RTL.value)
         if other.order.source in columns and other.order.broken_seams <= ordered.order.broken_seams:
             return cut, other
@@ -538,17 +540,19 @@ def _cut_at_gutters(scan: _Scan, width: float) -> _Scan | None:
     return cut
 
 
-def _ordered(scan: _Scan, width: float, height: float) -> Ordered:
+def _ordered(scan: _Scan, rect: pymupdf.Rect, shown: pymupdf.Matrix | None) -> Ordered:
+    """The order of the scan's blocks, their boxes as the page is shown (``shown``: a rotated page's matrix;
+    MuPDF's boxes are in the unrotated page's space, where a page turned 180 degrees reads bottom up)."""
     blocks = [
         OrderBlock(
-            model.bbox,
+            model.bbox if shown is None else tuple(pymupdf.Rect(model.bbox) * shown),
             "".join([span.text for span in lines[0].spans]),
             "".join([span.text for span in lines[-1].spans]),
             len(lines),
         )
         for lines, model in zip(scan.lines, scan.blocks, strict=True)
     ]
-    return reading_order(blocks, width, height)
+    return reading_order(blocks, rect.width, rect.height)
 
 
 def _image_infos(page: pymupdf.Page) -> list[dict[str, Any]]:

@@ -63,6 +63,9 @@ SPREAD_MIN_GAP = 0.08
 #: (camelot__us-007.pdf, two columns drawn across the page in turn: 8 of 58, its small table's rows).
 ROW_LEVEL = 1.0
 MAX_ROW_SHARE = 0.5
+#: The bottom band of a page, as a share of its height, where a running footer stands (the band the page
+#: structure decision looks at: readers/pdf/certainty.py).
+FOOTER_BAND = 0.08
 #: The native order's confidence when it is the only order there is (a single block, or no columns and
 #: rows that agree with it).
 SINGLE_ORDER_CONFIDENCE = 1.0
@@ -132,7 +135,7 @@ def reading_order(blocks: Sequence[OrderBlock], page_width: float, page_height: 
         chosen = column_source
     elif seams[OrderSource.ROWS] <= min(native_seams - MIN_SEAM_GAIN, MAX_SEAM_SHARE * native_seams):
         chosen = OrderSource.ROWS
-    elif seams[OrderSource.ROWS] <= native_seams and _climbs(blocks, native):
+    elif seams[OrderSource.ROWS] <= native_seams and _climbs(blocks, native, page_height):
         # The producer's order goes back up the page over text it has read (a title or a table's caption
         # drawn last, a form filled field by field), and top to bottom breaks no more seams: rows.
         chosen = OrderSource.ROWS
@@ -230,11 +233,16 @@ def piece_gutters(
     ]
 
 
-def _climbs(blocks: Sequence[OrderBlock], order: Sequence[int]) -> bool:
+def _climbs(blocks: Sequence[OrderBlock], order: Sequence[int], page_height: float) -> bool:
     """Somewhere ``order`` goes on with a block wholly above the one before it, in the same stretch of the
-    page's width (their boxes overlap on the x axis): not a move to the next column, a step back up."""
+    page's width (their boxes overlap on the x axis): not a move to the next column, a step back up. A
+    step up from the page's bottom band is not one: a producer that draws the running footer first, then
+    the body, reads every page so, and the running heads are found by where they stand in its text."""
+    floor = (1.0 - FOOTER_BAND) * page_height if page_height > 0 else float("inf")
     for a, b in pairwise(order):
         above, below = blocks[b].bbox, blocks[a].bbox
+        if below[1] >= floor:
+            continue
         if above[3] <= below[1] and min(above[2], below[2]) > max(above[0], below[0]):
             return True
     return False
