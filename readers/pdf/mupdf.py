@@ -93,7 +93,16 @@ from readers.pdf.facts import (
     ocr_font_hint,
     span_luminance,
 )
-from readers.pdf.order import OrderBlock, Ordered, broken_seams, reading_order
+from readers.pdf.order import (
+    MAX_ROW_SHARE,
+    OrderBlock,
+    Ordered,
+    broken_seams,
+    column_pieces,
+    piece_gutters,
+    reading_order,
+    row_pairs,
+)
 from readers.pdf.placed import PlacedTable, found_tables, header_rows, renumber_tables
 from readers.pdf.salvage import PAGE_TREE_LOST, open_salvaged
 from readers.pdf.structure import read_tagged
@@ -431,7 +440,8 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
         ],
         key=lambda t: (t.bbox[1], t.bbox[0]),
     )
-    ordered = _reading_order(scan, rect.width)
+    shown = page.rotation_matrix if page.rotation else None
+    scan, ordered = _reading_order(scan, rect, shown)
     items, sizes = _layout([scan.lines[i] for i in ordered.permutation], tables)
     fonts = sorted({span.font for block in scan.lines for line in block for span in line.spans})
     infos = _image_infos(page)
@@ -482,18 +492,67 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     )
 
 
-def _reading_order(scan: _Scan, width: float) -> Ordered:
-    """The order of the page's text blocks (readers/pdf/order.py), from their boxes and their ends."""
+def _reading_order(scan: _Scan, rect: pymupdf.Rect, shown: pymupdf.Matrix | None) -> tuple[_Scan, Ordered]:
+    """The order of the page's text blocks (readers/pdf/order.py), from their boxes and their ends; and
+    the blocks it orders: MuPDF's, or, where a block holds lines of two columns and reading the page
+    column by column with such blocks cut at their gutters breaks no more seams, the cut blocks."""
+    width = rect.width
+    ordered = _ordered(scan, rect, shown)
+    cut = _cut_at_gutters(scan, width)
+    if cut is not None:
+        other = _ordered(cut, rect, shown)
+        columns = (OrderSource.COLUMNS.value, OrderSource.COLUMNS_RTL.value)
+        if other.order.source in columns and other.order.broken_seams <= ordered.order.broken_seams:
+            return cut, other
+    return scan, ordered
+
+
+def _cut_at_gutters(scan: _Scan, width: float) -> _Scan | None:
+    """The scan with each block that holds lines of two columns cut into one block a column (their lines,
+    spans and the indexes of ``pale`` and ``why`` moved with them); None where no block is cut, or where
+    most lines across the cuts start level with each other (a table's or a form's rows)."""
+    boxes = [[line.bbox for line in block.lines] for block in scan.blocks]
+    pieces = [column_pieces(lines, width) for lines in boxes]
+    if all(len(p) == 1 for p in pieces):
+        return None
+    gutters = sorted({g for lines, cut in zip(boxes, pieces, strict=True) for g in piece_gutters(lines, cut)})
+    pieces = [column_pieces(lines, width, gutters) for lines in boxes]
+    pairs = [row_pairs(lines, cut) for lines, cut in zip(boxes, pieces, strict=True)]
+    if sum(level for level, _ in pairs) > MAX_ROW_SHARE * sum(total for _, total in pairs):
+        return None  # rows of a table or a form side by side, not columns
+    cut = _Scan(chars=scan.chars, invisible=scan.invisible)
+    moved: dict[tuple[int, int], tuple[int, int]] = {}  # (block, line) -> where it is in the cut scan
+    for b, (lines, block) in enumerate(zip(scan.lines, scan.blocks, strict=True)):
+        for piece in pieces[b]:
+            for at, li in enumerate(piece):
+                moved[(b, li)] = (len(cut.blocks), at)
+            model_lines = tuple(block.lines[li] for li in piece)
+            box = (
+                min(line.bbox[0] for line in model_lines),
+                min(line.bbox[1] for line in model_lines),
+                max(line.bbox[2] for line in model_lines),
+                max(line.bbox[3] for line in model_lines),
+            )
+            cut.lines.append([lines[li] for li in piece])
+            cut.blocks.append(Block(model_lines, box))
+    cut.pale = [(*moved[(b, li)], si, luminance) for b, li, si, luminance in scan.pale]
+    cut.why = {(*moved[(b, li)], si): why for (b, li, si), why in scan.why.items()}
+    return cut
+
+
+def _ordered(scan: _Scan, rect: pymupdf.Rect, shown: pymupdf.Matrix | None) -> Ordered:
+    """The order of the scan's blocks, their boxes as the page is shown (``shown``: a rotated page's matrix;
+    MuPDF's boxes are in the unrotated page's space, where a page turned 180 degrees reads bottom up)."""
     blocks = [
         OrderBlock(
-            model.bbox,
+            model.bbox if shown is None else tuple(pymupdf.Rect(model.bbox) * shown),
             "".join([span.text for span in lines[0].spans]),
             "".join([span.text for span in lines[-1].spans]),
             len(lines),
         )
         for lines, model in zip(scan.lines, scan.blocks, strict=True)
     ]
-    return reading_order(blocks, width)
+    return reading_order(blocks, rect.width, rect.height)
 
 
 def _image_infos(page: pymupdf.Page) -> list[dict[str, Any]]:
@@ -520,7 +579,7 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
     the same as model blocks, and the page's character and invisible-character counts.
 
     A span is invisible when MuPDF saw it drawn with (near) zero alpha (render modes 3 and 7, a zero
-    fill opacity), painted neither filled nor stroked, or set under INVISIBLE_MAX_SIZE points; pale
+    fill opacity), painted neither filled nor stroked, or set and drawn under INVISIBLE_MAX_SIZE points; pale
     spans are judged later (see _Scan). The reason is the first that holds of: painted neither filled
     nor stroked (render mode 3: ``render_mode``), (near) zero alpha (mode 7, a zero fill opacity:
     ``alpha``), too small (``tiny``). Characters are counted without whitespace. The loop runs for every
@@ -553,7 +612,10 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
                 if not text:
                     continue
                 flags, char_flags, size = span["flags"], span.get("char_flags", painted), span["size"]
-                invisible = span.get("alpha", 255) <= max_alpha or not char_flags & painted or size < min_size
+                # tiny: set under the size, and drawn under it (a text matrix may scale a 0.24 pt font
+                # up to legible 11 pt glyphs: pdfjs__bug1513120_reduced.pdf)
+                tiny = size < min_size and span["bbox"][3] - span["bbox"][1] < min_size
+                invisible = span.get("alpha", 255) <= max_alpha or not char_flags & painted or tiny
                 if invisible:
                     invisible_chars += len("".join(text.split()))
                     why_of[(len(scan.blocks), len(model_lines), len(spans))] = (
