@@ -80,6 +80,7 @@ from readers.core.model import (
 )
 from readers.pdf import layout_model
 from readers.pdf.aligned import LEADER, find_aligned_tables, find_turned_aligned_tables, unframed
+from readers.pdf.bidi import RTL_LETTER, drawn_text
 from readers.pdf.certainty import BAND_SHARE, WIDE_GAP_EM, Decision, PageSignals, band_key, band_lines, decide
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
@@ -158,6 +159,7 @@ _LETTER = re.compile(r"[^\W\d_]")
 _SENTENCE_END = (".", ",", ";", ":", "-")  # a bold line ending so continues: it is not a heading
 _TOC_ENTRY = re.compile(r"\s\d+$")
 _INLINE_IMAGE = re.compile(rb"(?:^|\s)BI\s")
+_FIRST_RTL = "\u0590"  # no right-to-left script's letters come before Hebrew's block
 
 # --- page model -------------------------------------------------------------------------------------
 
@@ -244,6 +246,7 @@ class _Scan:
     invisible: int = 0  # of which invisible
     pale: list[tuple[int, int, int, float]] = field(default_factory=list)
     why: dict[tuple[int, int, int], str] = field(default_factory=dict)
+    right_to_left: bool = False  # some span holds a right-to-left letter
 
 
 # --- the reader -------------------------------------------------------------------------------------
@@ -417,6 +420,10 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     """Extract a page's spans and drawings, find its ruled tables, and lay out its flow blocks."""
     textpage = page.get_textpage(flags=TEXT_FLAGS)
     scan = _scan_dict(textpage.extractDICT())
+    if scan.right_to_left:
+        # Right-to-left letters: their lines are read again from the characters' positions (readers/pdf/
+        # bidi.py drawn_text), which only MuPDF's rawdict has.
+        scan = _scan_dict(_drawn_dict(textpage.extractRAWDICT()))
     paths = page.get_cdrawings()
     # The page's boxes are asked of PyMuPDF once each: every property call reads them from the PDF again.
     rect = page.rect
@@ -581,9 +588,26 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
         if lines:
             scan.lines.append(lines)
             scan.blocks.append(Block(tuple(model_lines), block["bbox"]))
-    scan.chars = len("".join("".join(texts).split()))
+    joined = "".join(texts)
+    scan.chars = len("".join(joined.split()))
     scan.invisible = invisible_chars
+    scan.right_to_left = bool(joined) and max(joined) >= _FIRST_RTL and RTL_LETTER.search(joined) is not None
     return scan
+
+
+def _drawn_dict(content: dict[str, Any]) -> dict[str, Any]:
+    """MuPDF's ``rawdict`` with each span's ``text`` as ``dict`` has it, but taken from the characters'
+    positions on the lines that hold right-to-left letters (readers/pdf/bidi.py drawn_text)."""
+    for block in content["blocks"]:
+        for line in block.get("lines", ()):
+            spans = line["spans"]
+            right_to_left = any(RTL_LETTER.match(c["c"]) for span in spans for c in span["chars"])
+            for span in spans:
+                chars = span["chars"]
+                span["text"] = (
+                    drawn_text(chars, span["size"]) if right_to_left else "".join([c["c"] for c in chars])
+                )
+    return content
 
 
 def _hide_pale_spans(
