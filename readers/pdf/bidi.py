@@ -12,6 +12,8 @@ right-to-left paragraph with embedded numbers and Latin words; it is not the ful
 
 from __future__ import annotations
 
+import unicodedata
+
 import regex
 
 _RTL_SCRIPTS = r"\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}"
@@ -19,7 +21,10 @@ _RTL_SCRIPTS = r"\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Th
 _RTL_RUN = regex.compile(r"(?:(?!\p{Nd})[" + _RTL_SCRIPTS + r"\p{Mn}])+")
 #: One letter of a right-to-left script.
 RTL_LETTER = regex.compile(r"(?!\p{Nd})[" + _RTL_SCRIPTS + r"]")
-_LTR_RUN = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{Mn}.,:/\u066b\u066c-]*[\p{L}\p{N}]|[\p{L}\p{N}]")
+# A letter or digit of a left-to-right run: not a right-to-left letter (``00:אגף`` is two runs).
+_LTR = r"(?:(?!(?!\p{Nd})[" + _RTL_SCRIPTS + r"])[\p{L}\p{N}])"
+_LTR_RUN = regex.compile(_LTR + r"(?:" + _LTR + r"|[\p{Mn}.,:/\u066b\u066c-])*" + _LTR + r"|" + _LTR)
+_GRAPHEME = regex.compile(r"\X")
 _MIRROR = str.maketrans("()[]{}<>«»", ")(][}{><»«")
 # A line is turned when at least this share of its letters are right-to-left.
 RTL_LINE_SHARE = 0.5
@@ -33,16 +38,24 @@ def rtl_share(line: str) -> float:
     return min(1.0, rtl / len(letters))
 
 
-def logical_line(line: str) -> str:
-    """One visual-order line in reading order (unchanged when it is not mostly right-to-left)."""
-    if rtl_share(line) < RTL_LINE_SHARE:
+def logical_line(line: str, *, right_to_left: bool | None = None, graphemes: bool = False) -> str:
+    """One visual-order line in reading order (unchanged when it is not mostly right-to-left).
+
+    ``right_to_left`` says the line's direction where the caller knows it (a piece of a line: a number
+    alone); ``graphemes`` turns right-to-left runs a grapheme at a time, so that a vowel mark written after
+    its letter stays after it (a visual line whose marks follow their letters: :func:`visual_text`).
+    """
+    if right_to_left is None:
+        right_to_left = rtl_share(line) >= RTL_LINE_SHARE
+    if not right_to_left:
         return line
     runs: list[str] = []
     i = 0
     while i < len(line):
         m = _RTL_RUN.match(line, i)
         if m:
-            runs.append(m.group()[::-1])
+            run = m.group()
+            runs.append("".join(reversed(_GRAPHEME.findall(run))) if graphemes else run[::-1])
             i = m.end()
             continue
         m = _LTR_RUN.match(line, i)
@@ -117,3 +130,56 @@ def drawn_text(chars: list[dict], size: float) -> str:
         (run if ltr[i] else out).append(c)
     out.extend(reversed(run))
     return "".join(out)
+
+
+def visual_text(chars: list[dict], size: float) -> str:
+    """A span's characters (MuPDF's ``rawdict``) as they stand on the page, left to right.
+
+    A combining mark stays with the letter drawn before it (a vowel mark stands over or under its letter,
+    not beside it); a gap of :data:`MIN_DRAWN_SPACE_EM` or more between two characters that are not
+    spaces becomes a space. Python's sort is stable: characters at one place keep their drawing order.
+    """
+    clusters: list[tuple[float, float, list[str]]] = []  # (left, right, characters)
+    for char in chars:
+        c = char["c"]
+        if clusters and unicodedata.combining(c):
+            clusters[-1][2].append(c)
+            continue
+        clusters.append((char["bbox"][0], char["bbox"][2], [c]))
+    clusters.sort(key=lambda cluster: (cluster[0] + cluster[1]) / 2)
+    space = MIN_DRAWN_SPACE_EM * size
+    out: list[str] = []
+    previous: tuple[float, float, list[str]] | None = None
+    for cluster in clusters:
+        if (
+            previous is not None
+            and cluster[0] - previous[1] >= space
+            and not previous[2][0].isspace()
+            and not cluster[2][0].isspace()
+        ):
+            out.append(" ")
+        out.extend(cluster[2])
+        previous = cluster
+    return "".join(out)
+
+
+def drawn_rightwards(chars: list[dict]) -> bool:
+    """The characters were drawn mostly left to right: as many of the steps from one to the next (between
+    their centres) go rightwards as leftwards, or more. A producer that draws a right-to-left line in reading
+    order steps leftwards from letter to letter; one that draws it as it stands, or its words left to
+    right (each word's letters right to left, its numbers left to right), steps rightwards as often or
+    more. Steps are counted, not measured: a glyph drawn out of place (a dash set at the line's far end)
+    is one step, however far."""
+    rightwards = leftwards = 0
+    previous: float | None = None
+    for char in chars:
+        if char["c"].isspace():
+            continue
+        centre = (char["bbox"][0] + char["bbox"][2]) / 2
+        if previous is not None and centre != previous:
+            if centre > previous:
+                rightwards += 1
+            else:
+                leftwards += 1
+        previous = centre
+    return rightwards >= leftwards

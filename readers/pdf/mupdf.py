@@ -80,7 +80,15 @@ from readers.core.model import (
 )
 from readers.pdf import layout_model
 from readers.pdf.aligned import LEADER, find_aligned_tables, find_turned_aligned_tables, unframed
-from readers.pdf.bidi import RTL_LETTER, drawn_text
+from readers.pdf.bidi import (
+    RTL_LETTER,
+    RTL_LINE_SHARE,
+    drawn_rightwards,
+    drawn_text,
+    logical_line,
+    rtl_share,
+    visual_text,
+)
 from readers.pdf.certainty import BAND_SHARE, WIDE_GAP_EM, Decision, PageSignals, band_key, band_lines, decide
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
@@ -597,16 +605,37 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
 
 def _drawn_dict(content: dict[str, Any]) -> dict[str, Any]:
     """MuPDF's ``rawdict`` with each span's ``text`` as ``dict`` has it, but taken from the characters'
-    positions on the lines that hold right-to-left letters (readers/pdf/bidi.py drawn_text)."""
+    positions on the lines that hold right-to-left letters (readers/pdf/bidi.py).
+
+    A horizontal line whose letters are mostly right-to-left and whose characters were drawn mostly left
+    to right (as the line stands, or its words left to right: bidi.drawn_rightwards) is read from its
+    characters' places: its spans from right to left, each span's text as it stands (bidi.visual_text)
+    turned into reading order (bidi.logical_line). Another line with right-to-left letters keeps its
+    drawing order, with its numbers and gaps put right (bidi.drawn_text).
+    """
     for block in content["blocks"]:
         for line in block.get("lines", ()):
             spans = line["spans"]
-            right_to_left = any(RTL_LETTER.match(c["c"]) for span in spans for c in span["chars"])
+            texts = ["".join([c["c"] for c in span["chars"]]) for span in spans]
+            joined = "".join(texts)
+            if not RTL_LETTER.search(joined):
+                for span, text in zip(spans, texts, strict=True):
+                    span["text"] = text
+                continue
+            direction = line["dir"]
+            if (
+                abs(direction[1]) < 1e-3
+                and direction[0] > 0
+                and rtl_share(joined) >= RTL_LINE_SHARE
+                and drawn_rightwards([c for span in spans for c in span["chars"]])
+            ):
+                spans.sort(key=lambda span: -(span["bbox"][0] + span["bbox"][2]))
+                for span in spans:
+                    visual = visual_text(span["chars"], span["size"])
+                    span["text"] = logical_line(visual, right_to_left=True, graphemes=True)
+                continue
             for span in spans:
-                chars = span["chars"]
-                span["text"] = (
-                    drawn_text(chars, span["size"]) if right_to_left else "".join([c["c"] for c in chars])
-                )
+                span["text"] = drawn_text(span["chars"], span["size"])
     return content
 
 
@@ -767,11 +796,19 @@ def _flush(lines: list[_Line], items: list[_Block | _Table], sizes: Counter[floa
     """Turn a run of MuPDF lines into a block of reconstructed text lines."""
     out: list[_TextLine] = []
     for group in _merge_same_baseline(lines):
+        if len(group) > 1 and _right_to_left(group):
+            group.sort(key=lambda line: -line.spans[0].bbox[0])  # pieces of a right-to-left line
         text_line = _text_line(group, sizes)
         if text_line is not None:
             out.append(text_line)
     if out:
         items.append(_Block(out))
+
+
+def _right_to_left(group: list[_Line]) -> bool:
+    """The pieces of one line hold mostly right-to-left letters: they read from right to left."""
+    text = "".join([span.text for line in group for span in line.spans])
+    return max(text, default="") >= _FIRST_RTL and rtl_share(text) >= RTL_LINE_SHARE
 
 
 def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:
