@@ -80,6 +80,15 @@ from readers.core.model import (
 )
 from readers.pdf import layout_model
 from readers.pdf.aligned import LEADER, find_aligned_tables, find_turned_aligned_tables, unframed
+from readers.pdf.bidi import (
+    RTL_LETTER,
+    RTL_LINE_SHARE,
+    drawn_rightwards,
+    drawn_text,
+    logical_line,
+    rtl_share,
+    visual_text,
+)
 from readers.pdf.certainty import BAND_SHARE, WIDE_GAP_EM, Decision, PageSignals, band_key, band_lines, decide
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
@@ -167,6 +176,7 @@ _LETTER = re.compile(r"[^\W\d_]")
 _SENTENCE_END = (".", ",", ";", ":", "-")  # a bold line ending so continues: it is not a heading
 _TOC_ENTRY = re.compile(r"\s\d+$")
 _INLINE_IMAGE = re.compile(rb"(?:^|\s)BI\s")
+_FIRST_RTL = "\u0590"  # no right-to-left script's letters come before Hebrew's block
 
 # --- page model -------------------------------------------------------------------------------------
 
@@ -253,6 +263,7 @@ class _Scan:
     invisible: int = 0  # of which invisible
     pale: list[tuple[int, int, int, float]] = field(default_factory=list)
     why: dict[tuple[int, int, int], str] = field(default_factory=dict)
+    right_to_left: bool = False  # some span holds a right-to-left letter
 
 
 # --- the reader -------------------------------------------------------------------------------------
@@ -426,6 +437,10 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     """Extract a page's spans and drawings, find its ruled tables, and lay out its flow blocks."""
     textpage = page.get_textpage(flags=TEXT_FLAGS)
     scan = _scan_dict(textpage.extractDICT())
+    if scan.right_to_left:
+        # Right-to-left letters: their lines are read again from the characters' positions (readers/pdf/
+        # bidi.py drawn_text), which only MuPDF's rawdict has.
+        scan = _scan_dict(_drawn_dict(textpage.extractRAWDICT()))
     paths = page.get_cdrawings()
     # The page's boxes are asked of PyMuPDF once each: every property call reads them from the PDF again.
     rect = page.rect
@@ -643,9 +658,47 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
         if lines:
             scan.lines.append(lines)
             scan.blocks.append(Block(tuple(model_lines), block["bbox"]))
-    scan.chars = len("".join("".join(texts).split()))
+    joined = "".join(texts)
+    scan.chars = len("".join(joined.split()))
     scan.invisible = invisible_chars
+    scan.right_to_left = bool(joined) and max(joined) >= _FIRST_RTL and RTL_LETTER.search(joined) is not None
     return scan
+
+
+def _drawn_dict(content: dict[str, Any]) -> dict[str, Any]:
+    """MuPDF's ``rawdict`` with each span's ``text`` as ``dict`` has it, but taken from the characters'
+    positions on the lines that hold right-to-left letters (readers/pdf/bidi.py).
+
+    A horizontal line whose letters are mostly right-to-left and whose characters were drawn mostly left
+    to right (as the line stands, or its words left to right: bidi.drawn_rightwards) is read from its
+    characters' places: its spans from right to left, each span's text as it stands (bidi.visual_text)
+    turned into reading order (bidi.logical_line). Another line with right-to-left letters keeps its
+    drawing order, with its numbers and gaps put right (bidi.drawn_text).
+    """
+    for block in content["blocks"]:
+        for line in block.get("lines", ()):
+            spans = line["spans"]
+            texts = ["".join([c["c"] for c in span["chars"]]) for span in spans]
+            joined = "".join(texts)
+            if not RTL_LETTER.search(joined):
+                for span, text in zip(spans, texts, strict=True):
+                    span["text"] = text
+                continue
+            direction = line["dir"]
+            if (
+                abs(direction[1]) < 1e-3
+                and direction[0] > 0
+                and rtl_share(joined) >= RTL_LINE_SHARE
+                and drawn_rightwards([c for span in spans for c in span["chars"]])
+            ):
+                spans.sort(key=lambda span: -(span["bbox"][0] + span["bbox"][2]))
+                for span in spans:
+                    visual = visual_text(span["chars"], span["size"])
+                    span["text"] = logical_line(visual, right_to_left=True, graphemes=True)
+                continue
+            for span in spans:
+                span["text"] = drawn_text(span["chars"], span["size"])
+    return content
 
 
 def _hide_pale_spans(
@@ -805,11 +858,19 @@ def _flush(lines: list[_Line], items: list[_Block | _Table], sizes: Counter[floa
     """Turn a run of MuPDF lines into a block of reconstructed text lines."""
     out: list[_TextLine] = []
     for group in _merge_same_baseline(lines):
+        if len(group) > 1 and _right_to_left(group):
+            group.sort(key=lambda line: -line.spans[0].bbox[0])  # pieces of a right-to-left line
         text_line = _text_line(group, sizes)
         if text_line is not None:
             out.append(text_line)
     if out:
         items.append(_Block(out))
+
+
+def _right_to_left(group: list[_Line]) -> bool:
+    """The pieces of one line hold mostly right-to-left letters: they read from right to left."""
+    text = "".join([span.text for line in group for span in line.spans])
+    return max(text, default="") >= _FIRST_RTL and rtl_share(text) >= RTL_LINE_SHARE
 
 
 def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:
