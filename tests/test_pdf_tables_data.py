@@ -653,3 +653,31 @@ def test_a_two_level_header_over_close_columns_heads_each_column(tmp_path: Path)
     ]
     before = only.text.split(table.markdown)[0]
     assert "Table 5: Public Health Outlay" in before and "(Rs. in 000)" in before
+
+
+def test_a_one_line_header_level_with_a_two_line_one_heads_its_own_column_only(tmp_path: Path) -> None:
+    """A header of one line ("Nombre") set level between the two lines of "Clave / Entidad" and "Clave /
+    Municipio" is no group's label over them: each column keeps its own header."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    xs = [72.0, 160.0, 260.0, 400.0]
+    head = {0: ("Clave", "Entidad"), 2: ("Clave", "Municipio")}
+    for column, (top, bottom) in head.items():
+        page.insert_text((xs[column], 100), top, fontsize=9)
+        page.insert_text((xs[column], 114), bottom, fontsize=9)
+    page.insert_text((xs[1] + 7, 107), "Nombre", fontsize=9)
+    page.insert_text((xs[3], 107), "Poblado", fontsize=9)
+    body = [
+        ["01", "Aguascalientes", "001", "Granja Adelita"],
+        ["01", "Aguascalientes", "001", "Agua Azul"],
+        ["02", "Baja California", "002", "Rancho Alegre"],
+        ["02", "Baja California", "004", "Los Arcos"],
+    ]
+    for r, row in enumerate(body):
+        for column, text in enumerate(row):
+            page.insert_text((xs[column], 130 + 12 * r), text, fontsize=9)
+    doc.save(tmp_path / "towns.pdf")
+
+    [only] = read(tmp_path / "towns.pdf")
+    [table] = only.tables
+    assert list(table.cells[0]) == ["Clave Entidad", "Nombre", "Clave Municipio", "Poblado"]

@@ -689,9 +689,11 @@ def _spread_groups(
     column it heads, so that joining the lines heads each of them with it.
 
     A label heads the columns whose centres lie as far from its centre as the midpoint between it and
-    its nearer neighbour on its line, on either side, where its line is empty and a lower line of the
-    header is not; and only when it is centred over them (within a quarter of their span): a label over
-    its own column only ("Offense charged" over the row labels) heads no other."""
+    its nearer neighbour on its line, on either side, whose header starts under its line, and only when it
+    is centred over them (within a quarter of their span) and a lower line heads its own column too: a
+    label over its own column only ("Offense charged" over the row labels) heads no other, nor does a
+    one-line header set level with the middle line of its neighbours' ("Nombre Entidad" between "Clave"
+    over "Entidad" and "Clave" over "Municipio")."""
     lines = header_lines(cells)
     if lines is None:
         return cells
@@ -702,8 +704,8 @@ def _spread_groups(
         segments = sorted(zip(run[index].segments, placed[index], strict=True), key=lambda pair: pair[0].x0)
         counts = Counter(column for _, column in segments)
         for at, (segment, column) in enumerate(segments):
-            if counts[column] > 1:
-                continue
+            if counts[column] > 1 or not any(cells[below][column] for below in range(index + 1, end)):
+                continue  # not a group's label: its own column has nothing under it
             middle = (segment.x0 + segment.x1) / 2
             reach = [
                 *([middle - (segments[at - 1][0].x1 + segment.x0) / 2] if at > 0 else []),
@@ -715,7 +717,7 @@ def _spread_groups(
                 other
                 for other, centre in enumerate(centres)
                 if other != column
-                and not cells[index][other]
+                and not any(cells[above][other] for above in range(start, index + 1))
                 and abs(centre - middle) <= min(reach)
                 and any(cells[below][other] for below in range(index + 1, end))
             ]
