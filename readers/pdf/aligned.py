@@ -236,7 +236,6 @@ def _with_trailing(
     its own, within MERGE_GAP_HEIGHTS row heights, each of its cells over one column of its own and one
     of them a number."""
     run, table = found
-    _, columns = _cut_run(run, _columns(run))
     heights = sorted(row.height for row in run)
     height = heights[len(heights) // 2]
     after = rows[position[id(run[-1])] + 1 : position[id(run[-1])] + 1 + MAX_TRAILING_ROWS]
@@ -245,10 +244,11 @@ def _with_trailing(
             break
         if row.top - run[-1].bottom > MERGE_GAP_HEIGHTS * height:
             break
+        _, columns = _cut_run(run, _columns(run))
         cells = _cut(row, columns).segments
         if any(_spanned(segment, columns) != 1 for segment in cells):
             break
-        if len({_column_of(segment, columns) for segment in cells}) < len(cells):
+        if len({_column_at(segment.x0, segment.x1, columns) for segment in cells}) < len(cells):
             break
         if not any(is_number(segment.text) for segment in _texts([replace(row, segments=cells)])):
             break
@@ -586,7 +586,7 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
     if len(columns) < 2:
         return None
     run, columns = _cut_run(run, columns)
-    placed = [[_column_of(segment, columns) for segment in row.segments] for row in run]
+    placed = [[_column_at(segment.x0, segment.x1, columns) for segment in row.segments] for row in run]
     filled = sum(len(set(indexes)) for indexes in placed)  # a segment always holds text
     fill = filled / (len(run) * len(columns))
     if fill < MIN_FILL and (fill < SPARSE_MIN_FILL or len(set(placed[0])) < len(columns)):  # not headed
@@ -642,6 +642,8 @@ def _cut_run(run: list[_Row], columns: list[_Range]) -> tuple[list[_Row], list[_
     CUT_PASSES times, until they no longer change)."""
     cut = [_cut(row, columns) for row in run]
     for _ in range(CUT_PASSES - 1):
+        if all(a is b for a, b in zip(cut, run, strict=True)):
+            break  # nothing cut: the same columns
         finer = _columns(cut)
         if finer == columns or len(finer) < len(columns):
             break
@@ -650,34 +652,40 @@ def _cut_run(run: list[_Row], columns: list[_Range]) -> tuple[list[_Row], list[_
     return cut, columns
 
 
-def _cut(row: _Row, columns: list[tuple[float, float]]) -> _Row:
+def _cut(row: _Row, columns: list[_Range]) -> _Row:
     """The row with each segment cut between two of its spans that fall in different columns with a
-    blank of CUT_GAP_HEIGHTS row heights or more between them (the row itself when nothing is cut)."""
-    if all(len(segment.spans) == 1 for segment in row.segments):
-        return row
+    blank of CUT_GAP_HEIGHTS row heights or more between them (the row itself when nothing is cut).
+
+    Asked of every row of every candidate table, so the blank is measured from a running right edge and
+    a column is looked up only across a wide blank (a segment's spans are in left-to-right order)."""
+    gap = CUT_GAP_HEIGHTS * row.height
     segments: list[_Segment] = []
     cut = False
     for segment in row.segments:
-        if len(segment.spans) == 1:
+        spans = segment.spans
+        if len(spans) == 1:
             segments.append(segment)
             continue
-        ordered = sorted(segment.spans, key=lambda span: span.bbox[0])
-        pieces = [[ordered[0]]]
-        for span in ordered[1:]:
-            last = pieces[-1][-1]
-            apart = span.bbox[0] - max(s.bbox[2] for s in pieces[-1]) >= CUT_GAP_HEIGHTS * row.height
-            if apart and _column_of(_Segment(span.bbox[0], span.bbox[2], []), columns) != _column_of(
-                _Segment(last.bbox[0], last.bbox[2], []), columns
-            ):
-                pieces.append([span])
-            else:
-                pieces[-1].append(span)
-        if len(pieces) == 1:
+        first = 0
+        reach = spans[0].bbox[2]
+        for index in range(1, len(spans)):
+            x0, _, x1, _ = spans[index].bbox
+            if x0 - reach >= gap:
+                before = spans[index - 1].bbox
+                if _column_at(x0, x1, columns) != _column_at(before[0], before[2], columns):
+                    piece = spans[first:index]
+                    segments.append(_Segment(piece[0].bbox[0], reach, piece))
+                    first = index
+                    reach = x1
+                    cut = True
+                    continue
+            if x1 > reach:
+                reach = x1
+        if first:
+            piece = spans[first:]
+            segments.append(_Segment(piece[0].bbox[0], reach, piece))
+        else:
             segments.append(segment)
-            continue
-        cut = True
-        for piece in pieces:
-            segments.append(_Segment(min(s.bbox[0] for s in piece), max(s.bbox[2] for s in piece), piece))
     return replace(row, segments=segments) if cut else row
 
 
@@ -767,13 +775,12 @@ def _columns(run: list[_Row]) -> list[tuple[float, float]]:
     return [(c[0], c[1]) for c in columns]
 
 
-def _column_of(segment: _Segment, columns: list[tuple[float, float]]) -> int:
-    """The column the segment overlaps most, or the nearest one.
+def _column_at(left: float, right: float, columns: list[_Range]) -> int:
+    """The column a segment (or a span) from ``left`` to ``right`` overlaps most, or the nearest one.
 
     Asked of every segment of every candidate table, so ``min`` and ``max`` of two numbers are written
     as comparisons (the same results, without two calls per column).
     """
-    left, right = segment.x0, segment.x1
     best, best_overlap = 0, float("-inf")
     for index, (x0, x1) in enumerate(columns):
         overlap = (right if right < x1 else x1) - (left if left > x0 else x0)
@@ -783,7 +790,7 @@ def _column_of(segment: _Segment, columns: list[tuple[float, float]]) -> int:
 
 
 def _assign(row: _Row, indexes: list[int], width: int) -> list[str]:
-    """The row's cells: each segment's text in the cell of its column (``indexes``, from _column_of)."""
+    """The row's cells: each segment's text in the cell of its column (``indexes``, from _column_at)."""
     cells = [""] * width
     for segment, index in zip(row.segments, indexes, strict=True):
         cells[index] = f"{cells[index]} {segment.text}".strip()
