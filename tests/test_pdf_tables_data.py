@@ -774,3 +774,97 @@ def test_entries_spaced_apart_under_rules_of_sections_are_no_table(tmp_path: Pat
 
     [only] = read(tmp_path / "cv.pdf")
     assert not [table for table in only.tables if "columns_by=blanks" in table.evidence]
+
+
+def test_a_two_level_header_over_close_columns_heads_each_column(tmp_path: Path) -> None:
+    """Columns of amounts set closer than a font size apart under a header over three lines, whose group
+    labels ("Revenue", "Capital") are centred over two columns each: every column is its own, each header
+    is one cell joined over its lines with its group's label, the unit above the header and the title stay
+    text, and the totals row set apart under the body stays in the table."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size = 9.0
+    rights = [200.0, 250.0, 300.0, 350.0, 400.0]  # right edges of the five columns of amounts
+
+    def right(text: str, x: float, y: float) -> None:
+        page.insert_text((x - pymupdf.get_text_length(text, fontsize=size), y), text, fontsize=size)
+
+    def centre(text: str, x: float, y: float) -> None:
+        page.insert_text((x - pymupdf.get_text_length(text, fontsize=size) / 2, y), text, fontsize=size)
+
+    page.insert_text((72, 60), "Table 5: Public Health Outlay", fontsize=14)
+    right("(Rs. in 000)", rights[-1], 80)
+    mids = [r - 22 for r in rights]  # the middle of each column of amounts
+    head = [
+        ["Revenue", "", "Capital", "", "Total"],
+        ["Medical", "Family", "Medical", "Family", "Outlay"],
+        ["Health", "Welfare", "Health", "Welfare", ""],
+    ]
+    page.insert_text((72, 100), "States", fontsize=size)
+    centre("Revenue", (mids[0] + mids[1]) / 2, 100)
+    centre("Capital", (mids[2] + mids[3]) / 2, 100)
+    for line, cells in enumerate(head):
+        for column, text in enumerate(cells):
+            if text and (line or column == 4):
+                centre(text, mids[column], 100 + 10 * line)
+    body = [
+        ["Andhra Pradesh", "47,824,589", "9,967,837", "1,275,000", "15,000", "59,082,426"],
+        ["Assam", "14,874,821", "2,554,197", "161,600", "0", "17,590,618"],
+        ["Bihar", "21,016,708", "4,332,141", "5,329,000", "0", "30,677,849"],
+        ["Goa", "4,055,567", "110,000", "330,053", "0", "4,495,620"],
+        ["Kerala", "27,923,965", "3,985,473", "929,503", "0", "32,838,941"],
+    ]
+    totals = ["All States", "75,695,650", "9,949,648", "8,025,156", "15,000", "94,685,454"]
+    y = 140.0
+    for row in [*body, None, totals]:
+        if row is not None:
+            page.insert_text((72, y), row[0], fontsize=size)
+            for column, amount in enumerate(row[1:]):
+                right(amount, rights[column], y)
+        y += 14
+    doc.save(tmp_path / "outlay.pdf")
+
+    [only] = read(tmp_path / "outlay.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == [
+        [
+            "States",
+            "Revenue Medical Health",
+            "Revenue Family Welfare",
+            "Capital Medical Health",
+            "Capital Family Welfare",
+            "Total Outlay",
+        ],
+        *body,
+        totals,
+    ]
+    before = only.text.split(table.markdown)[0]
+    assert "Table 5: Public Health Outlay" in before and "(Rs. in 000)" in before
+
+
+def test_a_one_line_header_level_with_a_two_line_one_heads_its_own_column_only(tmp_path: Path) -> None:
+    """A header of one line ("Nombre") set level between the two lines of "Clave / Entidad" and "Clave /
+    Municipio" is no group's label over them: each column keeps its own header."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    xs = [72.0, 160.0, 260.0, 400.0]
+    head = {0: ("Clave", "Entidad"), 2: ("Clave", "Municipio")}
+    for column, (top, bottom) in head.items():
+        page.insert_text((xs[column], 100), top, fontsize=9)
+        page.insert_text((xs[column], 114), bottom, fontsize=9)
+    page.insert_text((xs[1] + 7, 107), "Nombre", fontsize=9)
+    page.insert_text((xs[3], 107), "Poblado", fontsize=9)
+    body = [
+        ["01", "Aguascalientes", "001", "Granja Adelita"],
+        ["01", "Aguascalientes", "001", "Agua Azul"],
+        ["02", "Baja California", "002", "Rancho Alegre"],
+        ["02", "Baja California", "004", "Los Arcos"],
+    ]
+    for r, row in enumerate(body):
+        for column, text in enumerate(row):
+            page.insert_text((xs[column], 130 + 12 * r), text, fontsize=9)
+    doc.save(tmp_path / "towns.pdf")
+
+    [only] = read(tmp_path / "towns.pdf")
+    [table] = only.tables
+    assert list(table.cells[0]) == ["Clave Entidad", "Nombre", "Clave Municipio", "Poblado"]

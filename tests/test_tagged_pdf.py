@@ -449,3 +449,38 @@ def test_right_to_left_lines_read_in_the_trees_order_come_out_in_logical_order(
     page = _read(rtl_tagged_pdf(tmp_path / "rtl.pdf", logical=logical))
     assert page.order.source == OrderSource.TAGGED.value
     assert page.text.split("\n") == list(RTL_LINES)
+
+
+def test_a_table_the_tree_does_not_tag_is_written_as_a_table_where_it_stands(tmp_path: Path) -> None:
+    """A tagged page whose tree holds a table's lines as a paragraph, with no Table element: the table the
+    finders see there is written in the tree's order in place of its lines, once."""
+    rows = [("Crop", "2022", "2023"), ("Barley", "12", "14"), ("Wheat", "30", "33"), ("Oats", "7", "9")]
+    content = b"/P <</MCID 0>> BDC\n" + _show(72, 700, PARAGRAPHS[0]) + b"EMC\n/P <</MCID 1>> BDC\n"
+    for index, row in enumerate(rows):
+        y = 640 - 16 * index
+        content += _show(72, y, row[0])
+        for column, cell in enumerate(row[1:]):
+            right = 260 + 80 * column
+            content += _show(right - round(pymupdf.get_text_length(cell, fontsize=11)), y, cell)
+    content += b"EMC\n"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R /MarkInfo << /Marked true >> /StructTreeRoot 5 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /StructParents 0 "
+        b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /StructTreeRoot /K 6 0 R /ParentTree 9 0 R >>",
+        b"<< /Type /StructElem /S /Document /P 5 0 R /K [7 0 R 8 0 R] >>",
+        b"<< /Type /StructElem /S /P /P 6 0 R /Pg 3 0 R /K 0 >>",
+        b"<< /Type /StructElem /S /P /P 6 0 R /Pg 3 0 R /K 1 >>",
+        b"<< /Nums [0 [7 0 R 8 0 R]] >>",
+    ]
+    path = tmp_path / "untagged-table.pdf"
+    path.write_bytes(_pdf(objects))
+
+    page = _read(path)
+    assert page.order.source == OrderSource.TAGGED.value
+    [table] = page.tables
+    assert [list(row) for row in table.cells] == [list(row) for row in rows]
+    assert page.text.index(PARAGRAPHS[0]) < page.text.index(table.markdown)
+    assert page.text.count("Barley") == 1
