@@ -1021,12 +1021,14 @@ def _lines_spread(
     """The grid with each cell over several rows cut into the rows its lines stand in: a label column
     ruled only where the amounts are (pdfjs__issue14297.pdf: three labels over three rows of shaded
     amounts, each set a blank line below the one before) holds one label a row, level with its amounts.
-    Lines following each other closely (a wrapped label) stay together, in the row of the first."""
+    Lines following each other closely (a wrapped label) stay together, in the row of the first; a cell
+    with a line within half its height of the cell's middle, or nearer it than its row's middle (text
+    centred in a merged cell), is read as one, in its first row."""
     cells: list[tuple[int, int, int, int]] = []
     filled: dict[int, str] = {}
     for index, (r0, c0, r1, c1) in enumerate(grid.cells):
         pairs = zip(texts.get(index, ()), heights.get(index, ()), strict=True)
-        lines = sorted((box, text.strip()) for text, box in pairs if text.strip())
+        lines = [(box, text.strip()) for text, box in pairs if text.strip()]
         if r1 - r0 < 2 or not lines:
             if lines:
                 filled[len(cells)] = " ".join(text for _, text in lines)
@@ -1034,13 +1036,23 @@ def _lines_spread(
             continue
         groups: list[tuple[int, list[str]]] = []
         last: tuple[float, float] | None = None
+        middle = (grid.ys[r0] + grid.ys[r1]) / 2
         for (top, bottom), text in lines:
-            row = min(max(bisect.bisect_right(grid.ys, (top + bottom) / 2) - 1, r0), r1 - 1)
+            centre = (top + bottom) / 2
+            row = min(max(bisect.bisect_right(grid.ys, centre) - 1, r0), r1 - 1)
             apart = last is None or top - last[1] > STACK_WRAP_GAP_HEIGHTS * (last[1] - last[0])
             if not groups or (apart and row > groups[-1][0]):
+                off = abs(centre - middle)
+                if off <= (bottom - top) / 2 or abs(centre - (grid.ys[row] + grid.ys[row + 1]) / 2) >= off:
+                    groups = []  # set in the middle of the cell: a merged cell, read as one
+                    break
                 groups.append((row, []))
             groups[-1][1].append(text)
             last = (top, bottom)
+        if not groups:
+            filled[len(cells)] = " ".join(text for _, text in lines)
+            cells.append((r0, c0, r1, c1))
+            continue
         if groups[0][0] > r0:  # the rows over its first line stay an empty cell
             cells.append((r0, c0, groups[0][0], c1))
         ends = [row for row, _ in groups[1:]] + [r1]
