@@ -359,7 +359,9 @@ def _find_grids(found: _Segments, hs: list[_Edge], breaks: list[tuple[float, flo
     (``hs``: the page's horizontal segments snapped and joined; ``breaks``: where their pieces meet)."""
     if len(found.horizontal) < GATE_MIN_SEGMENTS or len(found.vertical) < GATE_MIN_SEGMENTS:
         return []
-    vs = _snap_join(found.vertical + _open_sides(hs, found.vertical) + _break_sides(hs, breaks))
+    vs = _snap_join(
+        found.vertical + _open_sides(hs, found.vertical) + _break_sides(hs, breaks, found.vertical)
+    )
     if not (GATE_MIN_SEGMENTS <= len(hs) <= MAX_EDGES_PER_AXIS):
         return []
     if not (GATE_MIN_SEGMENTS <= len(vs) <= MAX_EDGES_PER_AXIS):
@@ -451,14 +453,18 @@ def _open_sides(hs: list[_Edge], verticals: list[_RawEdge]) -> list[_RawEdge]:
     return sides
 
 
-def _break_sides(hs: list[_Edge], breaks: list[tuple[float, float]]) -> list[_RawEdge]:
+def _break_sides(
+    hs: list[_Edge], breaks: list[tuple[float, float]], verticals: list[_RawEdge]
+) -> list[_RawEdge]:
     """Column borders drawn only as breaks in the rules: where the pieces of at least RULES_FOR_OPEN_SIDES
     rules in a row meet at the same x, a vertical border runs from the first of them to the last.
 
     Some generators draw each row's rule cell by cell and no vertical line at all (the financial
     statements of pdfjs__issue14297.pdf: the rules break at the yen-sign and amount columns); the "lines"
     strategy then sees one column. A rule of the run may also end at that x (a header rule over the
-    amounts only); a rule crossing it unbroken ends the run, so a title or a spanning cell stays whole.
+    amounts only); a rule crossing it unbroken ends the run. Where a vertical line is drawn at that x
+    over part of the run, the producer draws its column borders, and the rows it leaves open are cells
+    spanning them (a section title over a ruled form: camelot__table_region.pdf): nothing is added.
     """
     if len(breaks) < RULES_FOR_OPEN_SIDES:
         return []
@@ -491,7 +497,11 @@ def _break_sides(hs: list[_Edge], breaks: list[tuple[float, float]]) -> list[_Ra
                 run.append(rule)
                 broken += breaks_here
                 continue
-            if broken >= RULES_FOR_OPEN_SIDES:
+            drawn = broken >= RULES_FOR_OPEN_SIDES and any(
+                abs(v[0] - x) <= SNAP_TOLERANCE and v[1] < run[-1].pos and v[2] > run[0].pos
+                for v in verticals
+            )
+            if broken >= RULES_FOR_OPEN_SIDES and not drawn:
                 sides.append((x, run[0].pos, run[-1].pos))
             run, broken = [], 0
     return sides
