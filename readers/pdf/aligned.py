@@ -521,6 +521,8 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
     columns = _columns(run)
     if len(columns) < 2:
         return None
+    for row in run:
+        row.segments = _split_at_columns(row.segments, columns)
     placed = [[_column_of(segment, columns) for segment in row.segments] for row in run]
     filled = sum(len(set(indexes)) for indexes in placed)  # a segment always holds text
     fill = filled / (len(run) * len(columns))
@@ -620,6 +622,32 @@ def _column_of(segment: _Segment, columns: list[tuple[float, float]]) -> int:
         if overlap > best_overlap:
             best, best_overlap = index, overlap
     return best
+
+
+def _split_at_columns(segments: list[_Segment], columns: list[tuple[float, float]]) -> list[_Segment]:
+    """Segments cut between spans that fall in different columns: the words of a header set over several
+    narrow columns ("Any" over one, "modern" over the next) and numbers set closer than a font size apart
+    are one segment by their gaps, but their spans each lie over a column of the table. A span that
+    itself crosses columns stays whole, in the column it overlaps most."""
+    out: list[_Segment] = []
+    for segment in segments:
+        if len(segment.spans) < 2:
+            out.append(segment)
+            continue
+        homes = [_column_of(_Segment(s.bbox[0], s.bbox[2], [s]), columns) for s in segment.spans]
+        if len(set(homes)) < 2:
+            out.append(segment)
+            continue
+        current: _Segment | None = None
+        home = -1
+        for span, column in zip(segment.spans, homes, strict=True):
+            if current is not None and column == home:
+                current.spans.append(span)
+                current.x1 = max(current.x1, span.bbox[2])
+                continue
+            current, home = _Segment(span.bbox[0], span.bbox[2], [span]), column
+            out.append(current)
+    return out
 
 
 def _assign(row: _Row, indexes: list[int], width: int) -> list[str]:
