@@ -106,3 +106,31 @@ def test_a_ruled_table_ruling_every_third_row_on_a_turned_page_reads_row_by_row(
     assert table.source == TableSource.RULED.value
     assert [list(row) for row in table.cells] == [["State", "Permit", "Admin", "Totals"], *STATES]
     assert table.header_rows == 1
+
+
+def test_a_header_cell_over_two_columns_of_a_sideways_table_heads_the_first(tmp_path: Path) -> None:
+    """A ruled table printed sideways with a header cell over two columns: once turned back, the cell
+    heads the first column it spans (as printed), not the last."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    left, bottom, h, w = 100.0, 600.0, 18.0, 90.0  # printed rows go right, printed columns go up
+    printed = {(0, 0): "Station", (0, 1): "Flow", (1, 1): "Min", (1, 2): "Max"}
+    printed |= {(2, 0): "North", (2, 1): "1.2", (2, 2): "3.4", (3, 0): "South", (3, 1): "2.8", (3, 2): "4.1"}
+    for (r, c), text in printed.items():
+        page.insert_text((left + r * h + 13, bottom - c * w - 4), text, fontsize=10, rotate=90)
+    for r in range(5):  # printed row borders: the one under "Station" stops short of it
+        x = left + r * h
+        page.draw_line((x, bottom - (w if r == 1 else 0)), (x, bottom - 3 * w), width=0.5)
+    for c in range(4):  # printed column borders: the one between Min and Max does not cross "Flow"
+        y = bottom - c * w
+        page.draw_line((left + (h if c == 2 else 0), y), (left + 4 * h, y), width=0.5)
+    doc.save(tmp_path / "spanned.pdf")
+
+    [only] = read(tmp_path / "spanned.pdf")
+    [table] = only.tables
+    assert "turned=90" in table.evidence
+    assert [list(row) for row in table.cells] == [
+        ["Station", "Flow Min", "Max"],
+        ["North", "1.2", "3.4"],
+        ["South", "2.8", "4.1"],
+    ]

@@ -795,12 +795,16 @@ def _table(
     n_rows = count
     matrix = [["" for _ in range(n_cols)] for _ in range(n_rows)]
     for cell, text in filled.items():
-        r0, c0, _, _ = grid.cells[cell]
+        r0, c0, r1, c1 = grid.cells[cell]
         parts = _spread_cells(grid, cell, spread[cell]) if spread and cell in spread else {}
         for column, part in parts.items():
             matrix[start[r0]][column] = part
-        if not parts:
-            matrix[start[r0]][c0] = text
+        if parts:
+            continue
+        # A cell over several slots is written in the one that starts it as the table is printed: turned
+        # by 90, the page's last row of the cell is its first column; by 270, its last column is its top.
+        row, column = (r1 - 1, c0) if turn == 90 else (r0, c1 - 1) if turn == 270 else (start[r0], c0)
+        matrix[row][column] = text
     for r, found in stacked.items():
         for cell, lines in found:
             for i, line in enumerate(lines):
