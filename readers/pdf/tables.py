@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import pymupdf
 
 from readers.core.model import TableSource
-from readers.pdf.placed import PlacedTable, calibrated, header_rows, one_header
+from readers.pdf.placed import PlacedTable, calibrated, header_rows, is_number, one_header
 
 # --- thresholds -------------------------------------------------------------------------------------
 
@@ -84,6 +84,10 @@ SAME_LINE_TOLERANCE = 2.0
 #: lines (a grid ruling every fifth row rules many such groups); one such row is a frame ruled round an
 #: unruled body, which readers.pdf.aligned.unframed reads as the aligned table inside it.
 STACKED_MIN_ROWS = 2
+#: ...and only rows where at least this share of the cells hold numbers on every line: a row of data
+#: (24 of the 25 columns of the NICS checks); a two-column table of options whose names and descriptions
+#: wrap over two lines (deb-ru__eskdx.pdf) holds none, and its lines are not rows.
+STACKED_NUMERIC_SHARE = 0.5
 _position = operator.itemgetter(0)  # of a raw segment (see _RawEdge)
 _start = operator.itemgetter(1)
 
@@ -684,6 +688,9 @@ def _stacked_rows(
         lines = [_cell_lines(texts[cell], centres[cell]) for cell in cells]
         count = len(lines[0])
         if count < 2 or any(len(found) != count for found in lines):
+            continue
+        numeric = sum(1 for found in lines if all(is_number(text) for _, text in found))
+        if numeric < STACKED_NUMERIC_SHARE * len(lines):
             continue
         if any(
             abs(a[0] - b[0]) > SAME_LINE_TOLERANCE
