@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
 import signal
 import time
@@ -114,13 +115,18 @@ class Pipeline:
         self.home = home
         self.progress = progress
         self.shards_per_run = shards_per_run
-        self.instance = _instance(home)
         # The ASSAY_* settings of the environment (read budgets, rate bounds, OCR ...), in this home.
         self.settings = settings_from_env({**os.environ, "ASSAY_HOME": str(home.path)})
         self.defs = make_definitions(self.settings, progress)
         self._stop: StopSignals | None = None
         self.run_id = new_run_id()
         self.tags = run_tags(self.run_id, command)
+
+    @functools.cached_property
+    def instance(self) -> dg.DagsterInstance:
+        """The home's Dagster instance, opened on first use: inside :meth:`writing`, once the home's lock
+        is held, so a run that must wait or be refused never opens SQLite files another run is writing."""
+        return _instance(self.home)
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[None]:

@@ -35,6 +35,8 @@ _EMPHASIS = re.compile(r"(?<!\w)[*_]{1,3}|[*_]{1,3}(?!\w)")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
 _WHITESPACE = re.compile(r"\s+")
 _HEADING_MARK = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
+# A line break after the hyphen of a number range (``Table 3-\n5.``): the range is one token.
+_RANGE_BREAK = re.compile(r"(?<=\d)-[ \t]*\n[ \t]*(?=\d)")
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-"})
 
 
@@ -143,8 +145,9 @@ class SuiteResult:
 
 def fold(text: str) -> str:
     """The form facts are compared in: normalised, hyphenated breaks joined, no markdown heading marks,
-    emphasis or escapes, curly quotes and en dashes as ASCII, every run of whitespace one space."""
-    text = _HEADING_MARK.sub("", join_hyphenated(normalise(text)))
+    emphasis or escapes, curly quotes and en dashes as ASCII, a number range broken at its hyphen whole,
+    every run of whitespace one space."""
+    text = _HEADING_MARK.sub("", _RANGE_BREAK.sub("-", join_hyphenated(normalise(text))))
     text = _ESCAPE.sub(r"\1", text)
     text = _EMPHASIS.sub("", text)
     return _WHITESPACE.sub(" ", text.translate(_QUOTES)).strip()

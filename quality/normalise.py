@@ -26,13 +26,31 @@ import unicodedata
 SOFT_HYPHEN = "\u00ad"
 
 #: Ligatures expanded by :func:`normalise`: U+FB00-FB06 (ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ) and the Armenian ligatures
-#: U+FB13-FB17, each to its compatibility decomposition (ﬅ, long s + t, becomes "st" like ﬆ). Only
-#: these: NFKC as a whole would also fold superscripts, fractions, full-width forms and the like, which
-#: carry meaning (x², ½) that a normalised text should keep.
+#: U+FB13-FB17, each to its compatibility decomposition (ﬅ, long s + t, becomes "st" like ﬆ), and the
+#: Hebrew and Arabic presentation forms (U+FB1D-FDFF, U+FE70-FEFF: the contextual shapes a PDF's font
+#: draws, ``ﻟﺒﺎب`` for ``لباب``), to the base letters a search types. Only these: NFKC as a whole would
+#: also fold superscripts, fractions, full-width forms and the like, which carry meaning (x², ½) that a
+#: normalised text should keep.
 LIGATURES: dict[int, str] = {
     code: unicodedata.normalize("NFKC", chr(code))
     for code in (*range(0xFB00, 0xFB07), *range(0xFB13, 0xFB18))
 }
+
+
+def _presentation_form(code: int) -> str:
+    """A presentation form's base letters; a spacing vowel mark (U+FE70 ``ﹰ``, NFKC: space and mark)
+    becomes its mark alone, since the space would split the word it stands in."""
+    folded = unicodedata.normalize("NFKC", chr(code))
+    if len(folded) > 1 and folded[0] == " " and all(unicodedata.combining(c) for c in folded[1:]):
+        return folded[1:]
+    return folded
+
+
+LIGATURES.update(
+    (code, folded)
+    for code in (*range(0xFB1D, 0xFE00), *range(0xFE70, 0xFEFF))
+    if (folded := _presentation_form(code)) != chr(code)
+)
 
 #: Hyphens that break a word at a line end: the ASCII hyphen-minus and U+2010 HYPHEN (a drawn soft
 #: hyphen is already ``-`` after :func:`normalise`). Not the dashes: an en or em dash at a line end

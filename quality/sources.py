@@ -10,19 +10,20 @@ The choice, by mode (DESIGN §4):
 - ``REPAIRED``: the repaired text;
 - ``FIGURES``: the extracted text, plus what OCR read in its figure regions under a
   ``## Page N (transcribed figures)`` heading (the text alone when OCR read nothing there);
-- ``REPLACE``: the OCR text; when OCR produced nothing or failed, no text at all, with the reason
-  (the garbage that was replaced never comes back). OCR is also a second opinion on the verdict: where
-  the page had a text layer that only statistical evidence condemned (``lexicon_low``, ``no_language``,
-  ``doc_prior``) and OCR read back the same words (:func:`word_agreement` at least
+- ``REPLACE``: the OCR text; when OCR produced nothing or failed, no text at all, with the reason (the garbage
+  that was replaced never comes back), except a layer only statistical evidence condemned that OCR could not
+  read for want of the language's data (``no_data:...``): it stays, unconfirmed. OCR is also a second opinion
+  on the verdict: where the page had a text layer that only statistical evidence condemned (``lexicon_low``,
+  ``no_language``, ``doc_prior``) and OCR read back the same words (:func:`word_agreement` at least
   :data:`CONFIRM_AGREEMENT`), the layer was right: its exact text is kept, ``cross_check`` says
-  ``text_layer_confirmed`` and the page counts as a verdict false positive. Where they disagree the
-  verdict stands and ``cross_check`` says ``ocr_disagrees``; both keep the agreement measured. An OCR
-  layer read again because it read poorly (``ocr_layer_poor``) keeps whichever reading scores better
-  (:func:`reading_score`): ``cross_check`` says ``ocr_layer_kept`` or ``ocr_layer_replaced``, and the
-  layer's text stays in ``pages`` either way. A page sent only for a second opinion
-  (``no_profile_second_opinion``) is compared by letter bigrams (:func:`second_opinion`):
-  ``second_opinion_agrees`` keeps the layer, ``second_opinion_disagrees`` takes OCR's reading unless OCR
-  read it doubtfully; where OCR gave no reading or a doubtful one, the layer stays, ``unconfirmed:...``;
+  ``text_layer_confirmed`` and the page counts as a verdict false positive. Where they disagree the verdict
+  stands and ``cross_check`` says ``ocr_disagrees``; both keep the agreement measured. An OCR layer read again
+  because it read poorly (``ocr_layer_poor``) keeps whichever reading scores better (:func:`reading_score`):
+  ``cross_check`` says ``ocr_layer_kept`` or ``ocr_layer_replaced``, and the layer's text stays in ``pages``
+  either way. A page sent only for a second opinion (``no_profile_second_opinion``) is compared by letter
+  bigrams (:func:`second_opinion`): ``second_opinion_agrees`` keeps the layer, ``second_opinion_disagrees``
+  takes OCR's reading unless OCR read it doubtfully; where OCR gave no reading or a doubtful one, the layer
+  stays, ``unconfirmed:...``;
 - ``BLANK``: no text.
 
 A page with no text has ``source = none`` and a reason, never an empty string.
@@ -309,6 +310,20 @@ def choose_page_texts(
                 out.append(_second_opinion_row(v, row, layer, o, (tool, tool_version)))
             elif o is None:
                 out.append(row(v, Source.NONE, None, reason="ocr_not_run"))
+            elif o.status != "derived" and o.language_source.startswith("no_data:") and confirmable(v, layer):
+                # Condemned on statistics alone, and OCR, lacking the language's data, could not read the
+                # page: it cannot overturn the layer, which stays, unconfirmed.
+                out.append(
+                    row(
+                        v,
+                        Source.EXTRACTED,
+                        layer,
+                        reason=f"unconfirmed:ocr_{o.status}:{o.language_source}",
+                        tool=tool,
+                        tool_version=tool_version,
+                        trust=UNCONFIRMED_LAYER_TRUST,
+                    )
+                )
             elif o.status != "derived":
                 out.append(
                     row(

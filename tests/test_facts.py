@@ -61,6 +61,11 @@ def test_present_joins_a_hyphenated_line_break() -> None:
     assert check(Present("a good representation"), "a good repre-\nsentation of it")
 
 
+def test_a_number_range_broken_at_its_hyphen_is_one_token() -> None:
+    assert check(Present("as indicated in Table 3-5."), "as indicated in Table 3-\n5.\nTable A4-13.")
+    assert not check(Present("Table 3 5."), "as indicated in Table 3-\n5.")
+
+
 # -- absent --------------------------------------------------------------------------------------------
 
 

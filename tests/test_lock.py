@@ -15,8 +15,11 @@ import dagster as dg
 import pytest
 
 from assets.lock import LOCK_FILE, HomeBusy, home_lock, lock_for_run, recorded_holder
+from assets.progress import Progress
 from orchestration.cli import _failed
 from orchestration.exits import Exit
+from orchestration.home import Home
+from orchestration.runner import Pipeline
 from orchestration.stopping import Interrupted, StopSignals
 from tests.corpus_rows import ASSAY, AssayRun, start_run
 from warehouse import Warehouse
@@ -310,3 +313,14 @@ def test_a_step_in_its_own_process_goes_on_under_its_runs_exclusive_lock(tmp_pat
     # The run over, a step that claims it takes the lock itself.
     with lock_for_run(tmp_path, frozenset({"catalog"}), command="holder of the test", wait_s=0):
         assert recorded_holder(tmp_path).pid == os.getpid()
+
+
+def test_a_pipeline_opens_no_sqlite_file_of_its_home_before_it_holds_the_lock(tmp_path: Path) -> None:
+    """A run that must wait for the home's lock, or be refused, never opens the SQLite files the holder
+    is writing (a stopped holder's write lock made such a run fail with "locking protocol")."""
+    home = Home(tmp_path / "home")
+    pipeline = Pipeline(home, Progress())
+    assert not list(home.dagster_home.rglob("*.db"))
+    with pipeline.writing():
+        assert pipeline.instance is pipeline.instance
+        assert list(home.dagster_home.rglob("*.db"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -26,7 +28,12 @@ def verdict(page: int, mode: str, source: str = "extracted", provenance: str = "
 
 
 def ocr_row(
-    page: int, scope: str = "page", status: str = "derived", text: str | None = "read by ocr", conf=91.0
+    page: int,
+    scope: str = "page",
+    status: str = "derived",
+    text: str | None = "read by ocr",
+    conf=91.0,
+    language_source: str = "configured",
 ):
     return OcrPageRecord(
         SHA,
@@ -40,7 +47,7 @@ def ocr_row(
         "tesseract",
         "5.3.0",
         "eng",
-        "configured",
+        language_source,
         300,
         0,
         None,
@@ -104,6 +111,19 @@ def test_a_replaced_page_never_falls_back_to_its_garbage() -> None:
     assert rows[1].reason == "ocr_underivable:no_text"
     assert rows[2].reason == "ocr_error:no_text"
     assert rows[3].reason == "ocr_not_run"
+
+
+def test_a_layer_condemned_on_statistics_stays_where_ocr_had_no_data_for_its_language() -> None:
+    # Kurdish in Arabic script: its words look Persian to the profiles, no Persian lexicon knows them,
+    # and Tesseract has no Persian data to read the page with: English reads it as nothing legible.
+    layer = "ﺋەم ﺑەﺳﺘەﯾە ﺑﻪ ﻛﺎرده ﻫێﻨﺮێﻦ"
+    condemned = replace(verdict(1, "REPLACE", "ocr"), reasons=["lexicon_low"])
+    garbage = replace(verdict(2, "REPLACE", "ocr"), reasons=["bad_runes"])
+    unread = [ocr_row(p, "page", "underivable", None, None, "no_data:fa") for p in (1, 2)]
+    rows = choose([condemned, garbage], [extracted(1, layer), extracted(2, layer)], ocr=unread)
+    assert (rows[1].source, rows[1].text) == ("extracted", layer)
+    assert rows[1].reason == "unconfirmed:ocr_underivable:no_data:fa"
+    assert rows[2].source == "none"  # evidence about the characters: the layer never comes back
 
 
 def test_a_figures_page_gains_its_transcription_under_a_heading() -> None:

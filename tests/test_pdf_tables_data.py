@@ -4,6 +4,7 @@ into the ``tables`` table; pages of prose, lists and a table of contents give no
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import pymupdf
@@ -587,3 +588,283 @@ def test_a_table_in_one_column_of_a_two_column_page_is_found(tmp_path: Path) -> 
     [only] = read(tmp_path / "two-columns.pdf")
     [table] = only.tables
     assert [list(row) for row in table.cells] == rows
+
+
+def test_a_superscript_touching_its_word_joins_it_in_the_cell(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    rows = [
+        ["Country", "", "Capital"],
+        ["Austria", "83,879", "Vienna"],
+        ["Belgium", "30,689", "Brussels"],
+        ["Denmark", "42,951", "Copenhagen"],
+        ["Finland", "338,424", "Helsinki"],
+    ]
+    aligned_table(page, rows, 100)
+    pieces = [("Area (km", 10, 0.0), ("2", 7, -3.0), (")", 10, 0.0)]  # km², the 2 set small and raised
+    x = 72 + 228 - sum(pymupdf.get_text_length(text, fontsize=size) for text, size, _ in pieces)
+    for text, size, rise in pieces:
+        page.insert_text((x, 100 + rise), text, fontsize=size)
+        x += pymupdf.get_text_length(text, fontsize=size)
+    doc.save(tmp_path / "areas.pdf")
+
+    [only] = read(tmp_path / "areas.pdf")
+    [table] = only.tables
+    assert list(table.cells[0]) == ["Country", "Area (km2)", "Capital"]
+    assert list(table.cells[4]) == ["Finland", "338,424", "Helsinki"]
+
+
+def test_a_header_over_two_lines_with_a_superscript_heads_a_table_of_left_aligned_columns(
+    tmp_path: Path,
+) -> None:
+    """A journal's table: small type, columns set from their left edges, a header over two lines set
+    apart from the body, a superscript in one header cell and the last column's header running past its
+    numbers."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    xs, size = (72, 140, 220, 300), 6.5
+    heads = [
+        ["Inhibitor", "icorr (A/cm", "Polarization", "Corrosion"],
+        ["concentration (g)", "", "resistance", "rate (mm/year)"],
+    ]
+    for line, texts in enumerate(heads):
+        for x, text in zip(xs, texts, strict=True):
+            page.insert_text((x, 100 + 8.6 * line), text, fontsize=size)
+    x = xs[1] + pymupdf.get_text_length("icorr (A/cm", fontsize=size)
+    page.insert_text((x, 98.5), "2", fontsize=4.6)
+    page.insert_text((x + pymupdf.get_text_length("2", fontsize=4.6), 100), ")", fontsize=size)
+    body = [
+        ["0", "0.0003", "24.0910", "2.8163"],
+        ["2", "0.0002", "121.440", "1.5054"],
+        ["4", "0.0001", "42.121", "0.9476"],
+        ["6", "5.39E-05", "373.180", "0.4318"],
+        ["8", "5.46E-05", "305.650", "0.3772"],
+        ["10", "1.24E-05", "246.080", "0.0919"],
+    ]
+    for r, row in enumerate(body):
+        for x, text in zip(xs, row, strict=True):
+            page.insert_text((x, 126 + 8.6 * r), text, fontsize=size)
+    doc.save(tmp_path / "journal.pdf")
+
+    [only] = read(tmp_path / "journal.pdf")
+    [table] = only.tables
+    header = [
+        "Inhibitor concentration (g)",
+        "icorr (A/cm2)",
+        "Polarization resistance",
+        "Corrosion rate (mm/year)",
+    ]
+    assert [list(row) for row in table.cells] == [header, *body]
+    assert table.header_rows == 1
+
+
+def rows_ruled_apart(page: pymupdf.Page, rows: list[list[str | list[str]]], left: float, top: float) -> None:
+    """Write ``rows`` as a table ruled only between its rows (no column lines, no rule over the header):
+    a cell given as a list of lines wraps; each row ends with a rule as wide as the table."""
+    widths = (90.0, 60.0, 90.0)
+    right = left + sum(widths)
+    page.insert_text((left + 4, top + 12), rows[0][0], fontsize=10)  # the header, above the first rule
+    for c, cell in enumerate(rows[0][1:], 1):
+        page.insert_text((left + sum(widths[:c]) + 4, top + 12), cell, fontsize=10)
+    y = top + 18
+    page.draw_line((left, y), (right, y), width=0.5)
+    for row in rows[1:]:
+        lines = [cell if isinstance(cell, list) else [cell] for cell in row]
+        for c, cell_lines in enumerate(lines):
+            for i, text in enumerate(cell_lines):
+                page.insert_text((left + sum(widths[:c]) + 4, y + 14 + 12 * i), text, fontsize=10)
+        y += 8 + 12 * max(len(cell_lines) for cell_lines in lines)
+        page.draw_line((left, y), (right, y), width=0.5)
+
+
+def test_rows_ruled_apart_without_column_lines_are_a_table_each(tmp_path: Path) -> None:
+    """Two tables side by side whose rows are ruled apart but whose columns are set by blanks only (no
+    vertical line anywhere on the page): each is a table, its columns cut at the blanks running down
+    every row, its header the line just above its first rule, a wrapped cell one cell."""
+    head = ["Animal", "Action", "Result"]
+    first = [head, ["Cat", "Says", "Meow"], ["Fox", "Says", ["Ring-ding", "Gering"]]]
+    second = [head, ["Dog", "Says", "Woof"], ["Donkey", "Says", ["Hee-Haw", "Haw"]]]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    rows_ruled_apart(page, first, 40, 100)
+    rows_ruled_apart(page, second, 310, 100)
+    doc.save(tmp_path / "ruled-rows.pdf")
+
+    [only] = read(tmp_path / "ruled-rows.pdf")
+    cells = sorted([list(row) for row in table.cells] for table in only.tables)
+    assert cells == [
+        [["Animal", "Action", "Result"], ["Cat", "Says", "Meow"], ["Fox", "Says", "Ring-ding Gering"]],
+        [["Animal", "Action", "Result"], ["Dog", "Says", "Woof"], ["Donkey", "Says", "Hee-Haw Haw"]],
+    ]
+    assert all("columns_by=blanks" in table.evidence for table in only.tables)
+
+
+def test_a_booktabs_body_between_two_rules_is_left_to_the_aligned_finder(tmp_path: Path) -> None:
+    """A table ruled over its header, under it and under its body (booktabs) holds several rows between
+    two rules, one line each in every column: it is no table of one row per band, and the aligned finder
+    reads it row by row."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.draw_line((66, 96), (396, 96), width=0.8)
+    page.draw_line((66, 116), (396, 116), width=0.5)
+    bottom = aligned_table(page, STATEMENT, 110)
+    page.draw_line((66, bottom - 6), (396, bottom - 6), width=0.8)
+    doc.save(tmp_path / "booktabs.pdf")
+
+    [only] = read(tmp_path / "booktabs.pdf")
+    [table] = only.tables
+    assert table.source == TableSource.ALIGNED.value and len(table.cells) == len(STATEMENT)
+
+
+def test_a_mark_of_no_width_does_not_stretch_its_word_across_a_cell_border() -> None:
+    """Words made again from a line's characters take their box from the characters that have a width:
+    a tanween placed at the previous cell's text (as camelot__arabic.pdf's producer sets it) stays in its
+    word without carrying the word's centre over the border."""
+    from readers.pdf.tables import _words_of_chars
+
+    chars = [
+        (477.0, 98.0, 484.0, 114.0, "ن"),
+        (473.0, 98.0, 477.0, 114.0, "\xa0"),
+        (477.0, 98.0, 477.0, 114.0, "\u064b"),  # the mark: no width, far right of its letters
+        (295.0, 98.0, 300.0, 114.0, "م"),
+        (288.0, 98.0, 295.0, 114.0, "ر"),
+        (270.0, 98.0, 274.0, 114.0, "\xa0"),
+        (260.0, 98.0, 268.0, 114.0, "؟"),
+    ]
+    assert _words_of_chars(chars) == [
+        (477.0, 98.0, 484.0, 114.0, "ن"),
+        (288.0, 98.0, 300.0, 114.0, "\u064bمر"),
+        (260.0, 98.0, 268.0, 114.0, "؟"),
+    ]
+
+
+@pytest.mark.corpus
+def test_a_right_to_left_ruled_table_keeps_each_cell_in_its_column() -> None:
+    """camelot__arabic.pdf: the first row's left cell (its word's box stretched over the border by a mark
+    of no width) stays in its column, and a question mark the TextPage makes a word of stays on its word."""
+    from tests.conftest import CORPUS
+
+    path = CORPUS / "tables" / "pdf" / "camelot__arabic.pdf"
+    if not path.exists():
+        pytest.skip(f"tables corpus not found at {path.parent}")
+    [page] = read(path)
+    [table] = page.tables
+    cells = [[unicodedata.normalize("NFKC", cell) for cell in row] for row in table.cells]
+    assert cells[0] == ["\u064bمرحبا", "اسمي سلطان"]
+    assert cells[1][1] == "من اين انت؟"
+
+
+def test_entries_spaced_apart_under_rules_of_sections_are_no_table(tmp_path: Path) -> None:
+    """A CV's sections, each a heading over a rule as wide as the page's column, hold entries a line apart
+    with a date at the right: the rules make a stack, but its bands are no rows (their lines are spaced
+    apart, not a wrapped cell), so no table is read from them."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 80.0
+    for heading, entries in (("Certificates", 4), ("Languages", 2), ("Skills", 1)):
+        page.insert_text((234, y), heading, fontsize=10)
+        page.draw_line((234, y + 6), (542, y + 6), width=0.5)
+        y += 26
+        for i in range(entries):
+            page.insert_text((234, y), f"Entry {i} of {heading.lower()}", fontsize=8)
+            page.insert_text((492, y), f"2019-0{i + 1}", fontsize=8)
+            y += 18
+        y += 14
+    doc.save(tmp_path / "cv.pdf")
+
+    [only] = read(tmp_path / "cv.pdf")
+    assert not [table for table in only.tables if "columns_by=blanks" in table.evidence]
+
+
+def test_a_two_level_header_over_close_columns_heads_each_column(tmp_path: Path) -> None:
+    """Columns of amounts set closer than a font size apart under a header over three lines, whose group
+    labels ("Revenue", "Capital") are centred over two columns each: every column is its own, each header
+    is one cell joined over its lines with its group's label, the unit above the header and the title stay
+    text, and the totals row set apart under the body stays in the table."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size = 9.0
+    rights = [200.0, 250.0, 300.0, 350.0, 400.0]  # right edges of the five columns of amounts
+
+    def right(text: str, x: float, y: float) -> None:
+        page.insert_text((x - pymupdf.get_text_length(text, fontsize=size), y), text, fontsize=size)
+
+    def centre(text: str, x: float, y: float) -> None:
+        page.insert_text((x - pymupdf.get_text_length(text, fontsize=size) / 2, y), text, fontsize=size)
+
+    page.insert_text((72, 60), "Table 5: Public Health Outlay", fontsize=14)
+    right("(Rs. in 000)", rights[-1], 80)
+    mids = [r - 22 for r in rights]  # the middle of each column of amounts
+    head = [
+        ["Revenue", "", "Capital", "", "Total"],
+        ["Medical", "Family", "Medical", "Family", "Outlay"],
+        ["Health", "Welfare", "Health", "Welfare", ""],
+    ]
+    page.insert_text((72, 100), "States", fontsize=size)
+    centre("Revenue", (mids[0] + mids[1]) / 2, 100)
+    centre("Capital", (mids[2] + mids[3]) / 2, 100)
+    for line, cells in enumerate(head):
+        for column, text in enumerate(cells):
+            if text and (line or column == 4):
+                centre(text, mids[column], 100 + 10 * line)
+    body = [
+        ["Andhra Pradesh", "47,824,589", "9,967,837", "1,275,000", "15,000", "59,082,426"],
+        ["Assam", "14,874,821", "2,554,197", "161,600", "0", "17,590,618"],
+        ["Bihar", "21,016,708", "4,332,141", "5,329,000", "0", "30,677,849"],
+        ["Goa", "4,055,567", "110,000", "330,053", "0", "4,495,620"],
+        ["Kerala", "27,923,965", "3,985,473", "929,503", "0", "32,838,941"],
+    ]
+    totals = ["All States", "75,695,650", "9,949,648", "8,025,156", "15,000", "94,685,454"]
+    y = 140.0
+    for row in [*body, None, totals]:
+        if row is not None:
+            page.insert_text((72, y), row[0], fontsize=size)
+            for column, amount in enumerate(row[1:]):
+                right(amount, rights[column], y)
+        y += 14
+    doc.save(tmp_path / "outlay.pdf")
+
+    [only] = read(tmp_path / "outlay.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == [
+        [
+            "States",
+            "Revenue Medical Health",
+            "Revenue Family Welfare",
+            "Capital Medical Health",
+            "Capital Family Welfare",
+            "Total Outlay",
+        ],
+        *body,
+        totals,
+    ]
+    before = only.text.split(table.markdown)[0]
+    assert "Table 5: Public Health Outlay" in before and "(Rs. in 000)" in before
+
+
+def test_a_one_line_header_level_with_a_two_line_one_heads_its_own_column_only(tmp_path: Path) -> None:
+    """A header of one line ("Nombre") set level between the two lines of "Clave / Entidad" and "Clave /
+    Municipio" is no group's label over them: each column keeps its own header."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    xs = [72.0, 160.0, 260.0, 400.0]
+    head = {0: ("Clave", "Entidad"), 2: ("Clave", "Municipio")}
+    for column, (top, bottom) in head.items():
+        page.insert_text((xs[column], 100), top, fontsize=9)
+        page.insert_text((xs[column], 114), bottom, fontsize=9)
+    page.insert_text((xs[1] + 7, 107), "Nombre", fontsize=9)
+    page.insert_text((xs[3], 107), "Poblado", fontsize=9)
+    body = [
+        ["01", "Aguascalientes", "001", "Granja Adelita"],
+        ["01", "Aguascalientes", "001", "Agua Azul"],
+        ["02", "Baja California", "002", "Rancho Alegre"],
+        ["02", "Baja California", "004", "Los Arcos"],
+    ]
+    for r, row in enumerate(body):
+        for column, text in enumerate(row):
+            page.insert_text((xs[column], 130 + 12 * r), text, fontsize=9)
+    doc.save(tmp_path / "towns.pdf")
+
+    [only] = read(tmp_path / "towns.pdf")
+    [table] = only.tables
+    assert list(table.cells[0]) == ["Clave Entidad", "Nombre", "Clave Municipio", "Poblado"]

@@ -60,6 +60,7 @@ def tagged_pdf(
     root_kids: bytes = b"6 0 R",
     body_row: bytes = b"[17 0 R 18 0 R]",
     stamp: str = "",
+    title: str = "",
 ) -> Path:
     """A one-page tagged PDF: a running head and a page number as pagination artifacts, a rule as a
     layout artifact, two paragraphs (MCIDs 0, 1) drawn bottom-up, and a 2x2 table (TH row, TD row).
@@ -67,7 +68,8 @@ def tagged_pdf(
     ``order``: the paragraphs' MCIDs in the tree's order; ``document_kids`` replaces the Document
     element's /K, ``root_kids`` the StructTreeRoot's (to break the tree); ``marked``: the catalog's
     /MarkInfo says the document is tagged; ``body_row``: the body row's cells in the tree's order;
-    ``stamp``: text drawn first, outside any marked content.
+    ``stamp``: text drawn first, outside any marked content; ``title``: a first row of one cell (MCID 6)
+    above the header row.
     """
     content = (
         (_show(400, 650, stamp) if stamp else b"")
@@ -75,8 +77,13 @@ def tagged_pdf(
         + _show(72, 760, HEAD, 9)
         + b"EMC\n"
         b"/P <</MCID 1>> BDC\n" + _show(72, 700, PARAGRAPHS[1]) + b"EMC\n"
-        b"/P <</MCID 0>> BDC\n" + _show(72, 600, PARAGRAPHS[0]) + b"EMC\n"
-        b"/TH <</MCID 2>> BDC\n" + _show(72, 500, TABLE[0][0]) + b"EMC\n"
+        b"/P <</MCID 0>> BDC\n"
+        + _show(72, 600, PARAGRAPHS[0])
+        + b"EMC\n"
+        + (b"/TD <</MCID 6>> BDC\n" + _show(72, 520, title) + b"EMC\n" if title else b"")
+        + b"/TH <</MCID 2>> BDC\n"
+        + _show(72, 500, TABLE[0][0])
+        + b"EMC\n"
         b"/TH <</MCID 3>> BDC\n" + _show(200, 500, TABLE[0][1]) + b"EMC\n"
         b"/TD <</MCID 4>> BDC\n" + _show(72, 480, TABLE[1][0]) + b"EMC\n"
         b"/TD <</MCID 5>> BDC\n" + _show(200, 480, TABLE[1][1]) + b"EMC\n"
@@ -97,15 +104,19 @@ def tagged_pdf(
         b"<< /Type /StructElem /S /P /P 6 0 R /Pg 3 0 R /K 0 >>",
         b"<< /Type /StructElem /S /P /P 6 0 R /Pg 3 0 R /K 1 >>",
         b"<< /Type /StructElem /S /Table /P 6 0 R /Pg 3 0 R /K [10 0 R 11 0 R] >>",
-        b"<< /Type /StructElem /S /THead /P 9 0 R /K 12 0 R >>",
+        b"<< /Type /StructElem /S /THead /P 9 0 R /K "
+        + (b"[19 0 R 12 0 R]" if title else b"12 0 R")
+        + b" >>",
         b"<< /Type /StructElem /S /TBody /P 9 0 R /K 13 0 R >>",
         b"<< /Type /StructElem /S /TR /P 10 0 R /K [15 0 R 16 0 R] >>",
         b"<< /Type /StructElem /S /TR /P 11 0 R /K " + body_row + b" >>",
-        b"<< /Nums [0 [7 0 R 8 0 R 15 0 R 16 0 R 17 0 R 18 0 R]] >>",
+        b"<< /Nums [0 [7 0 R 8 0 R 15 0 R 16 0 R 17 0 R 18 0 R 20 0 R]] >>",
         b"<< /Type /StructElem /S /TH /P 12 0 R /Pg 3 0 R /K 2 >>",
         b"<< /Type /StructElem /S /TH /P 12 0 R /Pg 3 0 R /K 3 >>",
         b"<< /Type /StructElem /S /TD /P 13 0 R /Pg 3 0 R /K 4 >>",
         b"<< /Type /StructElem /S /TD /P 13 0 R /K << /Type /MCR /Pg 3 0 R /MCID 5 >> >>",
+        b"<< /Type /StructElem /S /TR /P 10 0 R /K [20 0 R] >>",
+        b"<< /Type /StructElem /S /TD /P 19 0 R /Pg 3 0 R /K 6 >>",
     ]
     path.write_bytes(_pdf(objects))
     return path
@@ -175,6 +186,14 @@ def test_a_rows_cells_tagged_out_of_order_stand_left_to_right(tmp_path: Path) ->
     page = _read(tagged_pdf(tmp_path / "t.pdf", body_row=b"[18 0 R 17 0 R]"))
     (table,) = page.tables
     assert table.cells == TABLE
+
+
+def test_a_title_tagged_as_the_tables_first_row_stays_text_above_it(tmp_path: Path) -> None:
+    page = _read(tagged_pdf(tmp_path / "t.pdf", title="Crop Report 2015"))
+    (table,) = page.tables
+    assert table.cells == TABLE and table.header_rows == 1
+    assert table.markdown.startswith("Crop Report 2015\n\n| Crop | Yield |\n| --- | --- |\n")
+    assert table.bbox[1] > 792 - 515  # the title (baseline 520) is not inside the table's box
 
 
 def test_text_the_tree_does_not_reach_follows_and_lowers_the_confidence(tmp_path: Path) -> None:
@@ -430,3 +449,38 @@ def test_right_to_left_lines_read_in_the_trees_order_come_out_in_logical_order(
     page = _read(rtl_tagged_pdf(tmp_path / "rtl.pdf", logical=logical))
     assert page.order.source == OrderSource.TAGGED.value
     assert page.text.split("\n") == list(RTL_LINES)
+
+
+def test_a_table_the_tree_does_not_tag_is_written_as_a_table_where_it_stands(tmp_path: Path) -> None:
+    """A tagged page whose tree holds a table's lines as a paragraph, with no Table element: the table the
+    finders see there is written in the tree's order in place of its lines, once."""
+    rows = [("Crop", "2022", "2023"), ("Barley", "12", "14"), ("Wheat", "30", "33"), ("Oats", "7", "9")]
+    content = b"/P <</MCID 0>> BDC\n" + _show(72, 700, PARAGRAPHS[0]) + b"EMC\n/P <</MCID 1>> BDC\n"
+    for index, row in enumerate(rows):
+        y = 640 - 16 * index
+        content += _show(72, y, row[0])
+        for column, cell in enumerate(row[1:]):
+            right = 260 + 80 * column
+            content += _show(right - round(pymupdf.get_text_length(cell, fontsize=11)), y, cell)
+    content += b"EMC\n"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R /MarkInfo << /Marked true >> /StructTreeRoot 5 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /StructParents 0 "
+        b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /StructTreeRoot /K 6 0 R /ParentTree 9 0 R >>",
+        b"<< /Type /StructElem /S /Document /P 5 0 R /K [7 0 R 8 0 R] >>",
+        b"<< /Type /StructElem /S /P /P 6 0 R /Pg 3 0 R /K 0 >>",
+        b"<< /Type /StructElem /S /P /P 6 0 R /Pg 3 0 R /K 1 >>",
+        b"<< /Nums [0 [7 0 R 8 0 R]] >>",
+    ]
+    path = tmp_path / "untagged-table.pdf"
+    path.write_bytes(_pdf(objects))
+
+    page = _read(path)
+    assert page.order.source == OrderSource.TAGGED.value
+    [table] = page.tables
+    assert [list(row) for row in table.cells] == [list(row) for row in rows]
+    assert page.text.index(PARAGRAPHS[0]) < page.text.index(table.markdown)
+    assert page.text.count("Barley") == 1

@@ -23,6 +23,7 @@ from quality.cer import cer
 from quality.facts import Fact, evaluate, fold, load_facts
 from quality.lexicon import load_lexicon
 from quality.outcomes import WITH_TEXT
+from quality.reference_text import READABLE_KINDS, reference_text
 from quality.truth_scores import NO_TABLE, TableScore, best_table, text_score
 from readers.core.model import StructureSource
 from warehouse.catalog import query
@@ -50,6 +51,10 @@ MEASURES: dict[str, Measure] = {
     "substrings": Measure("expected passages present (dev_truth .expected.json)", "passages", HIGHER),
     "html_kept": Measure("main-content segments present", "segments", HIGHER),
     "html_leaked": Measure("boilerplate segments leaked into the text", "segments", LOWER),
+    "office_text_f1": Measure(
+        "word F1 against an independent reading (quality/reference_text.py)", "documents", SHOWN
+    ),
+    "office_text_recall": Measure("share of the independent reading's words in the text", "documents", SHOWN),
     "facts": Measure("facts that hold, per kind of document", "facts", HIGHER),
     "fact_checks": Measure("facts that hold, per kind of check", "facts", HIGHER),
     "table_found": Measure("expected tables with a table found on their page", "tables", HIGHER),
@@ -79,6 +84,10 @@ TABLES = (
     (
         "Text against truth (dev set)",
         ("text_f1", "text_order", "cer", "substrings", "html_kept", "html_leaked"),
+    ),
+    (
+        "Office and HTML text against an independent reading (dev set)",
+        ("office_text_f1", "office_text_recall"),
     ),
     ("Facts that hold, per kind of document", ("facts",)),
     ("Facts that hold, per kind of check", ("fact_checks",)),
@@ -277,7 +286,27 @@ def dev_figures(rows: SetRows, truth: Path, figures: list[Figure]) -> list[Score
         _ratio(figures, "substrings", kind, sum(found), len(found))
     _ratio(figures, "html_kept", "html", sum(kept), len(kept))
     _ratio(figures, "html_leaked", "html", sum(leaked), len(leaked))
+    office_figures(rows, figures)
     return scored
+
+
+def office_figures(rows: SetRows, figures: list[Figure]) -> None:
+    """Word F1 and recall of each spreadsheet, Word document and HTML page the home read, against an
+    independent reading of its file (most of them have no transcription), per kind."""
+    names, texts, corpus_set = rows.documents, rows.texts, rows.run.corpus_set
+    f1: dict[str, list[float]] = defaultdict(list)
+    recall: dict[str, list[float]] = defaultdict(list)
+    for name, sha in sorted(names.items()):
+        kind = corpus_set.kinds.get(name, "")
+        path = corpus_set.folder / name
+        if kind not in READABLE_KINDS or not path.is_file():
+            continue
+        score = text_score(reference_text(path, kind) or "", texts.get(sha, ""))
+        f1[kind].append(score.f1)
+        recall[kind].append(score.recall)
+    for measure, values in (("office_text_f1", f1), ("office_text_recall", recall)):
+        for kind, found in sorted(values.items()):
+            _ratio(figures, measure, kind, sum(found), len(found))
 
 
 # -- tables --------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from readers.core.model import TableSource
-from readers.pdf.placed import PlacedTable, calibrated, header_rows, is_number, one_header
+from readers.pdf.placed import PlacedTable, calibrated, header_lines, header_rows, is_number, one_header
 from readers.pdf.tables import LineLike, SpanLike
 
 # --- thresholds -------------------------------------------------------------------------------------
@@ -42,6 +42,9 @@ MIN_ROWS = 3
 #: spacing is 0.2-0.35 em and a sentence gap under 0.6 em in every corpus font; tab-set columns in the
 #: corpus's statements and schedules are 1.5-20 em apart.
 SEGMENT_GAP_EM = 1.0
+#: Two spans of one cell closer than this share of the smaller one's height touch: one word set in two
+#: fonts or with a superscript ("km" and "2" 0-0.5 pt apart at 10 pt on pyp__multicolumn.pdf).
+TOUCHING_GAP_SHARE = 0.15
 #: Two spans are on one visual row when their vertical centres are closer than this share of the
 #: smaller span's height (superscripts and mixed sizes on one baseline stay together).
 SAME_ROW_SHARE = 0.5
@@ -91,6 +94,21 @@ GUTTER_MIN_WIDTH = 8.0
 GUTTER_BAND = (0.3, 0.7)
 #: Rows of one segment (a group's label: "Class B", "Total for the Fund") allowed between two such tables.
 MAX_LABEL_ROWS = 2
+#: Two spans of one segment are cut apart when they fall in different columns and the blank between them
+#: is at least this many row heights: narrow columns set closer than SEGMENT_GAP_EM ("Market" and "NSSF"
+#: of camelot__superscript.pdf, 0.65; the amounts of camelot__health.pdf, 0.75; "Under 18" and "18 years"
+#: of camelot__12s0324.pdf, 0.4); the words of one cell are one span, or a space (0.2-0.3 heights) apart.
+CUT_GAP_HEIGHTS = 0.35
+#: The columns are found again from the rows so cut at most this many times (a row cut into every column
+#: gives their edges, which a cell run into its neighbour hid: two passes on the corpus).
+CUT_PASSES = 3
+#: Above a run that starts with a header line (no number in it), a row is another line of that header
+#: only when it is this close (a share of the row height): a header's lines are set 0-0.3 apart, a unit
+#: or a subtitle over the table (camelot__superscript.pdf's "(Billion)", 1.3) further.
+HEAD_LINE_GAP_HEIGHTS = 0.5
+#: Rows set apart under a table (a totals row after a rule: camelot__superscript.pdf's ALL STATES, 1.4
+#: row heights below) join it when each cell lies over one column of its own and one is a number.
+MAX_TRAILING_ROWS = 1
 #: Rows above a table's body that may be its header, set over its columns ("2016" over a column of
 #: amounts, a unit and a group's label under it: camelot__edge_tol.pdf has three).
 MAX_HEAD_ROWS = 3
@@ -183,7 +201,9 @@ def _found(rows: list[_Row], page_width: float) -> list[PlacedTable]:
     under the other with the same columns joined."""
     position = {id(row): index for index, row in enumerate(rows)}
     found: list[tuple[list[_Row], PlacedTable]] = []
-    for run in _runs(rows):
+    runs = _runs(rows)
+    in_runs = {id(row) for run in runs for row in run}
+    for run in runs:
         table = None
         start = position[id(found[-1][0][-1])] + 1 if found else 0
         heads = _heads(rows[start : position[id(run[0])]], run)
@@ -202,9 +222,44 @@ def _found(rows: list[_Row], page_width: float) -> list[PlacedTable]:
                 joined = _table([*before, *between, *run], page_width)
                 if joined is not None:
                     found[-1] = ([*before, *between, *run], joined)
+                    found[-1] = _with_trailing(found[-1], rows, position, in_runs, page_width)
                     continue
-        found.append((run, table))
+        found.append(_with_trailing((run, table), rows, position, in_runs, page_width))
     return [table for _, table in found]
+
+
+def _with_trailing(
+    found: tuple[list[_Row], PlacedTable],
+    rows: list[_Row],
+    position: dict[int, int],
+    in_runs: set[int],
+    page_width: float,
+) -> tuple[list[_Row], PlacedTable]:
+    """The table with up to MAX_TRAILING_ROWS rows set apart under it (a totals row), each in no run of
+    its own, within MERGE_GAP_HEIGHTS row heights, each of its cells over one column of its own and one
+    of them a number."""
+    run, table = found
+    heights = sorted(row.height for row in run)
+    height = heights[len(heights) // 2]
+    after = rows[position[id(run[-1])] + 1 : position[id(run[-1])] + 1 + MAX_TRAILING_ROWS]
+    for row in after:
+        if id(row) in in_runs or len(row.segments) < 2:
+            break
+        if row.top - run[-1].bottom > MERGE_GAP_HEIGHTS * height:
+            break
+        _, columns = _cut_run(run, _columns(run))
+        cells = _cut(row, columns).segments
+        if any(_spanned(segment, columns) != 1 for segment in cells):
+            break
+        if len({_column_at(segment.x0, segment.x1, columns) for segment in cells}) < len(cells):
+            break
+        if not any(is_number(segment.text) for segment in _texts([replace(row, segments=cells)])):
+            break
+        longer = _table([*run, row], page_width)
+        if longer is None:
+            break
+        run, table = [*run, row], longer
+    return run, table
 
 
 def _heads(above: list[_Row], run: list[_Row]) -> list[_Row]:
@@ -222,16 +277,26 @@ def _heads(above: list[_Row], run: list[_Row]) -> list[_Row]:
     taken: list[_Row] = []
     top = 0
     below = run[0]
+    headed = not any(is_number(segment.text) for segment in _texts([run[0]]))  # a header line starts it
+    gap = (HEAD_LINE_GAP_HEIGHTS if headed else MERGE_GAP_HEIGHTS) * height
     for row in reversed(above[-MAX_HEAD_ROWS:]):
-        if below.top - row.bottom > MERGE_GAP_HEIGHTS * height:
+        if below.top - row.bottom > gap:
             break
-        if any(s.x0 < left or (s.x0 + s.x1) / 2 > right for s in row.segments):
+        last = columns[-1][0] + EDGE_TOLERANCE  # a header set from the last column's left may run past it
+        if any(s.x0 < left or ((s.x0 + s.x1) / 2 > right and s.x0 > last) for s in row.segments):
             break  # wider than the table on its left, or a cell overhanging its right side by half or more
+        if len(row.segments) == 1 and _spanned(row.segments[0], columns) > 1:
+            break  # one line across columns: a title or a subtitle over the table
         taken.append(row)
         if any(s.x0 > columns[0][1] for s in row.segments):
             top = len(taken)
         below = row
     return taken[:top][::-1]
+
+
+def _spanned(segment: _Segment, columns: list[tuple[float, float]]) -> int:
+    """How many columns the segment overlaps."""
+    return sum(1 for x0, x1 in columns if min(x1, segment.x1) > max(x0, segment.x0))
 
 
 def _may_join(before: list[_Row], between: list[_Row], after: list[_Row]) -> bool:
@@ -403,7 +468,9 @@ def _group(spans: list[tuple[float, int, SpanLike]]) -> list[_Row]:
             height = 0.1
         if members:
             smaller = height if height < row_height else row_height
-            if abs(centre - row_centre) <= share * smaller:
+            # near centres, or a superscript overlapping the row by half its height or more
+            overlap = (y1 if y1 < bottom else bottom) - (y0 if y0 > top else top)
+            if abs(centre - row_centre) <= share * smaller or overlap >= share * smaller:
                 members.append((x0, position, span))
                 if y0 < top:
                     top = y0
@@ -419,6 +486,9 @@ def _group(spans: list[tuple[float, int, SpanLike]]) -> list[_Row]:
         row.segments = _segments(row)
     return rows
 
+
+# A column's x range (left, right).
+_Range = tuple[float, float]
 
 # A span's vertical centre in _rows' spans, its left edge in a row's: sorting by it keeps ties in order.
 _first = operator.itemgetter(0)
@@ -473,8 +543,29 @@ def _texts(run: list[_Row]) -> list[_Segment]:
                 if order is None:
                     order = {id(span): position for row in run for _, position, span in row.spans}
                 spans = sorted(spans, key=lambda span: order[id(span)])
-            segment.text = " ".join(" ".join(s.text.split()) for s in spans if s.text.strip())
+            segment.text = _joined(spans)
     return segments
+
+
+def _joined(spans: Sequence[SpanLike]) -> str:
+    """The spans' text, a space between two spans unless they touch (a superscript, a change of font inside
+    a word: "km" and "2" of "km2")."""
+    out = ""
+    previous: SpanLike | None = None
+    for span in spans:
+        text = " ".join(span.text.split())
+        if not text:
+            continue
+        if previous is not None:
+            gap = span.bbox[0] - previous.bbox[2]
+            height = min(span.bbox[3] - span.bbox[1], previous.bbox[3] - previous.bbox[1])
+            level = span.bbox[1] < previous.bbox[3] and previous.bbox[1] < span.bbox[3]
+            touching = level and abs(gap) <= TOUCHING_GAP_SHARE * height
+            glued = touching and not span.text[0].isspace() and not previous.text[-1].isspace()
+            out += "" if glued else " "
+        out += text
+        previous = span
+    return out
 
 
 def _runs(rows: list[_Row]) -> list[list[_Row]]:
@@ -523,9 +614,8 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
     columns = _columns(run)
     if len(columns) < 2:
         return None
-    for row in run:
-        row.segments = _split_at_columns(row.segments, columns)
-    placed = [[_column_of(segment, columns) for segment in row.segments] for row in run]
+    run, columns = _cut_run(run, columns)
+    placed = [[_column_at(segment.x0, segment.x1, columns) for segment in row.segments] for row in run]
     filled = sum(len(set(indexes)) for indexes in placed)  # a segment always holds text
     fill = filled / (len(run) * len(columns))
     if fill < MIN_FILL and (fill < SPARSE_MIN_FILL or len(set(placed[0])) < len(columns)):  # not headed
@@ -554,7 +644,7 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
     if aligned < len(columns) and not _indented_labels(ragged, cells, len(columns)):
         return None
     score = ALIGNED_BASE_CONFIDENCE + (1 - ALIGNED_BASE_CONFIDENCE) * (aligned / len(columns)) * fill
-    cells = one_header(cells)
+    cells = one_header(_spread_groups(cells, run, placed, columns))
     positions = [position for row in run for _, position, _ in row.spans]
     first = min(positions)
     first_span = next(span for row in run for _, position, span in row.spans if position == first)
@@ -573,6 +663,109 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
         first=id(first_span),
         column_edges=(*(c[0] for c in columns), columns[-1][1]),
     )
+
+
+def _cut_run(run: list[_Row], columns: list[_Range]) -> tuple[list[_Row], list[_Range]]:
+    """The run's rows cut at the columns (see :func:`_cut`), and the columns of the rows so cut: a row whose
+    cells are all cut apart gives the columns again, finer, and the run is cut by those (up to
+    CUT_PASSES times, until they no longer change)."""
+    cut = [_cut(row, columns) for row in run]
+    for _ in range(CUT_PASSES - 1):
+        if all(a is b for a, b in zip(cut, run, strict=True)):
+            break  # nothing cut: the same columns
+        finer = _columns(cut)
+        if finer == columns or len(finer) < len(columns):
+            break
+        columns = finer
+        cut = [_cut(row, columns) for row in run]
+    return cut, columns
+
+
+def _cut(row: _Row, columns: list[_Range]) -> _Row:
+    """The row with each segment cut between two of its spans that fall in different columns with a
+    blank of CUT_GAP_HEIGHTS row heights or more between them (the row itself when nothing is cut).
+
+    Asked of every row of every candidate table, so the blank is measured from a running right edge and
+    a column is looked up only across a wide blank (a segment's spans are in left-to-right order)."""
+    gap = CUT_GAP_HEIGHTS * row.height
+    segments: list[_Segment] = []
+    cut = False
+    for segment in row.segments:
+        spans = segment.spans
+        if len(spans) == 1:
+            segments.append(segment)
+            continue
+        first = 0
+        reach = spans[0].bbox[2]
+        for index in range(1, len(spans)):
+            x0, _, x1, _ = spans[index].bbox
+            if x0 - reach >= gap:
+                before = spans[index - 1].bbox
+                if _column_at(x0, x1, columns) != _column_at(before[0], before[2], columns):
+                    piece = spans[first:index]
+                    segments.append(_Segment(piece[0].bbox[0], reach, piece))
+                    first = index
+                    reach = x1
+                    cut = True
+                    continue
+            if x1 > reach:
+                reach = x1
+        if first:
+            piece = spans[first:]
+            segments.append(_Segment(piece[0].bbox[0], reach, piece))
+        else:
+            segments.append(segment)
+    return replace(row, segments=segments) if cut else row
+
+
+def _spread_groups(
+    cells: list[list[str]], run: list[_Row], placed: list[list[int]], columns: list[tuple[float, float]]
+) -> list[list[str]]:
+    """The cells with each group's label of a header set over several lines (a cell of a header line
+    over the lines under it: "Revenue" over "Medical & Public Health" and "Family Welfare") put over every
+    column it heads, so that joining the lines heads each of them with it.
+
+    A label heads the columns whose centres lie as far from its centre as the midpoint between it and
+    its nearer neighbour on its line, on either side, whose header starts under its line, and only when it
+    is centred over them (within a quarter of their span) and a lower line heads its own column too: a
+    label over its own column only ("Offense charged" over the row labels) heads no other, nor does a
+    one-line header set level with the middle line of its neighbours' ("Nombre Entidad" between "Clave"
+    over "Entidad" and "Clave" over "Municipio")."""
+    lines = header_lines(cells)
+    if lines is None:
+        return cells
+    start, end = lines
+    cells = [list(row) for row in cells]
+    centres = [(x0 + x1) / 2 for x0, x1 in columns]
+    for index in range(start, end - 1):
+        segments = sorted(zip(run[index].segments, placed[index], strict=True), key=lambda pair: pair[0].x0)
+        counts = Counter(column for _, column in segments)
+        for at, (segment, column) in enumerate(segments):
+            if counts[column] > 1 or not any(cells[below][column] for below in range(index + 1, end)):
+                continue  # not a group's label: its own column has nothing under it
+            middle = (segment.x0 + segment.x1) / 2
+            reach = [
+                *([middle - (segments[at - 1][0].x1 + segment.x0) / 2] if at > 0 else []),
+                *([(segment.x1 + segments[at + 1][0].x0) / 2 - middle] if at + 1 < len(segments) else []),
+            ]
+            if not reach:
+                continue
+            heads = [
+                other
+                for other, centre in enumerate(centres)
+                if other != column
+                and not any(cells[above][other] for above in range(start, index + 1))
+                and abs(centre - middle) <= min(reach)
+                and any(cells[below][other] for below in range(index + 1, end))
+            ]
+            if not heads:
+                continue
+            low, high = centres[min(*heads, column)], centres[max(*heads, column)]
+            if abs((low + high) / 2 - middle) > (high - low) / 4:
+                continue
+            for other in heads:
+                cells[index][other] = cells[index][column]
+    return cells
 
 
 def _numeric_columns(cells: list[list[str]]) -> int:
@@ -611,13 +804,12 @@ def _columns(run: list[_Row]) -> list[tuple[float, float]]:
     return [(c[0], c[1]) for c in columns]
 
 
-def _column_of(segment: _Segment, columns: list[tuple[float, float]]) -> int:
-    """The column the segment overlaps most, or the nearest one.
+def _column_at(left: float, right: float, columns: list[_Range]) -> int:
+    """The column a segment (or a span) from ``left`` to ``right`` overlaps most, or the nearest one.
 
     Asked of every segment of every candidate table, so ``min`` and ``max`` of two numbers are written
     as comparisons (the same results, without two calls per column).
     """
-    left, right = segment.x0, segment.x1
     best, best_overlap = 0, float("-inf")
     for index, (x0, x1) in enumerate(columns):
         overlap = (right if right < x1 else x1) - (left if left > x0 else x0)
@@ -626,34 +818,8 @@ def _column_of(segment: _Segment, columns: list[tuple[float, float]]) -> int:
     return best
 
 
-def _split_at_columns(segments: list[_Segment], columns: list[tuple[float, float]]) -> list[_Segment]:
-    """Segments cut between spans that fall in different columns: the words of a header set over several
-    narrow columns ("Any" over one, "modern" over the next) and numbers set closer than a font size apart
-    are one segment by their gaps, but their spans each lie over a column of the table. A span that
-    itself crosses columns stays whole, in the column it overlaps most."""
-    out: list[_Segment] = []
-    for segment in segments:
-        if len(segment.spans) < 2:
-            out.append(segment)
-            continue
-        homes = [_column_of(_Segment(s.bbox[0], s.bbox[2], [s]), columns) for s in segment.spans]
-        if len(set(homes)) < 2:
-            out.append(segment)
-            continue
-        current: _Segment | None = None
-        home = -1
-        for span, column in zip(segment.spans, homes, strict=True):
-            if current is not None and column == home:
-                current.spans.append(span)
-                current.x1 = max(current.x1, span.bbox[2])
-                continue
-            current, home = _Segment(span.bbox[0], span.bbox[2], [span]), column
-            out.append(current)
-    return out
-
-
 def _assign(row: _Row, indexes: list[int], width: int) -> list[str]:
-    """The row's cells: each segment's text in the cell of its column (``indexes``, from _column_of)."""
+    """The row's cells: each segment's text in the cell of its column (``indexes``, from _column_at)."""
     cells = [""] * width
     for segment, index in zip(row.segments, indexes, strict=True):
         cells[index] = f"{cells[index]} {segment.text}".strip()

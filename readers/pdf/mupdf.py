@@ -80,6 +80,15 @@ from readers.core.model import (
 )
 from readers.pdf import layout_model
 from readers.pdf.aligned import LEADER, find_aligned_tables, find_turned_aligned_tables, unframed
+from readers.pdf.bidi import (
+    RTL_LETTER,
+    RTL_LINE_SHARE,
+    drawn_rightwards,
+    drawn_text,
+    logical_line,
+    rtl_share,
+    visual_text,
+)
 from readers.pdf.certainty import BAND_SHARE, WIDE_GAP_EM, Decision, PageSignals, band_key, band_lines, decide
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
@@ -93,7 +102,16 @@ from readers.pdf.facts import (
     ocr_font_hint,
     span_luminance,
 )
-from readers.pdf.order import OrderBlock, Ordered, broken_seams, reading_order
+from readers.pdf.order import (
+    MAX_ROW_SHARE,
+    OrderBlock,
+    Ordered,
+    broken_seams,
+    column_pieces,
+    piece_gutters,
+    reading_order,
+    row_pairs,
+)
 from readers.pdf.placed import PlacedTable, found_tables, header_rows, renumber_tables
 from readers.pdf.salvage import PAGE_TREE_LOST, open_salvaged
 from readers.pdf.structure import read_tagged
@@ -158,6 +176,7 @@ _LETTER = re.compile(r"[^\W\d_]")
 _SENTENCE_END = (".", ",", ";", ":", "-")  # a bold line ending so continues: it is not a heading
 _TOC_ENTRY = re.compile(r"\s\d+$")
 _INLINE_IMAGE = re.compile(rb"(?:^|\s)BI\s")
+_FIRST_RTL = "\u0590"  # no right-to-left script's letters come before Hebrew's block
 
 # --- page model -------------------------------------------------------------------------------------
 
@@ -244,6 +263,7 @@ class _Scan:
     invisible: int = 0  # of which invisible
     pale: list[tuple[int, int, int, float]] = field(default_factory=list)
     why: dict[tuple[int, int, int], str] = field(default_factory=dict)
+    right_to_left: bool = False  # some span holds a right-to-left letter
 
 
 # --- the reader -------------------------------------------------------------------------------------
@@ -269,7 +289,10 @@ class PyMuPDFReader(Reader):
     # PyMuPDF's layout model (readers/pdf/layout_model.py): pages.structure_source, _confidence, _why;
     # tables printed sideways read upright, open sides of a grid only where none is drawn, and a column
     # of vertical writing read as one line.
-    revision = 9
+    # 10: right-to-left lines from the characters' places; two columns in one block cut at their gutter,
+    # a spread read page by page, tiny-set text drawn legible kept; tables ruled by rows only, titles
+    # tagged into a table's rows kept above it, headers over several lines and levels joined.
+    revision = 10
     kinds = frozenset({ContentKind.PDF})
 
     @property
@@ -417,6 +440,10 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     """Extract a page's spans and drawings, find its ruled tables, and lay out its flow blocks."""
     textpage = page.get_textpage(flags=TEXT_FLAGS)
     scan = _scan_dict(textpage.extractDICT())
+    if scan.right_to_left:
+        # Right-to-left letters: their lines are read again from the characters' positions (readers/pdf/
+        # bidi.py drawn_text), which only MuPDF's rawdict has.
+        scan = _scan_dict(_drawn_dict(textpage.extractRAWDICT()))
     paths = page.get_cdrawings()
     # The page's boxes are asked of PyMuPDF once each: every property call reads them from the PDF again.
     rect = page.rect
@@ -431,7 +458,8 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
         ],
         key=lambda t: (t.bbox[1], t.bbox[0]),
     )
-    ordered = _reading_order(scan, rect.width)
+    shown = page.rotation_matrix if page.rotation else None
+    scan, ordered = _reading_order(scan, rect, shown)
     items, sizes = _layout([scan.lines[i] for i in ordered.permutation], tables)
     fonts = sorted({span.font for block in scan.lines for line in block for span in line.spans})
     infos = _image_infos(page)
@@ -482,18 +510,67 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     )
 
 
-def _reading_order(scan: _Scan, width: float) -> Ordered:
-    """The order of the page's text blocks (readers/pdf/order.py), from their boxes and their ends."""
+def _reading_order(scan: _Scan, rect: pymupdf.Rect, shown: pymupdf.Matrix | None) -> tuple[_Scan, Ordered]:
+    """The order of the page's text blocks (readers/pdf/order.py), from their boxes and their ends; and
+    the blocks it orders: MuPDF's, or, where a block holds lines of two columns and reading the page
+    column by column with such blocks cut at their gutters breaks no more seams, the cut blocks."""
+    width = rect.width
+    ordered = _ordered(scan, rect, shown)
+    cut = _cut_at_gutters(scan, width)
+    if cut is not None:
+        other = _ordered(cut, rect, shown)
+        columns = (OrderSource.COLUMNS.value, OrderSource.COLUMNS_RTL.value)
+        if other.order.source in columns and other.order.broken_seams <= ordered.order.broken_seams:
+            return cut, other
+    return scan, ordered
+
+
+def _cut_at_gutters(scan: _Scan, width: float) -> _Scan | None:
+    """The scan with each block that holds lines of two columns cut into one block a column (their lines,
+    spans and the indexes of ``pale`` and ``why`` moved with them); None where no block is cut, or where
+    most lines across the cuts start level with each other (a table's or a form's rows)."""
+    boxes = [[line.bbox for line in block.lines] for block in scan.blocks]
+    pieces = [column_pieces(lines, width) for lines in boxes]
+    if all(len(p) == 1 for p in pieces):
+        return None
+    gutters = sorted({g for lines, cut in zip(boxes, pieces, strict=True) for g in piece_gutters(lines, cut)})
+    pieces = [column_pieces(lines, width, gutters) for lines in boxes]
+    pairs = [row_pairs(lines, cut) for lines, cut in zip(boxes, pieces, strict=True)]
+    if sum(level for level, _ in pairs) > MAX_ROW_SHARE * sum(total for _, total in pairs):
+        return None  # rows of a table or a form side by side, not columns
+    cut = _Scan(chars=scan.chars, invisible=scan.invisible)
+    moved: dict[tuple[int, int], tuple[int, int]] = {}  # (block, line) -> where it is in the cut scan
+    for b, (lines, block) in enumerate(zip(scan.lines, scan.blocks, strict=True)):
+        for piece in pieces[b]:
+            for at, li in enumerate(piece):
+                moved[(b, li)] = (len(cut.blocks), at)
+            model_lines = tuple(block.lines[li] for li in piece)
+            box = (
+                min(line.bbox[0] for line in model_lines),
+                min(line.bbox[1] for line in model_lines),
+                max(line.bbox[2] for line in model_lines),
+                max(line.bbox[3] for line in model_lines),
+            )
+            cut.lines.append([lines[li] for li in piece])
+            cut.blocks.append(Block(model_lines, box))
+    cut.pale = [(*moved[(b, li)], si, luminance) for b, li, si, luminance in scan.pale]
+    cut.why = {(*moved[(b, li)], si): why for (b, li, si), why in scan.why.items()}
+    return cut
+
+
+def _ordered(scan: _Scan, rect: pymupdf.Rect, shown: pymupdf.Matrix | None) -> Ordered:
+    """The order of the scan's blocks, their boxes as the page is shown (``shown``: a rotated page's matrix;
+    MuPDF's boxes are in the unrotated page's space, where a page turned 180 degrees reads bottom up)."""
     blocks = [
         OrderBlock(
-            model.bbox,
+            model.bbox if shown is None else tuple(pymupdf.Rect(model.bbox) * shown),
             "".join([span.text for span in lines[0].spans]),
             "".join([span.text for span in lines[-1].spans]),
             len(lines),
         )
         for lines, model in zip(scan.lines, scan.blocks, strict=True)
     ]
-    return reading_order(blocks, width)
+    return reading_order(blocks, rect.width, rect.height)
 
 
 def _image_infos(page: pymupdf.Page) -> list[dict[str, Any]]:
@@ -520,7 +597,7 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
     the same as model blocks, and the page's character and invisible-character counts.
 
     A span is invisible when MuPDF saw it drawn with (near) zero alpha (render modes 3 and 7, a zero
-    fill opacity), painted neither filled nor stroked, or set under INVISIBLE_MAX_SIZE points; pale
+    fill opacity), painted neither filled nor stroked, or set and drawn under INVISIBLE_MAX_SIZE points; pale
     spans are judged later (see _Scan). The reason is the first that holds of: painted neither filled
     nor stroked (render mode 3: ``render_mode``), (near) zero alpha (mode 7, a zero fill opacity:
     ``alpha``), too small (``tiny``). Characters are counted without whitespace. The loop runs for every
@@ -553,7 +630,10 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
                 if not text:
                     continue
                 flags, char_flags, size = span["flags"], span.get("char_flags", painted), span["size"]
-                invisible = span.get("alpha", 255) <= max_alpha or not char_flags & painted or size < min_size
+                # tiny: set under the size, and drawn under it (a text matrix may scale a 0.24 pt font
+                # up to legible 11 pt glyphs: pdfjs__bug1513120_reduced.pdf)
+                tiny = size < min_size and span["bbox"][3] - span["bbox"][1] < min_size
+                invisible = span.get("alpha", 255) <= max_alpha or not char_flags & painted or tiny
                 if invisible:
                     invisible_chars += len("".join(text.split()))
                     why_of[(len(scan.blocks), len(model_lines), len(spans))] = (
@@ -581,9 +661,47 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
         if lines:
             scan.lines.append(lines)
             scan.blocks.append(Block(tuple(model_lines), block["bbox"]))
-    scan.chars = len("".join("".join(texts).split()))
+    joined = "".join(texts)
+    scan.chars = len("".join(joined.split()))
     scan.invisible = invisible_chars
+    scan.right_to_left = bool(joined) and max(joined) >= _FIRST_RTL and RTL_LETTER.search(joined) is not None
     return scan
+
+
+def _drawn_dict(content: dict[str, Any]) -> dict[str, Any]:
+    """MuPDF's ``rawdict`` with each span's ``text`` as ``dict`` has it, but taken from the characters'
+    positions on the lines that hold right-to-left letters (readers/pdf/bidi.py).
+
+    A horizontal line whose letters are mostly right-to-left and whose characters were drawn mostly left
+    to right (as the line stands, or its words left to right: bidi.drawn_rightwards) is read from its
+    characters' places: its spans from right to left, each span's text as it stands (bidi.visual_text)
+    turned into reading order (bidi.logical_line). Another line with right-to-left letters keeps its
+    drawing order, with its numbers and gaps put right (bidi.drawn_text).
+    """
+    for block in content["blocks"]:
+        for line in block.get("lines", ()):
+            spans = line["spans"]
+            texts = ["".join([c["c"] for c in span["chars"]]) for span in spans]
+            joined = "".join(texts)
+            if not RTL_LETTER.search(joined):
+                for span, text in zip(spans, texts, strict=True):
+                    span["text"] = text
+                continue
+            direction = line["dir"]
+            if (
+                abs(direction[1]) < 1e-3
+                and direction[0] > 0
+                and rtl_share(joined) >= RTL_LINE_SHARE
+                and drawn_rightwards([c for span in spans for c in span["chars"]])
+            ):
+                spans.sort(key=lambda span: -(span["bbox"][0] + span["bbox"][2]))
+                for span in spans:
+                    visual = visual_text(span["chars"], span["size"])
+                    span["text"] = logical_line(visual, right_to_left=True, graphemes=True)
+                continue
+            for span in spans:
+                span["text"] = drawn_text(span["chars"], span["size"])
+    return content
 
 
 def _hide_pale_spans(
@@ -743,11 +861,19 @@ def _flush(lines: list[_Line], items: list[_Block | _Table], sizes: Counter[floa
     """Turn a run of MuPDF lines into a block of reconstructed text lines."""
     out: list[_TextLine] = []
     for group in _merge_same_baseline(lines):
+        if len(group) > 1 and _right_to_left(group):
+            group.sort(key=lambda line: -line.spans[0].bbox[0])  # pieces of a right-to-left line
         text_line = _text_line(group, sizes)
         if text_line is not None:
             out.append(text_line)
     if out:
         items.append(_Block(out))
+
+
+def _right_to_left(group: list[_Line]) -> bool:
+    """The pieces of one line hold mostly right-to-left letters: they read from right to left."""
+    text = "".join([span.text for line in group for span in line.spans])
+    return max(text, default="") >= _FIRST_RTL and rtl_share(text) >= RTL_LINE_SHARE
 
 
 def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:

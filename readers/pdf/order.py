@@ -54,6 +54,18 @@ MIN_COLUMN_LINES = 6
 #: wrong order breaks a seam at every column.
 MIN_SEAM_GAIN = 2
 MAX_SEAM_SHARE = 0.5
+#: A page wider than high, cut down its middle by a gap at least this share of its width that no text
+#: crosses, is a spread of two pages (pdfjs__issue14297.pdf: two A4 pages on one A3 sheet, a gap of 0.14;
+#: the gutter of a two-column page, 10-36 pt, is at most 0.06 of a landscape Letter page).
+SPREAD_MIN_GAP = 0.08
+#: Lines within this many points of height start level, a row of a table or a form; blocks cut at a gutter
+#: are columns only where at most MAX_ROW_SHARE of their lines start level with a line across it
+#: (camelot__us-007.pdf, two columns drawn across the page in turn: 8 of 58, its small table's rows).
+ROW_LEVEL = 1.0
+MAX_ROW_SHARE = 0.5
+#: The bottom band of a page, as a share of its height, where a running footer stands (the band the page
+#: structure decision looks at: readers/pdf/certainty.py).
+FOOTER_BAND = 0.08
 #: The native order's confidence when it is the only order there is (a single block, or no columns and
 #: rows that agree with it).
 SINGLE_ORDER_CONFIDENCE = 1.0
@@ -85,8 +97,14 @@ class Ordered:
     order: ReadingOrder
 
 
-def reading_order(blocks: Sequence[OrderBlock], page_width: float) -> Ordered:
-    """Choose the order of ``blocks`` (in the producer's order) on a page ``page_width`` wide."""
+def reading_order(blocks: Sequence[OrderBlock], page_width: float, page_height: float = 0.0) -> Ordered:
+    """Choose the order of ``blocks`` (in the producer's order) on a page ``page_width`` wide (and
+    ``page_height`` high: a page wider than high may be a spread of two pages, read one after the other)."""
+    halves = _spread(blocks, page_width) if page_width > page_height > 0 else None
+    if halves is not None:
+        spread = _read_spread(blocks, page_width, halves)
+        if spread.order.broken_seams <= broken_seams(blocks, range(len(blocks))):
+            return spread
     n = len(blocks)
     if n == 0:
         return Ordered((), ReadingOrder(OrderSource.NONE.value, 0.0, 0, 1))
@@ -117,6 +135,10 @@ def reading_order(blocks: Sequence[OrderBlock], page_width: float) -> Ordered:
         chosen = column_source
     elif seams[OrderSource.ROWS] <= min(native_seams - MIN_SEAM_GAIN, MAX_SEAM_SHARE * native_seams):
         chosen = OrderSource.ROWS
+    elif seams[OrderSource.ROWS] <= native_seams and _climbs(blocks, native, page_height):
+        # The producer's order goes back up the page over text it has read (a title or a table's caption
+        # drawn last, a form filled field by field), and top to bottom breaks no more seams: rows.
+        chosen = OrderSource.ROWS
     elif (
         count > 1
         and seams[column_source] <= native_seams - MIN_SEAM_GAIN
@@ -128,6 +150,115 @@ def reading_order(blocks: Sequence[OrderBlock], page_width: float) -> Ordered:
     judged = sum(1 for a, b in pairwise(orders[chosen]) if not (labels[a] or labels[b]))
     confidence = 1.0 - broken / judged if judged else SINGLE_ORDER_CONFIDENCE
     return Ordered(orders[chosen], ReadingOrder(chosen.value, round(confidence, 4), broken, count))
+
+
+def _spread(blocks: Sequence[OrderBlock], page_width: float) -> tuple[list[int], list[int]] | None:
+    """The blocks of the left and the right page of a spread: a gap of at least :data:`SPREAD_MIN_GAP` of
+    the page's width, holding its middle, that no block crosses, with a column's lines on either side."""
+    middle = page_width / 2
+    left = [i for i, b in enumerate(blocks) if b.bbox[2] <= middle]
+    right = [i for i, b in enumerate(blocks) if b.bbox[0] >= middle]
+    if len(left) + len(right) < len(blocks) or not left or not right:
+        return None
+    gap = min(blocks[i].bbox[0] for i in right) - max(blocks[i].bbox[2] for i in left)
+    lines = min(sum(blocks[i].lines for i in left), sum(blocks[i].lines for i in right))
+    if gap < SPREAD_MIN_GAP * page_width or lines < MIN_COLUMN_LINES:
+        return None
+    return left, right
+
+
+def _read_spread(
+    blocks: Sequence[OrderBlock], page_width: float, halves: tuple[list[int], list[int]]
+) -> Ordered:
+    """A spread read page by page, each page in its own order; its seams and confidence over the whole.
+    It stands where it breaks no more seams than the producer's order."""
+    permutation: list[int] = []
+    for half in halves:
+        ordered = reading_order([blocks[i] for i in half], page_width / 2)
+        permutation.extend(half[i] for i in ordered.permutation)
+    ends = _Ends.of(blocks)
+    broken = ends.broken(permutation)
+    labels = ends.labels
+    judged = sum(1 for a, b in pairwise(permutation) if not (labels[a] or labels[b]))
+    confidence = 1.0 - broken / judged if judged else SINGLE_ORDER_CONFIDENCE
+    order = ReadingOrder(OrderSource.COLUMNS.value, round(confidence, 4), broken, 2)
+    return Ordered(tuple(permutation), order)
+
+
+def column_pieces(
+    boxes: Sequence[tuple[float, float, float, float]], page_width: float, gutters: Sequence[float] = ()
+) -> list[list[int]]:
+    """A block's lines (by their boxes) cut at the vertical gaps that could be gutters between columns.
+
+    MuPDF makes one block of two columns whose lines a producer drew across the page in turn, left line,
+    right line (camelot__us-007.pdf); read as a block, the columns' lines interleave. A block is cut at a
+    gap of at least :data:`MIN_GUTTER` no line spans, where the parts on both sides are each at least
+    :data:`MIN_COLUMN_SHARE` of the page wide (narrower parts are a table's or a form's cells: they stay
+    with their neighbour), or at a gap that holds one of ``gutters`` (the page's gutters, found in its
+    other blocks: a column's last line, "procedure.", is narrow). The pieces are left to right, each with
+    its lines' indexes in their order; one piece (every line) where no gap cuts the block.
+    """
+    spans = sorted(range(len(boxes)), key=lambda i: boxes[i][0])
+    clusters: list[list[float]] = []  # [x0, x1] of lines overlapping or closer than a gutter
+    for i in spans:
+        x0, x1 = boxes[i][0], boxes[i][2]
+        if clusters and x0 < clusters[-1][1] + MIN_GUTTER:
+            clusters[-1][1] = max(clusters[-1][1], x1)
+        else:
+            clusters.append([x0, x1])
+    min_width = MIN_COLUMN_SHARE * page_width
+    cuts: list[float] = []  # x of each cut: the left edge of the piece to its right
+    start = clusters[0][0] if clusters else 0.0
+    for left, right in pairwise(clusters):
+        wide = left[1] - start >= min_width and clusters[-1][1] - right[0] >= min_width
+        if wide or any(left[1] < g < right[0] for g in gutters):
+            cuts.append(right[0])
+            start = right[0]
+    if not cuts:
+        return [list(range(len(boxes)))]
+    edges = [float("-inf"), *cuts, float("inf")]
+    pieces = [
+        [i for i in range(len(boxes)) if edges[p] <= boxes[i][0] < edges[p + 1]] for p in range(len(cuts) + 1)
+    ]
+    return [piece for piece in pieces if piece]
+
+
+def piece_gutters(
+    boxes: Sequence[tuple[float, float, float, float]], pieces: Sequence[Sequence[int]]
+) -> list[float]:
+    """The middles of the gaps between a block's pieces (see column_pieces)."""
+    return [
+        (max(boxes[i][2] for i in left) + min(boxes[i][0] for i in right)) / 2
+        for left, right in pairwise(pieces)
+    ]
+
+
+def _climbs(blocks: Sequence[OrderBlock], order: Sequence[int], page_height: float) -> bool:
+    """Somewhere ``order`` goes on with a block wholly above the one before it, in the same stretch of the
+    page's width (their boxes overlap on the x axis): not a move to the next column, a step back up. A
+    step up from the page's bottom band is not one: a producer that draws the running footer first, then
+    the body, reads every page so, and the running heads are found by where they stand in its text."""
+    floor = (1.0 - FOOTER_BAND) * page_height if page_height > 0 else float("inf")
+    for a, b in pairwise(order):
+        above, below = blocks[b].bbox, blocks[a].bbox
+        if below[1] >= floor:
+            continue
+        if above[3] <= below[1] and min(above[2], below[2]) > max(above[0], below[0]):
+            return True
+    return False
+
+
+def row_pairs(
+    boxes: Sequence[tuple[float, float, float, float]], pieces: Sequence[Sequence[int]]
+) -> tuple[int, int]:
+    """Of the lines of a block's pieces after the first, how many start level with a line of the piece to
+    their left (within :data:`ROW_LEVEL` points), and how many there are: a table's or a form's rows."""
+    level = total = 0
+    for left, right in pairwise(pieces):
+        tops = [boxes[i][1] for i in left]
+        total += len(right)
+        level += sum(1 for i in right if any(abs(boxes[i][1] - top) <= ROW_LEVEL for top in tops))
+    return level, total
 
 
 def broken_seams(blocks: Sequence[OrderBlock], order: Sequence[int]) -> int:

@@ -107,22 +107,35 @@ def header_rows(cells: Sequence[Sequence[str]]) -> int:
 def one_header(cells: list[list[str]]) -> list[list[str]]:
     """The table with a header set over several lines read as one header row.
 
-    The header lines are the rows above the first row holding a number in a column of numbers (years
-    over the columns do not count: they head them), at most MAX_HEADER_LINES, not counting a title above
-    them or a group's label under them (a row with only its first cell filled); two or more are joined
-    column by column ("Total" over "Internal" over "Debt" is "Total Internal Debt"). A table without a
-    column of numbers, or whose first row is already in its body, is given back as it is."""
+    The header lines are those :func:`header_lines` finds; two or more are joined column by column
+    ("Total" over "Internal" over "Debt" is "Total Internal Debt"). A table without a column of numbers,
+    or whose first row is already in its body, is given back as it is."""
     if len(cells) < 3:
         return cells
     cells = _joined_wraps(cells)
+    lines = header_lines(cells)
+    if lines is None:
+        return cells
+    start, end = lines
     width = max(len(row) for row in cells)
+    joined = [" ".join(row[c] for row in cells[start:end] if c < len(row) and row[c]) for c in range(width)]
+    return [*cells[:start], joined, *cells[end:]]
+
+
+def header_lines(cells: list[list[str]]) -> tuple[int, int] | None:
+    """The rows ``start:end`` of a header set over two to MAX_HEADER_LINES lines, or None.
+
+    They are the rows above the first row holding a number in a column of numbers (years over the
+    columns do not count: they head them), not counting a title above them or a group's label under them
+    (a row with only its first cell filled)."""
+    width = max((len(row) for row in cells), default=0)
     numeric: set[int] = set()
     for column in range(width):
         texts = [row[column] for row in cells if column < len(row) and row[column]]
         if texts and sum(1 for c in texts if is_number(c)) >= NUMERIC_COLUMN_SHARE * len(texts):
             numeric.add(column)
     if not numeric:
-        return cells
+        return None
     body = next(
         (
             index
@@ -140,9 +153,8 @@ def one_header(cells: list[list[str]]) -> list[list[str]]:
     while end > start and not any(cells[end - 1][1:]):  # a group's label over the body
         end -= 1
     if end - start < 2 or end - start > MAX_HEADER_LINES:
-        return cells
-    joined = [" ".join(row[c] for row in cells[start:end] if c < len(row) and row[c]) for c in range(width)]
-    return [*cells[:start], joined, *cells[end:]]
+        return None
+    return start, end
 
 
 def _joined_wraps(cells: list[list[str]]) -> list[list[str]]:

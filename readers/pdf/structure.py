@@ -334,11 +334,16 @@ class TaggedPage:
 
 
 def tagged_page(
-    leaves: Sequence[Leaf], page_xref: int, number: int, chars: Sequence[MarkedChar]
+    leaves: Sequence[Leaf],
+    page_xref: int,
+    number: int,
+    chars: Sequence[MarkedChar],
+    found: Sequence[FoundTable] = (),
 ) -> TaggedPage | None:
     """The page in the tree's order, or None where the tree does not cover it (see module doc). Its
     tables are numbered on the page; the reader numbers a document's tables once they are all known
-    (readers.pdf.placed.renumber_tables)."""
+    (readers.pdf.placed.renumber_tables). On a page whose tree tags no table, the ``found`` tables (the
+    finders') are written where their first leaf stands, in place of their leaves' text."""
     mine = [leaf for leaf in leaves if leaf.page == page_xref]
     reached = {leaf.mcid for leaf in mine}
     content = covered = 0
@@ -389,6 +394,8 @@ def tagged_page(
             end += 1
         parts.extend(_blocks(mine[index:end], by_mcid, done))
         index = end
+    if found and not tables and not any(leaf.table >= 0 for leaf in mine):
+        parts = _with_found_tables(mine, by_mcid, found)
     heads, feet, artifacts = _artifact_lines(furniture, chars)
     leftover = _text(rest)
     body = [p for p in parts if p]
@@ -402,6 +409,53 @@ def tagged_page(
         columns=1,
     )
     return TaggedPage(text, order, tuple(tables), tuple(artifacts))
+
+
+def _with_found_tables(
+    mine: Sequence[Leaf], by_mcid: dict[int, list[MarkedChar]], found: Sequence[FoundTable]
+) -> list[str]:
+    """The page's blocks in the tree's order, each found table written once where its first leaf stands
+    and its leaves' text left out: a leaf is in a table when most of its drawn characters' centres lie in
+    the table's box."""
+    parts: list[str] = []
+    done: set[int] = set()
+    written: set[int] = set()
+    index = 0
+    while index < len(mine):
+        table = _found_table_of(mine[index], by_mcid, found)
+        end = index + 1
+        while (
+            end < len(mine)
+            and _found_table_of(mine[end], by_mcid, found) == table
+            and (table is not None or mine[end].element == mine[index].element)
+        ):
+            end += 1
+        if table is None:
+            parts.extend(_blocks(mine[index:end], by_mcid, done))
+        else:
+            done.update(leaf.mcid for leaf in mine[index:end])
+            if table not in written:
+                written.add(table)
+                parts.append(found[table].markdown)
+        index = end
+    return parts
+
+
+def _found_table_of(
+    leaf: Leaf, by_mcid: dict[int, list[MarkedChar]], found: Sequence[FoundTable]
+) -> int | None:
+    """The index of the found table most of the leaf's drawn characters lie in, or None."""
+    drawn = [char for char in by_mcid.get(leaf.mcid, ()) if not char.text.isspace()]
+    for index, table in enumerate(found):
+        x0, y0, x1, y1 = table.bbox
+        inside = sum(
+            1
+            for char in drawn
+            if x0 <= (char.bbox[0] + char.bbox[2]) / 2 <= x1 and y0 <= (char.bbox[1] + char.bbox[3]) / 2 <= y1
+        )
+        if drawn and inside * 2 > len(drawn):
+            return index
+    return None
 
 
 def _blocks(leaves: Sequence[Leaf], by_mcid: dict[int, list[MarkedChar]], done: set[int]) -> list[str]:
@@ -451,6 +505,10 @@ def _table(
             done.discard(leaf.mcid)
         return None
     matrix = tuple(tuple(" ".join(_text(cells.get((r, c), [])).split()) for c in range(width)) for r in rows)
+    titles = [cell for row in matrix[: _title_rows(matrix)] for cell in row if cell]
+    if titles:  # a title tagged into the table's top rows stays text above it
+        matrix, rows = matrix[len(titles) :], rows[len(titles) :]
+        cells = {key: chars for key, chars in cells.items() if key[0] in rows}
     header = 0
     for r in rows:  # header rows are the leading rows all of whose cells are TH
         if r in header_rows and r not in body_rows:
@@ -462,7 +520,7 @@ def _table(
         return None
     x0s, y0s, x1s, y1s = zip(*boxes, strict=True)
     bbox = (min(x0s), min(y0s), max(x1s), max(y1s))
-    markdown = gfm(matrix)
+    markdown = "\n\n".join([*titles, gfm(matrix)])
     extra = _text([c for leaf in loose if leaf.mcid not in done for c in by_mcid.get(leaf.mcid, ())])
     for leaf in loose:
         done.add(leaf.mcid)
@@ -479,6 +537,18 @@ def _table(
         confidence=round(coverage, 4),
         evidence=f"structure=Table rows={len(rows)} columns={width} th_rows={header}",
     )
+
+
+def _title_rows(matrix: Sequence[Sequence[str]]) -> int:
+    """How many leading rows are a title or a caption: one filled cell, the first, with at least two rows
+    of two or more filled cells under them (plumb__ca-warn-report.pdf tags its report's title, dates
+    and publication note as the table's first rows)."""
+    count = 0
+    filled = [sum(1 for cell in row if cell) for row in matrix]
+    while count < len(matrix) and filled[count] == 1 and matrix[count][0]:
+        count += 1
+    full = sum(1 for n in filled[count:] if n >= 2)
+    return count if full >= 2 else 0
 
 
 def _cells_left_to_right(cells: dict[tuple[int, int], list[MarkedChar]], rows: list[int], width: int) -> None:
@@ -728,7 +798,7 @@ def _read_tagged(doc: pymupdf.Document, pages: Sequence[PageText]) -> list[PageT
         tagged = None
         if index in chars:
             xref = doc.page_xref(index)
-            tagged = tagged_page(by_page[xref], xref, page.page, chars[index])
+            tagged = tagged_page(by_page[xref], xref, page.page, chars[index], page.tables)
         if tagged is None:
             continue
         kept = prefer_tagged(tagged.tables, page.tables)

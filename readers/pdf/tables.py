@@ -23,6 +23,7 @@ import bisect
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import Any, Protocol
 
 import pymupdf
@@ -46,6 +47,17 @@ EDGE_MIN_LENGTH = 3.0
 GATE_MIN_SEGMENTS = 3
 #: This many rules of the same extent make a table whose open sides are added (see _open_sides).
 RULES_FOR_OPEN_SIDES = 3
+#: Rows ruled apart with no column lines (a stack of RULES_FOR_OPEN_SIDES rules) get their columns from
+#: blanks at least this many line heights wide running down every row: the stacked tables of the corpus
+#: leave 0.76-10.8 line heights between columns (tabula__AnimalSounds1.pdf 0.76), words about 0.25.
+COLUMN_GAP_HEIGHTS = 0.5
+#: A line set at most this many of its heights above such a stack's top rule is the table's header row.
+HEAD_GAP_HEIGHTS = 1.0
+#: The lines of one cell of such a stack (a wrapped cell) are at most this many line heights apart: 0-0.1
+#: in the corpus's stacked tables; the entries of a CV's sections ruled apart are a line height apart.
+STACK_WRAP_GAP_HEIGHTS = 0.5
+#: Cells of such a stack averaging more words a line than this are prose ruled into sections, not rows.
+STACK_MAX_CELL_WORDS = 6.0
 #: Bounds that keep a pathological page (a map, graph paper, a hatched chart) from costing more than a
 #: few pages of text: beyond them the page is read as flow text. The corpus's busiest table page has
 #: 18 x 28 rules and 358 intersections (plumb__nics-background-checks-2015-11-rotated.pdf); a dense
@@ -133,8 +145,21 @@ def find_ruled_tables(
     spans in reading order, and ``textpage`` the TextPage they came from (its words are read only when a
     span crosses a cell border).
     """
-    grids = _find_grids(_segments(paths))
-    return _fill_tables(grids, blocks, _Words(textpage)) if grids else []
+    found = _segments(paths)
+    if len(found.horizontal) < GATE_MIN_SEGMENTS:
+        return []
+    hs = _snap_join(found.horizontal)
+    grids = _find_grids(found, hs)
+    words = _Words(textpage)
+    tables = _fill_tables(grids, blocks, words) if grids else []
+    stacked = [
+        table
+        for stack in _rule_stacks(hs, found.vertical, tables)
+        if (table := _stack_table(stack, blocks, tables, words)) is not None
+    ]
+    if stacked:
+        tables = sorted([*tables, *stacked], key=lambda t: (t.bbox[1], t.bbox[0]))
+    return tables
 
 
 class _Words:
@@ -146,16 +171,62 @@ class _Words:
 
     def __init__(self, textpage: pymupdf.TextPage) -> None:
         self._textpage = textpage
-        self._by_line: dict[tuple[int, int], list[tuple[float, float, str, float, float]]] | None = None
+        self._by_line: dict[tuple[int, int], list[_Word]] | None = None
+        self._chars: dict[tuple[int, int], list[_Word]] | None = None
 
-    def of_line(self, key: tuple[int, int]) -> list[tuple[float, float, str, float, float]]:
-        """The line's words as (x of the centre, y of the centre, text, left, right)."""
+    def of_line(self, key: tuple[int, int]) -> list[_Word]:
+        """The line's words as (x0, y0, x1, y1, text), in the order of its text."""
         if self._by_line is None:
             self._by_line = {}
             for x0, y0, x1, y1, word, block_no, line_no, _ in self._textpage.extractWORDS():
-                entry = ((x0 + x1) / 2, (y0 + y1) / 2, word, x0, x1)
-                self._by_line.setdefault((block_no, line_no), []).append(entry)
+                self._by_line.setdefault((block_no, line_no), []).append((x0, y0, x1, y1, word))
         return self._by_line.get(key, [])
+
+    def rebuilt(self, key: tuple[int, int]) -> list[_Word]:
+        """The line's words made again from its characters, each word's box the union of its characters
+        that have a width: a mark of no width (an Arabic tanween) may be placed far from its letters and
+        stretch the TextPage's word box across a cell border (camelot__arabic.pdf). Costs one
+        ``extractRAWDICT`` of the page (~4 ms on a dense page), asked only for such a word."""
+        if self._chars is None:
+            self._chars = {}
+            block_no = -1
+            for block in self._textpage.extractRAWDICT()["blocks"]:
+                if block.get("type", 0) != 0:
+                    continue
+                block_no += 1
+                for line_no, line in enumerate(block["lines"]):
+                    chars = [(*c["bbox"], c["c"]) for span in line["spans"] for c in span["chars"]]
+                    self._chars[(block_no, line_no)] = _words_of_chars(chars)
+        return self._chars.get(key, [])
+
+
+# A word or a character: (x0, y0, x1, y1, text).
+_Word = tuple[float, float, float, float, str]
+
+
+def _words_of_chars(chars: list[_Word]) -> list[_Word]:
+    """Characters cut into words at blanks; a word's box spans its characters that have a width."""
+    found: list[_Word] = []
+    text: list[str] = []
+    boxes: list[_Word] = []
+    for char in [*chars, (0.0, 0.0, 0.0, 0.0, " ")]:
+        if not char[4].isspace():
+            text.append(char[4])
+            if char[2] - char[0] > 0.01:
+                boxes.append(char)
+            continue
+        if text and boxes:
+            found.append(
+                (
+                    min(b[0] for b in boxes),
+                    min(b[1] for b in boxes),
+                    max(b[2] for b in boxes),
+                    max(b[3] for b in boxes),
+                    "".join(text),
+                )
+            )
+        text, boxes = [], []
+    return found
 
 
 # --- finding ruled grids ----------------------------------------------------------------------------
@@ -285,11 +356,11 @@ def _snap_join(edges: list[_RawEdge]) -> list[_Edge]:
     return joined
 
 
-def _find_grids(found: _Segments) -> list[_Grid]:
-    """Ruled grids on a page: pdfplumber's "lines" strategy, which is also find_tables' default."""
+def _find_grids(found: _Segments, hs: list[_Edge]) -> list[_Grid]:
+    """Ruled grids on a page: pdfplumber's "lines" strategy, which is also find_tables' default
+    (``hs``: the page's horizontal segments snapped and joined)."""
     if len(found.horizontal) < GATE_MIN_SEGMENTS or len(found.vertical) < GATE_MIN_SEGMENTS:
         return []
-    hs = _snap_join(found.horizontal)
     vs = _snap_join(found.vertical + _open_sides(hs, found.vertical))
     if not (GATE_MIN_SEGMENTS <= len(hs) <= MAX_EDGES_PER_AXIS):
         return []
@@ -400,6 +471,124 @@ def _open_runs(verticals: list[_RawEdge], x: float, positions: list[float]) -> l
             runs.append((x, positions[start], positions[i]))
         start = i + 1
     return runs
+
+
+# --- rows ruled without columns -----------------------------------------------------------------------
+
+
+def _rule_stacks(hs: list[_Edge], verticals: list[_RawEdge], tables: list[PlacedTable]) -> list[list[_Edge]]:
+    """Stacks of at least RULES_FOR_OPEN_SIDES equally long rules (top to bottom) with no vertical line
+    between their ends and no table over them: rows ruled apart whose columns are set by blanks only
+    (tabula__AnimalSounds1.pdf: two such tables side by side), which give the "lines" strategy one column."""
+    stacks: list[list[_Edge]] = []
+    ordered = sorted(
+        hs, key=lambda e: (round(e.start / SNAP_TOLERANCE), round(e.end / SNAP_TOLERANCE), e.pos)
+    )
+    group: list[_Edge] = []
+    for edge in [*ordered, None]:
+        if (
+            edge is not None
+            and group
+            and abs(edge.start - group[0].start) <= SNAP_TOLERANCE
+            and abs(edge.end - group[0].end) <= SNAP_TOLERANCE
+        ):
+            group.append(edge)
+            continue
+        if len(group) >= RULES_FOR_OPEN_SIDES:
+            x0, x1 = group[0].start + SNAP_TOLERANCE, group[0].end - SNAP_TOLERANCE
+            y0, y1 = min(e.pos for e in group), max(e.pos for e in group)
+            crossed = any(x0 < v[0] < x1 and v[1] < y1 and v[2] > y0 for v in verticals)
+            covered = any(
+                t.bbox[0] < x1 and t.bbox[2] > x0 and t.bbox[1] < y1 and t.bbox[3] > y0 for t in tables
+            )
+            if not crossed and not covered:
+                stacks.append(sorted(group, key=lambda e: e.pos))
+        group = [edge] if edge is not None else []
+    return stacks
+
+
+def _stack_table(
+    stack: list[_Edge], blocks: Sequence[Sequence[LineLike]], tables: list[PlacedTable], words: _Words
+) -> PlacedTable | None:
+    """The table of a stack of rules: one row between each two rules (and a header line set just above
+    the top rule), its columns cut at the blanks that run down every row (see _blank_columns)."""
+    x0, x1 = min(e.start for e in stack), max(e.end for e in stack)
+    top, bottom = stack[0].pos, stack[-1].pos
+    taken: set[int] = set().union(*(t.members for t in tables)) if tables else set()
+    body: list[list[SpanLike]] = []
+    head: list[list[SpanLike]] = []
+    for block in blocks:
+        for line in block:
+            if _turn(line) != 0:
+                continue
+            spans = [s for s in line.spans if x0 < (s.bbox[0] + s.bbox[2]) / 2 < x1 and id(s) not in taken]
+            if not spans:
+                continue
+            ly0, ly1 = min(s.bbox[1] for s in spans), max(s.bbox[3] for s in spans)
+            centre = (ly0 + ly1) / 2
+            if top < centre < bottom:
+                body.append(spans)
+            elif centre <= top and top - ly1 <= HEAD_GAP_HEIGHTS * (ly1 - ly0):
+                head.append(spans)
+    bounds = _blank_columns([s for spans in body for s in spans])
+    if not bounds or not _rows_apart(stack, body, bounds):
+        return None
+    ys = [e.pos for e in stack]
+    heads = [s for spans in head for s in spans]
+    crossing = any(s.bbox[0] < b < s.bbox[2] for s in heads for b in bounds)
+    if not crossing and len({bisect.bisect(bounds, (s.bbox[0] + s.bbox[2]) / 2) for s in heads}) >= 2:
+        ys.insert(0, min(s.bbox[1] for s in heads) - _CELL_OVERHANG)
+    xs = [x0, *bounds, x1]
+    grid = _Grid(xs, ys, [(r, c, r + 1, c + 1) for r in range(len(ys) - 1) for c in range(len(xs) - 1)])
+    table = _fill_grid(grid, blocks, taken, words)
+    if table is None:
+        return None
+    return replace(table, evidence=f"{table.evidence} columns_by=blanks")
+
+
+def _blank_columns(spans: list[SpanLike]) -> list[float]:
+    """The x of the middle of each blank at least COLUMN_GAP_HEIGHTS line heights wide that no span
+    crosses: where the columns of rows ruled without column lines meet."""
+    if not spans:
+        return []
+    heights = sorted(s.bbox[3] - s.bbox[1] for s in spans)
+    least = COLUMN_GAP_HEIGHTS * heights[len(heights) // 2]
+    bounds: list[float] = []
+    ordered = sorted((s.bbox[0], s.bbox[2]) for s in spans)
+    reach = ordered[0][1]
+    for sx0, sx1 in ordered[1:]:
+        if sx0 - reach >= least:
+            bounds.append((reach + sx0) / 2)
+        reach = max(reach, sx1)
+    return bounds
+
+
+def _rows_apart(stack: list[_Edge], body: list[list[SpanLike]], bounds: list[float]) -> bool:
+    """Whether each band between two rules reads as one row: it is not several rows of an unruled body
+    (a booktabs table's body between its mid and bottom rules, where every column has one line per row),
+    nor lines spaced apart under a section's rule (a CV's entries), nor prose set in columns (more than
+    STACK_MAX_CELL_WORDS words a line in each cell on average)."""
+    pieces = words_in = 0
+    for upper, lower in pairwise(stack):
+        counts: dict[int, int] = {}
+        lines: dict[int, list[tuple[float, float]]] = {}
+        for spans in body:
+            centre = (spans[0].bbox[1] + spans[0].bbox[3]) / 2
+            if not upper.pos < centre < lower.pos:
+                continue
+            columns = {bisect.bisect(bounds, (s.bbox[0] + s.bbox[2]) / 2) for s in spans}
+            for column in columns:
+                counts[column] = counts.get(column, 0) + 1
+                lines.setdefault(column, []).extend((s.bbox[1], s.bbox[3]) for s in spans)
+            pieces += len(columns)
+            words_in += sum(len(s.text.split()) for s in spans)
+        if len(counts) >= 2 and len(set(counts.values())) == 1 and min(counts.values()) >= 2:
+            return False
+        for boxes in lines.values():  # a cell's lines follow each other closely: it wraps
+            boxes.sort()
+            if any(b[0] - a[1] > STACK_WRAP_GAP_HEIGHTS * (a[1] - a[0]) for a, b in pairwise(boxes)):
+                return False
+    return pieces > 0 and words_in / pieces <= STACK_MAX_CELL_WORDS
 
 
 # A point -> (ids of the horizontal edges through it, ids of the vertical edges through it).
@@ -630,9 +819,9 @@ def _cell_words(
     for line, inside in lines:
         if any(c == cell for _, c in inside):
             out.extend(
-                (wx, left, right, word)
-                for wx, wy, word, left, right in words.of_line(line.key)
-                if x0 < wx < x1 and y0 < wy < y1
+                ((left + right) / 2, left, right, word)
+                for left, top, right, bottom, word in words.of_line(line.key)
+                if x0 < (left + right) / 2 < x1 and y0 < (top + bottom) / 2 < y1
             )
     return out
 
@@ -741,9 +930,11 @@ def _pieces_by_words(
 ) -> dict[int, list[str]]:
     """A line with a span across a cell border, cut into its words, each put in the cell of its centre.
 
-    _Words of one cell are joined by one blank: runs of blanks between them are not kept (in a table cell
-    only). A word that itself crosses a border stays whole, in the cell of its centre. A turned line is
-    cut along y, where its words follow each other.
+    Words of one cell are joined by one blank, or none where the line's text has none between them (the
+    TextPage makes a word of a right-to-left question mark): runs of blanks are not kept (in a table cell
+    only). A word that itself crosses a border stays whole, in the cell of its centre; such a line's words
+    are made again from its characters first (see _Words.rebuilt). A turned line is cut along y, where its
+    words follow each other.
     """
     n = len(inside)
     cx = sum((span.bbox[0] + span.bbox[2]) / 2 for span, _ in inside) / n
@@ -751,14 +942,26 @@ def _pieces_by_words(
     axis = 1 if turn else 0
     low = min(span.bbox[axis] for span, _ in inside)
     high = max(span.bbox[axis + 2] for span, _ in inside)
+    found = words.of_line(line.key)
+    inner = grid.xs[1:-1]
+    if not turn and any(any(w[0] + _CELL_OVERHANG < x < w[2] - _CELL_OVERHANG for x in inner) for w in found):
+        found = words.rebuilt(line.key) or found
+    text = "".join(span.text for span in line.spans)
+    cursor = 0
+    last: int | None = None  # the cell of the word before
     pieces: dict[int, list[str]] = {}
-    for wx, wy, word, _, _ in words.of_line(line.key):
-        if not low <= (wy if turn else wx) <= high:
-            continue
-        cell = _cell_at(grid, owner, cx, wy) if turn else _cell_at(grid, owner, wx, cy)
+    for x0, y0, x1, y1, word in found:
+        at = text.find(word, cursor)
+        glued = 0 < at == cursor  # no blank between it and the word before it ("انت" and "؟")
+        cursor = at + len(word) if at >= 0 else cursor
+        wx, wy = (x0 + x1) / 2, (y0 + y1) / 2
+        cell = None
+        if low <= (wy if turn else wx) <= high:
+            cell = _cell_at(grid, owner, cx, wy) if turn else _cell_at(grid, owner, wx, cy)
         if cell is not None:
             parts = pieces.setdefault(cell, [])
-            parts.append(" " + word if parts else word)
+            parts.append(" " + word if parts and not (glued and cell == last) else word)
+        last = cell
     return pieces
 
 
