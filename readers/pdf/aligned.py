@@ -339,7 +339,9 @@ def unframed(
     """
     out: list[PlacedTable] = []
     for table in ruled:
-        cells = len(table.cells) * len(table.cells[0]) if table.cells else 0  # a grid: a span or two a cell
+        # A grid holds a span or two a cell; a grid read row by row from stacked lines counts as ruled.
+        width = len(table.cells[0]) if table.cells else 0
+        cells = table.grid_cells or len(table.cells) * width
         if "turned=" in table.evidence or cells * FRAME_ROWS_SHARE > len(table.members):
             out.append(table)
             continue
@@ -354,7 +356,7 @@ def unframed(
         inside = [
             found
             for found in find_aligned_tables(framed, [], page_width)
-            if len(found.cells) >= FRAME_ROWS_SHARE * len(table.cells)
+            if len(found.cells) * width >= FRAME_ROWS_SHARE * cells
             and len(found.members) >= FRAME_MEMBERS_SHARE * len(table.members)
         ]
         out.extend(inside or [table])
