@@ -90,6 +90,7 @@ from readers.pdf.bidi import (
     visual_text,
 )
 from readers.pdf.certainty import BAND_SHARE, WIDE_GAP_EM, Decision, PageSignals, band_key, band_lines, decide
+from readers.pdf.cid_fonts import FONT_DESCRIPTORS_SUPPLIED, supply_font_descriptors
 from readers.pdf.facts import (
     INVISIBLE_MAX_ALPHA,
     INVISIBLE_MAX_SIZE,
@@ -348,6 +349,9 @@ def _open(path: Path, limits: ReadLimits) -> tuple[pymupdf.Document, list[str]]:
             notes.append("opened_with_empty_password")
         if doc.page_count > limits.max_pages:
             raise LimitExceeded(f"{path.name}: {doc.page_count} pages, over the limit of {limits.max_pages}")
+        described = supply_font_descriptors(doc)
+        if described:
+            notes.append(f"{FONT_DESCRIPTORS_SUPPLIED}{described}")
     except BaseException:
         doc.close()
         raise
