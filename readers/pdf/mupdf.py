@@ -292,7 +292,8 @@ class PyMuPDFReader(Reader):
     # of vertical writing read as one line.
     # 10: right-to-left lines from the characters' places; two columns in one block cut at their gutter,
     # a spread read page by page, tiny-set text drawn legible kept; tables ruled by rows only, titles
-    # tagged into a table's rows kept above it, headers over several lines and levels joined.
+    # tagged into a table's rows kept above it, headers over several lines and levels joined; a CID font
+    # without a descriptor given one, so its vertical encoding is kept.
     revision = 10
     kinds = frozenset({ContentKind.PDF})
 
