@@ -92,6 +92,10 @@ FRAME_MEMBERS_SHARE = 0.5
 #: column's lines between its rows. Column gutters in the corpus are 12-25 pt.
 GUTTER_MIN_WIDTH = 8.0
 GUTTER_BAND = (0.3, 0.7)
+#: A table is two tables set side by side when one blank down it is this many times as wide as every
+#: other blank between its columns and both sides hold as many columns, of the same kinds (numbers or
+#: words): tabula__MultiColumn.pdf's halves of 3 columns are 4.5 times as far apart as their columns.
+SIDE_BY_SIDE_GAP_RATIO = 3.0
 #: Rows of one segment (a group's label: "Class B", "Total for the Fund") allowed between two such tables.
 MAX_LABEL_ROWS = 2
 #: Two spans of one segment are cut apart when they fall in different columns and the blank between them
@@ -167,7 +171,7 @@ def find_aligned_tables(
     rows = _rows(blocks, taken)
     if sum(1 for row in rows if len(row.segments) >= 2) < MIN_ROWS:
         return []
-    tables = _found(rows, page_width)
+    tables = [half for table in _found(rows, page_width) for half in _side_by_side(table, rows, page_width)]
     gutter = None if tables else _gutter(rows, page_width)
     if gutter is not None:  # two columns of text, each read apart: a table set in one of them
         for keep in ((lambda x0, x1: x1 <= gutter), (lambda x0, x1: x0 >= gutter)):
@@ -179,6 +183,50 @@ def find_aligned_tables(
             ]
             tables.extend(_found(_group(side), page_width))
     return tables
+
+
+def _side_by_side(table: PlacedTable, rows: list[_Row], page_width: float) -> list[PlacedTable]:
+    """The table, or the two tables it is when it is two halves set side by side: a blank down it
+    SIDE_BY_SIDE_GAP_RATIO times as wide as every other blank between its columns, with as many columns
+    on each side, each of the same kind (numbers or words) as its fellow on the other side."""
+    members = [
+        (centre, position, span)
+        for row in rows
+        for _, position, span in row.spans
+        if id(span) in table.members
+        for centre in ((span.bbox[1] + span.bbox[3]) / 2,)
+    ]
+    blanks: list[tuple[float, float]] = []  # the blanks down the table, between its spans' x extents
+    reach = float("inf")
+    for x0, x1 in sorted((span.bbox[0], span.bbox[2]) for _, _, span in members):
+        if x0 > reach:
+            blanks.append((reach, x0))
+        reach = x1 if reach == float("inf") else max(reach, x1)
+    if len(blanks) < 3 or len(blanks) % 2 == 0:
+        return [table]
+    middle = len(blanks) // 2
+    widths = sorted(((x1 - x0), index) for index, (x0, x1) in enumerate(blanks))
+    (second, _), (widest, at) = widths[-2], widths[-1]
+    if at != middle or widest < SIDE_BY_SIDE_GAP_RATIO * second:
+        return [table]
+    cut = sum(blanks[middle]) / 2
+    sides = ([m for m in members if m[2].bbox[0] < cut], [m for m in members if m[2].bbox[0] >= cut])
+    halves = [_found(_group(side), page_width) for side in sides]
+    if any(len(half) != 1 for half in halves):
+        return [table]
+    left, right = halves[0][0], halves[1][0]
+    if len(left.cells[0]) != len(right.cells[0]) or _kinds(left.cells) != _kinds(right.cells):
+        return [table]
+    return [left, right]
+
+
+def _kinds(cells: list[list[str]]) -> list[bool]:
+    """Whether each column holds numbers in most of its filled cells."""
+    return [
+        sum(1 for c in texts if is_number(c)) * 2 > len(texts)
+        for column in zip(*cells, strict=True)
+        for texts in ([c for c in column if c],)
+    ]
 
 
 def _gutter(rows: list[_Row], page_width: float) -> float | None:
