@@ -912,3 +912,48 @@ def test_a_footer_rule_under_a_table_with_open_sides_does_not_stretch_its_last_r
     assert [list(row) for row in table.cells] == rows
     text = only.text
     assert text.index("| Crop 13 |") < text.index("SOURCE: the survey") < text.index("3. Yield")
+
+
+def test_a_small_table_ruled_off_from_its_neighbour_is_found_beside_it(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+
+    def centred(text: str, middle: float, y: float) -> None:
+        page.insert_text((middle - pymupdf.get_text_length(text, fontsize=9) / 2, y), text, fontsize=9)
+
+    def right(text: str, edge: float, y: float) -> None:
+        page.insert_text((edge - pymupdf.get_text_length(text, fontsize=9), y), text, fontsize=9)
+
+    # Attendance: a header over all but the row labels, "Absent" filling only its last column; a
+    # header set off-centre over its only value.
+    for text, middle in (("Identified", 120), ("Unidentified", 194)):
+        centred(text, middle, 200)
+    right("Total", 283, 200)
+    page.insert_text((21, 214), "Present", fontsize=9)
+    centred("217", 119, 214)
+    centred("0", 188, 214)
+    right("217", 283, 214)
+    page.insert_text((21, 228), "Absent", fontsize=9)
+    right("40", 283, 228)
+    page.draw_line((288, 188), (288, 250), width=0.5)  # the rule between it and the tally
+    for y, label, numbers in (
+        (214, "Votes for", ("129", "0", "129")),
+        (228, "Votes against", ("65", "0", "65")),
+    ):
+        page.insert_text((293, y), label, fontsize=9)
+        for edge, number in zip((398, 451, 559), numbers, strict=True):
+            right(number, edge, y)
+    page.insert_text((293, 242), "Abstentions", fontsize=9)
+    right("22", 398, 242)
+    right("22", 559, 242)
+    doc.save(tmp_path / "tally.pdf")
+
+    [only] = read(tmp_path / "tally.pdf")
+    attendance = [[list(row) for row in t.cells] for t in only.tables if t.bbox[2] < 288]
+    assert attendance == [
+        [
+            ["", "Identified", "Unidentified", "Total"],
+            ["Present", "217", "0", "217"],
+            ["Absent", "", "", "40"],
+        ]
+    ]

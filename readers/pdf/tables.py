@@ -266,6 +266,12 @@ class _Segments:
             self.vertical.extend(((x0, y0, y1), (x1, y0, y1)))
 
 
+def vertical_rules(paths: Sequence[dict[str, Any]]) -> list[tuple[float, float, float]]:
+    """The page's vertical rules as (x, top, bottom): the items of ``get_cdrawings()`` drawn as lines or
+    thin boxes, read as the ruled finder reads them."""
+    return _segments(paths).vertical
+
+
 def _segments(paths: Sequence[dict[str, Any]]) -> _Segments:
     """Sort the items of ``get_cdrawings()`` into rules, boxes and figure marks.
 
