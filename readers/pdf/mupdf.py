@@ -116,7 +116,7 @@ from readers.pdf.order import (
 from readers.pdf.placed import PlacedTable, found_tables, header_rows, renumber_tables
 from readers.pdf.salvage import PAGE_TREE_LOST, open_salvaged
 from readers.pdf.structure import read_tagged
-from readers.pdf.tables import TABLE_MIN_FILL, find_ruled_tables
+from readers.pdf.tables import TABLE_MIN_FILL, find_ruled_tables, vertical_rules
 
 # --- extraction flags -------------------------------------------------------------------------------
 
@@ -458,7 +458,7 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     tables = sorted(
         [
             *tables,
-            *find_aligned_tables(scan.lines, tables, rect.width),
+            *find_aligned_tables(scan.lines, tables, rect.width, lambda: vertical_rules(paths)),
             *find_turned_aligned_tables(scan.lines, tables, crop.width, crop.height),
         ],
         key=lambda t: (t.bbox[1], t.bbox[0]),

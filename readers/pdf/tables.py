@@ -47,6 +47,11 @@ EDGE_MIN_LENGTH = 3.0
 GATE_MIN_SEGMENTS = 3
 #: This many rules of the same extent make a table whose open sides are added (see _open_sides).
 RULES_FOR_OPEN_SIDES = 3
+#: A rule at the top or bottom of such a stack is left out of it when no column line crosses the blank
+#: between it and the next rule while column lines cross others, and that blank is more than this many
+#: times the stack's median rule spacing: a footer's rule under a table with open sides
+#: (tabula__spreadsheet_no_bounding_frame.pdf: 9.1 times its rows' height below the last row).
+OPEN_SIDE_END_GAP_SHARE = 2.0
 #: Rows ruled apart with no column lines (a stack of RULES_FOR_OPEN_SIDES rules) get their columns from
 #: blanks at least this many line heights wide running down every row: the stacked tables of the corpus
 #: leave 0.76-10.8 line heights between columns (tabula__AnimalSounds1.pdf 0.76), words about 0.25.
@@ -277,6 +282,12 @@ class _Segments:
             self.vertical.extend(((x0, y0, y1), (x1, y0, y1)))
 
 
+def vertical_rules(paths: Sequence[dict[str, Any]]) -> list[tuple[float, float, float]]:
+    """The page's vertical rules as (x, top, bottom): the items of ``get_cdrawings()`` drawn as lines or
+    thin boxes, read as the ruled finder reads them."""
+    return _segments(paths).vertical
+
+
 def _segments(paths: Sequence[dict[str, Any]]) -> _Segments:
     """Sort the items of ``get_cdrawings()`` into rules, boxes and figure marks.
 
@@ -446,11 +457,36 @@ def _open_sides(hs: list[_Edge], verticals: list[_RawEdge]) -> list[_RawEdge]:
             group.append(edge)
             continue
         if len(group) >= RULES_FOR_OPEN_SIDES:
-            positions = sorted(e.pos for e in group)
+            positions = _ruled_through(sorted(e.pos for e in group), group, verticals)
             for x in (min(e.start for e in group), max(e.end for e in group)):
                 sides.extend(_open_runs(verticals, x, positions))
         group = [edge] if edge is not None else []
     return sides
+
+
+def _ruled_through(positions: list[float], group: list[_Edge], verticals: list[_RawEdge]) -> list[float]:
+    """The stack's rule positions without a rule at its top or bottom cut off from the next by a blank no
+    column line crosses, more than OPEN_SIDE_END_GAP_SHARE times the median spacing, when column lines
+    cross some other blank of the stack."""
+    left, right = group[0].start + SNAP_TOLERANCE, group[0].end - SNAP_TOLERANCE
+    inner = [v for v in verticals if left < v[0] < right]
+
+    def crossed(top: float, bottom: float) -> bool:
+        return any(v[1] < bottom - SNAP_TOLERANCE and v[2] > top + SNAP_TOLERANCE for v in inner)
+
+    gaps = sorted(b - a for a, b in pairwise(positions))
+    if not gaps or not any(crossed(a, b) for a, b in pairwise(positions)):
+        return positions
+    limit = OPEN_SIDE_END_GAP_SHARE * gaps[len(gaps) // 2]
+    while len(positions) > RULES_FOR_OPEN_SIDES and positions[-1] - positions[-2] > limit:
+        if crossed(positions[-2], positions[-1]):
+            break
+        positions = positions[:-1]
+    while len(positions) > RULES_FOR_OPEN_SIDES and positions[1] - positions[0] > limit:
+        if crossed(positions[0], positions[1]):
+            break
+        positions = positions[1:]
+    return positions
 
 
 def _open_runs(verticals: list[_RawEdge], x: float, positions: list[float]) -> list[_RawEdge]:
