@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from quality.garble import BASE_ALPHABETS, expand_cases, letter_groups, translate
+from quality.garble import BASE_ALPHABETS, expand_cases, letter_groups, letter_key, script_of, translate
 
 Method = Literal["shift", "codepoint_shift", "permutation"]
 Score = Callable[[str], float]
@@ -56,6 +56,11 @@ HILL_CLIMB_MAX_SCORES = 6_000
 # ``accept`` and one more climb fails to improve on it: stopping at the first accepted optimum left one
 # French page of twelve at 73% correct characters, which the confirming climbs bring to 100%.
 HILL_CLIMB_RESTARTS = 6
+# The climb permutes letters of the scripts of BASE_ALPHABETS, and only on a page where they are at least
+# this share of the letters: a page's own letters of another script are no alphabet to climb in, and a
+# Latin minority permuted cannot make a page of another script read clean. Each climb spends its 6,000
+# lexicon scores: 1.7 s a page of Kurdish the profiles read as Persian (docs/decisions.md).
+CLIMB_MIN_ALPHABET_SHARE = 0.5
 # Random swaps applied to the best permutation before each restart: enough to leave its basin, few
 # enough to keep most of what it got right.
 PERTURB_SWAPS = 3
@@ -260,6 +265,8 @@ class _Climb:
     def for_text(cls, garbled: str) -> _Climb:
         keys, perms, moves, extra, upper = [], [], [], set(), {}
         for (script, cased), group in letter_groups(garbled, with_base=False).items():
+            if script not in BASE_ALPHABETS:
+                continue  # no alphabet to climb in (CLIMB_MIN_ALPHABET_SHARE)
             targets = set(group)
             if cased and script in BASE_ALPHABETS:
                 targets.update(BASE_ALPHABETS[script])
@@ -363,11 +370,18 @@ def _local_search(climb: _Climb, text: str, scorer: _Scorer, rng: random.Random,
     return best
 
 
+def _alphabet_share(text: str) -> float:
+    """The share of the letters of ``text`` that are of a script of BASE_ALPHABETS."""
+    letters = [c for c in text if c.isalpha()]
+    inside = sum(1 for c in letters if script_of(letter_key(c)[0]) in BASE_ALPHABETS)
+    return inside / len(letters) if letters else 0.0
+
+
 def _hill_climb(
     garbled: str, scorer: _Scorer, shift: _Candidate | None, *, accept: float, seed: int, max_scores: int
 ) -> _Candidate | None:
     climb = _Climb.for_text(garbled)
-    if not climb.moves:
+    if not climb.moves or _alphabet_share(garbled) < CLIMB_MIN_ALPHABET_SHARE:
         return None
     rng = random.Random(seed)
     excerpt = _excerpt(garbled)

@@ -67,7 +67,8 @@ PAGE_SEPARATOR = "\n\n"
 # 4: furniture never takes the last line of body of a page, nor the whole text of a document
 # 5: single-page rules for citation lines, journal footers, author running heads and source stamps; the
 # layout model's header and footer lines removed, with their own why (layout_model)
-SANITIZE_VERSION = "5"
+# 6: right-to-left presentation forms folded to their base letters (quality/normalise.py)
+SANITIZE_VERSION = "6"
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,9 +70,20 @@ def text_score(truth: str, text: str) -> TextScore:
     return TextScore(len(expected), len(found), common, in_order)
 
 
+#: A letter of a right-to-left script.
+_RTL_LETTER = regex.compile(r"[\p{Script=Arabic}\p{Script=Hebrew}--\p{N}]", regex.V1)
+
+
 def cell_key(cell: str) -> str:
-    """A cell as cells are compared: composed, the reference tools' ``<s>`` marks and all whitespace out."""
-    return "".join(_MARKUP.sub("", unicodedata.normalize("NFC", cell)).split())
+    """A cell as cells are compared: composed, the reference tools' ``<s>`` marks and all whitespace out.
+
+    A cell holding right-to-left letters is compared by its characters alone, in any order, after NFKC:
+    the reference tools write such cells in the order they were drawn (pdfminer's visual order of
+    presentation forms in camelot's grid, parentheses mirrored in tabula's), not in reading order."""
+    text = "".join(_MARKUP.sub("", unicodedata.normalize("NFC", cell)).split())
+    if _RTL_LETTER.search(text):
+        return "".join(sorted("".join(unicodedata.normalize("NFKC", text).split())))
+    return text
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,13 @@ def test_a_title_row_of_the_truth_is_not_its_header_and_a_header_over_two_rows_i
     assert header_row(expected) == 1 and header_row(EXPECTED) == 0
 
 
+def test_a_right_to_left_cell_in_drawn_order_or_presentation_forms_matches_its_reading() -> None:
+    reading = [["اسمي سلطان", "مرحبا"], ["(عندي) 47", "1234"]]
+    drawn = [["\ufee5\ufe8e\ufec4\ufee0\ufeb3 \ufef2\ufee4\ufeb3\ufe8d", "ابحرم"], ["74 )يدنع(", "1234"]]
+    assert table_score(drawn, reading).recall == 1.0
+    assert table_score([["Total", "1234"]], [["latoT", "1234"]]).matched == 1  # left to right: in order
+
+
 def test_no_table_found_scores_zero_and_the_best_candidate_is_chosen() -> None:
     assert table_score(EXPECTED, None).recall == 0.0
     wrong = [["Price", "Item"], ["3", "tea"]]

@@ -447,3 +447,13 @@ def test_apply_mapping_rejects_multi_character_entries() -> None:
     assert apply_mapping("Vojw", {"V": "U", "o": "n", "j": "i", "w": "t"}) == "Unit"
     with pytest.raises(ValueError):
         apply_mapping("abc", {"ab": "x"})
+
+
+def test_the_climb_spends_no_score_on_letters_of_a_script_without_an_alphabet() -> None:
+    """Arabic-script text with a few Latin words (Kurdish a lexicon reads as low-scoring Persian) is tried
+    by shifts alone: the permutation climb has no alphabet to climb in there, and spent its budget for
+    nothing."""
+    text = " ".join(["ئەمە", "دەقێکی", "کوردییە", "بە", "پیتی", "عەرەبی", "نووسراوە", "Lorem", "ipsum"] * 30)
+    result = repair(text, lambda t: 0.0, accept=0.9)
+    assert result.repaired is None
+    assert result.tried < 100  # the shifts; the climb spent near a thousand here

@@ -559,3 +559,56 @@ def test_horizontal_lines_side_by_side_stay_apart(tmp_path: Path) -> None:
     doc.save(path)
     text = PyMuPDFReader().read(path, LIMITS).pages[0].text
     assert [line for line in text.splitlines() if line.strip()] == ["A", "B"]
+
+
+def _vertical_run_pdf(descendant_inline: bool) -> bytes:
+    """A page with "Hello", then a run of hiragana in a composite font with the ``Identity-V`` encoding
+    (vertical writing) whose CID font has no font descriptor, then "World", all in one text object: where
+    "World" is drawn depends on how far the vertical run advanced (down, not right)."""
+    hiragana = "".join(f"{cid:04X}" for cid in (843, 845, 847, 849, 851))  # あいうえお in Adobe-Japan1
+    content = f"BT /F1 48 Tf 0 700 Td (Hello) Tj /F2 48 Tf <{hiragana}> Tj /F1 24 Tf (World) Tj ET".encode()
+    cid_font = (
+        b"<< /Type /Font /Subtype /CIDFontType0 /CIDSystemInfo << /Registry (Adobe) /Ordering (Japan1)"
+        b" /Supplement 1 >> >>"
+    )
+    descendants = b"[" + cid_font + b"]" if descendant_inline else b"[7 0 R]"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R"
+        b" /F2 6 0 R >> >> /Contents 4 0 R >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /Ryumin-Light-Identity-V /Encoding /Identity-V"
+        b" /DescendantFonts " + descendants + b" >>",
+        cid_font,
+    ]
+    return pdf_bytes(objects)
+
+
+@pytest.mark.parametrize("descendant_inline", [True, False])
+def test_vertical_run_in_a_font_without_descriptor_reads_as_a_column(
+    tmp_path: Path, descendant_inline: bool
+) -> None:
+    """A CID font without its font descriptor is given one: its vertical run is read as the characters
+    it draws, in one column, and the text drawn after it stays on the page, below the column, read after
+    what precedes the run."""
+    path = tmp_path / "vertical_run.pdf"
+    path.write_bytes(_vertical_run_pdf(descendant_inline))
+    result = PyMuPDFReader().read(path, LIMITS)
+    page = result.pages[0]
+    assert "あいうえお" in page.text
+    assert "World" in page.text and page.text.index("Hello") < page.text.index("World")
+    spans = {span.text: span.bbox for block in page.blocks for line in block.lines for span in line.spans}
+    kana = [box for text, box in spans.items() if text in "あいうえお"]
+    assert len(kana) == 5 and len({round(box[0]) for box in kana}) == 1  # one column
+    world = spans["World"]
+    # On the page, where the run ended: its left edge at the column's middle, below the column's middle.
+    assert world[2] <= 612 and abs(world[0] - (kana[0][0] + kana[0][2]) / 2) < 1
+    assert world[1] > (min(box[1] for box in kana) + max(box[3] for box in kana)) / 2
+    assert "font_descriptors_supplied=1" in result.notes
+    # The later stages open the file as the reader does: the same characters.
+    from readers.pdf.salvage import open_pdf_file
+
+    with open_pdf_file(path) as doc:
+        assert "World" in doc[0].get_text() and "あ" in doc[0].get_text()

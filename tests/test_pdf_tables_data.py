@@ -871,6 +871,95 @@ def test_a_one_line_header_level_with_a_two_line_one_heads_its_own_column_only(t
     assert list(table.cells[0]) == ["Clave Entidad", "Nombre", "Clave Municipio", "Poblado"]
 
 
+def test_a_table_printed_in_two_halves_side_by_side_is_two_tables_left_first(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for first, count, left in ((1, 24, 60.0), (25, 20, 250.0)):
+        for row in range(count):
+            y = 80 + 14 * row
+            for column, value in enumerate((first + row, 99 + first + row, 199 + first + row)):
+                page.insert_text((left + 40 * column, y), str(value), fontsize=10)
+    doc.save(tmp_path / "halves.pdf")
+
+    [only] = read(tmp_path / "halves.pdf")
+    assert [(table.rows, table.columns) for table in only.tables] == [(24, 3), (20, 3)]
+    left, right = only.tables
+    assert list(left.cells[-1]) == ["24", "123", "223"] and list(right.cells[0]) == ["25", "124", "224"]
+    assert only.text.index("| 24 | 123 | 223 |") < only.text.index("| 25 | 124 | 224 |")
+
+
+def test_a_footer_rule_under_a_table_with_open_sides_does_not_stretch_its_last_row(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    xs = [72.0, 200.0, 300.0, 400.0]
+    rows = [["Crop", "2012", "2013"], *([f"Crop {i}", f"{i},4", f"{i + 1},7"] for i in range(1, 14))]
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            page.insert_text((xs[c] + 4, 100 + 18 * r + 13), cell, fontsize=10)
+        for x in xs[1:-1]:  # column rules inside each row, none on the table's outer sides
+            page.draw_line((x, 100 + 18 * r + 1), (x, 100 + 18 * r + 17), width=0.5)
+    bottom = 100 + 18 * len(rows)
+    for r in range(len(rows) + 1):
+        page.draw_line((xs[0], 100 + 18 * r), (xs[-1], 100 + 18 * r), width=0.5)
+    page.insert_text((72, bottom + 10), "SOURCE: the survey", fontsize=8)
+    page.insert_text((72, bottom + 45), "3. Yield estimate", fontsize=12)
+    page.insert_text((72, bottom + 65), "The estimated yield is higher than in the year before.", fontsize=10)
+    page.draw_line((xs[0], bottom + 150), (xs[-1], bottom + 150), width=0.5)  # the footer's rule
+    page.insert_text((72, bottom + 162), "Followup of the crops", fontsize=8)
+    doc.save(tmp_path / "open.pdf")
+
+    [only] = read(tmp_path / "open.pdf")
+    [table] = only.tables
+    assert [list(row) for row in table.cells] == rows
+    text = only.text
+    assert text.index("| Crop 13 |") < text.index("SOURCE: the survey") < text.index("3. Yield")
+
+
+def test_a_small_table_ruled_off_from_its_neighbour_is_found_beside_it(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+
+    def centred(text: str, middle: float, y: float) -> None:
+        page.insert_text((middle - pymupdf.get_text_length(text, fontsize=9) / 2, y), text, fontsize=9)
+
+    def right(text: str, edge: float, y: float) -> None:
+        page.insert_text((edge - pymupdf.get_text_length(text, fontsize=9), y), text, fontsize=9)
+
+    # Attendance: a header over all but the row labels, "Absent" filling only its last column; a
+    # header set off-centre over its only value.
+    for text, middle in (("Identified", 120), ("Unidentified", 194)):
+        centred(text, middle, 200)
+    right("Total", 283, 200)
+    page.insert_text((21, 214), "Present", fontsize=9)
+    centred("217", 119, 214)
+    centred("0", 188, 214)
+    right("217", 283, 214)
+    page.insert_text((21, 228), "Absent", fontsize=9)
+    right("40", 283, 228)
+    page.draw_line((288, 188), (288, 250), width=0.5)  # the rule between it and the tally
+    for y, label, numbers in (
+        (214, "Votes for", ("129", "0", "129")),
+        (228, "Votes against", ("65", "0", "65")),
+    ):
+        page.insert_text((293, y), label, fontsize=9)
+        for edge, number in zip((398, 451, 559), numbers, strict=True):
+            right(number, edge, y)
+    page.insert_text((293, 242), "Abstentions", fontsize=9)
+    right("22", 398, 242)
+    right("22", 559, 242)
+    doc.save(tmp_path / "tally.pdf")
+
+    [only] = read(tmp_path / "tally.pdf")
+    attendance = [[list(row) for row in t.cells] for t in only.tables if t.bbox[2] < 288]
+    assert attendance == [
+        [
+            ["", "Identified", "Unidentified", "Total"],
+            ["Present", "217", "0", "217"],
+            ["Absent", "", "", "40"],
+        ]
+    ]
+
+
 def test_columns_ruled_only_by_breaks_in_the_rules_are_found(tmp_path: Path) -> None:
     """A statement whose rules are drawn cell by cell with no column lines, the latest year's cells shaded
     boxes, the yen signs in columns of their own, a heading row ruled only across the shaded cells: its

@@ -25,7 +25,7 @@ from __future__ import annotations
 import operator
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
@@ -100,6 +100,14 @@ FRAME_MEMBERS_SHARE = 0.5
 #: column's lines between its rows. Column gutters in the corpus are 12-25 pt.
 GUTTER_MIN_WIDTH = 8.0
 GUTTER_BAND = (0.3, 0.7)
+#: A table is two tables set side by side when one blank down it is this many times as wide as every
+#: other blank between its columns and both sides hold as many columns, of the same kinds (numbers or
+#: words): tabula__MultiColumn.pdf's halves of 3 columns are 4.5 times as far apart as their columns.
+SIDE_BY_SIDE_GAP_RATIO = 3.0
+#: A vertical rule divides a run of rows that is no table into two tables, side by side, when it runs
+#: down the whole run, within this many points of its top and bottom, and crosses none of its spans (an
+#: attendance table ruled off from a vote tally: tabula__argentina_diputados_voting_record.pdf).
+DIVIDER_TOLERANCE = 3.0
 #: Rows of one segment (a group's label: "Class B", "Total for the Fund") allowed between two such tables.
 MAX_LABEL_ROWS = 2
 #: Two spans of one segment are cut apart when they fall in different columns and the blank between them
@@ -164,17 +172,22 @@ class _Row:
 
 
 def find_aligned_tables(
-    blocks: Sequence[Sequence[LineLike]], ruled: Sequence[PlacedTable], page_width: float
+    blocks: Sequence[Sequence[LineLike]],
+    ruled: Sequence[PlacedTable],
+    page_width: float,
+    dividers: Callable[[], Sequence[tuple[float, float, float]]] | None = None,
 ) -> list[PlacedTable]:
     """The page's tables aligned by whitespace (source ``aligned``), top to bottom; spans already in a
-    ruled table are not looked at."""
+    ruled table are not looked at. ``dividers`` gives the page's vertical rules as (x, top, bottom), asked
+    only when a run of rows is no table (a rule may divide it into two)."""
     taken: set[int] = set()
     for table in ruled:
         taken |= table.members
     rows = _rows(blocks, taken)
     if sum(1 for row in rows if len(row.segments) >= 2) < MIN_ROWS:
         return []
-    tables = _found(rows, page_width)
+    found = _found(rows, page_width, _Dividers(dividers))
+    tables = [half for table in found for half in _side_by_side(table, rows, page_width)]
     gutter = None if tables else _gutter(rows, page_width)
     if gutter is not None:  # two columns of text, each read apart: a table set in one of them
         for keep in ((lambda x0, x1: x1 <= gutter), (lambda x0, x1: x0 >= gutter)):
@@ -184,8 +197,52 @@ def find_aligned_tables(
                 for _, position, span in row.spans
                 if keep(span.bbox[0], span.bbox[2])
             ]
-            tables.extend(_found(_group(side), page_width))
+            tables.extend(_found(_group(side), page_width, _Dividers(None)))
     return tables
+
+
+def _side_by_side(table: PlacedTable, rows: list[_Row], page_width: float) -> list[PlacedTable]:
+    """The table, or the two tables it is when it is two halves set side by side: a blank down it
+    SIDE_BY_SIDE_GAP_RATIO times as wide as every other blank between its columns, with as many columns
+    on each side, each of the same kind (numbers or words) as its fellow on the other side."""
+    members = [
+        (centre, position, span)
+        for row in rows
+        for _, position, span in row.spans
+        if id(span) in table.members
+        for centre in ((span.bbox[1] + span.bbox[3]) / 2,)
+    ]
+    blanks: list[tuple[float, float]] = []  # the blanks down the table, between its spans' x extents
+    reach = float("inf")
+    for x0, x1 in sorted((span.bbox[0], span.bbox[2]) for _, _, span in members):
+        if x0 > reach:
+            blanks.append((reach, x0))
+        reach = x1 if reach == float("inf") else max(reach, x1)
+    if len(blanks) < 3 or len(blanks) % 2 == 0:
+        return [table]
+    middle = len(blanks) // 2
+    widths = sorted(((x1 - x0), index) for index, (x0, x1) in enumerate(blanks))
+    (second, _), (widest, at) = widths[-2], widths[-1]
+    if at != middle or widest < SIDE_BY_SIDE_GAP_RATIO * second:
+        return [table]
+    cut = sum(blanks[middle]) / 2
+    sides = ([m for m in members if m[2].bbox[0] < cut], [m for m in members if m[2].bbox[0] >= cut])
+    halves = [_found(_group(side), page_width, _Dividers(None)) for side in sides]
+    if any(len(half) != 1 for half in halves):
+        return [table]
+    left, right = halves[0][0], halves[1][0]
+    if len(left.cells[0]) != len(right.cells[0]) or _kinds(left.cells) != _kinds(right.cells):
+        return [table]
+    return [left, right]
+
+
+def _kinds(cells: list[list[str]]) -> list[bool]:
+    """Whether each column holds numbers in most of its filled cells."""
+    return [
+        sum(1 for c in texts if is_number(c)) * 2 > len(texts)
+        for column in zip(*cells, strict=True)
+        for texts in ([c for c in column if c],)
+    ]
 
 
 def _gutter(rows: list[_Row], page_width: float) -> float | None:
@@ -203,11 +260,44 @@ def _gutter(rows: list[_Row], page_width: float) -> float | None:
     return None if best is None else (best[0] + best[1]) / 2
 
 
-def _found(rows: list[_Row], page_width: float) -> list[PlacedTable]:
+class _Dividers:
+    """The page's vertical rules, read from its drawings the first time they are asked for."""
+
+    def __init__(self, source: Callable[[], Sequence[tuple[float, float, float]]] | None) -> None:
+        self._source = source
+        self._rules: Sequence[tuple[float, float, float]] | None = None
+
+    def rules(self) -> Sequence[tuple[float, float, float]]:
+        if self._rules is None:
+            self._rules = self._source() if self._source is not None else ()
+        return self._rules
+
+
+def _divided(run: list[_Row], dividers: _Dividers, page_width: float) -> list[PlacedTable]:
+    """The tables on either side of a vertical rule running down the whole run and crossing none of its
+    spans (see DIVIDER_TOLERANCE), or none."""
+    top, bottom = run[0].top, run[-1].bottom
+    spans = [((s.bbox[1] + s.bbox[3]) / 2, position, s) for row in run for _, position, s in row.spans]
+    for x, y0, y1 in dividers.rules():
+        if y0 > top + DIVIDER_TOLERANCE or y1 < bottom - DIVIDER_TOLERANCE:
+            continue
+        if any(s.bbox[0] < x < s.bbox[2] for _, _, s in spans):
+            continue
+        left = [item for item in spans if item[2].bbox[2] <= x]
+        right = [item for item in spans if item[2].bbox[0] >= x]
+        if not left or not right:
+            continue
+        none = _Dividers(None)
+        return [*_found(_group(left), page_width, none), *_found(_group(right), page_width, none)]
+    return []
+
+
+def _found(rows: list[_Row], page_width: float, dividers: _Dividers) -> list[PlacedTable]:
     """The tables of these rows, top to bottom: each run of rows with its header rows above it, runs one
-    under the other with the same columns joined."""
+    under the other with the same columns joined; a run that is no table may be two divided by a rule."""
     position = {id(row): index for index, row in enumerate(rows)}
     found: list[tuple[list[_Row], PlacedTable]] = []
+    divided: list[PlacedTable] = []
     runs = _runs(rows)
     in_runs = {id(row) for run in runs for row in run}
     for run in runs:
@@ -221,6 +311,7 @@ def _found(rows: list[_Row], page_width: float) -> list[PlacedTable]:
         if table is None:
             table = _table(run, page_width)
         if table is None:
+            divided.extend(_divided(run, dividers, page_width))
             continue
         if found:
             before, _ = found[-1]
@@ -232,7 +323,7 @@ def _found(rows: list[_Row], page_width: float) -> list[PlacedTable]:
                     found[-1] = _with_trailing(found[-1], rows, position, in_runs, page_width)
                     continue
         found.append(_with_trailing((run, table), rows, position, in_runs, page_width))
-    return [table for _, table in found]
+    return sorted([*(table for _, table in found), *divided], key=lambda t: (t.bbox[1], t.bbox[0]))
 
 
 def _with_trailing(
@@ -346,7 +437,9 @@ def unframed(
     """
     out: list[PlacedTable] = []
     for table in ruled:
-        cells = len(table.cells) * len(table.cells[0]) if table.cells else 0  # a grid: a span or two a cell
+        # A grid holds a span or two a cell; a grid read row by row from stacked lines counts as ruled.
+        width = len(table.cells[0]) if table.cells else 0
+        cells = table.grid_cells or len(table.cells) * width
         if "turned=" in table.evidence or cells * FRAME_ROWS_SHARE > len(table.members):
             out.append(table)
             continue
@@ -361,7 +454,7 @@ def unframed(
         inside = [
             found
             for found in find_aligned_tables(framed, [], page_width)
-            if len(found.cells) >= FRAME_ROWS_SHARE * len(table.cells)
+            if len(found.cells) * width >= FRAME_ROWS_SHARE * cells
             and len(found.members) >= FRAME_MEMBERS_SHARE * len(table.members)
         ]
         out.extend(inside or [table])
@@ -643,7 +736,8 @@ def _table(run: list[_Row], page_width: float) -> PlacedTable | None:
         if not second or sum(1 for c in second if is_number(c)) < TWO_COLUMN_NUMERIC_SHARE * len(second):
             return None
     headed = len(set(placed[0])) == len(columns)  # a first row over every column
-    aligned, justified, ragged = _aligned_columns(run, placed, len(columns), headed)
+    stubbed = set(placed[0]) == set(range(1, len(columns)))  # over every column but the row labels'
+    aligned, justified, ragged = _aligned_columns(run, placed, len(columns), headed or stubbed)
     if justified:
         return None
     if aligned < len(columns) and not _indented_labels(ragged, cells, len(columns)):
@@ -848,8 +942,9 @@ def _aligned_columns(
     """How many of the ``width`` columns have COLUMN_ALIGNED_SHARE of their cells (at least MIN_ROWS) on
     a common left, right or centre edge, whether a column is justified prose (both sides lined up,
     wordy cells), and the columns that do not line up; ``placed`` holds each row's segments' columns.
-    In a ``headed`` table (its first row over every column) a column of two cells lines up when they
-    share an edge (a header over one cell)."""
+    In a ``headed`` table (its first row over every column, or every column but the row labels') a
+    column of two cells lines up when they share an edge or the first spans the second (a header over
+    one cell)."""
     edges: list[list[tuple[float, float, float]]] = [[] for _ in range(width)]
     words: list[list[int]] = [[] for _ in range(width)]
     for row, indexes in zip(run, placed, strict=True):
@@ -863,8 +958,13 @@ def _aligned_columns(
         if len(column) < (2 if headed else MIN_ROWS):
             ragged.append(index)
             continue
-        if len(column) < MIN_ROWS:  # a header over one cell: the two share an edge
+        if len(column) < MIN_ROWS:  # a header over one cell: the two share an edge, or it spans the cell
             sides = [abs(column[0][side] - column[1][side]) <= EDGE_TOLERANCE for side in range(3)]
+            over = (
+                column[0][0] - EDGE_TOLERANCE <= column[1][0]
+                and column[1][1] <= column[0][1] + EDGE_TOLERANCE
+            )
+            sides[2] = sides[2] or over
         else:
             sides = [_lines_up([edge[side] for edge in column]) for side in range(3)]
         if any(sides):

@@ -62,6 +62,7 @@ class PlacedTable:
     first: int = 0  # id() of the first span in reading order, where the table is placed
     column_edges: tuple[float, ...] = ()  # x of its column borders (for linking a continuation)
     above: set[int] = field(default_factory=set)  # id() of spans read before it (a title taken out of it)
+    grid_cells: int = 0  # a ruled table read row by row from stacked lines: its cells as the grid has them
 
     @property
     def markdown(self) -> str:

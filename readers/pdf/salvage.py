@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pymupdf
 
+from readers.pdf.cid_fonts import supply_font_descriptors
+
 #: The reader's line (``ReadResult.unread``) for a document read from its surviving page objects, followed
 #: by their number.
 PAGE_TREE_LOST = "page_tree_lost:pages_kept="
@@ -46,8 +48,11 @@ def open_salvaged(path: Path | str) -> tuple[pymupdf.Document, int]:
 
 
 def open_pdf_file(path: Path | str) -> pymupdf.Document:
-    """``path`` opened as :func:`open_salvaged` opens it; the caller closes it."""
-    return open_salvaged(path)[0]
+    """``path`` opened as :func:`open_salvaged` opens it, its CID fonts given the descriptors they lack
+    (:mod:`readers.pdf.cid_fonts`), as the PDF reader reads it; the caller closes it."""
+    doc = open_salvaged(path)[0]
+    supply_font_descriptors(doc)
+    return doc
 
 
 def _page_objects(doc: pymupdf.Document) -> list[int]:

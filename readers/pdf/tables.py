@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import pymupdf
 
 from readers.core.model import TableSource
-from readers.pdf.placed import CURRENCY, PlacedTable, calibrated, header_rows, one_header
+from readers.pdf.placed import CURRENCY, PlacedTable, calibrated, header_rows, is_number, one_header
 
 # --- thresholds -------------------------------------------------------------------------------------
 
@@ -47,6 +47,11 @@ EDGE_MIN_LENGTH = 3.0
 GATE_MIN_SEGMENTS = 3
 #: This many rules of the same extent make a table whose open sides are added (see _open_sides).
 RULES_FOR_OPEN_SIDES = 3
+#: A rule at the top or bottom of such a stack is left out of it when no column line crosses the blank
+#: between it and the next rule while column lines cross others, and that blank is more than this many
+#: times the stack's median rule spacing: a footer's rule under a table with open sides
+#: (tabula__spreadsheet_no_bounding_frame.pdf: 9.1 times its rows' height below the last row).
+OPEN_SIDE_END_GAP_SHARE = 2.0
 #: Rows ruled apart with no column lines (a stack of RULES_FOR_OPEN_SIDES rules) get their columns from
 #: blanks at least this many line heights wide running down every row: the stacked tables of the corpus
 #: leave 0.76-10.8 line heights between columns (tabula__AnimalSounds1.pdf 0.76), words about 0.25.
@@ -84,6 +89,22 @@ TABLE_MAX_CELL_SHARE = 0.5
 RULED_BASE_CONFIDENCE = 0.5
 #: A span that sticks out of its cell by more than this is cut into words at the cell borders.
 _CELL_OVERHANG = 1.0
+#: A cell spanning several columns is cut into them when its words each lie inside one column and no
+#: column gets more than this many: a header ruled as one box over the columns it names ("Permit Handgun
+#: Long Gun ... Admin" of plumb__nics-background-checks-2015-11-rotated.pdf, 1-2 words a column), not a
+#: note or title running across them (a word of which crosses a column border, or many fall in one).
+SPREAD_MAX_WORDS = 3
+#: The lines of a cell stand side by side with those of the other cells of its row when their centres
+#: are this close (in points): a grid ruling every fifth row holds five rows in each cell.
+SAME_LINE_TOLERANCE = 2.0
+#: A grid is read row by row from its cells' lines only when at least this many of its rows hold stacked
+#: lines (a grid ruling every fifth row rules many such groups); one such row is a frame ruled round an
+#: unruled body, which readers.pdf.aligned.unframed reads as the aligned table inside it.
+STACKED_MIN_ROWS = 2
+#: ...and only rows where at least this share of the cells hold numbers on every line: a row of data
+#: (24 of the 25 columns of the NICS checks); a two-column table of options whose names and descriptions
+#: wrap over two lines (deb-ru__eskdx.pdf) holds none, and its lines are not rows.
+STACKED_NUMERIC_SHARE = 0.5
 _position = operator.itemgetter(0)  # of a raw segment (see _RawEdge)
 _start = operator.itemgetter(1)
 
@@ -260,6 +281,12 @@ class _Segments:
         else:
             self.horizontal.extend(((y0, x0, x1), (y1, x0, x1)))
             self.vertical.extend(((x0, y0, y1), (x1, y0, y1)))
+
+
+def vertical_rules(paths: Sequence[dict[str, Any]]) -> list[tuple[float, float, float]]:
+    """The page's vertical rules as (x, top, bottom): the items of ``get_cdrawings()`` drawn as lines or
+    thin boxes, read as the ruled finder reads them."""
+    return _segments(paths).vertical
 
 
 def _segments(paths: Sequence[dict[str, Any]]) -> _Segments:
@@ -446,7 +473,7 @@ def _open_sides(hs: list[_Edge], verticals: list[_RawEdge]) -> list[_RawEdge]:
             group.append(edge)
             continue
         if len(group) >= RULES_FOR_OPEN_SIDES:
-            positions = sorted(e.pos for e in group)
+            positions = _ruled_through(sorted(e.pos for e in group), group, verticals)
             for x in (min(e.start for e in group), max(e.end for e in group)):
                 sides.extend(_open_runs(verticals, x, positions))
         group = [edge] if edge is not None else []
@@ -505,6 +532,31 @@ def _break_sides(
                 sides.append((x, run[0].pos, run[-1].pos))
             run, broken = [], 0
     return sides
+
+
+def _ruled_through(positions: list[float], group: list[_Edge], verticals: list[_RawEdge]) -> list[float]:
+    """The stack's rule positions without a rule at its top or bottom cut off from the next by a blank no
+    column line crosses, more than OPEN_SIDE_END_GAP_SHARE times the median spacing, when column lines
+    cross some other blank of the stack."""
+    left, right = group[0].start + SNAP_TOLERANCE, group[0].end - SNAP_TOLERANCE
+    inner = [v for v in verticals if left < v[0] < right]
+
+    def crossed(top: float, bottom: float) -> bool:
+        return any(v[1] < bottom - SNAP_TOLERANCE and v[2] > top + SNAP_TOLERANCE for v in inner)
+
+    gaps = sorted(b - a for a, b in pairwise(positions))
+    if not gaps or not any(crossed(a, b) for a, b in pairwise(positions)):
+        return positions
+    limit = OPEN_SIDE_END_GAP_SHARE * gaps[len(gaps) // 2]
+    while len(positions) > RULES_FOR_OPEN_SIDES and positions[-1] - positions[-2] > limit:
+        if crossed(positions[-2], positions[-1]):
+            break
+        positions = positions[:-1]
+    while len(positions) > RULES_FOR_OPEN_SIDES and positions[1] - positions[0] > limit:
+        if crossed(positions[0], positions[1]):
+            break
+        positions = positions[1:]
+    return positions
 
 
 def _open_runs(verticals: list[_RawEdge], x: float, positions: list[float]) -> list[_RawEdge]:
@@ -819,6 +871,8 @@ def _fill_grid(
     turn = max(by_turn, key=lambda t: (sum(len(inside) for _, inside in by_turn[t]), t == 0))
     texts: dict[int, list[str]] = {}
     heights: dict[int, list[tuple[float, float]]] = {}  # each text line's top and bottom, as in texts
+    centres: dict[int, list[float]] = {}  # the vertical centre of each of texts' lines (upright only)
+    spread: dict[int, list[tuple[float, float, float, str]]] = {}  # words of cells spanning columns
     members: set[int] = set()
     first: int | None = None
     taken_in: list[tuple[int, int]] = []  # (span id, cell) in reading order
@@ -835,9 +889,16 @@ def _fill_grid(
                 pieces.setdefault(cell, []).append(span.text)
         top = min(span.bbox[1] for span, _ in inside)
         bottom = max(span.bbox[3] for span, _ in inside)
+        centre = sum((span.bbox[1] + span.bbox[3]) / 2 for span, _ in inside) / len(inside)
         for cell, parts in pieces.items():
             texts.setdefault(cell, []).append("".join(parts))
+            centres.setdefault(cell, []).append(centre)
             heights.setdefault(cell, []).append((top, bottom))
+        if not turn:
+            for _, cell in inside:
+                _, c0, _, c1 = grid.cells[cell]
+                if c1 - c0 > 1 and cell not in spread:
+                    spread[cell] = _cell_words(grid, cell, by_turn[turn], words)
     if first is None:
         return None
     titles = _title_cells(grid, texts) if not turn else set()
@@ -847,13 +908,98 @@ def _fill_grid(
         for cell in titles:
             del texts[cell]
             heights.pop(cell, None)
-        table = _table(grid, texts, members, first, turn, heights)
+        table = _table(grid, texts, members, first, turn, centres, spread, heights)
         if table is None:
             return None
         top = grid.ys[max(grid.cells[cell][2] for cell in titles)]
         above = {key for key, cell in taken_in if cell in titles}
         return replace(table, bbox=(table.bbox[0], top, table.bbox[2], table.bbox[3]), above=above)
-    return _table(grid, texts, members, first, turn, heights)
+    return _table(grid, texts, members, first, turn, centres, spread, heights)
+
+
+def _cell_words(
+    grid: _Grid,
+    cell: int,
+    lines: list[tuple[LineLike, list[tuple[SpanLike, int]]]],
+    words: _Words,
+) -> list[tuple[float, float, float, str]]:
+    """The words of the lines' spans in ``cell``, top to bottom, as (centre x, left, right, text)."""
+    r0, c0, r1, c1 = grid.cells[cell]
+    x0, y0, x1, y1 = grid.xs[c0], grid.ys[r0], grid.xs[c1], grid.ys[r1]
+    out: list[tuple[float, float, float, str]] = []
+    for line, inside in lines:
+        if any(c == cell for _, c in inside):
+            out.extend(
+                ((left + right) / 2, left, right, word)
+                for left, top, right, bottom, word in words.of_line(line.key)
+                if x0 < (left + right) / 2 < x1 and y0 < (top + bottom) / 2 < y1
+            )
+    return out
+
+
+def _spread_cells(grid: _Grid, cell: int, found: list[tuple[float, float, float, str]]) -> dict[int, str]:
+    """A cell spanning columns cut into them by its words: each word in the column it lies in, when every
+    word lies inside one column, at least two columns get words and none more than SPREAD_MAX_WORDS; else
+    nothing (the cell stays whole)."""
+    _, c0, _, c1 = grid.cells[cell]
+    columns: dict[int, list[str]] = {}
+    for wx, left, right, word in found:
+        column = bisect.bisect_right(grid.xs, wx) - 1
+        if not c0 <= column < c1:
+            return {}
+        if left < grid.xs[column] - _CELL_OVERHANG or right > grid.xs[column + 1] + _CELL_OVERHANG:
+            return {}
+        columns.setdefault(column, []).append(word)
+    if len(columns) < 2 or any(len(words) > SPREAD_MAX_WORDS for words in columns.values()):
+        return {}
+    return {column: " ".join(words) for column, words in columns.items()}
+
+
+def _cell_lines(texts: list[str], centres: list[float]) -> list[tuple[float, str]]:
+    """A cell's lines top to bottom as (centre, text), pieces on one line joined, blank ones left out."""
+    out: list[tuple[float, str]] = []
+    for centre, text in sorted(zip(centres, texts, strict=True), key=operator.itemgetter(0)):
+        if not text.strip():
+            continue
+        if out and centre - out[-1][0] <= SAME_LINE_TOLERANCE:
+            out[-1] = (out[-1][0], f"{out[-1][1]} {text.strip()}")
+        else:
+            out.append((centre, text.strip()))
+    return out
+
+
+def _stacked_rows(
+    grid: _Grid, texts: dict[int, list[str]], centres: dict[int, list[float]]
+) -> dict[int, list[tuple[int, list[str]]]]:
+    """The grid's rows that hold several rows of the table each: a row whose filled cells (one row high,
+    at least two of them) each hold the same number of lines, two or more, side by side (a grid ruled
+    every fifth row). Each such row is given as its cells, each with its lines."""
+    by_row: dict[int, list[int]] = {}
+    for cell, parts in texts.items():
+        r0, _, r1, _ = grid.cells[cell]
+        if any(part.strip() for part in parts):
+            by_row.setdefault(r0, []).append(cell)
+            if r1 - r0 > 1:  # a cell over several rows: its first row is not stacked
+                by_row[r0].append(-1)
+    stacked: dict[int, list[tuple[int, list[str]]]] = {}
+    for row, cells in by_row.items():
+        if len(cells) < 2 or -1 in cells:
+            continue
+        lines = [_cell_lines(texts[cell], centres[cell]) for cell in cells]
+        count = len(lines[0])
+        if count < 2 or any(len(found) != count for found in lines):
+            continue
+        numeric = sum(1 for found in lines if all(is_number(text) for _, text in found))
+        if numeric < STACKED_NUMERIC_SHARE * len(lines):
+            continue
+        if any(
+            abs(a[0] - b[0]) > SAME_LINE_TOLERANCE
+            for found in lines[1:]
+            for a, b in zip(found, lines[0], strict=True)
+        ):
+            continue
+        stacked[row] = [(cell, [text for _, text in found]) for cell, found in zip(cells, lines, strict=True)]
+    return stacked if len(stacked) >= STACKED_MIN_ROWS else {}
 
 
 def _title_cells(grid: _Grid, texts: dict[int, list[str]]) -> set[int]:
@@ -947,6 +1093,8 @@ def _table(
     members: set[int],
     first: int,
     turn: int = 0,
+    centres: dict[int, list[float]] | None = None,
+    spread: dict[int, list[tuple[float, float, float, str]]] | None = None,
     heights: dict[int, list[tuple[float, float]]] | None = None,
 ) -> PlacedTable | None:
     """The filled grid as a table, or None when it is not one (too empty, fewer than 2x2 filled, one
@@ -961,14 +1109,35 @@ def _table(
         return None
     fill = len(filled) / len(grid.cells)
     if not turn:
-        if heights:
-            grid, filled = _lines_spread(grid, texts, heights)
-        grid, filled = _signs_joined(grid, filled)
+        reshaped, joined = _lines_spread(grid, texts, heights) if heights else (grid, filled)
+        reshaped, joined = _signs_joined(reshaped, joined)
+        if reshaped.cells != grid.cells or reshaped.xs != grid.xs:
+            # cells renumbered: lines stacked in a row and words spread over columns are of the old grid
+            grid, filled, centres, spread = reshaped, joined, None, None
     n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
+    stacked = _stacked_rows(grid, texts, centres) if centres is not None and not turn else {}
+    start: list[int] = []  # each grid row's first row of the table
+    count = 0
+    for r in range(n_rows):
+        start.append(count)
+        count += len(stacked[r][0][1]) if r in stacked else 1
+    n_rows = count
     matrix = [["" for _ in range(n_cols)] for _ in range(n_rows)]
     for cell, text in filled.items():
-        r0, c0, _, _ = grid.cells[cell]
-        matrix[r0][c0] = text
+        r0, c0, r1, c1 = grid.cells[cell]
+        parts = _spread_cells(grid, cell, spread[cell]) if spread and cell in spread else {}
+        for column, part in parts.items():
+            matrix[start[r0]][column] = part
+        if parts:
+            continue
+        # A cell over several slots is written in the one that starts it as the table is printed: turned
+        # by 90, the page's last row of the cell is its first column; by 270, its last column is its top.
+        row, column = (r1 - 1, c0) if turn == 90 else (r0, c1 - 1) if turn == 270 else (start[r0], c0)
+        matrix[row][column] = text
+    for r, found in stacked.items():
+        for cell, lines in found:
+            for i, line in enumerate(lines):
+                matrix[start[r] + i][grid.cells[cell][1]] = line
     if turn == 90:  # the printed table's top is the page's left, its first column the page's bottom
         matrix = [[matrix[n_rows - 1 - r][c] for r in range(n_rows)] for c in range(n_cols)]
     elif turn == 270:  # its top is the page's right, its first column the page's top
@@ -976,6 +1145,7 @@ def _table(
     n_cols = len(matrix[0])
     rows = [row for row in matrix if any(row)]
     keep = [c for c in range(n_cols) if any(row[c] for row in rows)]
+    grid_rows = {grid.cells[cell][0] for cell in filled}  # the rows as ruled, before stacked lines
     if len(rows) < 2 or len(keep) < 2:
         return None
     cells = one_header([[row[c] for c in keep] for row in rows])
@@ -992,6 +1162,7 @@ def _table(
         members=members,
         first=first,
         column_edges=(*(grid.xs[c] for c in keep), grid.xs[-1]) if not turn else (),
+        grid_cells=len(grid_rows) * len(keep) if stacked else 0,
     )
 
 
