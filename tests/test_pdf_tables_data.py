@@ -5,6 +5,7 @@ into the ``tables`` table; pages of prose, lists and a table of contents give no
 from __future__ import annotations
 
 import unicodedata
+from itertools import pairwise
 from pathlib import Path
 
 import pymupdf
@@ -956,4 +957,53 @@ def test_a_small_table_ruled_off_from_its_neighbour_is_found_beside_it(tmp_path:
             ["Present", "217", "0", "217"],
             ["Absent", "", "", "40"],
         ]
+    ]
+
+
+def test_columns_ruled_only_by_breaks_in_the_rules_are_found(tmp_path: Path) -> None:
+    """A statement whose rules are drawn cell by cell with no column lines, the latest year's cells shaded
+    boxes, the yen signs in columns of their own, a heading row ruled only across the shaded cells: its
+    columns are found where the rules break, each sign joins its amount, and each label stands level with
+    its amounts."""
+    xs = [72.0, 300.0, 312.0, 372.0, 382.0, 442.0]  # label | yen | 2020 | yen | 2021
+    rows = [
+        ["Net profit", "¥", "233,512", "¥", "201,683"],
+        ["Other comprehensive income", "", "", "", ""],
+        ["Cash flow hedges", "", "20", "", "92"],
+        ["Comprehensive income", "¥", "124,762", "¥", "415,954"],
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    top, height = 114.0, 20.0
+    page.draw_rect(pymupdf.Rect(xs[3], 100, xs[5], top), color=None, fill=(0.3, 0.3, 0.3))
+    page.insert_text((xs[2] + 20, 111), "2020", fontsize=9)
+    page.insert_text((xs[4] + 20, 111), "2021", fontsize=9)
+    for x0, x1 in pairwise(xs[1:]):  # the header's rule, over the amounts only
+        page.draw_line((x0, 100), (x1, 100), width=0.5)
+    for r, row in enumerate(rows):
+        y0 = top + r * height
+        for x0, x1 in pairwise(xs[3:]):  # the shaded cells of 2021
+            page.draw_rect(pymupdf.Rect(x0, y0, x1, y0 + height), color=None, fill=(0.9, 0.93, 0.97))
+        page.insert_text((xs[0] + 4, y0 + 13), row[0], fontsize=9)
+        for c in range(1, 5):
+            if row[c]:
+                page.insert_text(
+                    (xs[c + 1] - 3 - pymupdf.get_text_length(row[c], fontsize=9), y0 + 13), row[c], fontsize=9
+                )
+    for r in range(len(rows) + 1):
+        if r == 2:  # under the heading row: the shaded cells' own borders only
+            continue
+        for x0, x1 in pairwise(xs):  # each row's rule drawn cell by cell
+            page.draw_line((x0, top + r * height), (x1, top + r * height), width=0.5)
+    doc.save(tmp_path / "statement.pdf")
+
+    [only] = read(tmp_path / "statement.pdf")
+    [table] = only.tables
+    assert table.source == TableSource.RULED.value
+    assert [list(row) for row in table.cells] == [
+        ["", "2020", "2021"],
+        ["Net profit", "¥ 233,512", "¥ 201,683"],
+        ["Other comprehensive income", "", ""],
+        ["Cash flow hedges", "20", "92"],
+        ["Comprehensive income", "¥ 124,762", "¥ 415,954"],
     ]

@@ -30,7 +30,15 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from readers.core.model import TableSource
-from readers.pdf.placed import PlacedTable, calibrated, header_lines, header_rows, is_number, one_header
+from readers.pdf.placed import (
+    CURRENCY,
+    PlacedTable,
+    calibrated,
+    header_lines,
+    header_rows,
+    is_number,
+    one_header,
+)
 from readers.pdf.tables import LineLike, SpanLike
 
 # --- thresholds -------------------------------------------------------------------------------------
@@ -143,7 +151,6 @@ ALIGNED_BASE_CONFIDENCE = 0.4
 LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:·\s?){4,}")
 _RIGHT_TO_LEFT = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _LEADER_TAIL = re.compile(r"\s*(?:(?:\.\s?){2,}|…+|(?:·\s?){2,})\s*$")
-_CURRENCY = frozenset("$€£¥")
 
 
 @dataclass(slots=True)
@@ -615,7 +622,7 @@ def _segments(row: _Row) -> list[_Segment]:
     # A currency sign set apart from its amount ($ 178) belongs to the amount's cell.
     merged: list[_Segment] = []
     for segment in segments:
-        if merged and len(merged[-1].spans) == 1 and merged[-1].spans[0].text.strip() in _CURRENCY:
+        if merged and len(merged[-1].spans) == 1 and merged[-1].spans[0].text.strip() in CURRENCY:
             sign = merged.pop()
             segment = _Segment(sign.x0, segment.x1, [*sign.spans, *segment.spans])
         merged.append(segment)

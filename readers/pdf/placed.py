@@ -41,6 +41,9 @@ MAX_HEADER_LINES = 4
 #: are a few cells against a body of dozens).
 NUMERIC_COLUMN_SHARE = 0.5
 
+#: A currency sign set in a cell of its own, apart from its amount ($ 178): it belongs to the amount's cell.
+CURRENCY = frozenset("$€£¥")
+
 _YEAR = re.compile(r"(19|20)\d\d")
 _NUMBER = re.compile(r"^[\s$€£¥(+\-−–]*\d[\d\s.,'’]*%?\)?[\s*†‡$€£¥]*$")
 

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import pymupdf
 
 from readers.core.model import TableSource
-from readers.pdf.placed import PlacedTable, calibrated, header_rows, is_number, one_header
+from readers.pdf.placed import CURRENCY, PlacedTable, calibrated, header_rows, is_number, one_header
 
 # --- thresholds -------------------------------------------------------------------------------------
 
@@ -153,8 +153,9 @@ def find_ruled_tables(
     found = _segments(paths)
     if len(found.horizontal) < GATE_MIN_SEGMENTS:
         return []
-    hs = _snap_join(found.horizontal)
-    grids = _find_grids(found, hs)
+    breaks: list[tuple[float, float]] = []
+    hs = _snap_join(found.horizontal, breaks)
+    grids = _find_grids(found, hs, breaks)
     words = _Words(textpage)
     tables = _fill_tables(grids, blocks, words) if grids else []
     stacked = [
@@ -333,8 +334,11 @@ def _segments(paths: Sequence[dict[str, Any]]) -> _Segments:
     return found
 
 
-def _snap_join(edges: list[_RawEdge]) -> list[_Edge]:
-    """Snap nearly equal positions to their mean, then merge overlapping or touching segments."""
+def _snap_join(edges: list[_RawEdge], breaks: list[tuple[float, float]] | None = None) -> list[_Edge]:
+    """Snap nearly equal positions to their mean, then merge overlapping or touching segments.
+
+    ``breaks``, when given, gets the (position, x) of each place where one piece of a rule ends and the
+    next begins, both at least EDGE_MIN_LENGTH long: a rule drawn cell by cell (see _break_sides)."""
     edges = [e for e in edges if e[2] - e[1] >= 0.5]
     if not edges:
         return []
@@ -353,26 +357,38 @@ def _snap_join(edges: list[_RawEdge]) -> list[_Edge]:
         pos = sum(e[0] for e in cluster) / len(cluster)
         cluster.sort(key=_start)
         _, start, end = cluster[0]
+        piece = start  # where the last piece joined end to end began
         for index in range(1, len(cluster)):
             _, next_start, next_end = cluster[index]
             if next_start <= end + JOIN_TOLERANCE:
+                if (
+                    breaks is not None
+                    and next_start >= end - JOIN_TOLERANCE
+                    and end - piece >= EDGE_MIN_LENGTH
+                    and next_end - next_start >= EDGE_MIN_LENGTH
+                ):
+                    breaks.append((pos, (end + next_start) / 2))
+                    piece = next_start
                 if next_end > end:
                     end = next_end
                 continue
             if end - start >= EDGE_MIN_LENGTH:
                 joined.append(_Edge(pos, start, end))
             start, end = next_start, next_end
+            piece = start
         if end - start >= EDGE_MIN_LENGTH:
             joined.append(_Edge(pos, start, end))
     return joined
 
 
-def _find_grids(found: _Segments, hs: list[_Edge]) -> list[_Grid]:
+def _find_grids(found: _Segments, hs: list[_Edge], breaks: list[tuple[float, float]]) -> list[_Grid]:
     """Ruled grids on a page: pdfplumber's "lines" strategy, which is also find_tables' default
-    (``hs``: the page's horizontal segments snapped and joined)."""
+    (``hs``: the page's horizontal segments snapped and joined; ``breaks``: where their pieces meet)."""
     if len(found.horizontal) < GATE_MIN_SEGMENTS or len(found.vertical) < GATE_MIN_SEGMENTS:
         return []
-    vs = _snap_join(found.vertical + _open_sides(hs, found.vertical))
+    vs = _snap_join(
+        found.vertical + _open_sides(hs, found.vertical) + _break_sides(hs, breaks, found.vertical)
+    )
     if not (GATE_MIN_SEGMENTS <= len(hs) <= MAX_EDGES_PER_AXIS):
         return []
     if not (GATE_MIN_SEGMENTS <= len(vs) <= MAX_EDGES_PER_AXIS):
@@ -461,6 +477,60 @@ def _open_sides(hs: list[_Edge], verticals: list[_RawEdge]) -> list[_RawEdge]:
             for x in (min(e.start for e in group), max(e.end for e in group)):
                 sides.extend(_open_runs(verticals, x, positions))
         group = [edge] if edge is not None else []
+    return sides
+
+
+def _break_sides(
+    hs: list[_Edge], breaks: list[tuple[float, float]], verticals: list[_RawEdge]
+) -> list[_RawEdge]:
+    """Column borders drawn only as breaks in the rules: where the pieces of at least RULES_FOR_OPEN_SIDES
+    rules in a row meet at the same x, a vertical border runs from the first of them to the last.
+
+    Some generators draw each row's rule cell by cell and no vertical line at all (the financial
+    statements of pdfjs__issue14297.pdf: the rules break at the yen-sign and amount columns); the "lines"
+    strategy then sees one column. A rule of the run may also end at that x (a header rule over the
+    amounts only); a rule crossing it unbroken ends the run. Where a vertical line is drawn at that x
+    over part of the run, the producer draws its column borders, and the rows it leaves open are cells
+    spanning them (a section title over a ruled form: camelot__table_region.pdf): nothing is added.
+    """
+    if len(breaks) < RULES_FOR_OPEN_SIDES:
+        return []
+    at_rule: dict[float, list[float]] = {}
+    for pos, x in breaks:
+        at_rule.setdefault(pos, []).append(x)
+    xs = sorted(x for _, x in breaks)
+    clusters: list[list[float]] = [[xs[0]]]
+    for x in xs[1:]:
+        if x - clusters[-1][-1] <= SNAP_TOLERANCE:
+            clusters[-1].append(x)
+        else:
+            clusters.append([x])
+    rules = sorted(hs, key=lambda e: e.pos)
+    sides: list[_RawEdge] = []
+    for cluster in clusters:
+        if len(cluster) < RULES_FOR_OPEN_SIDES:
+            continue
+        x = sum(cluster) / len(cluster)
+        run: list[_Edge] = []
+        broken = 0
+        for rule in [*rules, None]:
+            if rule is not None and not (rule.start - SNAP_TOLERANCE <= x <= rule.end + SNAP_TOLERANCE):
+                continue  # the rule lies beside x: it neither makes nor ends a run
+            breaks_here = rule is not None and any(
+                abs(b - x) <= SNAP_TOLERANCE for b in at_rule.get(rule.pos, ())
+            )
+            ends_here = rule is not None and min(abs(rule.start - x), abs(rule.end - x)) <= SNAP_TOLERANCE
+            if rule is not None and (breaks_here or ends_here):
+                run.append(rule)
+                broken += breaks_here
+                continue
+            drawn = broken >= RULES_FOR_OPEN_SIDES and any(
+                abs(v[0] - x) <= SNAP_TOLERANCE and v[1] < run[-1].pos and v[2] > run[0].pos
+                for v in verticals
+            )
+            if broken >= RULES_FOR_OPEN_SIDES and not drawn:
+                sides.append((x, run[0].pos, run[-1].pos))
+            run, broken = [], 0
     return sides
 
 
@@ -800,6 +870,7 @@ def _fill_grid(
         return None
     turn = max(by_turn, key=lambda t: (sum(len(inside) for _, inside in by_turn[t]), t == 0))
     texts: dict[int, list[str]] = {}
+    heights: dict[int, list[tuple[float, float]]] = {}  # each text line's top and bottom, as in texts
     centres: dict[int, list[float]] = {}  # the vertical centre of each of texts' lines (upright only)
     spread: dict[int, list[tuple[float, float, float, str]]] = {}  # words of cells spanning columns
     members: set[int] = set()
@@ -816,10 +887,13 @@ def _fill_grid(
             pieces = {}
             for span, cell in inside:
                 pieces.setdefault(cell, []).append(span.text)
+        top = min(span.bbox[1] for span, _ in inside)
+        bottom = max(span.bbox[3] for span, _ in inside)
         centre = sum((span.bbox[1] + span.bbox[3]) / 2 for span, _ in inside) / len(inside)
         for cell, parts in pieces.items():
             texts.setdefault(cell, []).append("".join(parts))
             centres.setdefault(cell, []).append(centre)
+            heights.setdefault(cell, []).append((top, bottom))
         if not turn:
             for _, cell in inside:
                 _, c0, _, c1 = grid.cells[cell]
@@ -833,13 +907,14 @@ def _fill_grid(
         first = next((key for key, cell in taken_in if cell not in titles), first)
         for cell in titles:
             del texts[cell]
-        table = _table(grid, texts, members, first, turn, centres, spread)
+            heights.pop(cell, None)
+        table = _table(grid, texts, members, first, turn, centres, spread, heights)
         if table is None:
             return None
         top = grid.ys[max(grid.cells[cell][2] for cell in titles)]
         above = {key for key, cell in taken_in if cell in titles}
         return replace(table, bbox=(table.bbox[0], top, table.bbox[2], table.bbox[3]), above=above)
-    return _table(grid, texts, members, first, turn, centres, spread)
+    return _table(grid, texts, members, first, turn, centres, spread, heights)
 
 
 def _cell_words(
@@ -1020,6 +1095,7 @@ def _table(
     turn: int = 0,
     centres: dict[int, list[float]] | None = None,
     spread: dict[int, list[tuple[float, float, float, str]]] | None = None,
+    heights: dict[int, list[tuple[float, float]]] | None = None,
 ) -> PlacedTable | None:
     """The filled grid as a table, or None when it is not one (too empty, fewer than 2x2 filled, one
     cell covering most of it)."""
@@ -1031,6 +1107,13 @@ def _table(
         return None
     if any(_cell_area(grid, cell) > TABLE_MAX_CELL_SHARE * _area(grid) for cell in filled):
         return None
+    fill = len(filled) / len(grid.cells)
+    if not turn:
+        reshaped, joined = _lines_spread(grid, texts, heights) if heights else (grid, filled)
+        reshaped, joined = _signs_joined(reshaped, joined)
+        if reshaped.cells != grid.cells or reshaped.xs != grid.xs:
+            # cells renumbered: lines stacked in a row and words spread over columns are of the old grid
+            grid, filled, centres, spread = reshaped, joined, None, None
     n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
     stacked = _stacked_rows(grid, texts, centres) if centres is not None and not turn else {}
     start: list[int] = []  # each grid row's first row of the table
@@ -1066,7 +1149,6 @@ def _table(
     if len(rows) < 2 or len(keep) < 2:
         return None
     cells = one_header([[row[c] for c in keep] for row in rows])
-    fill = len(filled) / len(grid.cells)
     score = RULED_BASE_CONFIDENCE + (1 - RULED_BASE_CONFIDENCE) * fill
     return PlacedTable(
         cells=cells,
@@ -1082,3 +1164,80 @@ def _table(
         column_edges=(*(grid.xs[c] for c in keep), grid.xs[-1]) if not turn else (),
         grid_cells=len(grid_rows) * len(keep) if stacked else 0,
     )
+
+
+def _signs_joined(grid: _Grid, filled: dict[int, str]) -> tuple[_Grid, dict[int, str]]:
+    """The grid with each column that holds only currency signs joined to the column on its right, the
+    sign put before its amount ("¥ 233,512"), as the aligned finder does: statements rule the sign its
+    own column (pdfjs__issue14297.pdf), which would otherwise head a column of signs with the amounts'
+    header, a cell spanning both."""
+    n_cols = len(grid.xs) - 1
+    signs = [
+        c
+        for c in range(n_cols - 1)
+        if (own := [t for i, t in filled.items() if grid.cells[i][1] == c and grid.cells[i][3] == c + 1])
+        and all(t in CURRENCY for t in own)
+    ]
+    if not signs:
+        return grid, filled
+    gone = {c + 1 for c in signs}  # the borders taken out
+
+    def border(b: int) -> int:
+        return b - sum(1 for g in gone if g <= b)
+
+    joined: dict[tuple[int, int, int, int], list[tuple[int, str]]] = {}
+    for index, (r0, c0, r1, c1) in enumerate(grid.cells):
+        while c1 in gone:  # a sign's cell reaches over its amount's
+            c1 += 1
+        joined.setdefault((r0, border(c0), r1, border(c1)), []).append((c0, filled.get(index, "")))
+    cells = list(joined)
+    texts = {i: " ".join(t for _, t in sorted(parts) if t) for i, parts in enumerate(joined.values())}
+    xs = [x for b, x in enumerate(grid.xs) if b not in gone]
+    return _Grid(xs, grid.ys, cells), {i: t for i, t in texts.items() if t}
+
+
+def _lines_spread(
+    grid: _Grid, texts: dict[int, list[str]], heights: dict[int, list[tuple[float, float]]]
+) -> tuple[_Grid, dict[int, str]]:
+    """The grid with each cell over several rows cut into the rows its lines stand in: a label column
+    ruled only where the amounts are (pdfjs__issue14297.pdf: three labels over three rows of shaded
+    amounts, each set a blank line below the one before) holds one label a row, level with its amounts.
+    Lines following each other closely (a wrapped label) stay together, in the row of the first; a cell
+    with a line within half its height of the cell's middle, or nearer it than its row's middle (text
+    centred in a merged cell), is read as one, in its first row."""
+    cells: list[tuple[int, int, int, int]] = []
+    filled: dict[int, str] = {}
+    for index, (r0, c0, r1, c1) in enumerate(grid.cells):
+        pairs = zip(texts.get(index, ()), heights.get(index, ()), strict=True)
+        lines = [(box, text.strip()) for text, box in pairs if text.strip()]
+        if r1 - r0 < 2 or not lines:
+            if lines:
+                filled[len(cells)] = " ".join(text for _, text in lines)
+            cells.append((r0, c0, r1, c1))
+            continue
+        groups: list[tuple[int, list[str]]] = []
+        last: tuple[float, float] | None = None
+        middle = (grid.ys[r0] + grid.ys[r1]) / 2
+        for (top, bottom), text in lines:
+            centre = (top + bottom) / 2
+            row = min(max(bisect.bisect_right(grid.ys, centre) - 1, r0), r1 - 1)
+            apart = last is None or top - last[1] > STACK_WRAP_GAP_HEIGHTS * (last[1] - last[0])
+            if not groups or (apart and row > groups[-1][0]):
+                off = abs(centre - middle)
+                if off <= (bottom - top) / 2 or abs(centre - (grid.ys[row] + grid.ys[row + 1]) / 2) >= off:
+                    groups = []  # set in the middle of the cell: a merged cell, read as one
+                    break
+                groups.append((row, []))
+            groups[-1][1].append(text)
+            last = (top, bottom)
+        if not groups:
+            filled[len(cells)] = " ".join(text for _, text in lines)
+            cells.append((r0, c0, r1, c1))
+            continue
+        if groups[0][0] > r0:  # the rows over its first line stay an empty cell
+            cells.append((r0, c0, groups[0][0], c1))
+        ends = [row for row, _ in groups[1:]] + [r1]
+        for (row, parts), end in zip(groups, ends, strict=True):
+            filled[len(cells)] = " ".join(parts)
+            cells.append((row, c0, end, c1))
+    return _Grid(grid.xs, grid.ys, cells), filled
