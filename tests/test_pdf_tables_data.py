@@ -871,10 +871,16 @@ def test_a_one_line_header_level_with_a_two_line_one_heads_its_own_column_only(t
     assert list(table.cells[0]) == ["Clave Entidad", "Nombre", "Clave Municipio", "Poblado"]
 
 
-def test_a_table_printed_in_two_halves_side_by_side_is_two_tables_left_first(tmp_path: Path) -> None:
+@pytest.mark.parametrize("header", [False, True])
+def test_a_table_printed_in_two_halves_side_by_side_reads_as_one_left_half_first(
+    tmp_path: Path, header: bool
+) -> None:
     doc = pymupdf.open()
     page = doc.new_page()
     for first, count, left in ((1, 24, 60.0), (25, 20, 250.0)):
+        if header:
+            for column, name in enumerate(("Item", "Low", "High")):
+                page.insert_text((left + 40 * column, 62), name, fontsize=10)
         for row in range(count):
             y = 80 + 14 * row
             for column, value in enumerate((first + row, 99 + first + row, 199 + first + row)):
@@ -882,9 +888,13 @@ def test_a_table_printed_in_two_halves_side_by_side_is_two_tables_left_first(tmp
     doc.save(tmp_path / "halves.pdf")
 
     [only] = read(tmp_path / "halves.pdf")
-    assert [(table.rows, table.columns) for table in only.tables] == [(24, 3), (20, 3)]
-    left, right = only.tables
-    assert list(left.cells[-1]) == ["24", "123", "223"] and list(right.cells[0]) == ["25", "124", "224"]
+    [table] = only.tables
+    body = [list(row) for row in table.cells[table.header_rows :]]
+    assert table.columns == 3 and len(body) == 44
+    assert body[23] == ["24", "123", "223"] and body[24] == ["25", "124", "224"]
+    assert [list(row) for row in table.cells[: table.header_rows]] == (
+        [["Item", "Low", "High"]] if header else []
+    )
     assert only.text.index("| 24 | 123 | 223 |") < only.text.index("| 25 | 124 | 224 |")
 
 

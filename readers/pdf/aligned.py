@@ -100,9 +100,10 @@ FRAME_MEMBERS_SHARE = 0.5
 #: column's lines between its rows. Column gutters in the corpus are 12-25 pt.
 GUTTER_MIN_WIDTH = 8.0
 GUTTER_BAND = (0.3, 0.7)
-#: A table is two tables set side by side when one blank down it is this many times as wide as every
-#: other blank between its columns and both sides hold as many columns, of the same kinds (numbers or
-#: words): tabula__MultiColumn.pdf's halves of 3 columns are 4.5 times as far apart as their columns.
+#: A table is one table set in two halves side by side when one blank down it is this many times as wide
+#: as every other blank between its columns and both sides hold as many columns, of the same kinds
+#: (numbers or words): tabula__MultiColumn.pdf's halves of 3 columns are 4.5 times as far apart as their
+#: columns.
 SIDE_BY_SIDE_GAP_RATIO = 3.0
 #: A vertical rule divides a run of rows that is no table into two tables, side by side, when it runs
 #: down the whole run, within this many points of its top and bottom, and crosses none of its spans (an
@@ -187,7 +188,7 @@ def find_aligned_tables(
     if sum(1 for row in rows if len(row.segments) >= 2) < MIN_ROWS:
         return []
     found = _found(rows, page_width, _Dividers(dividers))
-    tables = [half for table in found for half in _side_by_side(table, rows, page_width)]
+    tables = [_side_by_side(table, rows, page_width) for table in found]
     gutter = None if tables else _gutter(rows, page_width)
     if gutter is not None:  # two columns of text, each read apart: a table set in one of them
         for keep in ((lambda x0, x1: x1 <= gutter), (lambda x0, x1: x0 >= gutter)):
@@ -201,10 +202,12 @@ def find_aligned_tables(
     return tables
 
 
-def _side_by_side(table: PlacedTable, rows: list[_Row], page_width: float) -> list[PlacedTable]:
-    """The table, or the two tables it is when it is two halves set side by side: a blank down it
-    SIDE_BY_SIDE_GAP_RATIO times as wide as every other blank between its columns, with as many columns
-    on each side, each of the same kind (numbers or words) as its fellow on the other side."""
+def _side_by_side(table: PlacedTable, rows: list[_Row], page_width: float) -> PlacedTable:
+    """The table, or, when it is one table set in two halves side by side, the table as it reads: its
+    left half's rows, then its right half's (the right half's header left out where it repeats the
+    left's). Two halves: a blank down it SIDE_BY_SIDE_GAP_RATIO times as wide as every other blank between
+    its columns, with as many columns on each side, each of the same kind (numbers or words) as its
+    fellow on the other side."""
     members = [
         (centre, position, span)
         for row in rows
@@ -219,21 +222,33 @@ def _side_by_side(table: PlacedTable, rows: list[_Row], page_width: float) -> li
             blanks.append((reach, x0))
         reach = x1 if reach == float("inf") else max(reach, x1)
     if len(blanks) < 3 or len(blanks) % 2 == 0:
-        return [table]
+        return table
     middle = len(blanks) // 2
     widths = sorted(((x1 - x0), index) for index, (x0, x1) in enumerate(blanks))
     (second, _), (widest, at) = widths[-2], widths[-1]
     if at != middle or widest < SIDE_BY_SIDE_GAP_RATIO * second:
-        return [table]
+        return table
     cut = sum(blanks[middle]) / 2
     sides = ([m for m in members if m[2].bbox[0] < cut], [m for m in members if m[2].bbox[0] >= cut])
     halves = [_found(_group(side), page_width, _Dividers(None)) for side in sides]
     if any(len(half) != 1 for half in halves):
-        return [table]
+        return table
     left, right = halves[0][0], halves[1][0]
     if len(left.cells[0]) != len(right.cells[0]) or _kinds(left.cells) != _kinds(right.cells):
-        return [table]
-    return [left, right]
+        return table
+    repeated = left.header_rows and right.header_rows and right.cells[0] == left.cells[0]
+    body = right.cells[right.header_rows :] if repeated else right.cells
+    bbox = (
+        *(min(a, b) for a, b in zip(left.bbox[:2], right.bbox[:2], strict=True)),
+        *(max(a, b) for a, b in zip(left.bbox[2:], right.bbox[2:], strict=True)),
+    )
+    return replace(
+        left,
+        cells=[*left.cells, *body],
+        bbox=bbox,
+        members=left.members | right.members,
+        evidence=f"{left.evidence} halves=2",
+    )
 
 
 def _kinds(cells: list[list[str]]) -> list[bool]:
