@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import bisect
 import operator
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any, Protocol
@@ -459,6 +459,16 @@ def _open_sides(hs: list[_Edge], verticals: list[_RawEdge]) -> list[_RawEdge]:
     only along runs of at least RULES_FOR_OPEN_SIDES rules where none is drawn (see _open_runs).
     """
     sides: list[_RawEdge] = []
+    for group in _equal_rules(hs):
+        positions = _ruled_through(sorted(e.pos for e in group), group, verticals)
+        for x in (min(e.start for e in group), max(e.end for e in group)):
+            sides.extend(_open_runs(verticals, x, positions))
+    return sides
+
+
+def _equal_rules(hs: list[_Edge]) -> Iterator[list[_Edge]]:
+    """The groups of at least RULES_FOR_OPEN_SIDES rules starting and ending at the same x (within
+    SNAP_TOLERANCE), each in the order of its first rule's ends, then top to bottom."""
     ordered = sorted(
         hs, key=lambda e: (round(e.start / SNAP_TOLERANCE), round(e.end / SNAP_TOLERANCE), e.pos)
     )
@@ -473,11 +483,8 @@ def _open_sides(hs: list[_Edge], verticals: list[_RawEdge]) -> list[_RawEdge]:
             group.append(edge)
             continue
         if len(group) >= RULES_FOR_OPEN_SIDES:
-            positions = _ruled_through(sorted(e.pos for e in group), group, verticals)
-            for x in (min(e.start for e in group), max(e.end for e in group)):
-                sides.extend(_open_runs(verticals, x, positions))
+            yield group
         group = [edge] if edge is not None else []
-    return sides
 
 
 def _break_sides(
@@ -587,29 +594,13 @@ def _rule_stacks(hs: list[_Edge], verticals: list[_RawEdge], tables: list[Placed
     between their ends and no table over them: rows ruled apart whose columns are set by blanks only
     (tabula__AnimalSounds1.pdf: two such tables side by side), which give the "lines" strategy one column."""
     stacks: list[list[_Edge]] = []
-    ordered = sorted(
-        hs, key=lambda e: (round(e.start / SNAP_TOLERANCE), round(e.end / SNAP_TOLERANCE), e.pos)
-    )
-    group: list[_Edge] = []
-    for edge in [*ordered, None]:
-        if (
-            edge is not None
-            and group
-            and abs(edge.start - group[0].start) <= SNAP_TOLERANCE
-            and abs(edge.end - group[0].end) <= SNAP_TOLERANCE
-        ):
-            group.append(edge)
-            continue
-        if len(group) >= RULES_FOR_OPEN_SIDES:
-            x0, x1 = group[0].start + SNAP_TOLERANCE, group[0].end - SNAP_TOLERANCE
-            y0, y1 = min(e.pos for e in group), max(e.pos for e in group)
-            crossed = any(x0 < v[0] < x1 and v[1] < y1 and v[2] > y0 for v in verticals)
-            covered = any(
-                t.bbox[0] < x1 and t.bbox[2] > x0 and t.bbox[1] < y1 and t.bbox[3] > y0 for t in tables
-            )
-            if not crossed and not covered:
-                stacks.append(sorted(group, key=lambda e: e.pos))
-        group = [edge] if edge is not None else []
+    for group in _equal_rules(hs):
+        x0, x1 = group[0].start + SNAP_TOLERANCE, group[0].end - SNAP_TOLERANCE
+        y0, y1 = min(e.pos for e in group), max(e.pos for e in group)
+        crossed = any(x0 < v[0] < x1 and v[1] < y1 and v[2] > y0 for v in verticals)
+        covered = any(t.bbox[0] < x1 and t.bbox[2] > x0 and t.bbox[1] < y1 and t.bbox[3] > y0 for t in tables)
+        if not crossed and not covered:
+            stacks.append(sorted(group, key=lambda e: e.pos))
     return stacks
 
 
