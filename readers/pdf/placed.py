@@ -31,7 +31,7 @@ CONTINUATION_EDGE_TOLERANCE = 9.0
 #: first; a ruled score under 0.8 (fill under 0.6), where no table of the truth was, is kept as it is.
 CALIBRATED_CONFIDENCE: dict[str, tuple[tuple[float, float], ...]] = {
     TableSource.RULED.value: ((0.8, 0.97),),
-    TableSource.ALIGNED.value: ((0.9, 0.94), (0.0, 0.88)),
+    TableSource.ALIGNED.value: ((0.9, 0.94), (0.0, 0.81)),
 }
 
 #: A header set over this many lines or fewer (a cell "Total / Internal / Debt" over three) is read as one
