@@ -87,8 +87,9 @@ def test_running_header_and_footer_are_stripped_and_the_body_kept(tmp_path: Path
     assert stripped == _read(_report(tmp_path / "bare.pdf", furniture=False))
 
 
-def test_furniture_drawn_after_the_body_is_found_at_the_end_of_the_text(tmp_path: Path) -> None:
-    """make_text_pdf's pages with header and footer added afterwards: MuPDF reads them last."""
+def test_furniture_drawn_after_the_body_is_found_where_the_reading_order_puts_it(tmp_path: Path) -> None:
+    """make_text_pdf's pages with header and footer added afterwards: the reading order puts the header,
+    drawn last but standing above the body, first, and leaves the footer drawn last at the end."""
     body = ["\n".join(lines) for lines in BODY]
     bare = make_text_pdf(tmp_path / "bare.pdf", body)
     doc = pymupdf.open(bare)
@@ -99,8 +100,10 @@ def test_furniture_drawn_after_the_body_is_found_at_the_end_of_the_text(tmp_path
     pages = _read(tmp_path / "framed.pdf")
     found = find_furniture(pages)
     assert len(found) == 12
-    for n, text in enumerate(pages):  # read last, after the body
-        assert [f.text for f in found if f.page == n] == [line for line in text.split("\n") if line][-2:]
+    for n, text in enumerate(pages):
+        lines = [line for line in text.split("\n") if line]
+        assert lines[0] == "Riverside Water Utility, Annual Report 2024" and lines[-1] == f"Page {n + 1} of 6"
+        assert [f.text for f in found if f.page == n] == [lines[0], lines[-1]]
     assert strip_furniture(pages, found) == _read(bare)
 
 
