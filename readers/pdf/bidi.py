@@ -28,6 +28,19 @@ _GRAPHEME = regex.compile(r"\X")
 _MIRROR = str.maketrans("()[]{}<>«»", ")(][}{><»«")
 # A line is turned when at least this share of its letters are right-to-left.
 RTL_LINE_SHARE = 0.5
+# No right-to-left script's letters come before Hebrew's block: a text whose highest code point is below
+# it holds none, which a page of Latin text answers without running the pattern.
+_FIRST_RTL = "\u0590"
+
+
+def may_hold_rtl(text: str) -> bool:
+    """False when ``text`` surely holds nothing of a right-to-left script (a code point test alone)."""
+    return max(text, default="") >= _FIRST_RTL
+
+
+def holds_rtl_letter(text: str) -> bool:
+    """Whether ``text`` holds a letter of a right-to-left script (:data:`RTL_LETTER`)."""
+    return may_hold_rtl(text) and RTL_LETTER.search(text) is not None
 
 
 def rtl_share(line: str) -> float:

@@ -81,11 +81,12 @@ from readers.core.model import (
 from readers.pdf import layout_model
 from readers.pdf.aligned import LEADER, find_aligned_tables, find_turned_aligned_tables, unframed
 from readers.pdf.bidi import (
-    RTL_LETTER,
     RTL_LINE_SHARE,
     drawn_rightwards,
     drawn_text,
+    holds_rtl_letter,
     logical_line,
+    may_hold_rtl,
     rtl_share,
     visual_text,
 )
@@ -177,7 +178,6 @@ _LETTER = re.compile(r"[^\W\d_]")
 _SENTENCE_END = (".", ",", ";", ":", "-")  # a bold line ending so continues: it is not a heading
 _TOC_ENTRY = re.compile(r"\s\d+$")
 _INLINE_IMAGE = re.compile(rb"(?:^|\s)BI\s")
-_FIRST_RTL = "\u0590"  # no right-to-left script's letters come before Hebrew's block
 
 # --- page model -------------------------------------------------------------------------------------
 
@@ -669,7 +669,7 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
     joined = "".join(texts)
     scan.chars = len("".join(joined.split()))
     scan.invisible = invisible_chars
-    scan.right_to_left = bool(joined) and max(joined) >= _FIRST_RTL and RTL_LETTER.search(joined) is not None
+    scan.right_to_left = holds_rtl_letter(joined)
     return scan
 
 
@@ -688,7 +688,7 @@ def _drawn_dict(content: dict[str, Any]) -> dict[str, Any]:
             spans = line["spans"]
             texts = ["".join([c["c"] for c in span["chars"]]) for span in spans]
             joined = "".join(texts)
-            if not RTL_LETTER.search(joined):
+            if not holds_rtl_letter(joined):
                 for span, text in zip(spans, texts, strict=True):
                     span["text"] = text
                 continue
@@ -878,7 +878,7 @@ def _flush(lines: list[_Line], items: list[_Block | _Table], sizes: Counter[floa
 def _right_to_left(group: list[_Line]) -> bool:
     """The pieces of one line hold mostly right-to-left letters: they read from right to left."""
     text = "".join([span.text for line in group for span in line.spans])
-    return max(text, default="") >= _FIRST_RTL and rtl_share(text) >= RTL_LINE_SHARE
+    return may_hold_rtl(text) and rtl_share(text) >= RTL_LINE_SHARE
 
 
 def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:
