@@ -65,8 +65,10 @@ def ocr(step: ShardStep) -> StageOutcome:
     kept = sum(result.kept for result in results)
     whole = [r for r in read if r.scope == "page" and r.confidence is not None]
     mean = round(sum(r.confidence for r in whole) / len(whole), 2) if whole else None
+    engines = Counter(r.engine for r in read)
     step.log.info(
-        f"OCR: {len(read)} read ({sum(r.read_again for r in results)} again in their language), {kept} "
+        f"OCR: {len(read)} read ({dict(engines)}; {sum(r.read_again for r in results)} again in their "
+        f"language), {kept} "
         f"kept, {sum(r.refused for r in results)} over the page budget, "
         f"{round(sum(r.seconds for r in read), 1)} s; {dict(statuses)}; final texts from {dict(sources)}"
     )
