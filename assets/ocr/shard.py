@@ -243,7 +243,7 @@ def ocr_shards(
     if retries:
         records = keep_better(records, ocr_tasks(retries, version, options, clock=clock))
     # The second engine reads the pages the first read poorly (assets/ocr/engines.py), new or kept.
-    firsts = _second_reading_candidates(plans, tasks, records) if read else []
+    firsts = _second_reading_candidates(plans, tasks, records) if read and options.second_engine else []
     seconds = [t for t in second_readings(firsts) if clock.left(t.sha256) > 0]
     second_rows = ocr_tasks(seconds, version, options, clock=clock) if seconds else []
     paired = {(r.sha256, r.page, r.scope) for r in second_rows}

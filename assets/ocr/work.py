@@ -176,6 +176,7 @@ class OcrOptions:
     max_pixels: int = ReadLimits().max_image_pixels
     max_pages_per_document: int = DEFAULT_MAX_PAGES_PER_DOCUMENT
     document_timeout: float = DEFAULT_DOCUMENT_TIMEOUT_S
+    second_engine: bool = True  # RapidOCR reads again the pages Tesseract is weak on (assets/ocr/engines.py)
 
 
 DEFAULT_OPTIONS = OcrOptions()
