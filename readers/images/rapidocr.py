@@ -315,7 +315,7 @@ def _order(lines: Sequence[Line], unit: float) -> list[int]:
     low, high = np.minimum.outer(mid, mid), np.maximum.outer(mid, mid)
     for c in range(n):
         between = (low < mid[c]) & (mid[c] < high)
-        blocked |= between & touch[:, c][:, None] & touch[c, :][None, :]
+        blocked |= between & across[:, c][:, None] & across[c, :][None, :]
     # ... and only where i's column (the lines overlapping it across) reaches up to j: a page number in
     # the margin, under everything, is not a column of its own read before the page.
     y0, y1 = np.array([b.y0 for b in lines]), np.array([b.y1 for b in lines])
