@@ -146,6 +146,11 @@ def test_exactly_one_reading_is_kept_and_never_an_unread_one_over_a_read_one(
         ({"scope": "figures", "confidence": 95.0}, None),
         # Never to an engine that cannot read the page's script or language.
         ({"confidence": 40.0, "script": "Hebrew"}, None),
+        # A script named on a page Tesseract could not read is a guess: RapidOCR is asked.
+        ({"status": "underivable", "reason": "illegible", "script": "Arabic"}, "illegible"),
+        # The document's language is known to be in a script RapidOCR does not read.
+        ({"status": "underivable", "reason": "illegible", "language_source": "no_data:fa"}, None),
+        ({"status": "underivable", "reason": "illegible", "language_source": "no_data:vi"}, "illegible"),
         ({"words": 30, "language": "ara"}, None),
         ({"words": 30, "language": "rus"}, None),
         ({"status": "error", "reason": "timeout"}, None),

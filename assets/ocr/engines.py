@@ -26,6 +26,7 @@ from typing import Protocol
 from PIL import Image
 from readers.images.ocr_result import OcrResult
 
+from quality.lexicon import language_script
 from quality.records import OcrEngine, OcrPageRecord, OcrScope
 from readers.images import rapidocr, tesseract
 
@@ -38,6 +39,8 @@ SPARSE_MAX_WORDS = 200
 FIGURES_DENSE_WORDS = SPARSE_MAX_WORDS
 #: Orientation detection's scripts RapidOCR's model reads.
 RAPIDOCR_SCRIPTS = frozenset({"Latin", "Han", "Japanese", "Katakana", "Hiragana"})
+#: The same, as the first word of a letter's Unicode name (quality/lexicon.py's letter_script).
+RAPIDOCR_LETTERS = frozenset({"LATIN", "CJK", "HIRAGANA", "KATAKANA"})
 #: Tesseract's languages RapidOCR reads vertically set as well as across (its reason ``han``).
 HAN_LANGUAGES = frozenset({"chi_sim", "chi_tra", "jpn"})
 
@@ -98,7 +101,12 @@ def asked_because(record: OcrPageRecord) -> str | None:
         return None  # timed out, over budget, not rendered: another engine would fare no better
     if record.language not in rapidocr.RAPIDOCR_LANGUAGES:
         return None
-    if record.script is not None and record.script not in RAPIDOCR_SCRIPTS:
+    no_data = record.language_source.startswith("no_data:")
+    if no_data and language_script(record.language_source.split(":", 1)[1]) not in RAPIDOCR_LETTERS:
+        return None  # the document's language is known, in a script RapidOCR does not read (Persian)
+    if record.script is not None and record.script not in RAPIDOCR_SCRIPTS and record.status == "derived":
+        # Orientation detection's script, confirmed by a legible reading. On a page Tesseract could not
+        # read it is a guess: hand-drawn Latin capitals were named Arabic.
         return None
     if record.language in HAN_LANGUAGES:
         return "han"

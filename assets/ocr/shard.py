@@ -304,7 +304,10 @@ def second_readings(pairs: Sequence[tuple[OcrTask, OcrPageRecord]]) -> list[OcrT
     for task, record in pairs:
         why = asked_because(record)
         if why is not None:
-            out.append(replace(task, engine=OcrEngine.RAPIDOCR, rotation=record.rotation, asked=why))
+            # The way round Tesseract read the page on, where it read it: a way round found on a page it
+            # could not read is a guess (a picture's shapes), and RapidOCR turns upside-down lines itself.
+            rotation = record.rotation if record.status == "derived" else 0
+            out.append(replace(task, engine=OcrEngine.RAPIDOCR, rotation=rotation, asked=why))
     return out
 
 
