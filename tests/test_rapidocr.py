@@ -116,6 +116,20 @@ def test_reading_order_of_boxes_in_one_row_and_paragraphs() -> None:
     assert reading_text([]) == ("", [])
 
 
+def test_vertical_columns_are_read_right_to_left_top_to_bottom() -> None:
+    """Japanese set vertically: each column a tall box, the rightmost read first; the single character
+    at the top of the left column (as high as wide) does not make the page horizontal."""
+    lines = [
+        Line("左の列", 0.99, 100, 20, 140, 300),
+        Line("真ん中の列", 0.99, 200, 20, 240, 400),
+        Line("右の列", 0.99, 300, 20, 340, 300),
+        Line("下", 0.99, 100, 320, 140, 360),
+    ]
+    text, ordered = reading_text(lines)
+    assert text == "右の列\n真ん中の列\n左の列\n下"
+    assert [line.text for line in ordered][0] == "右の列"
+
+
 @pytest.mark.slow
 def test_a_page_over_its_time_ends_its_worker_and_the_next_page_is_read(tmp_path: Path) -> None:
     image = render_page(make_text_pdf(tmp_path / "page.pdf", [TEXT * 8], fontsize=11), 1)

@@ -237,10 +237,21 @@ class Line:
     def height(self) -> float:
         return self.y1 - self.y0
 
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
     def core(self) -> tuple[float, float]:
         """The middle half of the box's height, where its letters' bodies are."""
         middle, half = (self.y0 + self.y1) / 2, self.height * ROW_CORE
         return middle - half, middle + half
+
+
+#: A line whose box is this many times higher than wide runs down the page; a page where more than
+#: VERTICAL_SHARE of the lines do is written vertically (a line of one or two characters is as high as
+#: wide, either way).
+VERTICAL_RATIO = 2.0
+VERTICAL_SHARE = 0.5
 
 
 def reading_text(lines: Sequence[Line]) -> tuple[str, list[Line]]:
@@ -252,10 +263,15 @@ def reading_text(lines: Sequence[Line]) -> tuple[str, list[Line]]:
     2003): a line comes before another that it overlaps across and stands above; and before one that
     stands wholly to its right, unless a third line between the two (top to bottom) overlaps both across
     (a title over two columns). A column is thus read to its end before the next, and a line across the
-    columns after both. Where the rules leave a choice, the topmost line, then the leftmost, comes first."""
+    columns after both. Where the rules leave a choice, the topmost line, then the leftmost, comes first.
+    A page written vertically is read column by column, right to left."""
     lines = [line for line in lines if line.text.strip()]
     if not lines:
         return "", []
+    if sum(line.height > VERTICAL_RATIO * line.width for line in lines) > VERTICAL_SHARE * len(lines):
+        # Written vertically (Japanese, Chinese): columns read top to bottom, the rightmost first.
+        ordered = sorted(lines, key=lambda line: (-line.x1, line.y0))
+        return "\n".join(line.text.strip() for line in ordered), ordered
     unit = statistics.median(line.height for line in lines)
     ordered = [lines[i] for i in _order(lines, unit)]
     paragraphs: list[str] = []
