@@ -109,7 +109,8 @@ def _reading(sha: str, page: int, engine: str, text: str, *, kept: bool, kind: s
 @pytest.fixture
 def two_engines(tmp_path: Path) -> SetRows:
     """A home read by both engines: an image RapidOCR read better (kept), a two-page scan Tesseract read
-    whole (kept) and RapidOCR only in part, a FIGURES page RapidOCR read, a sandwich Tesseract read again."""
+    whole (kept) and RapidOCR only in part (a page timed out), a FIGURES page RapidOCR read, a sandwich
+    Tesseract read again."""
     kinds = {"scan.tif": "image-scan", "two.pdf": "pdf-scanned", "fig.pdf": "pdf-born-digital"}
     rows = SetRows(_run(tmp_path, kinds | {"sandwich.pdf": "pdf-ocr-text-layer"}))
     rows.__dict__["documents"] = {"scan.tif": SCAN, "two.pdf": TWO, "fig.pdf": FIG, "sandwich.pdf": SANDWICH}
@@ -120,6 +121,7 @@ def two_engines(tmp_path: Path) -> SetRows:
         _reading(SCAN, 1, "rapidocr", "Hello world", kept=True),
         _reading(TWO, 1, "tesseract", "one", kept=True),
         _reading(TWO, 2, "tesseract", "two", kept=True),
+        OcrReading(TWO, 1, "page", "rapidocr", "scan", False, False, 0.0, ""),  # timed out: not read
         _reading(TWO, 2, "rapidocr", "tw0", kept=False),
         _reading(FIG, 3, "rapidocr", "A chart", kept=True, kind="figure"),
         _reading(SANDWICH, 1, "tesseract", "layer", kept=True, kind="sandwich"),

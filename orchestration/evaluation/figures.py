@@ -532,7 +532,7 @@ def _ocr_cer(rows: SetRows, truth: Path, engines: list[str], figures: list[Figur
     names = {sha: name for name, sha in rows.documents.items()}
     pages: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
     for r in rows.ocr:
-        if r.scope != "page":
+        if r.scope != "page" or not r.read:
             continue
         pages[(r.sha256, r.engine)][r.page] = r.text
         if r.kept:
