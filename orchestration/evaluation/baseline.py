@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from orchestration.evaluation.figures import HIGHER, LOWER, MEASURES, TABLES, Figure, by_group
+from orchestration.evaluation.figures import HIGHER, LOWER, MEASURES, TABLES, Figure, better_of, by_group
 from readers.core.errors import AssayError
 
 SCHEMA = "assay-eval-baseline/1"
@@ -110,7 +110,7 @@ def compare(baseline: Baseline, figures: list[Figure]) -> list[Comparison]:
     now = {f.key: f for f in figures}
     for key, (value, count) in sorted(baseline.figures.items()):
         measure = key.split("/", 1)[0]
-        better = MEASURES[measure].better if measure in MEASURES else "shown"
+        better = better_of(key)
         figure = now.get(key)
         allowance = baseline.allowance(measure, value)
         if figure is None:

@@ -33,6 +33,7 @@ from orchestration.evaluation.figures import (
     by_group,
     dev_figures,
     fact_figures,
+    ocr_figures,
     set_figures,
     table_figures,
 )
@@ -143,7 +144,9 @@ def measure(runs: dict[str, SetRun], corpus: Path) -> Measured:
     homes = {name: SetRows(run) for name, run in runs.items()}
     scored = dev_figures(homes["dev"], corpus / "dev_truth", figures) if "dev" in homes else []
     table_figures(homes, corpus, figures)
-    failures: list[FactFailure] = fact_figures(FACTS_DIR.glob("*.jsonl"), homes, figures)
+    facts = fact_figures(FACTS_DIR.glob("*.jsonl"), homes, figures)
+    failures = [FactFailure(o.fact, o.text_found) for o in facts.failures]
+    ocr_figures(homes, corpus / "dev_truth", facts.outcomes, figures)
     for name, rows in homes.items():
         outcomes[name] = set_figures(rows, figures, dropped)
     stray = {name: run.stray_lines for name, run in runs.items() if run.stray_lines}
@@ -154,7 +157,7 @@ def measure(runs: dict[str, SetRun], corpus: Path) -> Measured:
 
 
 def _value(measure: str, value: float) -> str:
-    if measure in ("stray_lines", "tracebacks", "readable_dropped", "run_failed"):
+    if measure in ("stray_lines", "tracebacks", "readable_dropped", "run_failed", "ocr_pages_read"):
         return f"{value:.0f}"
     if measure == "seconds_per_page":
         return f"{value:.3f}"
@@ -193,6 +196,7 @@ def _print(
     if verbose:
         for s in measured.scored:
             error = "" if s.cer is None else f", CER {s.cer:.3f}"
+            error += "" if s.engine is None else f", OCR kept: {s.engine}"
             console.print(f"  {shown(s.document)} ({s.kind}): F1 {s.f1:.3f}, order {s.order:.3f}{error}")
     for name, run in runs.items():
         if run.checks_failed:

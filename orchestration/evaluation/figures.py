@@ -20,7 +20,7 @@ import regex
 
 from orchestration.evaluation.sets import SetRun
 from quality.cer import cer
-from quality.facts import Fact, evaluate, fold, load_facts
+from quality.facts import Fact, Outcome, SuiteResult, evaluate, fold, load_facts
 from quality.lexicon import load_lexicon
 from quality.outcomes import WITH_TEXT
 from quality.reference_text import READABLE_KINDS, reference_text
@@ -42,6 +42,12 @@ class Measure:
     title: str
     over: str
     better: str
+    #: When given, only these groups are gated; the measure's other groups are shown.
+    gated_groups: frozenset[str] = frozenset()
+
+    def better_of(self, group: str) -> str:
+        """Which way is better for ``group``'s figure (``shown`` for a group left out of the gate)."""
+        return self.better if not self.gated_groups or group in self.gated_groups else SHOWN
 
 
 MEASURES: dict[str, Measure] = {
@@ -76,7 +82,28 @@ MEASURES: dict[str, Measure] = {
         "PDF pages the layout model read (readers/pdf/certainty.py)", "pages", SHOWN
     ),
     "layout_model_ms": Measure("milliseconds per page the layout model read", "pages", SHOWN),
+    "ocr_pages_read": Measure("pages (or figure regions of a page) an OCR engine read", "pages", SHOWN),
+    "ocr_seconds_per_page": Measure("seconds an OCR engine took per page it read", "pages", SHOWN),
+    "ocr_cer": Measure(
+        "character error rate of an engine's reading of the scans it read whole (kept: the readings kept)",
+        "documents",
+        LOWER,
+        gated_groups=frozenset({"kept"}),
+    ),
+    "ocr_present_facts": Measure(
+        "present facts that hold, of the documents whose OCR pages kept the engine's reading", "facts", SHOWN
+    ),
+    "ocr_kept_share": Measure(
+        "OCR'd pages (and figure regions) whose kept reading is the engine's", "pages", SHOWN
+    ),
 }
+
+
+def better_of(key: str) -> str:
+    """Which way is better for the figure ``key`` (``measure/group``): its measure's, or ``shown``."""
+    measure, _, group = key.partition("/")
+    return MEASURES[measure].better_of(group) if measure in MEASURES else SHOWN
+
 
 #: How the figures are shown, on the terminal and in docs/quality.md: a table's title and its measures,
 #: one column each, a row per group.
@@ -93,6 +120,8 @@ TABLES = (
     ("Facts that hold, per kind of check", ("fact_checks",)),
     ("Tables: cells against truth", ("table_found", "table_recall", "table_precision", "table_header_kept")),
     ("Layout model, per set and kind of document", ("layout_model_share", "layout_model_ms")),
+    ("OCR, per engine and kind of page", ("ocr_pages_read", "ocr_seconds_per_page")),
+    ("OCR, per engine", ("ocr_cer", "ocr_present_facts", "ocr_kept_share")),
     (
         "Runs, per set",
         (
@@ -146,6 +175,9 @@ class Scored:
     f1: float
     order: float
     cer: float | None
+    #: The OCR engine whose reading its OCR pages kept (engines joined by ``+``, most pages first, when they
+    #: differ from page to page); None for a document no engine read.
+    engine: str | None = None
 
 
 @dataclass(frozen=True)
@@ -216,6 +248,73 @@ class SetRows:
             found[(sha, None)].append(cells)
         return found
 
+    @functools.cached_property
+    def ocr(self) -> list[OcrReading]:
+        """Every OCR reading of the home, pages in order per document."""
+        with contextlib.suppress(WarehouseError):  # a home whose run stopped before OCR's table
+            columns = query(self.warehouse, "select * from ocr_pages limit 0").columns
+            kept = "coalesce(o.kept, true)" if "kept" in columns else "true"
+            return [
+                OcrReading(sha, page, scope, engine, kind, read, kept, seconds, text)
+                for sha, page, scope, engine, read, kept, seconds, text, kind in query(
+                    self.warehouse, _OCR.format(kept=kept)
+                ).rows
+            ]
+        return []
+
+    @functools.cached_property
+    def pages(self) -> dict[str, list[int]]:
+        """The pages each document's text was judged on (``page_texts``), in order, by sha256."""
+        found: dict[str, list[int]] = defaultdict(list)
+        with contextlib.suppress(WarehouseError):
+            for sha, page in query(self.warehouse, "select sha256, page from page_texts order by 1, 2").rows:
+                found[sha].append(page)
+        return found
+
+    @functools.cached_property
+    def kept_engines(self) -> dict[str, Counter[str]]:
+        """Per document (sha256), the engines whose readings its OCR pages kept, each with how many."""
+        kept: dict[str, Counter[str]] = defaultdict(Counter)
+        for r in self.ocr:
+            if r.kept and r.read:
+                kept[r.sha256][r.engine] += 1
+        return kept
+
+
+@dataclass(frozen=True)
+class OcrReading:
+    """One engine's reading of a page (scope ``page``) or of its figure regions (scope ``figures``), with
+    the kind of page it read (:data:`OCR_KINDS`) and whether it is the reading the page's text came from."""
+
+    sha256: str
+    page: int
+    scope: str
+    engine: str
+    kind: str
+    read: bool
+    kept: bool
+    seconds: float
+    text: str
+
+
+#: The engines whose figures are always reported (zero pages when an engine read none).
+OCR_ENGINES = ("tesseract", "rapidocr")
+#: The kinds of page OCR reads: a page with no usable text layer or an image document's frame (scan), a
+#: PDF page whose OCR text layer read poorly and was read again (sandwich), a FIGURES page's regions.
+OCR_KINDS = ("scan", "sandwich", "figure")
+
+# Every OCR reading of the current version with the kind of page it read; {kept} is the column `kept`
+# where the home has it (null in rows written before it: kept), else true (one engine, every row kept).
+_OCR = """
+select o.sha256, o.page, o.scope, o.engine, o.status <> 'error' as read, {kept} as kept,
+       coalesce(o.seconds, 0), coalesce(o.text, ''),
+       case when o.scope = 'figures' then 'figure'
+            when v.provenance = 'ocr_sandwich' then 'sandwich' else 'scan' end as kind
+  from ocr_pages o
+  left join page_verdicts v using (sha256, extractor_version, page)
+ order by o.sha256, o.page, o.scope, o.engine
+"""
+
 
 # -- the dev set's truths ------------------------------------------------------------------------------
 
@@ -268,7 +367,9 @@ def dev_figures(rows: SetRows, truth: Path, figures: list[Figure]) -> list[Score
             error = min(1.0, cer(full, text)) if kind in SCANS else None
             if error is not None:
                 errors[kind].append(error)
-            scored.append(Scored(name, kind, score.f1, score.order, error))
+            engines = _by_pages(rows.kept_engines.get(names.get(name, ""), Counter()))
+            engine = "+".join(engines) if engines else None
+            scored.append(Scored(name, kind, score.f1, score.order, error, engine))
         for passage in wanted:
             passages[kind].append(fold(passage) in fold(text))
         segments = truth / f"{name}.expected_segments.json"
@@ -356,11 +457,9 @@ def table_figures(homes: dict[str, SetRows], corpus: Path, figures: list[Figure]
 # -- facts ---------------------------------------------------------------------------------------------
 
 
-def fact_figures(
-    fact_files: Iterable[Path], homes: dict[str, SetRows], figures: list[Figure]
-) -> list[FactFailure]:
+def fact_figures(fact_files: Iterable[Path], homes: dict[str, SetRows], figures: list[Figure]) -> SuiteResult:
     """Each fact checked on its document's clean text, whichever set holds it; pass rates per kind of
-    document and per kind of check."""
+    document and per kind of check. Returns every fact's outcome."""
     facts = [fact for path in sorted(fact_files) for fact in load_facts(path)]
     texts: dict[str, str] = {}
     kind_of: dict[str, str] = {}
@@ -381,7 +480,72 @@ def fact_figures(
     for check, passed in sorted(by_check.items()):
         _ratio(figures, "fact_checks", check, sum(passed), len(passed))
     _ratio(figures, "fact_checks", "all", result.overall.passed, result.overall.total)
-    return [FactFailure(o.fact, o.text_found) for o in result.failures]
+    return result
+
+
+# -- OCR, per engine and kind of page ----------------------------------------------------------------------
+
+
+def _by_pages(engines: Counter[str]) -> list[str]:
+    """The engines, the one kept on most pages first (ties by name)."""
+    return sorted(engines, key=lambda e: (-engines[e], e))
+
+
+def ocr_figures(
+    homes: dict[str, SetRows], truth: Path, outcomes: Iterable[Outcome], figures: list[Figure]
+) -> None:
+    """Pages read and seconds per page of each engine per kind of page, over every set; the character
+    error rate of each engine's own reading, and of the readings kept, of the dev scans with a
+    transcription it read whole (every page); the present facts that hold of the documents whose OCR
+    pages kept each engine's reading (``outcomes``: every fact's, from :func:`fact_figures`); and the share
+    of OCR'd pages whose kept reading is each engine's."""
+    readings = [r for rows in homes.values() for r in rows.ocr]
+    engines = [*OCR_ENGINES, *sorted({r.engine for r in readings} - set(OCR_ENGINES))]
+    for engine in engines:
+        for kind in OCR_KINDS:
+            read = [r for r in readings if r.engine == engine and r.kind == kind and r.read]
+            figures.append(Figure("ocr_pages_read", f"{engine} {kind}", float(len(read)), len(read)))
+            if read:
+                seconds = sum(r.seconds for r in read) / len(read)
+                figures.append(Figure("ocr_seconds_per_page", f"{engine} {kind}", seconds, len(read)))
+    if "dev" in homes:
+        _ocr_cer(homes["dev"], truth, engines, figures)
+    engine_of: dict[str, str] = {}
+    for rows in homes.values():
+        for sha, kept in rows.kept_engines.items():
+            engine_of[sha] = _by_pages(kept)[0]
+    passed: dict[str, list[bool]] = defaultdict(list)
+    for outcome in outcomes:
+        engine = engine_of.get(outcome.fact.sha256)
+        if engine is not None and outcome.fact.kind == "present":
+            passed[engine].append(outcome.passed)
+    for engine in engines:
+        _ratio(figures, "ocr_present_facts", engine, sum(passed[engine]), len(passed[engine]))
+    scopes = {(r.sha256, r.page, r.scope): r.engine for r in readings if r.kept and r.read}
+    kept_by = Counter(scopes.values())
+    for engine in engines:
+        _ratio(figures, "ocr_kept_share", engine, kept_by[engine], len(scopes))
+
+
+def _ocr_cer(rows: SetRows, truth: Path, engines: list[str], figures: list[Figure]) -> None:
+    """``ocr_cer`` of each engine's whole readings and of the kept ones, on the dev set's transcriptions."""
+    names = {sha: name for name, sha in rows.documents.items()}
+    pages: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
+    for r in rows.ocr:
+        if r.scope != "page" or not r.read:
+            continue
+        pages[(r.sha256, r.engine)][r.page] = r.text
+        if r.kept:
+            pages[(r.sha256, "kept")][r.page] = r.text
+    errors: dict[str, list[float]] = defaultdict(list)
+    for (sha, reader), read in sorted(pages.items()):
+        if sha not in names or sorted(read) != rows.pages.get(sha):
+            continue  # a document some of whose pages this engine did not read, or not judged
+        full, _ = _truth_texts(truth, names[sha])
+        if full is not None:
+            errors[reader].append(min(1.0, cer(full, "\n\n".join(read[p] for p in sorted(read)))))
+    for reader in [*engines, "kept"]:
+        _ratio(figures, "ocr_cer", reader, sum(errors[reader]), len(errors[reader]))
 
 
 # -- every set: outcomes, what was printed, time, memory, pages dropped ------------------------------------
