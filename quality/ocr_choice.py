@@ -98,7 +98,7 @@ def choose(first: OcrPageRecord, second: OcrPageRecord) -> tuple[OcrPageRecord, 
     if readable[0] and readable[1]:
         if two > 0 and two - one >= SECOND_MIN_GAIN * max(abs(one), 1.0):
             keep_second, why_first, why_second = True, OcrChoice.LOWER_SCORE, OcrChoice.HIGHER_SCORE
-        elif two > one:
+        elif two >= one:
             keep_second, why_first, why_second = False, OcrChoice.FIRST_ON_TIE, OcrChoice.NOT_ENOUGH_HIGHER
         else:
             keep_second, why_first, why_second = False, OcrChoice.HIGHER_SCORE, OcrChoice.LOWER_SCORE

@@ -162,7 +162,7 @@ class OcrPageRecord:
         str,
         Doc(
             "derived, underivable (OCR read nothing, or only what it could not read: illegible, "
-            "no_data:<script>), or error (timeout, engine_error, unavailable, render_failed, or "
+            "no_data:<script>), or error (timeout, memory, engine_error, unavailable, render_failed, or "
             "over_budget:pages / over_budget:seconds: never sent to Tesseract, its document had spent its "
             "OCR budget of ocr_max_pages_per_document pages or ocr_document_timeout_s seconds)"
         ),

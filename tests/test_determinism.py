@@ -89,8 +89,12 @@ def assert_meaningful(rows: HomeRows, corpus: Corpus) -> None:
     statuses = set(rows.view("derivations").column("status"))
     assert statuses == {"derived", "underivable"}  # the scan has no text layer
     assert {"TEXT", "REPLACE"} <= set(rows.view("page_verdicts").column("mode"))
-    ocr = rows.view("ocr_pages")
-    assert ocr.column("status") == ["derived"] and "Meter readings" in ocr.column("text")[0]
+    ocr = rows.view("ocr_pages")  # the scan read by Tesseract, and by RapidOCR as a short page
+    assert ocr.column("status") == ["derived", "derived"] and "Meter readings" in ocr.column("text")[0]
+    assert sorted(ocr.column("engine")) == ["rapidocr", "tesseract"] and sorted(ocr.column("kept")) == [
+        False,
+        True,
+    ]
     assert sorted(rows.view("redactions").column("kind")) == ["email", "phone"]
     texts = "\n".join(rows.view("texts").column("text"))
     assert "⟨EMAIL_1⟩" in texts and EMAIL not in texts

@@ -20,8 +20,12 @@ PANGRAMS = (
 )
 # The same page read without its accents, as an engine reading it with English data alone does.
 PANGRAMS_WITHOUT_ACCENTS = (
-    PANGRAMS.replace("über", "iiber").replace("marrón", "marron").replace("rápido", "rapido")
-    .replace("rápida", "rapida").replace("cão", "céo").replace("preguiçoso", "preguicoso")
+    PANGRAMS.replace("über", "iiber")
+    .replace("marrón", "marron")
+    .replace("rápido", "rapido")
+    .replace("rápida", "rapida")
+    .replace("cão", "céo")
+    .replace("preguiçoso", "preguicoso")
 )
 PROSE = (
     "The committee met on Tuesday to review the annual budget. Members discussed the proposal to expand "

@@ -175,11 +175,23 @@ def test_a_run_opens_no_socket_off_the_machine(tmp_path: Path) -> None:
     assert not (user / ".cache" / "Microsoft").exists(), "ONNX Runtime wrote its device id"
     assert not (user / ".cache").exists() or not any((user / ".cache").rglob("*onnx*")), "ONNX wrote a cache"
     for cache in (user / ".cache", tmp_path / "xdg-cache"):  # no model fetched, no engine's files kept
-        # Only matplotlib's list of the system's fonts, which it keeps in the user's cache folder.
-        kept = [
-            p for p in cache.rglob("*") if p.is_file() and not re.fullmatch(r"fontlist-v[\d.]+\.json", p.name)
-        ]
+        kept = [p for p in cache.rglob("*") if p.is_file()]
         assert not kept, sorted(map(str, kept))[:20]
+    # RapidOCR read the poster page again, Tesseract's reading of it being poor.
+    engines = subprocess.run(
+        [
+            str(ASSAY),
+            "sql",
+            "--home",
+            str(tmp_path / "home"),
+            "--csv",
+            "select distinct engine from ocr_pages",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert "rapidocr" in engines.stdout, engines.stdout + engines.stderr
     # The journal page was put to the layout model (its why says what the model did or why not).
     asked = subprocess.run(
         [

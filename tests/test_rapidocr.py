@@ -127,7 +127,7 @@ def test_vertical_columns_are_read_right_to_left_top_to_bottom() -> None:
     ]
     text, ordered = reading_text(lines)
     assert text == "右の列\n真ん中の列\n左の列\n下"
-    assert [line.text for line in ordered][0] == "右の列"
+    assert ordered[0].text == "右の列"
 
 
 @pytest.mark.slow
@@ -142,6 +142,19 @@ def test_a_page_over_its_time_ends_its_worker_and_the_next_page_is_read(tmp_path
             recognise_rapid(image, dpi=300, timeout=0.05, rapid=worker)
         assert failed.value.reason == "timeout"
         assert worker.pid is None and not psutil.pid_exists(pid)  # the worker was killed and reaped
+        assert "consumption" in recognise_rapid(image, dpi=300, timeout=120, rapid=worker).text
+
+
+@pytest.mark.slow
+def test_a_worker_over_its_memory_is_ended_and_the_next_page_is_read(tmp_path: Path) -> None:
+    image = render_page(make_text_pdf(tmp_path / "page.pdf", [TEXT * 4], fontsize=11), 1)
+    with RapidOcrProcesses() as workers:
+        worker = workers.for_this_thread()
+        worker.memory_bytes = 50 * 2**20  # its models alone take more
+        with pytest.raises(OcrFailed) as failed:
+            recognise_rapid(image, dpi=300, timeout=120, rapid=worker)
+        assert failed.value.reason == "memory" and worker.pid is None
+        worker.memory_bytes = 3 * 2**30
         assert "consumption" in recognise_rapid(image, dpi=300, timeout=120, rapid=worker).text
 
 

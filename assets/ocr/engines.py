@@ -24,11 +24,11 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from PIL import Image
-from readers.images.ocr_result import OcrResult
 
 from quality.lexicon import language_script
 from quality.records import OcrEngine, OcrPageRecord, OcrScope
 from readers.images import rapidocr, tesseract
+from readers.images.ocr_result import OcrResult
 
 #: A page Tesseract read fewer words on than this is read by RapidOCR too. On the dev corpus, pages of
 #: dense text read 300-730 words; the pages Tesseract misread (a map's labels, a table with a grey header,

@@ -258,7 +258,7 @@ def ocr_shards(
     out: list[ShardOcr] = []
     for inp, plan in zip(inputs, plans, strict=True):
         new = by_shard.get(inp.shard, [])
-        refused = plan.refused if read else []
+        refused = keep_readings(plan.refused, []) if read else []
         replaced = {(r.sha256, r.page, r.scope) for r in new}
         earlier = [r for r in plan.kept if (r.sha256, r.page, r.scope) not in replaced]
         rows = sorted(earlier + new + refused, key=lambda r: (r.sha256, r.page, r.scope, r.engine))
@@ -269,7 +269,7 @@ def ocr_shards(
                 rows,
                 texts,
                 new,
-                kept=len(plan.kept),
+                kept=len({(r.sha256, r.page, r.scope) for r in plan.kept}),
                 refused=len(refused),
                 read_again=again[inp.shard],
             )

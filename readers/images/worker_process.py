@@ -3,8 +3,9 @@ use that keeps its models loaded from page to page and answers one request at a 
 
 A request is a line of JSON (the engine's own fields, and the image's ``width``, ``height``, ``bands``
 and ``dpi``) followed by the image's pixels; the answer is a line of JSON. A page that runs over its time
-is stopped by ending the process (``OcrFailed``, reason ``timeout``), and a process that ends (the engine
-crashed) fails that page alone (reason ``engine_error``): the next page starts a new one. The worker runs
+is stopped by ending the process (``OcrFailed``, reason ``timeout``), as is one whose worker passes its
+memory budget (reason ``memory``), and a process that ends (the engine crashed) fails that page alone
+(reason ``engine_error``): the next page starts a new one. The worker runs
 single-threaded: parallelism belongs to the caller (one worker per core, one worker per thread).
 """
 
@@ -25,6 +26,15 @@ from readers.images.ocr_result import OcrFailed
 
 # Seconds a worker is given to free its models and exit when it is ended, before it is killed.
 CLOSE_TIMEOUT_S = 5.0
+# A worker whose resident memory passes this while it reads a page is ended, and the page recorded
+# ``error``/``memory``: RapidOCR's worker peaks at 0.9-1.1 GB on a dense 2550x3300 page, Tesseract's at
+# 0.2-0.4 GB, and the largest page the image limits let through (150 megapixels) is the one to stop.
+DEFAULT_MEMORY_BYTES = 3 * 1024**3
+# How often (seconds) a worker's memory is looked at while it reads.
+MEMORY_POLL_S = 0.2
+
+
+_OVER_MEMORY = b"\x00over memory"
 
 
 class WorkerProcess:
@@ -34,9 +44,10 @@ class WorkerProcess:
     module = ""
     name = ""
 
-    def __init__(self) -> None:
+    def __init__(self, memory_bytes: int = DEFAULT_MEMORY_BYTES) -> None:
         self._process: subprocess.Popen[bytes] | None = None
         self._unanswered = 0  # warm-up requests whose answers are still to be read
+        self.memory_bytes = memory_bytes
 
     def warm_with(self, request: dict, image: Image.Image, dpi: int) -> None:
         """Start the worker and send it ``request`` on ``image`` (a small blank, so that it loads its
@@ -60,15 +71,38 @@ class WorkerProcess:
         line: bytes | None = b""  # no answer: the worker is gone (its input a broken pipe)
         if self._send(header, data):
             process = self._started()
-            ready, _, _ = select.select([process.stdout], [], [], timeout)
-            line = process.stdout.readline() if ready else None  # type: ignore[union-attr]
+            line = self._answer(process, timeout)
         if line is None:
             self._kill()
             raise OcrFailed(f"recognition ran over {timeout} s", reason="timeout")
+        if line == _OVER_MEMORY:
+            self._kill()
+            raise OcrFailed(
+                f"{self.name}'s worker passed {self.memory_bytes // 2**20} MB of memory", reason="memory"
+            )
         if not line:
             code = self._kill()
             raise OcrFailed(f"{self.name}'s worker ended (exit code {code})", reason="engine_error")
         return json.loads(line)
+
+    def _answer(self, process: subprocess.Popen[bytes], timeout: float) -> bytes | None:
+        """The worker's answer line (empty when it ended), None past ``timeout``, or :data:`_OVER_MEMORY`
+        when its resident memory passed :attr:`memory_bytes` while it read."""
+        import psutil
+
+        deadline = time.perf_counter() + timeout
+        while True:
+            left = deadline - time.perf_counter()
+            ready, _, _ = select.select([process.stdout], [], [], max(0.0, min(MEMORY_POLL_S, left)))
+            if ready:
+                return process.stdout.readline()  # type: ignore[union-attr]
+            if left <= 0:
+                return None
+            try:
+                if psutil.Process(process.pid).memory_info().rss > self.memory_bytes:
+                    return _OVER_MEMORY
+            except psutil.Error:  # it ended: the next select reads its empty answer
+                continue
 
     def close(self) -> None:
         """End the worker: its input closed, it frees its models and exits."""
