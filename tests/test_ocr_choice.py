@@ -141,13 +141,15 @@ def test_exactly_one_reading_is_kept_and_never_an_unread_one_over_a_read_one(
     ("change", "asked"),
     [
         ({}, None),  # dense, confident, Latin: Tesseract's alone
-        ({"words": 60}, "sparse"),
+        ({"words": 60}, None),  # short, but read at 93
+        ({"words": 60, "confidence": 91.0}, "sparse"),
         ({"confidence": 70.0}, "doubtful"),
         ({"status": "underivable", "reason": "illegible"}, "illegible"),
         ({"status": "underivable", "reason": "no_text", "words": 0}, "no_text"),
         ({"language": "jpn"}, "han"),
-        ({"scope": "figures", "words": 12}, "figures"),
-        ({"scope": "figures", "confidence": 95.0}, None),
+        ({"scope": "figures", "words": 12, "confidence": 70.0}, "figures"),
+        ({"scope": "figures", "status": "underivable", "reason": "no_text", "words": 0}, "figures"),
+        ({"scope": "figures", "words": 12, "confidence": 95.0}, None),
         # Never to an engine that cannot read the page's script or language.
         ({"confidence": 40.0, "script": "Hebrew"}, None),
         # A script named on a page Tesseract could not read is a guess: RapidOCR is asked.

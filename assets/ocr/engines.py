@@ -6,10 +6,11 @@ Tesseract is weak, for one of these reasons (``ocr_pages.asked``):
 
 - ``illegible``, ``no_text``: Tesseract read nothing legible, or nothing, on a page sent to OCR;
 - ``doubtful``: its mean word confidence is under :data:`~readers.images.tesseract.DOUBTFUL_BELOW_CONFIDENCE`;
-- ``sparse``: it read fewer than :data:`SPARSE_MAX_WORDS` words: a cover, a slide, a label, a map, a
-  short note, large type: the pages where its page segmentation is weakest, and cheap to read twice;
+- ``sparse``: it read fewer than :data:`SPARSE_MAX_WORDS` words, under :data:`SPARSE_SURE_CONFIDENCE`:
+  a cover, a slide, a label, a map, a short note, large type, where its page segmentation is weakest
+  and a second reading is cheap;
 - ``figures``: the figure regions of a FIGURES page (text set in pictures), unless Tesseract read them
-  densely and confidently;
+  legibly and confidently;
 - ``han``: the page is read in Chinese or Japanese, which RapidOCR's model reads and reads vertically.
 
 No page goes to an engine that cannot read its script or its language: RapidOCR reads Latin script, Chinese
@@ -34,9 +35,10 @@ from readers.images.ocr_result import OcrResult
 #: dense text read 300-730 words; the pages Tesseract misread (a map's labels, a table with a grey header,
 #: a page of pangrams in six languages) 30-130, and RapidOCR reads such a page in 1-2 s.
 SPARSE_MAX_WORDS = 200
-#: The figure regions of a FIGURES page are read by RapidOCR too unless Tesseract read at least this many
-#: words in them at a good confidence: a scanned exhibit read at 94-96 holds 180-300 words.
-FIGURES_DENSE_WORDS = SPARSE_MAX_WORDS
+#: ... unless Tesseract read it this confidently: on the dev corpus every sparse page Tesseract read at
+#: 95-96 (a page of a few lines, a one-word page, a caption) read the same in RapidOCR, while the sparse
+#: pages RapidOCR read better had been read at 88-92.
+SPARSE_SURE_CONFIDENCE = 93.0
 #: Orientation detection's scripts RapidOCR's model reads.
 RAPIDOCR_SCRIPTS = frozenset({"Latin", "Han", "Japanese", "Katakana", "Hiragana"})
 #: The same, as the first word of a letter's Unicode name (quality/lexicon.py's letter_script).
@@ -110,14 +112,15 @@ def asked_because(record: OcrPageRecord) -> str | None:
         return None
     if record.language in HAN_LANGUAGES:
         return "han"
+    confidence = record.confidence or 0.0
     if record.scope == OcrScope.FIGURES:
-        confident = (record.confidence or 0.0) >= tesseract.DOUBTFUL_BELOW_CONFIDENCE
-        return None if confident and record.words >= FIGURES_DENSE_WORDS else "figures"
+        confident = record.status == "derived" and confidence >= tesseract.DOUBTFUL_BELOW_CONFIDENCE
+        return None if confident else "figures"
     if record.status == "underivable":
         return "no_text" if record.reason == "no_text" else "illegible"
-    if record.confidence is not None and record.confidence < tesseract.DOUBTFUL_BELOW_CONFIDENCE:
+    if record.confidence is not None and confidence < tesseract.DOUBTFUL_BELOW_CONFIDENCE:
         return "doubtful"
-    if record.words < SPARSE_MAX_WORDS:
+    if record.words < SPARSE_MAX_WORDS and confidence < SPARSE_SURE_CONFIDENCE:
         return "sparse"
     return None
 
