@@ -78,6 +78,9 @@ class Settings(pydantic.BaseModel):
     ocr_document_timeout_s: float = 1800.0
     # Tesseract processes at once; 0 means one per core this process may use.
     ocr_workers: int = 0
+    # Whether RapidOCR reads again the pages Tesseract reads poorly or sparsely (assets/ocr/engines.py), the
+    # better reading kept (quality/ocr_choice.py); off, Tesseract's reading is every page's.
+    ocr_second_engine: bool = True
     # The OCR confidence check warns when the mean word confidence of the pages read whole falls under
     # this: the dev corpus's scans read at 88 on average, its worst legible page (a skewed scan) at 80; a
     # wrong language or an unreadable scan falls to the 50s.

@@ -183,7 +183,7 @@ class CheckOutcome:
             console.print(f"encoding: {shown(d.encoding)} (by {shown(d.encoding_source)})")
         verdict = {v.page: v for v in self.verdicts.pages}
         final = {t.page: t for t in self.texts}
-        read = {(o.page, o.scope): o for o in self.ocr}
+        read = {(o.page, o.scope): o for o in self.ocr if o.kept is not False}
         table = Table("page", "mode", "reasons", "provenance", "signals", "final text", show_lines=True)
         for p in self.extracted.rows.pages.get(self.sha256, []):
             v, t = verdict.get(p.page), final.get(p.page)

@@ -746,8 +746,10 @@ def _cmd_doctor(args: argparse.Namespace, console: Console) -> int:
     from dataclasses import asdict
 
     from readers.core.tools import probe_all
+    from readers.images.rapidocr import probe as probe_rapidocr
 
     probes = probe_all()
+    probes.insert(1, probe_rapidocr())  # the second reader of pixels, after Tesseract
     if args.json:
         print(json.dumps([asdict(p) for p in probes], indent=2))
         return 0

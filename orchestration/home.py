@@ -78,6 +78,9 @@ class Home:
             raise (fault_of(exc) or exc) from exc
         os.environ["DAGSTER_HOME"] = str(self.dagster_home)
         os.environ["ASSAY_HOME"] = str(self.path)
+        # matplotlib keeps its list of the system's fonts in the user's cache folder unless told where:
+        # the home's, so that a run writes nothing outside its home (the quality report's plots).
+        os.environ.setdefault("MPLCONFIGDIR", str(self.path / "cache" / "matplotlib"))
 
     def _probe_write(self) -> None:
         """Write one byte under the home and remove it: a directory that exists on a read-only or full

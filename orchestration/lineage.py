@@ -171,6 +171,7 @@ def lineage_of(wh: Warehouse, sha: str, *, all_versions: bool = False) -> Lineag
             "t.reason, o.language, o.rotation from page_verdicts v "
             "left join page_texts t using (sha256, page) "
             "left join ocr_pages o on o.sha256 = v.sha256 and o.page = v.page and o.scope = 'page' "
+            "and o.kept is distinct from false "
             "where v.sha256 = ? order by v.page",
             one,
         ).records()

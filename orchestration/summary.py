@@ -43,7 +43,11 @@ OCR_SQL = """
 select scope, count(*), count(*) filter (where status = 'derived'),
        count(*) filter (where status = 'underivable'), count(*) filter (where status = 'error'),
        avg(confidence) filter (where status = 'derived')
-from ocr_pages group by scope order by scope desc
+from ocr_pages where kept is distinct from false group by scope order by scope desc
+"""
+# Pages the second engine read, and whose text it gave (quality/ocr_choice.py).
+SECOND_ENGINE_SQL = """
+select count(*), count(*) filter (where kept) from ocr_pages where engine = 'rapidocr'
 """
 MODES_SQL = "select mode, count(*) from page_verdicts group by mode"
 # Pages with text, by the tier that judged them, and the reasons of the unjudgeable ones.
@@ -193,7 +197,15 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             + (f", {errors} failed (see ocr_pages.reason)" if errors else "")
             + "."
         )
-    unavailable = query(home.warehouse, "select count(*) from ocr_pages where reason = 'unavailable'").rows
+    [(second, second_kept)] = query(home.warehouse, SECOND_ENGINE_SQL).rows
+    if second:
+        console.print(
+            f"OCR: RapidOCR read {second} of those pages again where Tesseract read poorly or sparsely; "
+            f"{second_kept} kept its reading (see ocr_pages.asked and ocr_pages.choice)."
+        )
+    unavailable = query(
+        home.warehouse, "select count(*) from ocr_pages where reason = 'unavailable' and engine = 'tesseract'"
+    ).rows
     if unavailable and unavailable[0][0]:
         console.print(
             f"[yellow]Tesseract is not installed[/] (or lacks the language): {unavailable[0][0]} pages "

@@ -468,26 +468,38 @@ _SCORE = operator.itemgetter(0)
 _LANGUAGE = operator.itemgetter(1)
 
 
-def best_language(text: str) -> LanguageGuess:
-    """The language whose profile is most similar to ``text``'s runs in its script, with the runner-up.
-
-    Cost: ~1 ms for a 3,000-character page once the candidate profiles are built.
-    """
+def _ranked(text: str) -> list[tuple[float, str]]:
+    """Every candidate language's (similarity, language) for ``text``, best first, ties by language code."""
     letters, groups = _features(text)
     candidates = _candidates(letters)
     if not candidates:
-        return NO_LANGUAGE
+        return []
     ranked: list[tuple[float, str]] = []
     for scripts, languages in _script_groups(candidates):
         present = [groups[script] for script in scripts if script in groups]
         counts = present[0] if len(present) == 1 else sum(present, Counter())
         ranked.extend(_similarities(counts, languages))
-    if not ranked:
-        return NO_LANGUAGE
     # Best first, ties by language code: two sorts by a C key function, stable, cost a third of one
     # sort by a Python key.
     ranked.sort(key=_LANGUAGE)
     ranked.sort(key=_SCORE, reverse=True)
+    return ranked
+
+
+def likely_languages(text: str, count: int) -> tuple[str, ...]:
+    """The ``count`` languages whose profiles match ``text`` best, each at least
+    :data:`MIN_LANGUAGE_SIMILARITY`, best first: the languages a page mixing several may be in."""
+    return tuple(language for score, language in _ranked(text)[:count] if score >= MIN_LANGUAGE_SIMILARITY)
+
+
+def best_language(text: str) -> LanguageGuess:
+    """The language whose profile is most similar to ``text``'s runs in its script, with the runner-up.
+
+    Cost: ~1 ms for a 3,000-character page once the candidate profiles are built.
+    """
+    ranked = _ranked(text)
+    if not ranked:
+        return NO_LANGUAGE
     best_score, best = ranked[0]
     second_score, second = ranked[1] if len(ranked) > 1 else (0.0, None)
     language = best if best_score >= MIN_LANGUAGE_SIMILARITY else None

@@ -236,6 +236,15 @@ def _load(language: str, extra: frozenset[str]) -> Lexicon:
     )
 
 
+def language_script(language: str) -> str:
+    """The script ``language`` is written in, as :func:`letter_script` names it ("LATIN", "ARABIC", "CJK"),
+    from the first letters of its commonest words; "LATIN" for a language wordfreq does not know."""
+    try:
+        return _script(language)
+    except LookupError:
+        return "LATIN"
+
+
 @functools.lru_cache(maxsize=64)
 def _script(language: str) -> str:
     """The script most of the language's top words begin with."""

@@ -43,6 +43,26 @@ class OcrScope(StrEnum):
     FIGURES = "figures"
 
 
+class OcrEngine(StrEnum):
+    """The readers of pixels: Tesseract reads every page sent to OCR first; RapidOCR (PP-OCR's models on
+    ONNX Runtime) reads the pages Tesseract is weak on (quality/ocr_choice.py)."""
+
+    TESSERACT = "tesseract"
+    RAPIDOCR = "rapidocr"
+
+
+class OcrChoice(StrEnum):
+    """Why a reading of a page was kept (the page's text comes from it) or not (``ocr_pages.choice``)."""
+
+    ONLY = "only_reading"  # one engine read the page: the other was not asked, or cannot read it
+    HIGHER_SCORE = "higher_score"  # both read; this one's evidence scored higher
+    FIRST_ON_TIE = "first_on_tie"  # both read; the other did not score enough higher to replace it
+    LOWER_SCORE = "lower_score"  # both read; the other's evidence scored higher
+    NOT_ENOUGH_HIGHER = "not_enough_higher"  # scored higher, but by less than the margin that replaces
+    OTHER_UNREAD = "other_unread"  # both were asked; only this one read anything legible
+    UNREAD = "unread"  # both were asked; this one read nothing legible (its status says why)
+
+
 @dataclass(frozen=True, slots=True)
 class PageVerdictRecord:
     sha256: Annotated[Sha256, KEY]
@@ -142,15 +162,23 @@ class OcrPageRecord:
         str,
         Doc(
             "derived, underivable (OCR read nothing, or only what it could not read: illegible, "
-            "no_data:<script>), or error (timeout, engine_error, unavailable, render_failed, or "
+            "no_data:<script>), or error (timeout, memory, engine_error, unavailable, render_failed, or "
             "over_budget:pages / over_budget:seconds: never sent to Tesseract, its document had spent its "
             "OCR budget of ocr_max_pages_per_document pages or ocr_document_timeout_s seconds)"
         ),
         OneOf.members(DocumentStatus.DERIVED, DocumentStatus.UNDERIVABLE, DocumentStatus.ERROR),
     ]
     reason: Annotated[str | None, Doc("why the status is not derived; null when derived")]
-    engine: Annotated[str, Doc("tesseract")]
-    engine_version: Annotated[str, Doc("its version")]
+    engine: Annotated[
+        str,
+        KEY,
+        Doc(
+            "the engine that read: tesseract (every page sent to OCR) or rapidocr (a page Tesseract is weak "
+            "on: a second reading, see `asked`); a page read by both has a row for each, one of them kept"
+        ),
+        OneOf.of(OcrEngine),
+    ]
+    engine_version: Annotated[str, Doc("its version (RapidOCR's names its models)")]
     language: Annotated[str, Doc("Tesseract language(s) used, from the document's language or the default")]
     language_source: Annotated[
         str,
@@ -197,6 +225,36 @@ class OcrPageRecord:
             "page was judged illegible, but never used as the page's text"
         ),
     ]
+    kept: Annotated[
+        bool | None,
+        Doc(
+            "whether the page's text comes from this reading: exactly one reading of a page is kept; null "
+            "in rows written before a second engine read pages (each was its page's only reading)"
+        ),
+    ] = None
+    choice: Annotated[
+        str | None,
+        Doc("why this reading was kept or not (quality/ocr_choice.py)"),
+        OneOf.of(OcrChoice),
+    ] = None
+    asked: Annotated[
+        str | None,
+        Doc(
+            "why a second engine was asked to read the page (doubtful, illegible, no_text, sparse, "
+            "few_lexicon_words, figures, han); null on the first reading"
+        ),
+    ] = None
+    score: Annotated[
+        float | None,
+        Doc(
+            "the reading's evidence score the choice compared: letters of words a lexicon of the page's "
+            "languages knows, or, where no lexicon judges, letters weighted by the language-profile match"
+        ),
+    ] = None
+    agreement: Annotated[
+        Ratio | None,
+        Doc("word agreement (Dice) of the two engines' readings of the page; null when one engine read it"),
+    ] = None
 
 
 class StopReason(StrEnum):

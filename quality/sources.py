@@ -258,8 +258,10 @@ def choose_page_texts(
     """One row per judged page of one document, in page order."""
     by_page = {p.page: p for p in extracted}
     repaired = {r.page: r for r in repairs}
-    ocr_page = {o.page: o for o in ocr if o.scope == OcrScope.PAGE}
-    ocr_figures = {o.page: o for o in ocr if o.scope == OcrScope.FIGURES}
+    # The reading of each page its text comes from (quality/ocr_choice.py).
+    kept = [o for o in ocr if o.kept is not False]
+    ocr_page = {o.page: o for o in kept if o.scope == OcrScope.PAGE}
+    ocr_figures = {o.page: o for o in kept if o.scope == OcrScope.FIGURES}
 
     def row(
         v: PageVerdictRecord,

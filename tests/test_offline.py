@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from orchestration.demo import make_scan_image, make_text_pdf
@@ -126,8 +127,25 @@ def _write_documents(folder: Path) -> list[str]:
     kinds = ["pdf", "docx", "html", "eml", "text"]
     if shutil.which("tesseract"):
         make_scan_image(folder / "scan.png", "Scanned letter about the harvest festival.")
+        make_picture_page(folder / "poster.png")
         kinds.append("png")
     return kinds
+
+
+def make_picture_page(path: Path) -> Path:
+    """A scanned poster: large words set over a picture (bands of colour and discs), the kind of page the
+    OCR stage gives RapidOCR to read."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=400)
+    for band in range(8):
+        shade = (0.2 + 0.1 * band, 0.5, 0.9 - 0.1 * band)
+        page.draw_rect(pymupdf.Rect(0, 50 * band, 612, 50 * band + 50), color=None, fill=shade)
+    for x in range(60, 612, 120):
+        page.draw_circle((x, 200), 45, color=None, fill=(0.95, 0.8, 0.3))
+    page.insert_textbox(pymupdf.Rect(30, 130, 582, 300), "HARVEST FESTIVAL", fontsize=52, align=1)
+    pix = page.get_pixmap(dpi=200)
+    path.write_bytes(pix.tobytes("png"))
+    return path
 
 
 @pytest.mark.slow
@@ -140,6 +158,7 @@ def test_a_run_opens_no_socket_off_the_machine(tmp_path: Path) -> None:
     user.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "ASSAY_", "XDG_"))}
     env["HOME"] = str(user)
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg-cache")
     corpus = tmp_path / "corpus"
     kinds = _write_documents(corpus)
     trace = tmp_path / "trace"
@@ -148,13 +167,31 @@ def test_a_run_opens_no_socket_off_the_machine(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout + run.stderr
     for kind in kinds:  # one document of each kind, read (the summary's table: kind, docs, ...)
-        count = 2 if kind == "pdf" else 1
+        count = 2 if kind in ("pdf", "png") else 1  # a report and a journal; a letter and a poster
         assert re.search(rf"^\s+{kind}\s+{count}\s", run.stdout, re.M), (kind, run.stdout)
     assert trace.stat().st_size > 0, "the trace is empty: the tracer saw no socket call at all"
     remote = remote_calls(trace.read_text(errors="replace"))
     assert not remote, "sockets to other hosts:\n" + "\n".join(remote[:20])
     assert not (user / ".cache" / "Microsoft").exists(), "ONNX Runtime wrote its device id"
     assert not (user / ".cache").exists() or not any((user / ".cache").rglob("*onnx*")), "ONNX wrote a cache"
+    for cache in (user / ".cache", tmp_path / "xdg-cache"):  # no model fetched, no engine's files kept
+        kept = [p for p in cache.rglob("*") if p.is_file()]
+        assert not kept, sorted(map(str, kept))[:20]
+    # RapidOCR read the poster page again, Tesseract's reading of it being poor.
+    engines = subprocess.run(
+        [
+            str(ASSAY),
+            "sql",
+            "--home",
+            str(tmp_path / "home"),
+            "--csv",
+            "select distinct engine from ocr_pages",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert "rapidocr" in engines.stdout, engines.stdout + engines.stderr
     # The journal page was put to the layout model (its why says what the model did or why not).
     asked = subprocess.run(
         [
@@ -172,3 +209,39 @@ def test_a_run_opens_no_socket_off_the_machine(tmp_path: Path) -> None:
     )
     assert "model" in asked.stdout, asked.stdout + asked.stderr
     assert not (user / ".dagster").exists(), "Dagster wrote its telemetry id"
+
+
+@pytest.mark.slow
+def test_rapidocr_reads_a_picture_page_offline(tmp_path: Path) -> None:
+    """RapidOCR in its worker, under strace with a fresh HOME and cache folder: it reads the poster's words
+    with the models of its wheel, opens no socket off the machine, and writes nothing under the user's
+    home or cache (nor beside its models)."""
+    from readers.images.rapidocr import installed_version
+    from readers.images.rapidocr_worker import models_folder
+
+    if not installed_version():
+        pytest.skip("RapidOCR is not installed")
+    user = tmp_path / "user"
+    user.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "ASSAY_", "XDG_"))}
+    env["HOME"] = str(user)
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg-cache")
+    page = make_picture_page(tmp_path / "poster.png")
+    models = models_folder()
+    assert models is not None
+    before = sorted(p.name for p in models.parent.rglob("*") if "__pycache__" not in p.parts)
+    script = (
+        "from PIL import Image\n"
+        "from readers.images.rapidocr import recognise_rapid\n"
+        f"print(recognise_rapid(Image.open({str(page)!r}), dpi=200, timeout=120).text)\n"
+    )
+    trace = tmp_path / "trace"
+    run = _traced([sys.executable, "-c", script], trace, env=env, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "HARVEST" in run.stdout and "FESTIVAL" in run.stdout, run.stdout
+    assert run.stderr == "", run.stderr  # RapidOCR's logging stays off the terminal
+    remote = remote_calls(trace.read_text(errors="replace"))
+    assert not remote, "sockets to other hosts:\n" + "\n".join(remote[:20])
+    assert not any(user.rglob("*")), sorted(map(str, user.rglob("*")))[:20]
+    assert not (tmp_path / "xdg-cache").exists()
+    assert sorted(p.name for p in models.parent.rglob("*") if "__pycache__" not in p.parts) == before

@@ -280,7 +280,7 @@ def test_a_scan_swapped_before_ocr_gives_no_foreign_text_and_is_read_again(
     assert query(wh, "select sha256 from documents").rows == [(new,)]
     for table in ("derivations", "pages", "page_verdicts", "ocr_pages", "page_texts"):
         assert query(wh, f"select count(*) from {table} where sha256 = ?", [old]).rows == [(0,)], table
-    [(status, text)] = query(wh, "select status, text from ocr_pages where sha256 = ?", [new]).rows
+    [(status, text)] = query(wh, "select status, text from ocr_pages where sha256 = ? and kept", [new]).rows
     assert status == "derived" and MARKER in text
     holders = query(wh, "select distinct sha256 from texts where text like ?", [f"%{MARKER}%"]).rows
     assert holders == [(new,)]

@@ -93,7 +93,9 @@ SELECT p.sha256, p.extractor_version, 'doc:' || p.sha256, 'page:' || p.page || '
        'verdicts', 'verdicts', p.verdicts_version FROM all_page_verdicts p
 UNION ALL
 SELECT o.sha256, o.extractor_version, 'page:' || o.page || ':' || v.mode, 'ocr:' || o.page || ':' || o.scope
-       || ':' || o.status, 'ocr', o.engine, o.engine_version
+       || ':' || o.engine || ':' || o.status
+       || CASE WHEN o.kept IS NOT DISTINCT FROM false THEN ':not_kept' ELSE '' END,
+       'ocr', o.engine, o.engine_version
   FROM all_ocr_pages o JOIN all_page_verdicts v
     ON v.sha256 = o.sha256 AND v.page = o.page AND v.extractor_version = o.extractor_version
 UNION ALL

@@ -209,7 +209,7 @@ VOCABULARY = Table(
 OCR_PAGES = Table(
     "ocr_pages",
     OcrPageRecord,
-    "page sent to OCR",
+    "reading of a page sent to OCR, by one engine (Tesseract reads each page; RapidOCR some again)",
     sharded=True,
 )
 
@@ -463,7 +463,7 @@ PERSONAL_DATA: tuple[tuple[str, str, str, str], ...] = (
     ),
     ("repairs", "`text`", "raw", "a page's text after a fallback or a font repair, before sanitize"),
     ("vocabulary", "`word`", "raw", "words of three or more documents (a surname can be one)"),
-    ("ocr_pages", "`text`", "raw", "what Tesseract read"),
+    ("ocr_pages", "`text`", "raw", "what the OCR engine read"),
     ("page_texts", "`text`", "raw", "each page's final text, before sanitize"),
     ("outcomes", "`path`, `reason`", "raw", "documents.path, and the derivation's reason"),
     ("lineage", "`from`, `tool`", "raw", "its `path:` nodes are documents.path; a member's edge names it"),

@@ -48,6 +48,7 @@ def ocr(step: ShardStep) -> StageOutcome:
             max_pixels=assay.max_image_pixels,
             max_pages_per_document=assay.ocr_max_pages_per_document,
             document_timeout=assay.ocr_document_timeout_s,
+            second_engine=assay.ocr_second_engine,
         ),
         on_page=lambda r: progress.page_read(r.status),
     )
@@ -63,10 +64,13 @@ def ocr(step: ShardStep) -> StageOutcome:
 
     read = [r for result in results for r in result.read]
     kept = sum(result.kept for result in results)
-    whole = [r for r in read if r.scope == "page" and r.confidence is not None]
+    # Tesseract's scale: the floor is calibrated on its confidences (RapidOCR's run near 99 on all it reads).
+    whole = [r for r in read if r.scope == "page" and r.engine == "tesseract" and r.confidence is not None]
     mean = round(sum(r.confidence for r in whole) / len(whole), 2) if whole else None
+    engines = Counter(r.engine for r in read)
     step.log.info(
-        f"OCR: {len(read)} read ({sum(r.read_again for r in results)} again in their language), {kept} "
+        f"OCR: {len(read)} read ({dict(engines)}; {sum(r.read_again for r in results)} again in their "
+        f"language), {kept} "
         f"kept, {sum(r.refused for r in results)} over the page budget, "
         f"{round(sum(r.seconds for r in read), 1)} s; {dict(statuses)}; final texts from {dict(sources)}"
     )

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from assets.ocr.engines import asked_because, engine_version, keep_readings
 from assets.ocr.scope import RENDERABLE, RETRIED_REASONS, SENT_TO_OCR
 from assets.ocr.work import (
     BUDGET_REASONS,
@@ -27,7 +28,14 @@ from assets.ocr.work import (
     ocr_tasks,
     unread_record,
 )
-from quality.records import OcrPageRecord, OcrScope, PageTextRecord, PageVerdictRecord, RepairRecord
+from quality.records import (
+    OcrEngine,
+    OcrPageRecord,
+    OcrScope,
+    PageTextRecord,
+    PageVerdictRecord,
+    RepairRecord,
+)
 from quality.sources import ExtractedPage, choose_page_texts
 from readers.core.model import ContentKind
 from readers.core.records import DocumentRecord
@@ -69,6 +77,9 @@ class ShardPlan:
     tasks: list[OcrTask] = field(default_factory=list)
     kept: list[OcrPageRecord] = field(default_factory=list)
     refused: list[OcrPageRecord] = field(default_factory=list)  # past their document's page budget
+    # The pages whose earlier rows are kept with their tasks: a page only the first engine read before
+    # may be read by the second now (installed since, or its reasons widened).
+    kept_tasks: dict[tuple[str, int, str], OcrTask] = field(default_factory=dict)
 
 
 def plan_shard(
@@ -88,7 +99,9 @@ def plan_shard(
     for v in inp.verdicts:
         if v.language:
             languages.setdefault(v.sha256, Counter())[v.language] += 1
-    earlier = {(r.sha256, r.page, r.scope): r for r in inp.existing}
+    earlier: dict[tuple[str, int, str], list[OcrPageRecord]] = {}
+    for r in inp.existing:
+        earlier.setdefault((r.sha256, r.page, r.scope), []).append(r)
     plan = ShardPlan(inp.shard)
     budgeted: Counter[str] = Counter()  # pages of each document read or kept so far
     for v in sorted(inp.verdicts, key=lambda v: (v.sha256, v.page)):
@@ -98,19 +111,22 @@ def plan_shard(
             continue
         common = languages.get(v.sha256, Counter()).most_common(1)
         choice = ocr_language(common[0][0] if common else None, installed, default_language)
-        before = earlier.get((v.sha256, v.page, scope.value))
+        key = (v.sha256, v.page, scope.value)
+        rows = earlier.get(key, [])
+        before = next((r for r in rows if r.engine == OcrEngine.TESSERACT), None)
+        task = OcrTask(
+            v.sha256, inp.shard, fs_path(doc.path), doc.size, ContentKind(doc.kind), v.page, scope, choice
+        )
         # Still valid: read in the language chosen now, or in the one its own first reading revealed.
         same_language = before is not None and (
             before.language == choice.language
             or before.language_source in (OCR_TEXT_LANGUAGE, SCRIPT_LANGUAGE)
         )
         if before is not None and same_language and before.reason not in REPLANNED_REASONS:
-            plan.kept.append(before)
+            plan.kept.extend(rows)
+            plan.kept_tasks[key] = task
             budgeted[v.sha256] += 1
             continue
-        task = OcrTask(
-            v.sha256, inp.shard, fs_path(doc.path), doc.size, ContentKind(doc.kind), v.page, scope, choice
-        )
         if budgeted[v.sha256] >= max_pages_per_document:
             plan.refused.append(unread_record(task, version, OVER_PAGE_BUDGET))
             continue
@@ -226,15 +242,26 @@ def ocr_shards(
     retries = [t for t in language_retries(tasks, records, installed) if clock.left(t.sha256) > 0]
     if retries:
         records = keep_better(records, ocr_tasks(retries, version, options, clock=clock))
+    # The second engine reads the pages the first read poorly (assets/ocr/engines.py), new or kept.
+    firsts = _second_reading_candidates(plans, tasks, records) if read and options.second_engine else []
+    seconds = [t for t in second_readings(firsts) if clock.left(t.sha256) > 0]
+    second_rows = ocr_tasks(seconds, version, options, clock=clock) if seconds else []
+    paired = {(r.sha256, r.page, r.scope) for r in second_rows}
+    read_again = {(r.sha256, r.page, r.scope) for _, r in firsts} & paired
+    chosen = keep_readings([r for _, r in firsts if (r.sha256, r.page, r.scope) in read_again], second_rows)
+    new_firsts = {id(r) for r in records}
+    settled = [r for _, r in firsts if (r.sha256, r.page, r.scope) not in read_again and id(r) in new_firsts]
     by_shard: dict[str, list[OcrPageRecord]] = {}
-    for record in records:
+    for record in [*keep_readings(settled, []), *chosen]:
         by_shard.setdefault(record.shard, []).append(record)
     again = Counter(t.shard for t in retries)
     out: list[ShardOcr] = []
     for inp, plan in zip(inputs, plans, strict=True):
         new = by_shard.get(inp.shard, [])
-        refused = plan.refused if read else []
-        rows = sorted(plan.kept + new + refused, key=lambda r: (r.sha256, r.page, r.scope))
+        refused = keep_readings(plan.refused, []) if read else []
+        replaced = {(r.sha256, r.page, r.scope) for r in new}
+        earlier = [r for r in plan.kept if (r.sha256, r.page, r.scope) not in replaced]
+        rows = sorted(earlier + new + refused, key=lambda r: (r.sha256, r.page, r.scope, r.engine))
         texts = shard_page_texts(inp, version, rows)
         out.append(
             ShardOcr(
@@ -242,11 +269,45 @@ def ocr_shards(
                 rows,
                 texts,
                 new,
-                kept=len(plan.kept),
+                kept=len({(r.sha256, r.page, r.scope) for r in plan.kept}),
                 refused=len(refused),
                 read_again=again[inp.shard],
             )
         )
+    return out
+
+
+def _second_reading_candidates(
+    plans: Sequence[ShardPlan], tasks: Sequence[OcrTask], records: Sequence[OcrPageRecord]
+) -> list[tuple[OcrTask, OcrPageRecord]]:
+    """Every first reading with its task: the pages read now, and the kept pages only the first engine
+    read before (their rows are replaced only where the second engine reads them now)."""
+    pairs = list(zip(tasks, records, strict=True))
+    for plan in plans:
+        engines: dict[tuple[str, int, str], set[str]] = {}
+        for r in plan.kept:
+            engines.setdefault((r.sha256, r.page, r.scope), set()).add(r.engine)
+        for r in plan.kept:
+            key = (r.sha256, r.page, r.scope)
+            if r.engine == OcrEngine.TESSERACT and engines[key] == {OcrEngine.TESSERACT.value}:
+                pairs.append((plan.kept_tasks[key], r))
+    return pairs
+
+
+def second_readings(pairs: Sequence[tuple[OcrTask, OcrPageRecord]]) -> list[OcrTask]:
+    """The tasks the second engine reads: each first reading's task that engine is asked to read
+    (:func:`~assets.ocr.engines.asked_because`), turned the way the first engine turned the page, with
+    why; none where the second engine is not installed."""
+    if not engine_version(OcrEngine.RAPIDOCR):
+        return []
+    out: list[OcrTask] = []
+    for task, record in pairs:
+        why = asked_because(record)
+        if why is not None:
+            # The way round Tesseract read the page on, where it read it: a way round found on a page it
+            # could not read is a guess (a picture's shapes), and RapidOCR turns upside-down lines itself.
+            rotation = record.rotation if record.status == "derived" else 0
+            out.append(replace(task, engine=OcrEngine.RAPIDOCR, rotation=rotation, asked=why))
     return out
 
 

@@ -24,33 +24,26 @@ worker wait in memory.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image
+from readers.images.ocr_result import OcrFailed, OcrResult, OcrUnavailable
 
+from assets.ocr.engines import EngineWorkers, engine_version, read_image, start_workers
 from quality.language import best_language
-from quality.records import OcrPageRecord, OcrScope
+from quality.records import OcrEngine, OcrPageRecord, OcrScope
 from readers.core.cores import usable_cores
 from readers.core.diagnostics import mupdf_said, quiet_mupdf
 from readers.core.model import IMAGE_KINDS, ContentKind, ReadLimits
 from readers.core.snapshot import WalkedFile
-from readers.images.tesseract import (
-    DEFAULT_DPI,
-    DEFAULT_TIMEOUT_S,
-    OcrFailed,
-    OcrResult,
-    OcrUnavailable,
-    TesseractProcesses,
-    installed_languages,
-    installed_version,
-    recognise,
-)
+from readers.images.tesseract import DEFAULT_DPI, DEFAULT_TIMEOUT_S, installed_languages
 
 # wordfreq language codes to Tesseract's. The set-up installs the first seven; the others are used when
 # their data is installed (apt-get install tesseract-ocr-<code>), and otherwise recorded as missing.
@@ -79,11 +72,16 @@ TESSERACT_LANGUAGES = {
     "zh": "chi_sim",
 }
 DEFAULT_OCR_LANGUAGE = "eng"
-# A figure region's transcription is kept only when Tesseract was this sure of its words on average, and
-# read at least FIGURE_MIN_CHARS. On the dev corpus's 16 FIGURES pages, real figure text (the Federal
-# Register's scanned exhibits, a cover's logo) read at 93-96, while hatching, arrowheads and vertical
-# outline labels inside ruled tables read as letters at 47-65: 70 keeps the one and drops the other.
-FIGURE_MIN_CONFIDENCE = 70.0
+# A figure region's transcription is kept only when the engine was this sure of its words on average, and
+# read at least FIGURE_MIN_CHARS. On the dev corpus's 16 FIGURES pages, real figure text (scanned
+# exhibits, a cover's logo) read at 93-96 in Tesseract, while hatching, arrowheads and vertical outline
+# labels inside ruled tables read as letters at 47-65: 70 keeps the one and drops the other. RapidOCR's
+# line scores run higher: RAPIDOCR_MIN_CONFIDENCE.
+# RapidOCR scores each line 0-1 (x 100 here): on the dev corpus every page in a script its model reads
+# scored 97-99 on average over its words, pages in scripts it cannot read (Hebrew, Devanagari) 79-84,
+# their lines 55-74 with single letters at 100.
+RAPIDOCR_MIN_CONFIDENCE = 90.0
+FIGURE_MIN_CONFIDENCE = {OcrEngine.TESSERACT: 70.0, OcrEngine.RAPIDOCR: RAPIDOCR_MIN_CONFIDENCE}
 FIGURE_MIN_CHARS = 3
 # A page read whole is legible when Tesseract's mean word confidence reaches PAGE_MIN_CONFIDENCE, or, under
 # it, when its text still matches a language profile clearly (LEGIBLE_MIN_SIMILARITY, ahead of the
@@ -92,7 +90,7 @@ FIGURE_MIN_CHARS = 3
 # (Hebrew, Devanagari, vertical Japanese, Chinese as English) came out as nonsense at 25-41 that matches no
 # profile (at most 0.31, 0.01 ahead of the next), while every legible page read at 61 or more, except
 # pointed Hebrew read with Hebrew data: 39, its vowel points costing confidence, and 0.42 Hebrew.
-PAGE_MIN_CONFIDENCE = 50.0
+PAGE_MIN_CONFIDENCE = {OcrEngine.TESSERACT: 50.0, OcrEngine.RAPIDOCR: RAPIDOCR_MIN_CONFIDENCE}
 LEGIBLE_MIN_SIMILARITY = 0.4
 LEGIBLE_MIN_MARGIN = 0.08
 # Tesseract's data for the scripts orientation detection names, where it is installed.
@@ -158,6 +156,9 @@ class OcrTask:
     page: int
     scope: OcrScope
     language: LanguageChoice
+    engine: OcrEngine = OcrEngine.TESSERACT
+    rotation: int = 0  # clockwise degrees to turn the page by before reading (a second engine's task)
+    asked: str | None = None  # why a second engine reads the page (assets/ocr/engines.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +176,7 @@ class OcrOptions:
     max_pixels: int = ReadLimits().max_image_pixels
     max_pages_per_document: int = DEFAULT_MAX_PAGES_PER_DOCUMENT
     document_timeout: float = DEFAULT_DOCUMENT_TIMEOUT_S
+    second_engine: bool = True  # RapidOCR reads again the pages Tesseract is weak on (assets/ocr/engines.py)
 
 
 DEFAULT_OPTIONS = OcrOptions()
@@ -208,7 +210,8 @@ class DocumentClock:
 
 
 def page_key(task: OcrTask) -> tuple[str, int, str]:
-    return (task.sha256, task.page, task.scope.value)
+    """The page a task reads, with the engine that reads it: two engines' readings are timed apart."""
+    return (task.sha256, task.page, f"{task.scope.value}:{task.engine.value}")
 
 
 def ocr_tasks(
@@ -253,10 +256,10 @@ def ocr_tasks(
             out.append(record)
 
     walked: WalkedFile | None = None  # the document whose pages are being rendered
-    tesseracts = TesseractProcesses()
-    if tasks and installed_version():
-        tesseracts.start(min(workers, len(tasks)), tasks[0].language.language)
-    with tesseracts, ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tesseract") as pool:
+    engine = tasks[0].engine if tasks else OcrEngine.TESSERACT
+    language = tasks[0].language.language if tasks else ""
+    engines = start_workers(engine, min(workers, len(tasks)), language)
+    with _ending(engines), ThreadPoolExecutor(max_workers=workers, thread_name_prefix=engine.value) as pool:
         try:
             for task in tasks:
                 key = page_key(task)
@@ -287,11 +290,10 @@ def ocr_tasks(
                     slots.acquire()
                     future = pool.submit(
                         _recognise_within,
-                        tesseracts,
+                        engines,
                         clock,
-                        key,
+                        task,
                         image,
-                        task.language.language,
                         dpi=rendered.dpi,
                         rotate=rendered.rotate,
                         timeout=timeout,
@@ -312,27 +314,43 @@ def ocr_tasks(
     return out
 
 
+@contextlib.contextmanager
+def _ending(workers: EngineWorkers) -> Iterator[EngineWorkers]:
+    try:
+        yield workers
+    finally:
+        workers.close()
+
+
 def _recognise_within(
-    tesseracts: TesseractProcesses,
+    workers: EngineWorkers,
     clock: DocumentClock,
-    page: tuple[str, int, str],
+    task: OcrTask,
     image: Image.Image,
-    language: str,
     *,
+    dpi: int,
+    rotate: bool,
     timeout: float,
-    **kwargs,
 ) -> OcrResult:
-    """:func:`recognise` by this thread's Tesseract worker, given no more time than its page's budget and
-    its document's, whichever is less; the time it took is the document's and the page's
+    """``image`` read by this thread's worker of the task's engine, given no more time than its page's
+    budget and its document's, whichever is less; the time it took is the document's and the page's
     (:func:`page_key`)."""
-    sha256 = page[0]
+    sha256, page = task.sha256, page_key(task)
     left = clock.left(sha256)
     if left <= 0:
         raise OcrFailed("the document's OCR budget was spent", reason=OVER_TIME_BUDGET)
     started = time.perf_counter()
     try:
-        tesseract = tesseracts.for_this_thread()
-        return recognise(image, language, timeout=min(timeout, left), tesseract=tesseract, **kwargs)
+        return read_image(
+            task.engine,
+            workers,
+            image,
+            task.language.language,
+            dpi=dpi,
+            rotate=rotate,
+            rotation=task.rotation,
+            timeout=min(timeout, left),
+        )
     except OcrFailed as exc:
         if exc.reason == "timeout" and left < timeout:
             raise OcrFailed(f"the document's OCR budget ran out: {exc}", reason=OVER_TIME_BUDGET) from exc
@@ -383,7 +401,8 @@ def _collect(task: OcrTask, version: str, seconds: float, futures: list[Future[O
             return _unread(task, version, 0, seconds, exc.reason)
         except Exception as exc:  # an untranslated engine error must not fail the shard
             return _unread(task, version, 0, seconds, f"engine_error:{type(exc).__name__}")
-    kept = results if task.scope == OcrScope.PAGE else [r for r in results if _legible_figure(r)]
+    engine = task.engine
+    kept = results if task.scope == OcrScope.PAGE else [r for r in results if _legible_figure(r, engine)]
     script = results[0].script if task.scope == OcrScope.PAGE else None
     texts = [r.text for r in kept if r.chars]
     confidences = sorted(c for r in kept for c in r.confidences)
@@ -393,7 +412,7 @@ def _collect(task: OcrTask, version: str, seconds: float, futures: list[Future[O
     reason = None if has_text else "no_text"
     if task.scope == OcrScope.FIGURES and not has_text and any(r.chars for r in results):
         reason = "low_confidence"
-    elif has_text and task.scope == OcrScope.PAGE and not _legible(texts, mean):
+    elif has_text and task.scope == OcrScope.PAGE and not _legible(texts, mean, engine):
         # Read, but not legibly: most often a script Tesseract has no data for.
         wanted = SCRIPT_LANGUAGES.get(script or "")
         missing = wanted is not None and wanted not in installed_languages()
@@ -407,7 +426,7 @@ def _collect(task: OcrTask, version: str, seconds: float, futures: list[Future[O
         regions=len(results),
         status="derived" if reason is None else "underivable",
         reason=reason,
-        engine="tesseract",
+        engine=engine.value,
         engine_version=results[0].engine_version,
         language=task.language.language,
         language_source=task.language.source,
@@ -422,11 +441,12 @@ def _collect(task: OcrTask, version: str, seconds: float, futures: list[Future[O
         chars=chars,
         seconds=round(seconds, 3),
         text="\n\n".join(texts) if has_text else None,
+        asked=task.asked,
     )
 
 
-def _legible(texts: list[str], mean: float | None) -> bool:
-    if mean is None or mean >= PAGE_MIN_CONFIDENCE:
+def _legible(texts: list[str], mean: float | None, engine: OcrEngine) -> bool:
+    if mean is None or mean >= PAGE_MIN_CONFIDENCE[engine]:
         return True
     guess = best_language("\n".join(texts))
     return (
@@ -436,11 +456,11 @@ def _legible(texts: list[str], mean: float | None) -> bool:
     )
 
 
-def _legible_figure(result: OcrResult) -> bool:
+def _legible_figure(result: OcrResult, engine: OcrEngine) -> bool:
     return (
         result.chars >= FIGURE_MIN_CHARS
         and result.mean_confidence is not None
-        and result.mean_confidence >= FIGURE_MIN_CONFIDENCE
+        and result.mean_confidence >= FIGURE_MIN_CONFIDENCE[engine]
     )
 
 
@@ -467,8 +487,8 @@ def _unread(
         regions=0,
         status=status,
         reason=reason,
-        engine="tesseract",
-        engine_version=installed_version(),
+        engine=task.engine.value,
+        engine_version=engine_version(task.engine),
         language=task.language.language,
         language_source=task.language.source,
         dpi=dpi,
@@ -482,4 +502,5 @@ def _unread(
         chars=0,
         seconds=round(seconds, 3),
         text=None,
+        asked=task.asked,
     )

@@ -16,13 +16,8 @@ missing, ``OcrFailed`` (with a reason) when it ran and failed or ran out of time
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import json
-import os
-import select
 import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -33,10 +28,11 @@ from pathlib import Path
 import pymupdf
 from PIL import Image
 
-from readers.core.errors import AssayError
 from readers.core.tools import TESSERACT_INSTALL
 from readers.images import libtesseract
+from readers.images.ocr_result import OcrFailed, OcrResult, OcrUnavailable
 from readers.images.orientation import LineEvidence, line_evidence
+from readers.images.worker_process import WorkerProcess
 
 
 def _import_pytesseract():
@@ -87,35 +83,6 @@ TURNED_READINGS_BUDGET_S = 4.0
 # of short pages, photographs and scripts without their data read at 20-42; the right way of every page
 # the dev corpus reads legibly, at 72 or more. Under it, the page keeps the reading it had.
 TURNED_MIN_CONFIDENCE = 50.0
-# Seconds a worker is given to free its models and exit when it is ended, before it is killed.
-CLOSE_TIMEOUT_S = 5.0
-
-
-class OcrUnavailable(AssayError):
-    """Tesseract (or a language's data) is not installed; the message says what to install."""
-
-
-class OcrFailed(AssayError):
-    def __init__(self, message: str, *, reason: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-@dataclass(frozen=True, slots=True)
-class OcrResult:
-    text: str
-    language: str
-    engine_version: str
-    dpi: int
-    rotation: int
-    script: str | None
-    mean_confidence: float | None
-    confidences: tuple[float, ...]
-    seconds: float
-
-    @property
-    def chars(self) -> int:
-        return sum(1 for c in self.text if not c.isspace())
 
 
 @functools.cache
@@ -151,24 +118,19 @@ def render_page(
         return Image.frombytes("L", (pix.width, pix.height), pix.samples)
 
 
-class TesseractProcess:
+class TesseractProcess(WorkerProcess):
     """One Tesseract worker process (``readers/images/tesseract_worker.py``), started on first use, that
     keeps its models loaded between pages; one belongs to one thread. A page that runs over its time is
     stopped by ending the process, and a process that ends (Tesseract crashed) fails that page alone: the
-    next page starts a new one."""
+    next page starts a new one (``readers/images/worker_process.py``)."""
 
-    def __init__(self) -> None:
-        self._process: subprocess.Popen[bytes] | None = None
-        self._unanswered = 0  # warm-up requests whose answers are still to be read
+    module = "readers.images.tesseract_worker"
+    name = "Tesseract"
 
     def warm(self, language: str, psm: int = 1) -> None:
         """Start the worker and have it load ``language``'s model (and, for ``psm`` 1, orientation
         detection's) on a blank image, without waiting: the next request reads its answer first."""
-        blank = {"op": "read", "language": language, "psm": psm, "width": 32, "height": 32, "bands": 1}
-        if self._send({**blank, "dpi": DEFAULT_DPI}, b"\xff" * 32 * 32):
-            self._unanswered += 1
-        else:
-            self._kill()
+        self.warm_with({"op": "read", "language": language, "psm": psm}, _BLANK, DEFAULT_DPI)
 
     def read(self, image: Image.Image, language: str, *, psm: int, dpi: int, timeout: float) -> Reading:
         """One recognition of ``image`` with page segmentation mode ``psm``."""
@@ -188,39 +150,8 @@ class TesseractProcess:
             float(answer["rotation_confidence"]),
         )
 
-    def close(self) -> None:
-        """End the worker: its input closed, it frees its models and exits."""
-        process, self._process = self._process, None
-        self._unanswered = 0
-        if process is None:
-            return
-        try:
-            process.stdin.close()  # type: ignore[union-attr]
-            process.wait(timeout=CLOSE_TIMEOUT_S)
-        except (OSError, subprocess.TimeoutExpired):
-            process.kill()
-            process.wait()
-        process.stdout.close()  # type: ignore[union-attr]
-
     def _ask(self, request: dict, image: Image.Image, dpi: int, timeout: float) -> dict:
-        data, bands = _pixels(image)
-        header = {**request, "width": image.width, "height": image.height, "bands": bands, "dpi": dpi}
-        if self._unanswered:  # the wait for the worker's warm-up is part of the page's time
-            started = time.perf_counter()
-            self._skip_warm_up(timeout)
-            timeout = max(0.0, timeout - (time.perf_counter() - started))
-        line: bytes | None = b""  # no answer: the worker is gone (its input a broken pipe)
-        if self._send(header, data):
-            process = self._started()
-            ready, _, _ = select.select([process.stdout], [], [], timeout)
-            line = process.stdout.readline() if ready else None  # type: ignore[union-attr]
-        if line is None:
-            self._kill()
-            raise OcrFailed(f"recognition ran over {timeout} s", reason="timeout")
-        if not line:
-            code = self._kill()
-            raise OcrFailed(f"Tesseract's worker ended (exit code {code})", reason="engine_error")
-        answer = json.loads(line)
+        answer = self.ask(request, image, dpi, timeout)
         if answer["ok"]:
             return answer
         if answer["error"] == "library":
@@ -230,52 +161,9 @@ class TesseractProcess:
             raise OcrUnavailable(f"Tesseract has no data for {language!r}: {TESSERACT_INSTALL}")
         raise OcrFailed(f"Tesseract failed: {answer['message']}", reason="engine_error")
 
-    def _send(self, header: dict, pixels: bytes) -> bool:
-        """Write one request (its JSON line, then its pixels) to the worker, started if need be; False
-        when the worker is gone."""
-        process = self._started()
-        try:
-            process.stdin.write(json.dumps(header).encode() + b"\n")  # type: ignore[union-attr]
-            process.stdin.write(pixels)  # type: ignore[union-attr]
-            process.stdin.flush()  # type: ignore[union-attr]
-        except OSError:
-            return False
-        return True
 
-    def _skip_warm_up(self, timeout: float) -> None:
-        """Read the answers to warm-up requests (whatever they say: a page's own request says it again);
-        a worker that gives none in ``timeout`` is ended, and the page starts a new one."""
-        while self._unanswered and self._process is not None:
-            ready, _, _ = select.select([self._process.stdout], [], [], timeout)
-            if not ready or not self._process.stdout.readline():  # type: ignore[union-attr]
-                self._kill()
-            self._unanswered -= 1
-        self._unanswered = 0
-
-    def _started(self) -> subprocess.Popen[bytes]:
-        if self._process is None:
-            root = str(Path(__file__).resolve().parents[2])  # the folder that holds the readers package
-            path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
-            self._process = subprocess.Popen(
-                [sys.executable, "-m", "readers.images.tesseract_worker"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,  # Tesseract's remarks; failures come back as answers
-                env={**os.environ, "PYTHONPATH": path},  # the worker keeps OpenMP to one thread
-            )
-        return self._process
-
-    def _kill(self) -> int | None:
-        process, self._process = self._process, None
-        self._unanswered = 0
-        if process is None:
-            return None
-        process.kill()
-        code = process.wait()
-        for stream in (process.stdin, process.stdout):
-            with contextlib.suppress(OSError):
-                stream.close()  # type: ignore[union-attr]
-        return code
+# The image a worker is warmed up on: small and blank.
+_BLANK = Image.new("L", (32, 32), 255)
 
 
 class TesseractProcesses:
@@ -477,21 +365,6 @@ def _turn(image: Image.Image, way: int) -> Image.Image:
 def _left(started: float, timeout: float) -> float:
     """What is left of a page's ``timeout`` (at least a second: a started step is given time to finish)."""
     return max(1.0, timeout - (time.perf_counter() - started))
-
-
-def _pixels(image: Image.Image) -> tuple[bytes, int]:
-    """``image``'s pixels as Tesseract takes them, and the bytes a pixel: grey or RGB as they are, a
-    bilevel image as grey, an alpha channel flattened onto white."""
-    if image.mode == "1":
-        image = image.convert("L")
-    elif image.mode not in ("L", "RGB"):
-        if "A" in image.getbands():
-            background = Image.new("RGB", image.size, (255, 255, 255))
-            background.paste(image, (0, 0), image.getchannel("A"))
-            image = background
-        else:
-            image = image.convert("RGB")
-    return image.tobytes(), 1 if image.mode == "L" else 3
 
 
 @dataclass(frozen=True, slots=True)
