@@ -116,14 +116,16 @@ class EngineCosts:
 
 def fill_home(home: Path, dev: Path) -> None:
     """``assay run --home HOME DEV`` with the second engine off (its OCR rows are not used: every page is
-    read again), untimed."""
+    read again), untimed. A run that exits 1 for a blocking check over the corpus (its underivable rate)
+    has still written the verdicts the OCR stage reads; a home without them is an error."""
     from benchmarks import bench_rerun
 
     env = {**bench_rerun.user_environment(), "ASSAY_OCR_SECOND_ENGINE": "false"}
     command = [str(bench_rerun.ASSAY), "run", "--home", str(home), str(dev)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=HOME_TIMEOUT_S)
-    if done.returncode != 0:
-        raise RuntimeError(f"assay run into {home} exited {done.returncode}: {done.stderr.strip()[-500:]}")
+    if done.returncode not in (0, 1) or not stage_inputs(home):
+        tail = (done.stderr.strip() or done.stdout.strip())[-500:]
+        raise RuntimeError(f"assay run into {home} exited {done.returncode}, no pages sent to OCR: {tail}")
 
 
 def stage_inputs(home: Path) -> list[ShardInput]:
