@@ -1512,6 +1512,14 @@ def ocr_engines(state: State, section: Section) -> None:
             + "; ".join(f"{label} {seconds:.1f} s" for label, seconds in slow)
             + "."
         )
+    lost = [p for p in off if p.pages() and not p.read]
+    if lost:
+        section.notes.append(
+            f"With its second engine off the stage returned no rows for the {pages} pages it read (it read "
+            "them all, in the same time, so the figure stands; `assay run` with `ASSAY_OCR_SECOND_ENGINE="
+            "false` then writes no `ocr_pages` and its scans end underivable): `ocr_shards` builds the rows "
+            "it keeps from the second engine's candidates, which are none when that engine is off."
+        )
     single, total = on[0].peak_worker_mb, on[0].peak_workers_mb
     if single:
         section.notes.append(
