@@ -23,7 +23,10 @@ and their ratio; only the ratio means anything. The measurements:
    home against ``assay check`` on that file, each pair alternated and repeated (medians);
 7. a first run over the dev corpus in this process, as ``assay run`` executes it (Dagster runs) against
    the same plan with every asset called as a function, and against the documents' read, judge and OCR
-   time per usable core.
+   time per usable core;
+10. the OCR stage with its second engine against the stage with Tesseract alone, per page sent to OCR per
+   core, over every page the dev corpus sends to OCR, with the share of pages RapidOCR read, by why
+   (benchmarks/bench_ocr_engines.py).
 
 ``--quick`` shrinks every measurement (one repetition, a few pages, scales 1x and 4x, the rerun over the
 1x copy instead of the dev corpus) to smoke-test the script in a few minutes. ``--output`` writes the
@@ -68,7 +71,7 @@ keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (rea
 import psutil  # noqa: E402
 import pymupdf  # noqa: E402
 
-from benchmarks import bench_extract, bench_ocr, bench_rerun  # noqa: E402
+from benchmarks import bench_extract, bench_ocr, bench_ocr_engines, bench_rerun  # noqa: E402
 from benchmarks.scale_corpus import ScaledCorpus, add_copies, scaled_corpus  # noqa: E402
 from readers.core.records import DocumentRecord  # noqa: E402
 from readers.core.versions import EXTRACTOR_VERSION  # noqa: E402
@@ -85,6 +88,9 @@ TEXT_LAYER_OVER_PYMUPDF4LLM_MIN = 25.0
 TEXT_LAYER_OVER_RAW_DICT_MIN = 0.35
 # The OCR stage against bare single-threaded Tesseract on the same images, per core.
 OCR_PER_CORE_MIN = 0.9
+# The OCR stage with its second engine (RapidOCR reading again the pages Tesseract read poorly or sparsely)
+# against the stage with Tesseract alone, seconds per page sent to OCR per core, on the dev corpus.
+OCR_SECOND_ENGINE_MAX = 1.5
 # A rerun with nothing changed hashes and reads nothing: what is left is process start, the walk's stat
 # calls and one Dagster run; it should cost at most this share of the first run over the dev corpus.
 RERUN_SHARE_MAX = 0.03
@@ -1419,6 +1425,114 @@ def _section_lines(section: Section, date: str) -> list[str]:
     return lines
 
 
+# --- 10. the second OCR engine -----------------------------------------------------------------------------
+
+
+def ocr_engines(state: State, section: Section) -> None:
+    first = state.first
+    if first is not None and first.what == "the dev corpus":
+        home = first.home
+    else:
+        dev = state.corpus / "dev"
+        if not dev.is_dir():
+            raise FileNotFoundError(f"no folder {dev}")
+        home = state.tmp / "ocr-engines-home"
+        print(f"  filling {home} from {dev} (untimed)", flush=True)
+        bench_ocr_engines.fill_home(home, dev)
+    rounds = state.plan.ocr_rounds
+    costs = bench_ocr_engines.measure(home, rounds, max_shards=3 if state.plan.quick else 0)
+    off, on = costs.of(False), costs.of(True)
+    pages = on[0].pages()
+    load = " ".join(f"{x:.2f}" for x in (*costs.load_before,))
+    load_after = " ".join(f"{x:.2f}" for x in (*costs.load_after,))
+    section.about = (
+        f"Every page the dev corpus sends to OCR ({pages}: REPLACE pages whole, image documents' frames and "
+        "the figure regions of FIGURES pages, every kind of document), read by the OCR stage's own path "
+        "(`assets.ocr.shard.ocr_shards`, its inputs built from a home `assay run` filled over the dev corpus "
+        "by `assets/ocr/asset.py`'s `_shard_input`, untimed, without their OCR rows so that every page is "
+        f"read again), {costs.cores} cores, {rounds} round(s) in one process, the order of the two ways "
+        "reversed every other round (`benchmarks/bench_ocr_engines.py`'s measurement). Tesseract alone is "
+        "`OcrOptions(second_engine=False)` (`ASSAY_OCR_SECOND_ENGINE=false`); with the second engine, "
+        "RapidOCR reads again the pages `assets/ocr/engines.py`'s `asked_because` names and "
+        "`quality/ocr_choice.py` keeps the better reading. The cost is wall seconds x cores / pages sent to "
+        "OCR: what a page costs the stage on the cores it has, worker starts, model loads and the pool's "
+        "idle tail included. The rows' own seconds (`ocr_pages.seconds`: each page's rendering and "
+        "recognition, by each engine) are shown beside it: they leave out what is not a page's, and on a "
+        f"shared machine count the time a worker waited for a core. Load average {load} before, "
+        f"{load_after} after."
+    )
+    section.columns = ["way", "pages sent to OCR", "wall s per round", "s a page per core", "rows' s a page"]
+    for label, second, passes in (
+        ("Tesseract alone (today's stage)", False, off),
+        ("Tesseract, then RapidOCR where asked", True, on),
+    ):
+        section.rows.append(
+            [
+                label,
+                str(pages),
+                " ".join(f"{p.seconds:.1f}" for p in passes),
+                f"{costs.per_page_core(second):.2f}",
+                f"{costs.row_seconds_per_page(second):.2f}",
+            ]
+        )
+    ratio = costs.ratio()
+    section.figures.append(
+        Figure(
+            "OCR stage with its second engine / Tesseract alone, s a page per core",
+            f"{costs.per_page_core(True):.2f} s",
+            f"{costs.per_page_core(False):.2f} s",
+            ratio,
+            f"<= {OCR_SECOND_ENGINE_MAX:g}",
+            ratio <= OCR_SECOND_ENGINE_MAX,
+        )
+    )
+    section.figures.append(
+        Figure(
+            "the same, the rows' own seconds",
+            f"{costs.row_seconds_per_page(True):.2f} s",
+            f"{costs.row_seconds_per_page(False):.2f} s",
+            costs.row_ratio(),
+        )
+    )
+    asked = bench_ocr_engines.asked_reasons(costs)
+    read = sum(a.pages for a in asked)
+    shares = ", ".join(
+        f"{a.reason} {a.pages} ({a.pages / pages:.0%}, {a.seconds:.1f} s, {a.kept} kept)" for a in asked
+    )
+    section.notes.append(
+        f"Tesseract read all {pages} pages; RapidOCR read {read} of them again ({read / pages:.0%}), by why "
+        f"it was asked, the costliest first (pages, share of the pages sent to OCR, RapidOCR's own seconds "
+        f"a round, readings kept over Tesseract's): {shares or 'none'}."
+    )
+    names = bench_ocr_engines.document_names(home)
+    slow = bench_ocr_engines.slowest_rapid(costs, names)
+    if slow:
+        section.notes.append(
+            "RapidOCR's longest readings (its own seconds, mean of the rounds): "
+            + "; ".join(f"{label} {seconds:.1f} s" for label, seconds in slow)
+            + "."
+        )
+    lost = [p for p in off if p.pages() and not p.read]
+    if lost:
+        section.notes.append(
+            f"With its second engine off the stage returned no rows for the {pages} pages it read (it read "
+            "them all, in the same time, so the figure stands; `assay run` with `ASSAY_OCR_SECOND_ENGINE="
+            "false` then writes no `ocr_pages` and its scans end underivable): `ocr_shards` builds the rows "
+            "it keeps from the second engine's candidates, which are none when that engine is off."
+        )
+    single, total = on[0].peak_worker_mb, on[0].peak_workers_mb
+    if single:
+        section.notes.append(
+            "Peak resident memory of the OCR workers (polled every 50 ms over this process's children, first "
+            "round with the second engine): "
+            + "; ".join(
+                f"{engine} {single[engine]:.0f} MiB a worker, {total.get(engine, 0.0):.0f} MiB all at once"
+                for engine in sorted(single)
+            )
+            + "."
+        )
+
+
 # --- 6. small runs -----------------------------------------------------------------------------------------
 
 
@@ -1556,6 +1670,7 @@ SECTIONS: list[tuple[str, Callable[[State, Section], None]]] = [
     ("5. Dagster's overhead per run and per shard", dagster_overhead),
     ("6. The fixed cost of a small run", small_runs),
     ("7. A first run: Dagster's share, and the run against its work", first_run_work),
+    ("10. The OCR stage with its second engine against Tesseract alone", ocr_engines),
 ]
 
 

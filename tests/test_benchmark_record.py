@@ -94,4 +94,4 @@ def test_a_section_the_script_does_not_measure_is_refused_and_the_page_kept(tmp_
     page.write_text(PAGE, encoding="utf-8")
     assert main(["--only", "1", "9", "--output", str(page)]) == 2
     assert page.read_text(encoding="utf-8") == PAGE
-    assert "--only 9: this script measures sections 1, 2, 3, 4, 5, 6, 7 only" in capsys.readouterr().err
+    assert "--only 9: this script measures sections 1, 2, 3, 4, 5, 6, 7, 10 only" in capsys.readouterr().err

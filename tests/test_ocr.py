@@ -498,3 +498,13 @@ def test_a_run_over_a_long_tiff_reads_its_budget_and_goes_on(
     again = Progress()
     assert run(Home(home), [folder], again).ok and sum(again.ocr_pages.values()) == 0
     assert query(wh, "select count(*) from ocr_pages where reason = 'over_budget:pages'").rows == [(35,)]
+
+
+def test_without_the_second_engine_every_page_keeps_tesseracts_reading(tmp_path: Path) -> None:
+    inp = _tiff_input(_frames_tiff(tmp_path / "two.tif", 2), 2)
+    options = OcrOptions(workers=2, second_engine=False)
+    (off,) = ocr_shards([inp], "v", default_language="eng", installed=installed_languages(), options=options)
+    assert [(r.page, r.engine, r.kept, r.choice) for r in off.ocr] == [
+        (page, "tesseract", True, "only_reading") for page in (1, 2)
+    ]
+    assert [t.source for t in off.texts] == ["ocr", "ocr"]

@@ -249,8 +249,7 @@ def ocr_shards(
     paired = {(r.sha256, r.page, r.scope) for r in second_rows}
     read_again = {(r.sha256, r.page, r.scope) for _, r in firsts} & paired
     chosen = keep_readings([r for _, r in firsts if (r.sha256, r.page, r.scope) in read_again], second_rows)
-    new_firsts = {id(r) for r in records}
-    settled = [r for _, r in firsts if (r.sha256, r.page, r.scope) not in read_again and id(r) in new_firsts]
+    settled = [r for r in records if (r.sha256, r.page, r.scope) not in read_again]  # read once, now
     by_shard: dict[str, list[OcrPageRecord]] = {}
     for record in [*keep_readings(settled, []), *chosen]:
         by_shard.setdefault(record.shard, []).append(record)
