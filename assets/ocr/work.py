@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image
-from readers.images.ocr_result import OcrFailed, OcrResult, OcrUnavailable
 
 from assets.ocr.engines import EngineWorkers, engine_version, read_image, start_workers
 from quality.language import best_language
@@ -43,6 +42,7 @@ from readers.core.cores import usable_cores
 from readers.core.diagnostics import mupdf_said, quiet_mupdf
 from readers.core.model import IMAGE_KINDS, ContentKind, ReadLimits
 from readers.core.snapshot import WalkedFile
+from readers.images.ocr_result import OcrFailed, OcrResult, OcrUnavailable
 from readers.images.tesseract import DEFAULT_DPI, DEFAULT_TIMEOUT_S, installed_languages
 
 # wordfreq language codes to Tesseract's. The set-up installs the first seven; the others are used when
