@@ -37,6 +37,7 @@ _LOGGERS = ("RapidOCR", "rapidocr")
 # another), where 1.0 s of 10 went.
 DETECTION_SIDE = 1600
 
+
 def models_folder() -> Path | None:
     """The folder of the installed wheel's models, found without importing RapidOCR; None when RapidOCR
     is not installed."""
