@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import statistics
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from PIL import Image
 from readers.core.tools import ToolProbe
 from readers.images.ocr_result import OcrFailed, OcrResult, OcrUnavailable
 from readers.images.rapidocr_worker import CLASSIFIER_MODEL, DETECTION_MODEL, RECOGNITION_MODEL, models_folder
-from readers.images.worker_process import WorkerProcess
+from readers.images.worker_process import WorkerProcess, WorkerProcesses
 
 RAPIDOCR_INSTALL = "pip install rapidocr==3.10.0 (./scripts/setup installs it)"
 ENGINE = "rapidocr"
@@ -130,48 +129,18 @@ class RapidOcrProcess(WorkerProcess):
         raise OcrFailed(f"RapidOCR failed: {answer['message']}", reason="engine_error")
 
 
-class RapidOcrProcesses:
-    """A worker process for each thread that asks for one, all ended together when the block ends (as
-    :class:`readers.images.tesseract.TesseractProcesses`)."""
+class RapidOcrProcesses(WorkerProcesses[RapidOcrProcess]):
+    """RapidOCR's workers, one a thread, ended together (:class:`WorkerProcesses`)."""
 
     def __init__(self) -> None:
-        self._local = threading.local()
-        self._all: list[RapidOcrProcess] = []
-        self._ready: list[RapidOcrProcess] = []  # started ahead, not yet taken by a thread
-        self._lock = threading.Lock()
+        super().__init__(RapidOcrProcess)
 
     def start(self, count: int) -> None:
         """Start ``count`` workers now, loading their models (~0.6 s), while the first pages render."""
         for _ in range(count):
             process = RapidOcrProcess()
             process.warm()
-            with self._lock:
-                self._all.append(process)
-                self._ready.append(process)
-
-    def for_this_thread(self) -> RapidOcrProcess:
-        process = getattr(self._local, "process", None)
-        if process is None:
-            with self._lock:
-                if self._ready:
-                    process = self._ready.pop()
-                else:
-                    process = RapidOcrProcess()
-                    self._all.append(process)
-            self._local.process = process
-        return process
-
-    def close(self) -> None:
-        with self._lock:
-            processes, self._all, self._ready = self._all, [], []
-        for process in processes:
-            process.close()
-
-    def __enter__(self) -> RapidOcrProcesses:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
+            self.started_ahead(process)
 
 
 _TURNS = {90: Image.Transpose.ROTATE_270, 180: Image.Transpose.ROTATE_180, 270: Image.Transpose.ROTATE_90}

@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from readers.images.worker_process import requests_of
+
 # The models inside the wheel that read: text detection, line orientation (0 or 180 degrees), recognition.
 DETECTION_MODEL = "PP-OCRv6_det_small.onnx"
 RECOGNITION_MODEL = "PP-OCRv6_rec_small.onnx"
@@ -95,12 +97,8 @@ def read(engine: Any, data: bytes, width: int, height: int, bands: int) -> list[
 def serve(requests: BinaryIO, answers: BinaryIO) -> None:
     """Answer every request on ``requests`` until it ends."""
     engine: Any = None
-    while header := requests.readline():
-        request = json.loads(header)
+    for request, data in requests_of(requests):
         width, height, bands = int(request["width"]), int(request["height"]), int(request["bands"])
-        data = requests.read(width * height * bands)
-        if len(data) < width * height * bands:
-            return  # the caller went away mid-request
         try:
             engine = engine or load_engine()
             answer = {"ok": True, "lines": read(engine, data, width, height, bands)}

@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import shutil
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from readers.core.tools import TESSERACT_INSTALL
 from readers.images import libtesseract
 from readers.images.ocr_result import OcrFailed, OcrResult, OcrUnavailable
 from readers.images.orientation import LineEvidence, line_evidence
-from readers.images.worker_process import WorkerProcess
+from readers.images.worker_process import WorkerProcess, WorkerProcesses
 
 
 def _import_pytesseract():
@@ -166,18 +165,11 @@ class TesseractProcess(WorkerProcess):
 _BLANK = Image.new("L", (32, 32), 255)
 
 
-class TesseractProcesses:
-    """A worker process for each thread that asks for one, all ended together when the block ends::
-
-    with TesseractProcesses() as workers:
-        pool.submit(lambda: recognise(image, "eng", tesseract=workers.for_this_thread()))
-    """
+class TesseractProcesses(WorkerProcesses[TesseractProcess]):
+    """Tesseract's workers, one a thread, ended together (:class:`WorkerProcesses`)."""
 
     def __init__(self) -> None:
-        self._local = threading.local()
-        self._all: list[TesseractProcess] = []
-        self._ready: list[TesseractProcess] = []  # started ahead, not yet taken by a thread
-        self._lock = threading.Lock()
+        super().__init__(TesseractProcess)
 
     def start(self, count: int, language: str) -> None:
         """Start ``count`` workers now, loading ``language``, so that their start (~0.2 s) overlaps with
@@ -185,33 +177,7 @@ class TesseractProcesses:
         for _ in range(count):
             process = TesseractProcess()
             process.warm(language)
-            with self._lock:
-                self._all.append(process)
-                self._ready.append(process)
-
-    def for_this_thread(self) -> TesseractProcess:
-        process = getattr(self._local, "process", None)
-        if process is None:
-            with self._lock:
-                if self._ready:
-                    process = self._ready.pop()  # started ahead: already among all
-                else:
-                    process = TesseractProcess()
-                    self._all.append(process)
-            self._local.process = process
-        return process
-
-    def close(self) -> None:
-        with self._lock:
-            processes, self._all, self._ready = self._all, [], []
-        for process in processes:
-            process.close()
-
-    def __enter__(self) -> TesseractProcesses:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
+            self.started_ahead(process)
 
 
 def recognise(

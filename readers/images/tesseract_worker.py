@@ -23,18 +23,15 @@ import sys
 from typing import BinaryIO
 
 from readers.images.libtesseract import Engine, LanguageMissing, LibraryMissing, Pixels
+from readers.images.worker_process import requests_of
 
 
 def serve(requests: BinaryIO, answers: BinaryIO) -> None:
     """Answer every request on ``requests`` until it ends."""
     engine: Engine | None = None
     try:
-        while header := requests.readline():
-            request = json.loads(header)
+        for request, data in requests_of(requests):
             width, height, bands = int(request["width"]), int(request["height"]), int(request["bands"])
-            data = requests.read(width * height * bands)
-            if len(data) < width * height * bands:
-                return  # the caller went away mid-request
             try:
                 engine = engine or Engine()
                 answer = _answer(engine, request, Pixels(data, width, height, bands, int(request["dpi"])))

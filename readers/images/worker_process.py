@@ -17,8 +17,11 @@ import os
 import select
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO, Generic, TypeVar
 
 from PIL import Image
 
@@ -184,3 +187,64 @@ def pixels(image: Image.Image) -> tuple[bytes, int]:
         else:
             image = image.convert("RGB")
     return image.tobytes(), 1 if image.mode == "L" else 3
+
+
+W = TypeVar("W", bound=WorkerProcess)
+
+
+class WorkerProcesses(Generic[W]):
+    """A worker process for each thread that asks for one (made by ``make``), all ended together when the
+    block ends::
+
+        with TesseractProcesses() as workers:
+            pool.submit(lambda: recognise(image, "eng", tesseract=workers.for_this_thread()))
+    """
+
+    def __init__(self, make: Callable[[], W]) -> None:
+        self._make = make
+        self._local = threading.local()
+        self._all: list[W] = []
+        self._ready: list[W] = []  # started ahead, not yet taken by a thread
+        self._lock = threading.Lock()
+
+    def started_ahead(self, process: W) -> None:
+        """Keep ``process``, started (and warming) already, for the next thread that asks."""
+        with self._lock:
+            self._all.append(process)
+            self._ready.append(process)
+
+    def for_this_thread(self) -> W:
+        process = getattr(self._local, "process", None)
+        if process is None:
+            with self._lock:
+                if self._ready:
+                    process = self._ready.pop()  # started ahead: already among all
+                else:
+                    process = self._make()
+                    self._all.append(process)
+            self._local.process = process
+        return process
+
+    def close(self) -> None:
+        with self._lock:
+            processes, self._all, self._ready = self._all, [], []
+        for process in processes:
+            process.close()
+
+    def __enter__(self) -> WorkerProcesses[W]:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def requests_of(stream: BinaryIO) -> Iterator[tuple[dict, bytes]]:
+    """The worker's side: each request on ``stream`` (its JSON line and its pixels) until the stream ends
+    or the caller goes away mid-request."""
+    while header := stream.readline():
+        request = json.loads(header)
+        size = int(request["width"]) * int(request["height"]) * int(request["bands"])
+        data = stream.read(size)
+        if len(data) < size:
+            return
+        yield request, data
