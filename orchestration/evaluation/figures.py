@@ -528,15 +528,17 @@ def ocr_figures(
 
 
 def _ocr_cer(rows: SetRows, truth: Path, engines: list[str], figures: list[Figure]) -> None:
-    """``ocr_cer`` of each engine's whole readings and of the kept ones, on the dev set's transcriptions."""
-    names = {sha: name for name, sha in rows.documents.items()}
+    """``ocr_cer`` of each engine's whole readings and of the kept ones, on the dev set's transcribed scans
+    (a born-digital PDF's page sent to OCR is one page of a document its transcription covers whole)."""
+    kinds = rows.run.corpus_set.kinds
+    names = {sha: name for name, sha in rows.documents.items() if kinds.get(name) in SCANS}
     pages: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
     for r in rows.ocr:
         if r.scope != "page" or not r.read:
             continue
-        pages[(r.sha256, r.engine)][r.page] = r.text
+        pages[(r.sha256, r.engine)][r.page] = r.text or ""
         if r.kept:
-            pages[(r.sha256, "kept")][r.page] = r.text
+            pages[(r.sha256, "kept")][r.page] = r.text or ""
     errors: dict[str, list[float]] = defaultdict(list)
     for (sha, reader), read in sorted(pages.items()):
         if sha not in names or sorted(read) != rows.pages.get(sha):
