@@ -190,15 +190,7 @@ def worker_memory() -> Iterator[tuple[dict[str, float], dict[str, float]]]:
 def one_pass(inputs: Sequence[ShardInput], second_engine: bool, settings: Settings) -> EnginePass:
     from readers.images.tesseract import installed_languages
 
-    options = OcrOptions(
-        dpi=settings.ocr_dpi,
-        timeout=settings.ocr_page_timeout_s,
-        workers=settings.ocr_workers,
-        max_pixels=settings.max_image_pixels,
-        max_pages_per_document=settings.ocr_max_pages_per_document,
-        document_timeout=settings.ocr_document_timeout_s,
-        second_engine=second_engine,
-    )
+    options = replace(OcrOptions.of(settings), second_engine=second_engine)
     installed = installed_languages()
     firsts: list[OcrPageRecord] = []
     with worker_memory() as (single, total):

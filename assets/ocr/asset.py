@@ -41,15 +41,7 @@ def ocr(step: ShardStep) -> StageOutcome:
         EXTRACTOR_VERSION,
         default_language=assay.ocr_language,
         installed=installed_languages(),
-        options=OcrOptions(
-            dpi=assay.ocr_dpi,
-            timeout=assay.ocr_page_timeout_s,
-            workers=assay.ocr_workers,
-            max_pixels=assay.max_image_pixels,
-            max_pages_per_document=assay.ocr_max_pages_per_document,
-            document_timeout=assay.ocr_document_timeout_s,
-            second_engine=assay.ocr_second_engine,
-        ),
+        options=OcrOptions.of(assay),
         on_page=lambda r: progress.page_read(r.status),
     )
     statuses: Counter[str] = Counter()

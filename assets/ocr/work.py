@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PIL import Image
 
@@ -44,6 +45,9 @@ from readers.core.model import IMAGE_KINDS, ContentKind, ReadLimits
 from readers.core.snapshot import WalkedFile
 from readers.images.ocr_result import OcrFailed, OcrResult, OcrUnavailable
 from readers.images.tesseract import DEFAULT_DPI, DEFAULT_TIMEOUT_S, installed_languages
+
+if TYPE_CHECKING:
+    from assets.settings import Settings
 
 # wordfreq language codes to Tesseract's. The set-up installs the first seven; the others are used when
 # their data is installed (apt-get install tesseract-ocr-<code>), and otherwise recorded as missing.
@@ -177,6 +181,19 @@ class OcrOptions:
     max_pages_per_document: int = DEFAULT_MAX_PAGES_PER_DOCUMENT
     document_timeout: float = DEFAULT_DOCUMENT_TIMEOUT_S
     second_engine: bool = True  # RapidOCR reads again the pages Tesseract is weak on (assets/ocr/engines.py)
+
+    @classmethod
+    def of(cls, settings: Settings) -> OcrOptions:
+        """The options a run's settings give (assets/settings.py)."""
+        return cls(
+            dpi=settings.ocr_dpi,
+            timeout=settings.ocr_page_timeout_s,
+            workers=settings.ocr_workers,
+            max_pixels=settings.max_image_pixels,
+            max_pages_per_document=settings.ocr_max_pages_per_document,
+            document_timeout=settings.ocr_document_timeout_s,
+            second_engine=settings.ocr_second_engine,
+        )
 
 
 DEFAULT_OPTIONS = OcrOptions()
