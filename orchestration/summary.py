@@ -154,8 +154,9 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
         box=box.SIMPLE_HEAD,
         caption="what each document finally yielded (the outcomes view): derived by the first reader; "
         "fallback: some text from a fallback reader; repaired: some from a font repair; by OCR: some read by "
-        "OCR (Tesseract, or RapidOCR where it read better); underivable: no text after every stage; pages: pages that end with text. fallback %: "
-        "of the documents with text; underivable %: of the documents a reader was tried on",
+        "OCR (Tesseract, or RapidOCR where it read better); underivable: no text after every stage; pages: "
+        "pages that end with text. fallback %: of the documents with text; underivable %: of the documents "
+        "a reader was tried on",
         caption_justify="left",
     )
     for i in keep:
