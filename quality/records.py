@@ -241,7 +241,7 @@ class OcrPageRecord:
         str | None,
         Doc(
             "why a second engine was asked to read the page (doubtful, illegible, no_text, sparse, "
-            "few_lexicon_words, figures, han); null on the first reading"
+            "figures, han: assets/ocr/engines.py); null on the first reading"
         ),
     ] = None
     score: Annotated[
