@@ -72,8 +72,11 @@ def _ocr_promises_hold(wh) -> None:
         return "\n\n".join(t for (t,) in rows.rows)
 
     def ocr(name: str) -> list[dict]:
+        """The document's kept OCR readings (a page RapidOCR read again has Tesseract's row too)."""
         return query(
-            wh, f"select * from ocr_pages where sha256 = '{docs[name]}' order by page, scope"
+            wh,
+            f"select * from ocr_pages where sha256 = '{docs[name]}' and kept is distinct from false "
+            "order by page, scope",
         ).records()
 
     for name in ("tess__phototest.tif", "ocrmypdf__linn.pdf"):
@@ -97,7 +100,7 @@ def _ocr_promises_hold(wh) -> None:
     for name in images:
         (row,) = ocr(name)
         assert final(name) or (row["status"] == "underivable" and row["reason"]), f"{name}: read by OCR"
-    assert sum(1 for name in images if final(name)) >= 10  # vertical Japanese needs jpn_vert: illegible
+    assert all(final(name) for name in images)  # vertical Japanese too: RapidOCR reads it
     installed = installed_languages()
     for name, language in (("tess__hebrew.png", "heb"), ("tess__devatest.png", "hin")):
         if language in installed:  # read again in the language of the script orientation detection found
