@@ -22,7 +22,6 @@ stays with Tesseract. quality/ocr_choice.py keeps the better of the two readings
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 from PIL import Image
 
@@ -30,6 +29,7 @@ from quality.lexicon import language_script
 from quality.records import OcrEngine, OcrPageRecord, OcrScope
 from readers.images import rapidocr, tesseract
 from readers.images.ocr_result import OcrResult
+from readers.images.worker_process import WorkerProcesses
 
 #: A page Tesseract read fewer words on than this is read by RapidOCR too. On the dev corpus, pages of
 #: dense text read 300-730 words; the pages Tesseract misread (a map's labels, a table with a grey header,
@@ -39,34 +39,22 @@ SPARSE_MAX_WORDS = 200
 #: 95-96 (a page of a few lines, a one-word page, a caption) read the same in RapidOCR, while the sparse
 #: pages RapidOCR read better had been read at 88-92.
 SPARSE_SURE_CONFIDENCE = 93.0
-#: Orientation detection's scripts RapidOCR's model reads.
-RAPIDOCR_SCRIPTS = frozenset({"Latin", "Han", "Japanese", "Katakana", "Hiragana"})
-#: The same, as the first word of a letter's Unicode name (quality/lexicon.py's letter_script).
-RAPIDOCR_LETTERS = frozenset({"LATIN", "CJK", "HIRAGANA", "KATAKANA"})
 #: Tesseract's languages RapidOCR reads vertically set as well as across (its reason ``han``).
 HAN_LANGUAGES = frozenset({"chi_sim", "chi_tra", "jpn"})
 
 
-class EngineWorkers(Protocol):
-    """One engine's worker processes, one a thread, ended together."""
-
-    def for_this_thread(self) -> object: ...
-
-    def close(self) -> None: ...
-
-
 def engine_version(engine: OcrEngine) -> str:
-    """The installed engine's version; empty when it is not installed."""
-    return tesseract.installed_version() if engine == OcrEngine.TESSERACT else rapidocr.installed_version()
+    """The installed engine's version as its readings record it; empty when it is not installed."""
+    return tesseract.installed_version() if engine == OcrEngine.TESSERACT else rapidocr.engine_version()
 
 
-def start_workers(engine: OcrEngine, count: int, language: str) -> EngineWorkers:
+def start_workers(engine: OcrEngine, count: int, language: str) -> WorkerProcesses:
     """``count`` workers of ``engine`` started now (none when it is not installed: the first page read
     says so), so that their start overlaps with rendering the first pages."""
     if engine == OcrEngine.TESSERACT:
-        workers: EngineWorkers = tesseract.TesseractProcesses()
+        workers = tesseract.TesseractProcesses()
         if count and engine_version(engine):
-            workers.start(count, language)  # type: ignore[attr-defined]
+            workers.start(count, language)
         return workers
     rapid = rapidocr.RapidOcrProcesses()
     if count and engine_version(engine):
@@ -76,7 +64,7 @@ def start_workers(engine: OcrEngine, count: int, language: str) -> EngineWorkers
 
 def read_image(
     engine: OcrEngine,
-    workers: EngineWorkers,
+    workers: WorkerProcesses,
     image: Image.Image,
     language: str,
     *,
@@ -101,12 +89,16 @@ def asked_because(record: OcrPageRecord) -> str | None:
     read its script or language)."""
     if record.engine != OcrEngine.TESSERACT or record.status == "error":
         return None  # timed out, over budget, not rendered: another engine would fare no better
-    if record.language not in rapidocr.RAPIDOCR_LANGUAGES:
+    if not rapidocr.reads(record.language):
         return None
     no_data = record.language_source.startswith("no_data:")
-    if no_data and language_script(record.language_source.split(":", 1)[1]) not in RAPIDOCR_LETTERS:
+    if no_data and language_script(record.language_source.split(":", 1)[1]) not in rapidocr.RAPIDOCR_LETTERS:
         return None  # the document's language is known, in a script RapidOCR does not read (Persian)
-    if record.script is not None and record.script not in RAPIDOCR_SCRIPTS and record.status == "derived":
+    if (
+        record.script is not None
+        and record.script not in rapidocr.RAPIDOCR_SCRIPTS
+        and record.status == "derived"
+    ):
         # Orientation detection's script, confirmed by a legible reading. On a page Tesseract could not
         # read it is a guess: hand-drawn Latin capitals were named Arabic.
         return None

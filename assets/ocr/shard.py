@@ -246,8 +246,7 @@ def ocr_shards(
     firsts = _second_reading_candidates(plans, tasks, records) if read and options.second_engine else []
     seconds = [t for t in second_readings(firsts) if clock.left(t.sha256) > 0]
     second_rows = ocr_tasks(seconds, version, options, clock=clock) if seconds else []
-    paired = {(r.sha256, r.page, r.scope) for r in second_rows}
-    read_again = {(r.sha256, r.page, r.scope) for _, r in firsts} & paired
+    read_again = {(r.sha256, r.page, r.scope) for r in second_rows}  # each a first reading's page
     chosen = keep_readings([r for _, r in firsts if (r.sha256, r.page, r.scope) in read_again], second_rows)
     settled = [r for r in records if (r.sha256, r.page, r.scope) not in read_again]  # read once, now
     by_shard: dict[str, list[OcrPageRecord]] = {}

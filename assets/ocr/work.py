@@ -24,11 +24,10 @@ worker wait in memory.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from PIL import Image
 
-from assets.ocr.engines import EngineWorkers, engine_version, read_image, start_workers
+from assets.ocr.engines import engine_version, read_image, start_workers
 from quality.language import best_language
 from quality.records import OcrEngine, OcrPageRecord, OcrScope
 from readers.core.cores import usable_cores
@@ -45,6 +44,7 @@ from readers.core.model import IMAGE_KINDS, ContentKind, ReadLimits
 from readers.core.snapshot import WalkedFile
 from readers.images.ocr_result import OcrFailed, OcrResult, OcrUnavailable
 from readers.images.tesseract import DEFAULT_DPI, DEFAULT_TIMEOUT_S, installed_languages
+from readers.images.worker_process import WorkerProcesses
 
 if TYPE_CHECKING:
     from assets.settings import Settings
@@ -276,7 +276,7 @@ def ocr_tasks(
     engine = tasks[0].engine if tasks else OcrEngine.TESSERACT
     language = tasks[0].language.language if tasks else ""
     engines = start_workers(engine, min(workers, len(tasks)), language)
-    with _ending(engines), ThreadPoolExecutor(max_workers=workers, thread_name_prefix=engine.value) as pool:
+    with engines, ThreadPoolExecutor(max_workers=workers, thread_name_prefix=engine.value) as pool:
         try:
             for task in tasks:
                 key = page_key(task)
@@ -331,16 +331,8 @@ def ocr_tasks(
     return out
 
 
-@contextlib.contextmanager
-def _ending(workers: EngineWorkers) -> Iterator[EngineWorkers]:
-    try:
-        yield workers
-    finally:
-        workers.close()
-
-
 def _recognise_within(
-    workers: EngineWorkers,
+    workers: WorkerProcesses,
     clock: DocumentClock,
     task: OcrTask,
     image: Image.Image,

@@ -48,6 +48,11 @@ RAPIDOCR_LANGUAGES = frozenset(
     }
 )  # fmt: skip
 
+# Orientation detection's scripts the recogniser reads, and the same as the first word of a letter's Unicode
+# name (quality/lexicon.py's letter_script).
+RAPIDOCR_SCRIPTS = frozenset({"Latin", "Han", "Japanese", "Katakana", "Hiragana"})
+RAPIDOCR_LETTERS = frozenset({"LATIN", "CJK", "HIRAGANA", "KATAKANA"})
+
 # The language a reading records: the recogniser's one model reads Chinese and Latin letters together.
 RECOGNISER_LANGUAGE = "chi_sim+eng"
 
@@ -64,6 +69,7 @@ ACROSS_SHARE = 0.5
 PARAGRAPH_GAP = 0.5
 
 
+@functools.cache
 def installed_version() -> str:
     """The version of the installed rapidocr package (``3.10.0``); empty when it is not installed."""
     try:
