@@ -39,13 +39,13 @@ from dataclasses import dataclass, field, replace
 from quality.furniture import (
     Furniture,
     FurnitureWhy,
-    find_furniture,
-    find_page_furniture,
     find_tagged_artifacts,
     merge_furniture,
     spare_body,
     strip_furniture,
 )
+from quality.furniture_repeats import find_furniture
+from quality.furniture_rules import find_page_furniture
 from quality.hidden import TEXT_LAYER_SOURCES, remove_hidden
 from quality.normalise import join_hyphenated, normalise
 from quality.pii import PlaceholderBook, Scrubber
@@ -332,8 +332,8 @@ def _split_row(line: str) -> list[str] | None:
 
 
 #: A line in a page-header or page-footer region of the layout model: below every rule's confidence
-#: (quality/furniture.py, the lowest 0.5), so a rule that names what the line is keeps its why where both
-#: take a line; not calibrated on lines read by eye yet.
+#: (quality/furniture_rules.py, the lowest 0.5), so a rule that names what the line is keeps its why where
+#: both take a line; not calibrated on lines read by eye yet.
 LAYOUT_MODEL_FURNITURE_CONFIDENCE = 0.45
 
 
