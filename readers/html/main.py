@@ -4,7 +4,7 @@ For a page that marks no region, a readability-style extractor finds the main co
 trafilatura is the best-measured one (at or near the top of the independent comparisons, such as
 Bevendorff et al., SIGIR 2023), and it writes markdown: headings, lists, tables and code blocks survive.
 
-It reads the tree :mod:`readers.html.common` parsed (so the encoding decision is assay's, never
+It reads the tree :mod:`readers.html.tree` parsed (so the encoding decision is assay's, never
 trafilatura's own guess), with its options fixed here, its packaged defaults (never a user's settings
 file), and never with a URL:
 trafilatura fetches nothing unless it is given one (``fetch_url``, the spider and the feeds are its only
@@ -22,7 +22,10 @@ from trafilatura.settings import use_config
 
 from readers.core.markup import delimit_tables
 from readers.core.model import ReadLimits
-from readers.html.common import CONTENT_DROP, Content, HtmlDocument, HtmlReader, clean, flatten_cells
+from readers.html.chain import Content, HtmlReader
+from readers.html.cleaning import CONTENT_DROP, clean
+from readers.html.markdown import flatten_cells
+from readers.html.tree import HtmlDocument
 
 #: trafilatura's options, chosen on the corpus's seven annotated pages (benchmarks/eval_html.py, this
 #: reader alone: ``--only trafilatura``):

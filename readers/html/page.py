@@ -11,11 +11,14 @@ from __future__ import annotations
 from typing import ClassVar
 
 from readers.core.model import ReadLimits
-from readers.html.common import PAGE_DROP, Content, HtmlDocument, HtmlReader, clean, to_markdown
+from readers.html.chain import Content, HtmlReader
+from readers.html.cleaning import PAGE_DROP, clean
+from readers.html.markdown import to_markdown
+from readers.html.tree import HtmlDocument
 
 
 class HtmlPageReader(HtmlReader):
-    """The body of the page, cleaned (:data:`readers.html.common.PAGE_DROP`), as markdown."""
+    """The body of the page, cleaned (:data:`readers.html.cleaning.PAGE_DROP`), as markdown."""
 
     name: ClassVar[str] = "html-page"
     # 3: a data table's cell lists its items ("a; b") and its <br> lines on one line; a list in a cell no

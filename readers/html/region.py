@@ -24,19 +24,10 @@ from typing import ClassVar, Final
 import lxml.html
 
 from readers.core.model import ReadLimits
-from readers.html.common import (
-    CONTENT_DROP,
-    Content,
-    HtmlDocument,
-    HtmlReader,
-    clean,
-    drop,
-    elements,
-    link_chars,
-    prose_chars,
-    text_chars,
-    to_markdown,
-)
+from readers.html.chain import Content, HtmlReader
+from readers.html.cleaning import CONTENT_DROP, clean, drop, elements, link_chars, prose_chars, text_chars
+from readers.html.markdown import to_markdown
+from readers.html.tree import HtmlDocument
 
 #: The marks a page puts on its main content, with the name the result's note gives each. The widest
 #: region wins whichever mark it carries; a tie goes to the first in document order (the outer one).
