@@ -29,7 +29,7 @@ from readers.archives.zip import ZipReader
 from readers.core.base import produced_nothing
 from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
 from readers.core.model import ContentKind, KindSource, ReadLimits
-from readers.mail import ole as msg_ole
+from readers.mail import mapi as msg_ole
 from readers.mail.common import (
     HeaderLine,
     MemberNames,
@@ -37,19 +37,10 @@ from readers.mail.common import (
     header_line,
     mail_text,
 )
+from readers.mail.compound_file import OleStorage, OleStream, write_compound_file
 from readers.mail.eml import EmlReader, unflow
+from readers.mail.mapi import PT_BINARY, PT_LONG, PT_STRING8, PT_SYSTIME, PT_UNICODE, substg_name
 from readers.mail.msg import MsgReader
-from readers.mail.ole import (
-    PT_BINARY,
-    PT_LONG,
-    PT_STRING8,
-    PT_SYSTIME,
-    PT_UNICODE,
-    OleStorage,
-    OleStream,
-    substg_name,
-    write_compound_file,
-)
 from readers.walk.containers import ContainerMember, members_of
 from readers.walk.sniff import HEAD_BYTES, Sniffed, sniff
 from tests.conftest import CORPUS
