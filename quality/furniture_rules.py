@@ -89,7 +89,7 @@ JOURNAL_PART_MAX_WORDS = 5
 RUNNING_TITLE_MAX_WORDS = 10
 #: Share of an all-caps running title's characters that are letters: words, not a formula ("U1 × X2 U2
 #: × X2" above a heading of a mathematics textbook has 4 letters in 10 characters).
-RUNNING_TITLELETTER_SHARE = 0.8
+RUNNING_TITLE_LETTER_SHARE = 0.8
 #: A page with this many reference-like lines ("[12] ...") or other DOIs is a bibliography: its DOIs and
 #: journal lines are references, not the page's own.
 BIBLIOGRAPHY_MIN_REFERENCES = 2
@@ -518,7 +518,7 @@ def _running_title(
         first_heading is not None
         and c.index < first_heading
         and all(ch.isupper() for ch in letters)
-        and len(letters) >= RUNNING_TITLELETTER_SHARE * len(visible)
+        and len(letters) >= RUNNING_TITLE_LETTER_SHARE * len(visible)
         and any(len(w) >= 3 and w.isalpha() for w in words)  # a word, not a formula's "U1 × X2"
     ):
         return FurnitureWhy.RUNNING_TITLE.value, RUNNING_TITLE_CAPS_CONFIDENCE

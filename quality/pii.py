@@ -1,4 +1,5 @@
-"""Personal data in page text: found by validating detectors, replaced by typed placeholders (DESIGN §5).
+"""Personal data in page text: found by validating detectors, replaced by typed placeholders
+(docs/design.md §5).
 
 A bare pattern is not evidence: sixteen digits are an order number as often as a card number, and
 redacting them destroys content the reader needed. So every detector works in two steps: a bounded

@@ -63,11 +63,7 @@ from readers.core.model import ContentKind, StructureSource
 from readers.core.records import TableRecord
 
 PAGE_SEPARATOR = "\n\n"
-# 3: furniture found on one page too (page numbers, stamps, DOIs...), and tagged artifacts removed
-# 4: furniture never takes the last line of body of a page, nor the whole text of a document
-# 5: single-page rules for citation lines, journal footers, author running heads and source stamps; the
-# layout model's header and footer lines removed, with their own why (layout_model)
-# 6: right-to-left presentation forms folded to their base letters (quality/normalise.py)
+# What each version changed: docs/decisions.md, "Text judging: calibration notes".
 SANITIZE_VERSION = "6"
 
 

@@ -164,7 +164,7 @@ def html_chain_version() -> str:
 
     Part of the version of a reader that reads HTML it holds by this chain (an e-mail's HTML body, a Word
     document's embedded HTML): when the chain changes, such a document would read differently, so it must
-    not be carried over unread (DESIGN §2).
+    not be carried over unread (docs/design.md §2).
     """
     return "html=" + ">".join(f"{r.name}@{r.version}" for r in readers_for(ContentKind.HTML))
 

@@ -1,4 +1,4 @@
-"""The main-content HTML reader: trafilatura, the second step of the HTML chain (DESIGN §3).
+"""The main-content HTML reader: trafilatura, the second step of the HTML chain (docs/design.md §3).
 
 For a page that marks no region, a readability-style extractor finds the main content by itself.
 trafilatura is the best-measured one (at or near the top of the independent comparisons, such as
@@ -74,11 +74,7 @@ class HtmlMainReader(HtmlReader):
     """trafilatura's main content of the page, as markdown; nothing when it finds none."""
 
     name: ClassVar[str] = "trafilatura"
-    # 3: <u>, <sub>, <sup> as their text, not tags; a cell's list items and <br> lines kept, "a; b".
-    # 4: a charset browsers do not support (UTF-7, UTF-32, EBCDIC) is no declaration (readers/html/common.py).
-    # 5: a cell spanning rows (rowspan) leaves its columns empty below, so the cells beside it keep their
-    # columns; a table without header cells gets its |---| line under its first row (trafilatura writes
-    # it only under <th>), so it is a GFM table; each GFM table of the text is also a `tables` row.
+    # What each revision changed: docs/decisions.md, "Text judging: calibration notes".
     revision: ClassVar[int] = 5
 
     @property

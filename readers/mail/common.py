@@ -91,7 +91,7 @@ def mail_text(headers: Sequence[HeaderLine], body: str) -> str:
 
     Line breaks are made ``\\n``: CRLF is how MIME transports text (RFC 2046 §4.1.1), not part of what was
     written. A message without a body is its header lines alone: they are text the user searches by (who
-    wrote, when, about what), so a header-only message is derived, not underivable (DESIGN §3: a
+    wrote, when, about what), so a header-only message is derived, not underivable (docs/design.md §3: a
     derivation is text some reader produced).
     """
     head = "\n".join(f"{h.name}: {h.value}" for h in headers)

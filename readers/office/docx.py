@@ -498,10 +498,7 @@ class DocxReader(Reader):
     """Reads a Word document (.docx, .docm, templates) into one page of markdown."""
 
     name: ClassVar[str] = "python-docx"
-    # 2: equations as linear text with their operators (1 read only their runs: "∑₀² x" was "02x"), and
-    # an equation in an mc:AlternateContent is read rather than its fallback.
-    # 3: embedded documents (w:altChunk) read where they stand; a DOCX chunk no longer fails the document.
-    # 4: each GFM table of the text is also a `tables` row.
+    # What each revision changed: docs/decisions.md, "Text judging: calibration notes".
     revision: ClassVar[int] = 4
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.DOCX})
 
