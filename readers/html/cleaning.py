@@ -58,7 +58,7 @@ FURNITURE: Final = frozenset({"nav", "header", "footer", "aside", "menu"})
 #: A ``<form>`` with at most this much prose (text outside links and controls) is furniture: a search box,
 #: a login, a newsletter or comment form. More, and the form wraps the page: ASP.NET pages put their whole
 #: body in one form. Measured on the corpus: real forms hold 0-162 characters of prose (a newsletter
-#: box's pitch), football.ua's page-wide ``aspnetForm`` 2190.
+#: box's pitch), a sports site's page-wide ``aspnetForm`` 2190.
 FORM_PROSE_MAX = 500
 
 #: ARIA roles that mark the same furniture on generic elements.
