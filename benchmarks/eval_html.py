@@ -33,7 +33,7 @@ CORPUS = REPO.parent / "shared" / "corpus"
 from readers.core.base import Reader, produced_nothing  # noqa: E402
 from readers.core.errors import NothingProduced, ReaderError  # noqa: E402
 from readers.core.model import ContentKind, ReadLimits  # noqa: E402
-from readers.html.common import read_html_bytes  # noqa: E402
+from readers.html.chain import read_html_bytes  # noqa: E402
 
 HTML = ContentKind.HTML
 from readers.core.table import readers_for  # noqa: E402

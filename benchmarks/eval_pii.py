@@ -37,7 +37,8 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from quality.normalise import normalise  # noqa: E402
-from quality.pii import PiiKind, PlaceholderBook, Scrubber  # noqa: E402
+from quality.pii import PlaceholderBook, Scrubber  # noqa: E402
+from quality.pii_findings import PiiKind  # noqa: E402
 from readers.core.model import ReadLimits  # noqa: E402
 from readers.engine.dispatch import extract_document  # noqa: E402
 from readers.walk.sniff import sniff  # noqa: E402

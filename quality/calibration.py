@@ -19,7 +19,7 @@ from quality.separation import Separation, separation
 from quality.text_signals import lexicon_evidence
 from quality.verdicts import FONT_GARBLED_MAX, LEXICON_MIN
 
-# The check on the calibration asset fails under these (DESIGN §6).
+# The check on the calibration asset fails under these (docs/design.md §6).
 MIN_MARGIN = 0.0
 MIN_WIDEST_GAP = 0.2
 PARTIAL_SHARE = 0.3

@@ -1,4 +1,5 @@
-"""One document's text cut into retrieval-sized chunks that carry their evidence (DESIGN §1, §5 `chunks`).
+"""One document's text cut into retrieval-sized chunks that carry their evidence (docs/design.md §1, §5
+`chunks`).
 
 The input is one document's sanitized text (markdown) and where each of its pages starts; the output is
 chunks that know their heading path, their first and last page, the sources of those pages and the

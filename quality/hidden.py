@@ -7,7 +7,7 @@ evidence (``hidden_text``).
 
 What is removed: on a page whose verdict's provenance is ``ocr_sandwich``, nothing: its invisible text
 (render mode 3 over a scan) *is* the page's text. On every other page, every run, whatever its reason:
-``render_mode`` and ``alpha`` included. DESIGN §1 says invisible text that is not an OCR layer is
+``render_mode`` and ``alpha`` included. docs/design.md §1 says invisible text that is not an OCR layer is
 removed, and a born-digital page has no business drawing text nobody can see; a scanned figure with its
 own OCR layer on a born-digital page loses that layer, and the OCR of the figure regions (FIGURES pages)
 reads the figure again.

@@ -39,16 +39,15 @@ from readers.core.records import PageFontRecord, PageRecord
 
 # A page that passes with a lexicon hit rate under this is read again by the fallback reader; its text is
 # used when it scores at least SECOND_OPINION_GAIN higher and SECOND_OPINION_RATIO times as high, both
-# measured on the whole page. deb-ar__samplebook.pdf: PyMuPDF 0.10-0.28 (words glued), pdfplumber in
-# reading order 0.30-0.71 (twice as high and more); technical German reads alike in both.
+# measured on the whole page. Calibrated on a book whose words PyMuPDF glues and on technical German
+# (docs/decisions.md, "Text judging: calibration notes").
 SECOND_OPINION_BELOW = 0.35
 SECOND_OPINION_GAIN = 0.1
 SECOND_OPINION_RATIO = 1.5
 # A document's suspects are probed first: the SECOND_OPINION_PROBE that read worst (lowest score) are read
 # by the fallback, and only when one of them reads better are the rest (they share the document's fonts
-# and producer). On the corpus the fallback reads better either on every suspect of a document
-# (deb-ar__samplebook.pdf, 13 of 13) or on none (pyp__GeoTopo-komprimiert.pdf, formulas, 0 of 8: 0.48 s of
-# pdfplumber for 8 pages, 0.23 s for a probe of 3, 0.09 s for 1): the worst page alone tells.
+# and producer). On the corpus the fallback reads better either on every suspect of a document or on
+# none, so the worst page alone tells (docs/decisions.md, "Text judging: calibration notes").
 SECOND_OPINION_PROBE = 1
 #: A readable word of a short page: a run of two letters or more, or one ideograph, kana or hangul
 #: syllable (scripts that write a word in one character and may space every character: "全 世 界").

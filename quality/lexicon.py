@@ -52,8 +52,8 @@ SHORT_SEGMENT_RANK = 1_000
 #: Languages that write compounds closed ("Abbildungsvorschrift", "verkeersveiligheid"): a word missing
 #: from the lexicon may still be two or three listed words of :data:`COMPOUND_MIN_PART_LETTERS` or more
 #: (:meth:`Lexicon.is_compound`). On the corpus's clean German pages this lifted the lowest lexicon
-#: score of the calibration from 0.256 to 0.340 (pyp__GeoTopo p32), while the highest score of their
-#: letter shuffles stayed 0.0 and of 30% partial garbles rose only to 0.002.
+#: score of the calibration from 0.256 to 0.340 (a page of a topology thesis), while the highest score of
+#: their letter shuffles stayed 0.0 and of 30% partial garbles rose only to 0.002.
 COMPOUNDING_LANGUAGES = frozenset({"de", "nl", "sv", "da", "nb", "fi", "is", "hu"})
 #: A compound is at least this long, in at most this many parts of at least this many letters each:
 #: short parts ("ab", "ion") and many parts would let letter shuffles spell themselves.

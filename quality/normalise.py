@@ -1,6 +1,6 @@
 """Text normalisation for sanitize: one form for line ends, characters and hyphenated line breaks.
 
-The signals are computed on the raw text (DESIGN §1); these functions make the text a reader or a
+The signals are computed on the raw text (docs/design.md §1); these functions make the text a reader or a
 retrieval index gets. Both are idempotent and never introduce a CR or a NUL, so sanitize can run them
 again over text that already went through them (a rerun, a carried-over page) without drifting.
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from lxml import etree
 
-#: The kinds of document (the corpus manifest's) that have an independent reading.
+#: The kinds of document (as the corpus lists them) that have an independent reading.
 READABLE_KINDS = ("xlsx", "docx", "html")
 
 _W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"

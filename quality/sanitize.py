@@ -39,13 +39,13 @@ from dataclasses import dataclass, field, replace
 from quality.furniture import (
     Furniture,
     FurnitureWhy,
-    find_furniture,
-    find_page_furniture,
     find_tagged_artifacts,
     merge_furniture,
     spare_body,
     strip_furniture,
 )
+from quality.furniture_repeats import find_furniture
+from quality.furniture_rules import find_page_furniture
 from quality.hidden import TEXT_LAYER_SOURCES, remove_hidden
 from quality.normalise import join_hyphenated, normalise
 from quality.pii import PlaceholderBook, Scrubber
@@ -63,11 +63,7 @@ from readers.core.model import ContentKind, StructureSource
 from readers.core.records import TableRecord
 
 PAGE_SEPARATOR = "\n\n"
-# 3: furniture found on one page too (page numbers, stamps, DOIs...), and tagged artifacts removed
-# 4: furniture never takes the last line of body of a page, nor the whole text of a document
-# 5: single-page rules for citation lines, journal footers, author running heads and source stamps; the
-# layout model's header and footer lines removed, with their own why (layout_model)
-# 6: right-to-left presentation forms folded to their base letters (quality/normalise.py)
+# What each version changed: docs/decisions.md, "Text judging: calibration notes".
 SANITIZE_VERSION = "6"
 
 
@@ -332,8 +328,8 @@ def _split_row(line: str) -> list[str] | None:
 
 
 #: A line in a page-header or page-footer region of the layout model: below every rule's confidence
-#: (quality/furniture.py, the lowest 0.5), so a rule that names what the line is keeps its why where both
-#: take a line; not calibrated on lines read by eye yet.
+#: (quality/furniture_rules.py, the lowest 0.5), so a rule that names what the line is keeps its why where
+#: both take a line; not calibrated on lines read by eye yet.
 LAYOUT_MODEL_FURNITURE_CONFIDENCE = 0.45
 
 

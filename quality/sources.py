@@ -4,7 +4,7 @@ The verdicts decide what a page's text layer is worth; the OCR stage reads what 
 makes the one choice sanitize and lineage rely on, per page, and records it with the evidence behind it,
 so that "why does page 7 of this document say that?" has a one-row answer.
 
-The choice, by mode (DESIGN §4):
+The choice, by mode (docs/design.md §4):
 
 - ``TEXT``/``LANG``: the extracted text, or the fallback reader's when the verdicts preferred it;
 - ``REPAIRED``: the repaired text;

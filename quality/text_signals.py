@@ -4,7 +4,7 @@ Every signal is computed on the text exactly as the reader wrote it, before any 
 matters: a sanitiser's NFKC plus control stripping deletes precisely the characters the bad-rune signal
 counts (U+FFFD, controls, private use), so a signal computed after it would read 0 on a broken page.
 
-Cheapest first (DESIGN §4): one pass over the characters gives the counts, bad runes and ``(cid:N)``;
+Cheapest first (docs/design.md §4): one pass over the characters gives the counts, bad runes and ``(cid:N)``;
 an empty page stops there. Then the language guess (trigram profiles), then, only with a language a
 lexicon can judge, glued words and the lexicon hit rate over the prose-gated blocks.
 
@@ -18,8 +18,8 @@ The lexicon hit rate, the signal that catches a broken ToUnicode map ("Vojw dpot
 - TeX and code tokens (a backslash or a brace anywhere: "\\ESKDtitleFont", "\\section{Scope}") are not
   judged either, nor tokens in another script than the lexicon's (English terms and names on a Russian
   page, Kurdish in Latin letters beside Kurdish in Arabic script): the lexicon cannot judge them, and
-  counted as misses they made clean technical Russian score 0.28 (deb-ru__eskdx p24; 0.48 without
-  them) and condemned a Kurdish document's monospaced font (deb-ar__kurdishlipsum);
+  counted as misses they made clean technical Russian score 0.28 (0.48 without them) and condemned a
+  Kurdish document's monospaced font (docs/decisions.md, "Text judging: calibration notes");
 - dashes inside a token split it ("state-of-the-art" is four words);
 - tokens of fewer than :data:`MIN_TOKEN_LETTERS` letters are not judged (short words hit by chance:
   "ab", "oz", "ion" are in the lists), and each token weighs (letters - 3): long words are the
@@ -157,7 +157,7 @@ class FontEvidence:
 
 @dataclass(frozen=True, slots=True)
 class PageSignals:
-    """The signal columns of one page (DESIGN §4). Ratios are in [0, 1]."""
+    """The signal columns of one page (docs/design.md §4). Ratios are in [0, 1]."""
 
     chars: int  # non-whitespace characters
     letters: int

@@ -1,4 +1,4 @@
-"""What each page's text is worth: one mode per page, with reason codes and a provenance (DESIGN §4).
+"""What each page's text is worth: one mode per page, with reason codes and a provenance (docs/design.md §4).
 
 The rules read stored signals only (the ``pages`` columns), so a threshold change is re-decided without
 reading a single PDF again. They run in tiers, cheapest and surest first:
@@ -36,13 +36,7 @@ from enum import StrEnum
 from quality.prose import is_mono_font
 from quality.vocabulary import fingerprint
 
-# 2: pages that read poorly get a second opinion; 3: with a document prior; 4-5: both texts measured alike,
-# and a fallback that brings unmapped glyphs is not taken
-# 6: every page states the tier that judged it; fonts are garbled by their own evidence and a profile test
-# 7: a document's poor pages are read again a few at a time, the rest only when those read better
-# 8: a short page with readable words is TEXT (short_text), not BLANK
-# 9: a page no tier judged whose letters match no language profile is read by OCR; repairs are gated;
-# a short page none of whose words a lexicon knows is read by OCR too
+# What each version changed: docs/decisions.md, "Text judging: calibration notes".
 VERDICTS_VERSION = "9"
 
 
@@ -89,39 +83,36 @@ class Provenance(StrEnum):
 MIN_TEXT_CHARS = 20
 # ... unless they hold readable words, drawn visibly: a cover's "Annex B", a title page's "Hello world"
 # are the page's text. Readable words (quality/judge.py short_words): SHORT_TEXT_MIN_WORDS runs of letters
-# in tokens free of symbols, holding at least SHORT_TEXT_LETTER_SHARE of the page's letters. Robust corpus
-# (pdf.js's test files): 406 pages hold 1-19 visible characters; 279 of them such words ("Hello World",
-# "Bug 1020858", "l’impayé", "Załącznik", "集油器"), the others single letters ("A", "E", "X          Y"),
-# numbers, or mojibake of fonts without a mapping ("«À¢Ã¡Á¢ Àð¼÷ «ÕÇ¢Â", "¦¦¦K", "Ø°Ø°Ø°").
+# in tokens free of symbols, holding at least SHORT_TEXT_LETTER_SHARE of the page's letters. Calibrated on
+# the robust set's pages of 1-19 visible characters (docs/decisions.md, "Text judging: calibration notes").
 SHORT_TEXT_MIN_WORDS = 1
 SHORT_TEXT_LETTER_SHARE = 0.5
-# A page image covering this share of the page makes a text-less page a scan. Scans cover 0.99-1.0 in the
-# shared corpus, except tika__testOCR.pdf, a small scan pasted on a page (0.299); a text-less page with
-# an image that large has content to read whatever made it.
+# A page image covering this share of the page makes a text-less page a scan; calibrated on the corpus's
+# scans and a small scan pasted on a page (docs/decisions.md, "Text judging: calibration notes").
 SCAN_IMAGE_COVERAGE = 0.2
 # Invisible text covering this share of a page's characters over a page image is an OCR layer.
 SANDWICH_INVISIBLE_SHARE = 0.5
-# Glyph-like filled paths: a page with this many and no text is text drawn as outlines
-# (ocrmypdf__vector.pdf: 112; outlined logos on born-digital pages of the corpus: 29 at most).
+# Glyph-like filled paths: a page with this many and no text is text drawn as outlines; calibrated on a
+# page of outlined text and the corpus's outlined logos (docs/decisions.md, "Text judging: calibration
+# notes").
 OUTLINE_TEXT_MIN_PATHS = 50
 # Unreported ink (largest region of ink nothing reported, share of the page, readers/pdf/facts.py) above
-# which a text-less page is not blank: clean, scanned and sandwich pages of the corpus 0-0.0006, text
-# drawn as outlines 0.0016-0.0049.
+# which a text-less page is not blank; calibrated on the corpus's clean, scanned, sandwich and outlined
+# pages (docs/decisions.md, "Text judging: calibration notes").
 UNREPORTED_INK_MIN = 0.001
-# A short text that is mostly neither letters nor digits is junk from a font without a mapping
-# (ocrmypdf__truetype_font_nomapping.pdf extracts '"7+%-'), not a blank page with a page number.
+# A short text that is mostly neither letters nor digits is junk from a font without a mapping, not a
+# blank page with a page number; calibrated on a font without a mapping (docs/decisions.md, "Text
+# judging: calibration notes").
 JUNK_SHARE_MIN = 0.5
-# Bad runes (U+FFFD, controls, private use) over this share of characters make a page garbage. Clean
-# born-digital pages of the corpus stay under 0.035, except formula pages whose math symbols map to the
-# private-use area (pyp__GeoTopo p92: 0.052); unmapped glyphs score 0.25 (pyp__habibi) to 1.0 (a Type 3
-# font without a mapping).
+# Bad runes (U+FFFD, controls, private use) over this share of characters make a page garbage; calibrated
+# on the corpus's clean, formula and unmapped pages (docs/decisions.md, "Text judging: calibration notes").
 BAD_RUNE_MAX = 0.1
 # (cid:N) passthrough over this share of characters.
 CID_MAX = 0.05
-# Length-weighted lexicon hit rate under which a judged born-digital page is garbage. Garbled text scores
-# at most 0.03 (tests/test_lexicon_language.py, 21 languages, shuffles and shifts); clean pages of the
-# corpus reach down to 0.09 (technical German with compounds, pyp__GeoTopo p9, weight 43) and 0.2-0.45
-# on most of that thesis. Pseudo-Latin lorem ipsum scores 0.01-0.02 and is condemned: no lexicon knows it.
+# Length-weighted lexicon hit rate under which a judged born-digital page is garbage: garbled text scores
+# at most 0.03, clean pages of the corpus 0.09 and more; pseudo-Latin lorem ipsum is condemned (no lexicon
+# knows it). Calibrated on 21 languages' garbles and the corpus's clean pages (docs/decisions.md, "Text
+# judging: calibration notes").
 LEXICON_MIN = 0.12
 # A low hit rate condemns a page only with at least this much evidence weight behind it.
 LEXICON_CONDEMN_WEIGHT = 80.0
@@ -129,8 +120,8 @@ LEXICON_CONDEMN_WEIGHT = 80.0
 SANDWICH_LEXICON_MIN = 0.08
 # An OCR layer that passes its threshold but reads under this is poor (an earlier engine's misreadings,
 # handwriting): the page is read again by Tesseract and the better reading by score is used
-# (quality/sources.py), the layer kept in ``pages``. Good engines' layers over printed text hit 0.6 and
-# more (the corpus's English sandwiches); a layer with one word in three misread hits about 0.4.
+# (quality/sources.py), the layer kept in ``pages``. Calibrated on the corpus's English sandwiches
+# (docs/decisions.md, "Text judging: calibration notes").
 SANDWICH_REREAD_BELOW = 0.5
 # A page within this distance above its threshold is borderline: the document prior may condemn it.
 BORDERLINE_BAND = 0.15
@@ -138,20 +129,17 @@ BORDERLINE_BAND = 0.15
 DOC_PRIOR_SHARE = 0.5
 # A font is garbled when its document-wide hit rate is under FONT_GARBLED_MAX with at least FONT_MIN_WEIGHT
 # of evidence (the page lexicon's own floor, MIN_EVIDENCE_WEIGHT) and its whole text's best language
-# similarity is under FONT_GARBLED_SIMILARITY. Body fonts of clean documents of the corpus hit 0.09 or more;
-# math and symbol fonts (CMMI10, LMMathItalic) hit nothing but draw few tokens of four letters or more
-# (34-80 weight); lorem ipsum (CMR10 of pyp__multicolumn) misses at 0.015 but matches a Romance profile
-# at 0.23, letter shuffles of 21 languages match none above 0.12.
+# similarity is under FONT_GARBLED_SIMILARITY. Calibrated on the corpus's body, math and lorem ipsum fonts
+# and letter shuffles of 21 languages (docs/decisions.md, "Text judging: calibration notes").
 FONT_MIN_WEIGHT = 40.0
 FONT_GARBLED_MAX = 0.05
 FONT_GARBLED_SIMILARITY = 0.18
-# ... and when words make up its text: its evidence weight is at least this share of its characters.
-# Prose and lists score 0.3-0.45 (tokens of four letters or more weigh letters - 3); a math italic font
-# draws variables, which are short tokens (CMMI10 of pyp__GeoTopo: 80 weight over 11,335 characters,
-# 0.007, and no word of it in any profile).
+# ... and when words make up its text: its evidence weight is at least this share of its characters (a
+# math italic font draws variables, short tokens). Calibrated on prose, lists and a math italic font
+# (docs/decisions.md, "Text judging: calibration notes").
 FONT_MIN_WORD_SHARE = 0.1
-# A monospaced font is not judged by its words: it sets code and markup ("\\kurdishlipsum*", "\\par" in
-# the LMMono12 of deb-ar__kurdishlipsum), whose identifiers miss every lexicon and match no profile.
+# A monospaced font is not judged by its words: it sets code and markup, whose identifiers miss every
+# lexicon and match no profile.
 # A garbled font condemns a page where it draws at least this many non-whitespace characters.
 FONT_CONDEMN_CHARS = 20
 # A page's own text in its fonts judges it (tier "font") with at least this much lexicon evidence over all
@@ -173,10 +161,10 @@ FIGURE_IMAGE_COVERAGE = 0.2
 FIGURE_VECTOR_AREA = 0.15
 # Minimum trigram similarity for a language guess to count; below it the page matches no language.
 MIN_LANGUAGE_SIMILARITY = 0.25
-# Matching no language condemns a page only under this similarity and with prose to judge: letter-shuffled
-# garbage of 21 languages scores at most 0.117 (tests/test_lexicon_language.py), lorem ipsum 0.23, clean
-# 40-word windows at least 0.40; number tables and forms have no prose blocks.
-GARBAGE_SIMILARITY = 0.14  # formula-heavy German prose scores 0.16 (pyp__GeoTopo p46)
+# Matching no language condemns a page only under this similarity and with prose to judge; calibrated on
+# letter-shuffled garbage of 21 languages, lorem ipsum, clean 40-word windows and formula-heavy German
+# prose (docs/decisions.md, "Text judging: calibration notes"); number tables and forms have no prose.
+GARBAGE_SIMILARITY = 0.14
 # A page no tier could judge whose letters (TRIGRAM_MIN_LETTERS or more, in a script the profiles cover)
 # match no language profile (under GARBAGE_SIMILARITY, as prose that matches none) is read by OCR as a
 # second opinion: a cipher in list lines ("Foibodf uif qfsgpsnbodf", 0.05) looks like that, Kurdish in
@@ -412,7 +400,7 @@ def _matches_no_profile(e: PageEvidence) -> bool:
 
 def _poor_layer(e: PageEvidence) -> bool:
     """An OCR layer that reads poorly: a low lexicon score, or prose matching no language. Labels of a
-    graph or a form that match no profile say nothing of the engine (ocrmypdf__graph_ocred: kept)."""
+    graph or a form that match no profile say nothing of the engine (an OCR'd graph's layer is kept)."""
     if e.lexicon_judged:
         return e.lexicon_hit_rate < SANDWICH_REREAD_BELOW
     return (

@@ -13,8 +13,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-# Distinct documents a missing word must occur in (DESIGN: a garbled token appears in one document only;
-# two would still admit a document and its near-duplicate).
+# Distinct documents a missing word must occur in (docs/design.md: a garbled token appears in one document
+# only; two would still admit a document and its near-duplicate).
 MIN_DOCUMENTS = 3
 
 

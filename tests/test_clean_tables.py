@@ -8,7 +8,8 @@ from pathlib import Path
 
 from assets.budgeted import BudgetedWork
 from assets.settings import Settings
-from quality.pii import PiiKind, PlaceholderBook, Scrubber
+from quality.pii import PlaceholderBook, Scrubber
+from quality.pii_findings import PiiKind
 from quality.records import PageTextRecord
 from quality.sanitize import SanitizeJob, clean_cells, sanitize_document
 from readers.core.model import ContentKind

@@ -29,7 +29,8 @@ from readers.archives.zip import ZipReader
 from readers.core.base import produced_nothing
 from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
 from readers.core.model import ContentKind, KindSource, ReadLimits
-from readers.mail import ole as msg_ole
+from readers.mail import mapi as msg_ole
+from readers.mail import rtf_body as msg_rtf
 from readers.mail.common import (
     HeaderLine,
     MemberNames,
@@ -37,19 +38,10 @@ from readers.mail.common import (
     header_line,
     mail_text,
 )
+from readers.mail.compound_file import OleStorage, OleStream, write_compound_file
 from readers.mail.eml import EmlReader, unflow
+from readers.mail.mapi import PT_BINARY, PT_LONG, PT_STRING8, PT_SYSTIME, PT_UNICODE, substg_name
 from readers.mail.msg import MsgReader
-from readers.mail.ole import (
-    PT_BINARY,
-    PT_LONG,
-    PT_STRING8,
-    PT_SYSTIME,
-    PT_UNICODE,
-    OleStorage,
-    OleStream,
-    substg_name,
-    write_compound_file,
-)
 from readers.walk.containers import ContainerMember, members_of
 from readers.walk.sniff import HEAD_BYTES, Sniffed, sniff
 from tests.conftest import CORPUS
@@ -890,13 +882,13 @@ def test_rtf_deencapsulation_keeps_the_original_and_drops_rtf_only_text() -> Non
         b"{\\f1 \\'a4\\'a4\\'a4\\'e5}\\u8364 ?{\\*\\htmltag84 &lt;}\\htmlrtf <\\htmlrtf0 \\{x\\}\\par"
         b"{\\*\\htmltag0 \\par </html>}}\x00\x00"
     )
-    found = msg_ole.deencapsulate_rtf(rtf)
-    assert found == msg_ole.Deencapsulated("html", '<html><img src="cid:a">中文€&lt;{x}\r\n\r\n</html>')
-    text = msg_ole.deencapsulate_rtf(b"{\\rtf1\\ansi\\fromtext {\\*\\htmltag0 x}line\\tab one\\line two}")
+    found = msg_rtf.deencapsulate_rtf(rtf)
+    assert found == msg_rtf.Deencapsulated("html", '<html><img src="cid:a">中文€&lt;{x}\r\n\r\n</html>')
+    text = msg_rtf.deencapsulate_rtf(b"{\\rtf1\\ansi\\fromtext {\\*\\htmltag0 x}line\\tab one\\line two}")
     assert text is not None and (text.kind, text.content) == ("text", "line\tone\r\ntwo")
-    assert msg_ole.deencapsulate_rtf(b"{\\rtf1\\ansi{\\fonttbl{\\f0 X;}}\\fromhtml1 native}") is None
-    with pytest.raises(msg_ole.RtfBodyError):
-        msg_ole.decompress_rtf(b"\x10\0\0\0\x10\0\0\0LZFu\0\0\0\0" + b"x" * 8)  # bad checksum
+    assert msg_rtf.deencapsulate_rtf(b"{\\rtf1\\ansi{\\fonttbl{\\f0 X;}}\\fromhtml1 native}") is None
+    with pytest.raises(msg_rtf.RtfBodyError):
+        msg_rtf.decompress_rtf(b"\x10\0\0\0\x10\0\0\0LZFu\0\0\0\0" + b"x" * 8)  # bad checksum
 
 
 @settings(max_examples=40, deadline=None)

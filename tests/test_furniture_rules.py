@@ -13,18 +13,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quality.furniture import (
-    DOWNLOAD_STAMP_CONFIDENCE,
-    RULE_BOTTOM_BAND,
-    RULE_TOP_BAND,
     TAGGED_ARTIFACT_CONFIDENCE,
     Furniture,
     FurnitureWhy,
-    find_furniture,
-    find_page_furniture,
     find_tagged_artifacts,
     merge_furniture,
     spare_body,
     strip_furniture,
+)
+from quality.furniture_repeats import find_furniture
+from quality.furniture_rules import (
+    DOWNLOAD_STAMP_CONFIDENCE,
+    RULE_BOTTOM_BAND,
+    RULE_TOP_BAND,
+    find_page_furniture,
 )
 from quality.records import PageTextRecord
 from quality.sanitize import sanitize_document

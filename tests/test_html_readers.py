@@ -25,23 +25,19 @@ from readers.core.errors import CorruptDocument, LimitExceeded, NothingProduced,
 from readers.core.model import ContentKind, DocumentStatus, ReadLimits, ReadResult
 from readers.core.table import READERS
 from readers.engine.dispatch import extract_document
-from readers.html.common import (
+from readers.html.chain import Content, HtmlReader, read_html_bytes
+from readers.html.charset import (
     CLEAN_MESS_MAX,
     LIE_MESS_MARGIN,
-    Content,
-    HtmlDocument,
-    HtmlReader,
     badness,
     decode_html,
-    parse_html,
     prescan_charset,
-    read_html_bytes,
     whatwg_codec,
-    with_title,
 )
 from readers.html.main import HtmlMainReader
 from readers.html.page import HtmlPageReader
 from readers.html.region import HtmlRegionReader
+from readers.html.tree import HtmlDocument, parse_html, with_title
 
 from .conftest import CORPUS
 

@@ -20,8 +20,9 @@ from pptx import Presentation
 from pptx.util import Inches
 
 from readers.core.model import ReadLimits
-from readers.html.common import CELL_SEPARATOR, cell_text, fold, read_html_bytes
+from readers.html.chain import read_html_bytes
 from readers.html.main import HtmlMainReader
+from readers.html.markdown import CELL_SEPARATOR, cell_text, fold
 from readers.html.page import HtmlPageReader
 from readers.html.region import HtmlRegionReader
 from readers.office import omml

@@ -33,21 +33,16 @@ from stdnum.it import codicefiscale as it_codicefiscale
 from stdnum.nl import bsn as nl_bsn
 
 from quality.pii import (
-    DEFAULT_KINDS,
-    EMAIL_LOCAL_MAX,
-    FILE_NAME_ENDINGS,
     PLACEHOLDER_RE,
-    EmailDetector,
-    IdScheme,
-    PiiKind,
     PlaceholderBook,
     Scrubbed,
     Scrubber,
-    known_card_range,
-    luhn_valid,
     parse_id_schemes,
     parse_kinds,
 )
+from quality.pii_email import EMAIL_LOCAL_MAX, FILE_NAME_ENDINGS, EmailDetector
+from quality.pii_findings import DEFAULT_KINDS, IdScheme, PiiKind
+from quality.pii_payment import known_card_range, luhn_valid
 from readers.core.errors import ConfigError
 
 SEED = 20240611

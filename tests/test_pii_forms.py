@@ -10,13 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quality.pii import (
-    PiiKind,
-    PlaceholderBook,
-    Scrubbed,
-    Scrubber,
-    redact_path,
-)
+from quality.pii import PlaceholderBook, Scrubbed, Scrubber, redact_path
+from quality.pii_findings import PiiKind
 from quality.pii_view import INVISIBLE, match_view
 from quality.records import PageTextRecord
 from quality.sanitize import PageHidden, sanitize_document

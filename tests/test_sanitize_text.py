@@ -17,13 +17,8 @@ from hypothesis import strategies as st
 
 from assets.extract.shard import ShardRows, extract_shard
 from orchestration.demo import make_text_pdf
-from quality.furniture import (
-    FURNITURE_MIN_PAGES,
-    Furniture,
-    find_furniture,
-    line_key,
-    strip_furniture,
-)
+from quality.furniture import Furniture, strip_furniture
+from quality.furniture_repeats import FURNITURE_MIN_PAGES, find_furniture, line_key
 from quality.hidden import HiddenResult, RemovedHidden, remove_hidden
 from quality.normalise import join_hyphenated, normalise
 from readers.core.model import ContentKind, HiddenSpan, HiddenWhy, ReadLimits

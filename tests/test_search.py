@@ -15,7 +15,8 @@ import pytest
 
 from orchestration.cli import main
 from quality.chunking import PageSpan, chunk_document
-from quality.pii import PathRedactor, PiiKind, Scrubber
+from quality.pii import PathRedactor, Scrubber
+from quality.pii_findings import PiiKind
 from readers.core.records import DocumentRecord
 from warehouse import Warehouse
 from warehouse.catalog import build_catalog

@@ -67,7 +67,7 @@ def test_shard_ranges_property(touched: set[str], per_run: int) -> None:
 
 
 def test_personal_data_kinds_are_switchable_and_checked() -> None:
-    from quality.pii import PiiKind
+    from quality.pii_findings import PiiKind
 
     assert settings_from_env({"ASSAY_REDACT_KINDS": ""}).scrubber() is None
     only_mail = settings_from_env({"ASSAY_REDACT_KINDS": "email"}).scrubber()

@@ -40,7 +40,7 @@ class ZipReader(Reader):
     """Reads a zip archive's directory into one page: the listing of its file members."""
 
     name: ClassVar[str] = "zip"
-    # 2: every entry of the directory listed, entries that share a path with another included.
+    # What each revision changed: docs/decisions.md, "Text judging: calibration notes".
     revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.ZIP})
 

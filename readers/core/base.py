@@ -24,7 +24,7 @@ class Reader(ABC):
 
     ``version`` is the reader's own version: bump ``revision`` whenever the reader's code would write
     something different, and include the library's version, so that a document whose readers did not
-    change is carried over to a new extractor version instead of being read again (DESIGN §2).
+    change is carried over to a new extractor version instead of being read again (docs/design.md §2).
     """
 
     name: ClassVar[str]
@@ -62,7 +62,7 @@ def writable(result: ReadResult) -> ReadResult:
     """``result`` with every lone surrogate in its pages' text, tables and artifacts made U+FFFD.
 
     A library may hand over half of a surrogate pair for a character it could not map (MuPDF's trace
-    does, for the Gothic letters of the corpus's tika__testPDFVarious.pdf); UTF-8, which every table is
+    does, for the Gothic letters of a PDF of various scripts); UTF-8, which every table is
     written in, cannot hold one, and one such character would fail the shard's write. The dispatch
     passes every reader's result through this; a page without one (one regular-expression search) is
     kept as it is.

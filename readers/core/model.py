@@ -65,7 +65,7 @@ class KindSource(StrEnum):
 
 
 class DocumentStatus(StrEnum):
-    """The one status every document ends with (DESIGN §3)."""
+    """The one status every document ends with (docs/design.md §3)."""
 
     DERIVED = "derived"
     UNDERIVABLE = "underivable"

@@ -1,4 +1,4 @@
-"""Rows of the tables the walk and extract stages write: the stage contracts of DESIGN §5.
+"""Rows of the tables the walk and extract stages write: the stage contracts of docs/design.md §5.
 
 Each dataclass is one table's row and each field one column, its type, meaning and domain declared once
 (readers/core/columns.py): ``warehouse/schema.py`` derives the table's Arrow schema from it and

@@ -1,6 +1,6 @@
 """The extractor version: one string, bumped whenever a reader, signal or verdict rule changes what it
 would write. It is every extract-stage asset's ``code_version``, a column of every row and a path level of
-every Parquet file (DESIGN §2)."""
+every Parquet file (docs/design.md §2)."""
 
 EXTRACTOR_VERSION = "2026.12.6"
 

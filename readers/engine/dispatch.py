@@ -1,10 +1,10 @@
 """Extract one document: try the kind's readers in order and record every attempt.
 
-Semantics (DESIGN §3): a reader that produced nothing, for whatever reason (an exception, empty text, a
-"needs OCR" claim), falls through to the next, except a reader that found the document over a limit: the
-bound is the document's, so the chain ends there. The document is ``derived`` when some reader produced
-text, ``recovered_by_fallback`` when that reader was not the first; ``underivable`` when a reader read the
-document and found nothing; ``error`` when every reader failed on the document itself (corrupt,
+Semantics (docs/design.md §3): a reader that produced nothing, for whatever reason (an exception, empty
+text, a "needs OCR" claim), falls through to the next, except a reader that found the document over a
+limit: the bound is the document's, so the chain ends there. The document is ``derived`` when some reader
+produced text, ``recovered_by_fallback`` when that reader was not the first; ``underivable`` when a reader
+read the document and found nothing; ``error`` when every reader failed on the document itself (corrupt,
 encrypted, over a limit); ``unsupported`` when no reader exists for its kind; ``skipped`` when it is too
 large to read, or its file is gone, unreadable or no longer the bytes the walk hashed
 (readers/core/snapshot.py).

@@ -1,4 +1,4 @@
-"""Every document is read in a worker process, under a wall-time and a memory budget (DESIGN §8).
+"""Every document is read in a worker process, under a wall-time and a memory budget (docs/design.md §8).
 
 Why a process: a pathological document (form XObjects that draw each other thirty levels deep, an image
 that decodes to gigabytes, a reader looping for ever) wedges the thread reading it inside C code, where

@@ -1,10 +1,10 @@
-"""The main-content HTML reader: trafilatura, the second step of the HTML chain (DESIGN §3).
+"""The main-content HTML reader: trafilatura, the second step of the HTML chain (docs/design.md §3).
 
 For a page that marks no region, a readability-style extractor finds the main content by itself.
 trafilatura is the best-measured one (at or near the top of the independent comparisons, such as
 Bevendorff et al., SIGIR 2023), and it writes markdown: headings, lists, tables and code blocks survive.
 
-It reads the tree :mod:`readers.html.common` parsed (so the encoding decision is assay's, never
+It reads the tree :mod:`readers.html.tree` parsed (so the encoding decision is assay's, never
 trafilatura's own guess), with its options fixed here, its packaged defaults (never a user's settings
 file), and never with a URL:
 trafilatura fetches nothing unless it is given one (``fetch_url``, the spider and the feeds are its only
@@ -22,7 +22,10 @@ from trafilatura.settings import use_config
 
 from readers.core.markup import delimit_tables
 from readers.core.model import ReadLimits
-from readers.html.common import CONTENT_DROP, Content, HtmlDocument, HtmlReader, clean, flatten_cells
+from readers.html.chain import Content, HtmlReader
+from readers.html.cleaning import CONTENT_DROP, clean
+from readers.html.markdown import flatten_cells
+from readers.html.tree import HtmlDocument
 
 #: trafilatura's options, chosen on the corpus's seven annotated pages (benchmarks/eval_html.py, this
 #: reader alone: ``--only trafilatura``):
@@ -71,11 +74,7 @@ class HtmlMainReader(HtmlReader):
     """trafilatura's main content of the page, as markdown; nothing when it finds none."""
 
     name: ClassVar[str] = "trafilatura"
-    # 3: <u>, <sub>, <sup> as their text, not tags; a cell's list items and <br> lines kept, "a; b".
-    # 4: a charset browsers do not support (UTF-7, UTF-32, EBCDIC) is no declaration (readers/html/common.py).
-    # 5: a cell spanning rows (rowspan) leaves its columns empty below, so the cells beside it keep their
-    # columns; a table without header cells gets its |---| line under its first row (trafilatura writes
-    # it only under <th>), so it is a GFM table; each GFM table of the text is also a `tables` row.
+    # What each revision changed: docs/decisions.md, "Text judging: calibration notes".
     revision: ClassVar[int] = 5
 
     @property

@@ -1,4 +1,4 @@
-"""The marked-region HTML reader: the first step of the HTML chain (DESIGN §3).
+"""The marked-region HTML reader: the first step of the HTML chain (docs/design.md §3).
 
 A page that marks its main content (``<main>``, ``role="main"``, ``#main-content``, ``.main-content``,
 ``<article>``) has said where its text is: no guess beats the author's own mark. The reader takes the
@@ -24,19 +24,10 @@ from typing import ClassVar, Final
 import lxml.html
 
 from readers.core.model import ReadLimits
-from readers.html.common import (
-    CONTENT_DROP,
-    Content,
-    HtmlDocument,
-    HtmlReader,
-    clean,
-    drop,
-    elements,
-    link_chars,
-    prose_chars,
-    text_chars,
-    to_markdown,
-)
+from readers.html.chain import Content, HtmlReader
+from readers.html.cleaning import CONTENT_DROP, clean, drop, elements, link_chars, prose_chars, text_chars
+from readers.html.markdown import to_markdown
+from readers.html.tree import HtmlDocument
 
 #: The marks a page puts on its main content, with the name the result's note gives each. The widest
 #: region wins whichever mark it carries; a tie goes to the first in document order (the outer one).
@@ -146,11 +137,7 @@ class HtmlRegionReader(HtmlReader):
     """The widest marked region of the page, as markdown; nothing when the page marks none."""
 
     name: ClassVar[str] = "html-region"
-    # 3: a data table's cell lists its items ("a; b") and its <br> lines on one line; a list in a cell no
-    # longer makes the table a layout grid.
-    # 4: a charset browsers do not support (UTF-7, UTF-32, EBCDIC) is no declaration (readers/html/common.py).
-    # 5: a cell spanning rows (rowspan) leaves its columns empty below, so the cells beside it keep their
-    # columns; each GFM table of the text is also a `tables` row.
+    # What each revision changed: docs/decisions.md, "Text judging: calibration notes".
     revision: ClassVar[int] = 5
 
     def content(self, document: HtmlDocument, limits: ReadLimits) -> Content:

@@ -4,7 +4,7 @@ An image has no text layer, so the reader's text is empty by design: it checks t
 Pillow can decode, counts its pages and records, per page, the facts that send it to OCR (one image
 covering the whole page, the page's size in points from the image's resolution). The result says
 ``needs_ocr``, so the dispatch records the document ``underivable`` with that reason rather than
-``empty_text``, and keeps the pages for the verdicts stage (DESIGN §3: images go to OCR).
+``empty_text``, and keeps the pages for the verdicts stage (docs/design.md §3: images go to OCR).
 
 Pages are the frames of a multi-page TIFF (a scanner's or a fax's multi-page document). The frames of an
 animated GIF, WebP or PNG, and the extra pictures of a multi-picture JPEG, are not pages: they are

@@ -63,7 +63,7 @@ ROW_CORE = 0.25
 #: Two boxes are one above the other (one column) where they overlap across at least this much.
 MIN_OVERLAP = 0.5
 #: ... and over at least this share of the narrower one's width: a caption set in the gutter between two
-#: columns, which reaches a little into each, stands in neither (tess__8087_054.3B.tif: 18% of each).
+#: columns, which reaches a little into each, stands in neither (a scanned two-column page: 18% of each).
 ACROSS_SHARE = 0.5
 #: A gap between two lines of a column wider than this starts a paragraph.
 PARAGRAPH_GAP = 0.5

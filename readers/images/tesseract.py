@@ -8,7 +8,7 @@ recognition, so it is thresholded once), and the script (Tesseract's orientation
 only for a page whose reading is doubtful, where it matters. Tesseract runs in a worker process of its own
 (``readers/images/tesseract_worker.py``, its library through its C API: ``readers/images/libtesseract.py``)
 that keeps its models loaded from page to page, single-threaded: on a two-core machine OpenMP's own
-threads cost six times the wall time (DESIGN §9), so parallelism belongs to the caller (one worker per
+threads cost six times the wall time (docs/design.md §9), so parallelism belongs to the caller (one worker per
 core, :class:`TesseractProcesses`). A page that hangs or crashes Tesseract ends its worker, not the caller.
 Errors are translated into the project's: ``OcrUnavailable`` when the engine or a language's data is
 missing, ``OcrFailed`` (with a reason) when it ran and failed or ran out of time.

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from readers.core.errors import LimitExceeded, NothingProduced, ReaderError
 from readers.core.model import ReadLimits
-from readers.html.common import read_html_bytes
+from readers.html.chain import read_html_bytes
 from readers.text.encoding import decode_text
 
 #: The header fields written into an e-mail's text, in this order; absent or empty ones are left out.
@@ -91,7 +91,7 @@ def mail_text(headers: Sequence[HeaderLine], body: str) -> str:
 
     Line breaks are made ``\\n``: CRLF is how MIME transports text (RFC 2046 §4.1.1), not part of what was
     written. A message without a body is its header lines alone: they are text the user searches by (who
-    wrote, when, about what), so a header-only message is derived, not underivable (DESIGN §3: a
+    wrote, when, about what), so a header-only message is derived, not underivable (docs/design.md §3: a
     derivation is text some reader produced).
     """
     head = "\n".join(f"{h.name}: {h.value}" for h in headers)
@@ -141,7 +141,7 @@ def _strip_bom(text: str) -> str:
 
 
 def html_body(data: bytes, declared_encoding: str | None, limits: ReadLimits) -> BodyText:
-    """An HTML body converted to text by the HTML reader's conversion (readers/html/common.py), so that a
+    """An HTML body converted to text by the HTML reader's conversion (readers/html/chain.py), so that a
     message written in HTML reads like an HTML document does.
 
     The HTML chain is readers/core/table.py's HTML row, so that a body reads as an HTML file would. A body

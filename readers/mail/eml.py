@@ -39,7 +39,7 @@ from typing import ClassVar, cast
 from readers.core.base import Reader, read_bounded, require_readable_file
 from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
 from readers.core.model import ContentKind, PageText, ReadLimits, ReadResult
-from readers.html.common import html_chain_version
+from readers.html.chain import html_chain_version
 from readers.mail.common import (
     HEADER_FIELDS,
     BodyText,

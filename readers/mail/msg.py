@@ -1,5 +1,6 @@
 """The ``.msg`` reader: an Outlook message (an OLE2 compound file of MAPI properties, MS-OXMSG), read by
-readers/mail/ole.py on olefile (BSD-2-Clause), with compressed-rtf (MIT) for the RTF body.
+readers/mail/mapi.py on olefile (BSD-2-Clause), with compressed-rtf (MIT) for the RTF body
+(readers/mail/rtf_body.py).
 
 The text is laid out as an ``.eml``'s is (readers/mail/common.py): the header lines, a blank line, the
 body.
@@ -27,8 +28,8 @@ in ``PR_MESSAGE_CODEPAGE``; many clients only set ``PR_INTERNET_CPID`` (the corp
 is, guessed from the body's bytes (readers/text/encoding.py), noted ``codepage_detected``.
 
 Attachments are never text: :func:`attachments` lists them for readers/walk/containers.py, data attachments as
-they are stored, embedded messages as ``.msg`` files of their own (readers/mail/ole.py copies their storage
-into a new compound file). Encrypted message classes (S/MIME enveloped, rights-managed) are
+they are stored, embedded messages as ``.msg`` files of their own (readers/mail/compound_file.py writes their
+storage into a new compound file). Encrypted message classes (S/MIME enveloped, rights-managed) are
 ``encrypted``. Nothing is ever fetched: attachments by reference or link are skipped.
 """
 
@@ -49,7 +50,7 @@ from typing import ClassVar
 from readers.core.base import Reader, require_readable_file
 from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
 from readers.core.model import ContentKind, PageText, ReadLimits, ReadResult
-from readers.html.common import html_chain_version
+from readers.html.chain import html_chain_version
 from readers.mail.common import (
     DECLARED,
     BodyText,
@@ -59,18 +60,16 @@ from readers.mail.common import (
     html_body,
     mail_text,
 )
-from readers.mail.ole import (
+from readers.mail.mapi import (
     PT_BINARY,
     PT_STRING8,
     PT_UNICODE,
     MapiStorage,
     MsgFile,
-    RtfBodyError,
     codepage_codec,
-    decompress_rtf,
-    deencapsulate_rtf,
     substg_name,
 )
+from readers.mail.rtf_body import RtfBodyError, decompress_rtf, deencapsulate_rtf
 from readers.text.encoding import decode_text
 
 #: MAPI property ids (MS-OXPROPS) of the message.

@@ -299,7 +299,7 @@ def join_blocks(blocks: Iterable[tuple[str, bool]]) -> str:
 # A row is taken for the header when it fills at least this share of the cells the sheet's widest row
 # fills; the rows above it are title lines ("3. Analyses by segment", "In millions of CHF"). Calibrated
 # on the corpus's workbooks: their title rows fill 1-2 cells of rows 4-13 cells wide, their header rows
-# 3 of 4 (vodafone's index) and 6-9 of 8-13 (the segment analyses). A sheet whose rows are all equally
+# 3 of 4 (a telecom's index) and 6-9 of 8-13 (the segment analyses). A sheet whose rows are all equally
 # narrow takes its first row.
 HEADER_MIN_SHARE = 0.5
 

@@ -52,7 +52,7 @@ from readers.core.base import Reader
 from readers.core.errors import CorruptDocument, LimitExceeded, ReaderError
 from readers.core.markup import gfm_table, markup_tables, one_line
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
-from readers.html.common import html_chain_version, read_html_bytes
+from readers.html.chain import html_chain_version, read_html_bytes
 from readers.office import omml
 from readers.office.common import TextBudget, join_blocks, open_ooxml
 from readers.text.encoding import decode_text
@@ -498,10 +498,7 @@ class DocxReader(Reader):
     """Reads a Word document (.docx, .docm, templates) into one page of markdown."""
 
     name: ClassVar[str] = "python-docx"
-    # 2: equations as linear text with their operators (1 read only their runs: "∑₀² x" was "02x"), and
-    # an equation in an mc:AlternateContent is read rather than its fallback.
-    # 3: embedded documents (w:altChunk) read where they stand; a DOCX chunk no longer fails the document.
-    # 4: each GFM table of the text is also a `tables` row.
+    # What each revision changed: docs/decisions.md, "Text judging: calibration notes".
     revision: ClassVar[int] = 4
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.DOCX})
 

@@ -415,8 +415,7 @@ class OdfReader(Reader):
     """
 
     name: ClassVar[str] = "odf"
-    # 2: a spreadsheet's tables found as regions of cells and written as GFM tables, as a workbook's
-    # are; each GFM table of the text is also a `tables` row.
+    # What each revision changed: docs/decisions.md, "Text judging: calibration notes".
     revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.ODT, ContentKind.ODS, ContentKind.ODP})
 

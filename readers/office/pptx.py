@@ -104,10 +104,7 @@ class PptxReader(Reader):
     """Reads a presentation into one page per slide: title, body, tables, notes."""
 
     name: ClassVar[str] = "python-pptx"
-    # 1: title, shapes in reading order, tables, notes; a chart's title only. 2: a chart's type and its
-    # series' names, categories and values (cached at the last save), not only its title; each slide's
-    # comments (legacy, and threaded with their replies) after its notes. 3: a chart part that is not
-    # well-formed XML is read as an empty chart, where it refused the whole deck.
+    # What each revision changed: docs/decisions.md, "Text judging: calibration notes".
     revision: ClassVar[int] = 3
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.PPTX})
 

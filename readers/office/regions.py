@@ -46,7 +46,7 @@ MAX_REGIONS = 1000
 
 # Blank columns between two boxes of filled cells that may still be spacers inside one table (see
 # _join_spaced_columns). The corpus's financial sheets use 1 narrow spacer column between groups of
-# figures (vodafone's index, the segment analyses); 3 or more blank columns part tables.
+# figures (a telecom's index, the segment analyses); 3 or more blank columns part tables.
 MAX_SPACER_COLUMNS = 2
 
 _NUMBER = re.compile(r"^[-+(]?[$€£¥]?\s*[\d.,]+\s*%?\)?$")

@@ -551,7 +551,7 @@ class RtfReader(Reader):
     """Reads an RTF document into one page: text, headings, lists, tables, footnotes, headers."""
 
     name: ClassVar[str] = "rtf"
-    # 2: each GFM table of the text is also a `tables` row.
+    # What each revision changed: docs/decisions.md, "Text judging: calibration notes".
     revision: ClassVar[int] = 2
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.RTF})
 

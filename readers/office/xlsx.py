@@ -93,10 +93,7 @@ class XlsxReader(Reader):
     """Reads a workbook into one page per sheet of GFM tables."""
 
     name: ClassVar[str] = "openpyxl"
-    # 1: rows as records under one header per sheet. 2: a sheet's tables found as regions of cells
-    # between blank rows and columns, each under its own header and title; charts on sheets and chart
-    # sheets written as text; a hidden chart sheet shown as hidden. 3: each table as a GFM table, and a
-    # `tables` row.
+    # What each revision changed: docs/decisions.md, "Text judging: calibration notes".
     revision: ClassVar[int] = 3
     kinds: ClassVar[frozenset[ContentKind]] = frozenset({ContentKind.XLSX})
 

@@ -35,11 +35,10 @@ BOMS: tuple[tuple[bytes, str], ...] = (
 )
 
 #: Share of the high-byte positions (odd offsets for LE, even for BE) that must be NUL to call BOM-less
-#: bytes UTF-16. Calibrated on the corpus: ``unst__fake-text-utf-16-le.txt`` (376 bytes) and
-#: ``unst__fake-email-utf-16-le.eml`` (1614 bytes) have 100% NULs at odd offsets and 0% at even ones;
-#: the BOM-marked ``tika__testHTML_charset_utf16le.html`` has 99.5%. Latin text with a sprinkling of
-#: non-ASCII letters stays above 90%; 30% still accepts text that is two-thirds non-Latin (Cyrillic and
-#: CJK have non-NUL high bytes, so those are left to charset-normalizer). No UTF-8 text contains NULs.
+#: bytes UTF-16. Latin text with a sprinkling of non-ASCII letters stays above 90%; 30% still accepts
+#: text that is two-thirds non-Latin (Cyrillic and CJK have non-NUL high bytes, so those are left to
+#: charset-normalizer). No UTF-8 text contains NULs. Calibrated on the corpus's UTF-16 text, e-mail and
+#: HTML files (docs/decisions.md, "Text judging: calibration notes").
 UTF16_NUL_SHARE_MIN = 0.30
 
 #: The other positions must be nearly free of NULs: binary formats and UTF-32 (``A\\0\\0\\0``: half of

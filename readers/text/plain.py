@@ -3,8 +3,8 @@
 The text is handed on exactly as decoded (line endings, trailing whitespace and markup included): the
 signals are computed on raw text, and normalising is the sanitize stage's job. The encoding and the
 evidence that decided it are recorded with the result, so that mojibake can be traced to its cause.
-Markdown is deliberately not among the kinds (DESIGN §3: it stays ``unsupported`` until a reader keeps its
-structure).
+Markdown is deliberately not among the kinds (docs/design.md §3: it stays ``unsupported`` until a reader
+keeps its structure).
 """
 
 from __future__ import annotations

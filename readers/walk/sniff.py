@@ -11,8 +11,8 @@ order of evidence, strongest first:
 3. Text: the head is decoded (byte-order mark, UTF-16 by NUL share, UTF-8, else an 8-bit reading) and
    looked at for markup, e-mail headers and JSON. Strong markers (an XML declaration, ``<html``,
    ``<!doctype html``, RFC 822 headers, JSON) decide by bytes; weak ones (an arbitrary HTML or XML
-   element: README.md files often start with ``<div align="center">``) yield to an extension of the
-   text family.
+   element: a project's markdown read-me often starts with ``<div align="center">``) yield to an
+   extension of the text family.
 4. The extension (:data:`_EXTENSIONS`): random bytes named ``x.pdf`` are a PDF by extension (its reader
    will call it corrupt), text named ``x.csv`` is CSV by extension.
 5. Text with a silent extension is TEXT; anything else is UNKNOWN.
