@@ -105,10 +105,10 @@ def main() -> None:
 
     from orchestration.evaluation.figures import CLASS_OF_METHOD
     from quality.truth_scores import NO_TABLE, best_table, table_score
-    from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables, unframed
-    from readers.pdf.mupdf import TEXT_FLAGS, _scan_dict
-    from readers.pdf.placed import calibrated
-    from readers.pdf.tables import find_ruled_tables
+    from readers.pdf.page_spans import TEXT_FLAGS, _scan_dict
+    from readers.pdf.placed_tables import calibrated
+    from readers.pdf.ruled_tables import find_ruled_tables
+    from readers.pdf.unruled_tables import find_aligned_tables, find_turned_aligned_tables, unframed
 
     scores: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     seconds: dict[str, float] = defaultdict(float)

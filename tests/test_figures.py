@@ -21,7 +21,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from readers.core.errors import CorruptDocument, EncryptedDocument, FileUnreadable, ReaderError
 from readers.images.tesseract import recognise
-from readers.pdf.figures import (
+from readers.pdf.figure_regions import (
     IMAGE_MIN_SIDE,
     MAX_REGIONS,
     REGION_MARGIN,

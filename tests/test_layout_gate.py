@@ -12,7 +12,7 @@ import pymupdf
 
 from readers.core.model import ReadingOrder
 from readers.pdf.certainty import BandLine, PageSignals, decide
-from readers.pdf.mupdf import _model_cells
+from readers.pdf.structure_decisions import _model_cells
 
 BODY = (
     "The reservoir held water through the summer, and the survey found the level steady from June to "

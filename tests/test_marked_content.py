@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from readers.pdf.marked import MarkedState, Unscannable, _chars, marked_states, page_marked_chars
+from readers.pdf.marked_content import MarkedState, Unscannable, _chars, marked_states, page_marked_chars
 
 
 def _page(path: Path, content: bytes, properties: str = "") -> Path:

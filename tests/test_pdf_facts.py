@@ -19,15 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from readers.core.model import PageText, ReadLimits
-from readers.pdf.facts import (
-    INVISIBLE_MAX_SIZE,
-    Regions,
-    measure_unreported_ink,
-    ocr_font_hint,
-    union_area,
-    unreported_ink_share,
-)
 from readers.pdf.mupdf import PyMuPDFReader
+from readers.pdf.page_facts import INVISIBLE_MAX_SIZE, ocr_font_hint, union_area
+from readers.pdf.unreported_ink import measure_unreported_ink, unreported_ink_share
+from readers.pdf.vector_paths import Regions
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 LIMITS = ReadLimits()

@@ -29,8 +29,9 @@ from PIL import Image
 from readers.core.base import require_readable_file
 from readers.core.errors import CorruptDocument, EncryptedDocument, FileUnreadable, LimitExceeded, ReaderError
 from readers.core.model import BBox
-from readers.pdf.facts import drawing_facts, image_cover
+from readers.pdf.page_facts import image_cover
 from readers.pdf.salvage import open_pdf_file
+from readers.pdf.vector_paths import drawing_facts
 
 #: An image (or a group of touching images) is a figure region when it covers at least this share of
 #: the page. The corpus's logos lie at 0.0106 (the EDD logo of plumb__ca-warn-report.pdf) and 0.0124
