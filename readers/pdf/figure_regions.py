@@ -90,7 +90,7 @@ class FigureImage:
 
 
 @dataclass(slots=True)
-class _Box:
+class _FigureBox:
     x0: float
     y0: float
     x1: float
@@ -121,7 +121,7 @@ def figure_regions(page: pymupdf.Page) -> list[FigureRegion]:
     if area <= 0:
         return []
     placements = image_cover(page.get_image_info(), width, height).boxes
-    images = _merge([_Box(*box, "image", _box_area(box)) for box in placements])
+    images = _merge([_FigureBox(*box, "image", _box_area(box)) for box in placements])
     boxes = [
         b
         for b in images
@@ -129,7 +129,7 @@ def figure_regions(page: pymupdf.Page) -> list[FigureRegion]:
     ]
     for box in drawing_facts(page.get_cdrawings(), width, height).figure_boxes:
         if _box_area(box) >= VECTOR_MIN_SHARE * area:
-            boxes.append(_Box(*box, "vector", _box_area(box)))
+            boxes.append(_FigureBox(*box, "vector", _box_area(box)))
     merged = sorted(_merge(boxes), key=lambda b: -b.area)[:MAX_REGIONS]
     regions = [
         FigureRegion((b.x0, b.y0, b.x1, b.y1), b.source, round(min(1.0, b.area / area), 4)) for b in merged
@@ -212,14 +212,14 @@ def _box_area(box: BBox) -> float:
     return (box[2] - box[0]) * (box[3] - box[1])
 
 
-def _merge(boxes: list[_Box]) -> list[_Box]:
+def _merge(boxes: list[_FigureBox]) -> list[_FigureBox]:
     """Boxes within MERGE_GAP of each other (overlapping, nested, touching) replaced by their union,
     until no two are that near: a union can reach boxes that neither part reached."""
     boxes = list(boxes)
     merged = True
     while merged:
         merged = False
-        out: list[_Box] = []
+        out: list[_FigureBox] = []
         for box in boxes:
             for other in out:
                 if (
@@ -235,7 +235,7 @@ def _merge(boxes: list[_Box]) -> list[_Box]:
                     merged = True
                     break
             else:
-                out.append(_Box(box.x0, box.y0, box.x1, box.y1, box.source, box.largest))
+                out.append(_FigureBox(box.x0, box.y0, box.x1, box.y1, box.source, box.largest))
         boxes = out
     return boxes
 

@@ -24,8 +24,8 @@ from readers.pdf.bidi import (
     may_hold_rtl,
     rtl_share,
 )
-from readers.pdf.certainty import PageSignals
-from readers.pdf.page_spans import _Line
+from readers.pdf.certainty import StructureSignals
+from readers.pdf.page_spans import _SpanLine
 from readers.pdf.placed_tables import PlacedTable
 
 #: Sizes are compared after rounding to half a point: 9.9626 (LaTeX's 10 pt) and 10.0 are one size.
@@ -36,7 +36,7 @@ VERTICAL_JOIN_EM = 1.0
 
 
 @dataclass(slots=True)
-class _TextLine:
+class _FlowLine:
     """A reconstructed output line with what the heading rules need."""
 
     text: str
@@ -47,21 +47,21 @@ class _TextLine:
 
 
 @dataclass(slots=True)
-class _Block:
-    lines: list[_TextLine]
+class _FlowBlock:
+    lines: list[_FlowLine]
 
 
 @dataclass(slots=True)
-class _Table:
+class _TableMarkdown:
     markdown: str
 
 
 @dataclass(slots=True)
-class _Draft:
+class _PageDraft:
     """One page after the first pass; headings need the whole document's body size to be decided."""
 
     number: int
-    items: list[_Block | _Table]
+    items: list[_FlowBlock | _TableMarkdown]
     facts: PageFacts
     sizes: Counter[float] = field(default_factory=Counter)
     blocks: tuple[Block, ...] = ()
@@ -69,8 +69,8 @@ class _Draft:
     tables: list[PlacedTable] = field(default_factory=list)
     order: ReadingOrder = field(default_factory=ReadingOrder)
     # What the structure decision needs, and may lay the page out again with (readers/pdf/certainty.py).
-    signals: PageSignals | None = None
-    lines: list[list[_Line]] = field(default_factory=list)
+    signals: StructureSignals | None = None
+    lines: list[list[_SpanLine]] = field(default_factory=list)
     permutation: tuple[int, ...] = ()
     artifacts: tuple[str, ...] = ()
     structure: PageStructure = field(default_factory=PageStructure)
@@ -80,8 +80,8 @@ class _Draft:
 
 
 def _layout(
-    blocks: list[list[_Line]], tables: list[PlacedTable]
-) -> tuple[list[_Block | _Table], Counter[float]]:
+    blocks: list[list[_SpanLine]], tables: list[PlacedTable]
+) -> tuple[list[_FlowBlock | _TableMarkdown], Counter[float]]:
     """The page's items in reading order: text blocks with table spans removed, tables where they start.
 
     Also counts the characters per (rounded) font size of the flow text, for the body size.
@@ -90,14 +90,14 @@ def _layout(
     for table in tables:
         members |= table.members
     starts = _starts(blocks, tables, members)
-    items: list[_Block | _Table] = []
+    items: list[_FlowBlock | _TableMarkdown] = []
     sizes: Counter[float] = Counter()
     if not tables:  # most pages: every line is flow text
         for block in blocks:
             _flush(block, items, sizes)
         return items, sizes
     for block in blocks:
-        current: list[_Line] = []
+        current: list[_SpanLine] = []
         for line in block:
             kept: list[Span] = []
             for span in line.spans:
@@ -106,24 +106,24 @@ def _layout(
                     _flush(current, items, sizes)
                     current = []
                     if kept:
-                        current.append(_Line.of(kept, line.horizontal, line.key, line.direction))
+                        current.append(_SpanLine.of(kept, line.horizontal, line.key, line.direction))
                         _flush(current, items, sizes)
                         current, kept = [], []
-                    items.append(_Table(starts[key].markdown))
+                    items.append(_TableMarkdown(starts[key].markdown))
                 if key not in members:
                     kept.append(span)
             if len(kept) == len(line.spans):
                 current.append(line)
             elif kept:
-                current.append(_Line.of(kept, line.horizontal, line.key, line.direction))
+                current.append(_SpanLine.of(kept, line.horizontal, line.key, line.direction))
         _flush(current, items, sizes)
     if None in starts:  # a table whose title is the page's last text: after it
-        items.append(_Table(starts[None].markdown))
+        items.append(_TableMarkdown(starts[None].markdown))
     return items, sizes
 
 
 def _starts(
-    blocks: list[list[_Line]], tables: list[PlacedTable], members: set[int]
+    blocks: list[list[_SpanLine]], tables: list[PlacedTable], members: set[int]
 ) -> dict[int | None, PlacedTable]:
     """Where each table is written: before its first span, or, when a title taken out of it reads after
     that span, before the first flow span after the title (None: at the end of the page)."""
@@ -143,9 +143,9 @@ def _starts(
     return starts
 
 
-def _flush(lines: list[_Line], items: list[_Block | _Table], sizes: Counter[float]) -> None:
+def _flush(lines: list[_SpanLine], items: list[_FlowBlock | _TableMarkdown], sizes: Counter[float]) -> None:
     """Turn a run of MuPDF lines into a block of reconstructed text lines."""
-    out: list[_TextLine] = []
+    out: list[_FlowLine] = []
     for group in _merge_same_baseline(lines):
         if len(group) > 1 and _right_to_left(group):
             group.sort(key=lambda line: -line.spans[0].bbox[0])  # pieces of a right-to-left line
@@ -153,16 +153,16 @@ def _flush(lines: list[_Line], items: list[_Block | _Table], sizes: Counter[floa
         if text_line is not None:
             out.append(text_line)
     if out:
-        items.append(_Block(out))
+        items.append(_FlowBlock(out))
 
 
-def _right_to_left(group: list[_Line]) -> bool:
+def _right_to_left(group: list[_SpanLine]) -> bool:
     """The pieces of one line hold mostly right-to-left letters: they read from right to left."""
     text = "".join([span.text for line in group for span in line.spans])
     return may_hold_rtl(text) and rtl_share(text) >= RTL_LINE_SHARE
 
 
-def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:
+def _merge_same_baseline(lines: list[_SpanLine]) -> Iterator[list[_SpanLine]]:
     """MuPDF sometimes splits one visual line into several (a wide gap, a tab stop): put them back.
 
     Two consecutive horizontal lines are one when they overlap vertically by at least half the smaller
@@ -171,7 +171,7 @@ def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:
     lines are one when they share the column (overlap horizontally by half the narrower) and the second
     starts below the first, within :data:`VERTICAL_JOIN_EM` of it.
     """
-    group: list[_Line] = []
+    group: list[_SpanLine] = []
     for line in lines:
         if group and _continues(group[-1], line):
             group.append(line)
@@ -183,7 +183,7 @@ def _merge_same_baseline(lines: list[_Line]) -> Iterator[list[_Line]]:
         yield group
 
 
-def _continues(previous: _Line, line: _Line) -> bool:
+def _continues(previous: _SpanLine, line: _SpanLine) -> bool:
     if previous.downward and line.downward:
         return _continues_downward(previous, line)
     if not (previous.horizontal and line.horizontal):
@@ -195,7 +195,7 @@ def _continues(previous: _Line, line: _Line) -> bool:
     )
 
 
-def _continues_downward(previous: _Line, line: _Line) -> bool:
+def _continues_downward(previous: _SpanLine, line: _SpanLine) -> bool:
     left = min(s.bbox[0] for s in line.spans)
     right = max(s.bbox[2] for s in line.spans)
     previous_left = min(s.bbox[0] for s in previous.spans)
@@ -222,7 +222,7 @@ def _wide(char: str) -> bool:
     return bool(char) and unicodedata.east_asian_width(char) in ("W", "F")
 
 
-def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
+def _text_line(group: list[_SpanLine], sizes: Counter[float]) -> _FlowLine | None:
     """One output line from MuPDF lines on one baseline; adds its characters per size to ``sizes``.
 
     The line's size is the size of most of its characters, and it is bold when every visible span is.
@@ -234,7 +234,7 @@ def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
     quantum = _SIZE_QUANTUM
     bold = True
     widest_gap = 0.0
-    previous: _Line | None = None
+    previous: _SpanLine | None = None
     previous_text = ""
     for line in group:
         spans = line.spans
@@ -269,4 +269,4 @@ def _text_line(group: list[_Line], sizes: Counter[float]) -> _TextLine | None:
     if not text:
         return None
     size = max(weights, key=weights.__getitem__) if weights else 0.0
-    return _TextLine(text, size, bold, all(line.horizontal for line in group), widest_gap)
+    return _FlowLine(text, size, bold, all(line.horizontal for line in group), widest_gap)

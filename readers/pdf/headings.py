@@ -14,7 +14,7 @@ from readers.core.model import (
     PageText,
     StructureSource,
 )
-from readers.pdf.flow_text import _Block, _Draft, _Table, _TextLine
+from readers.pdf.flow_text import _FlowBlock, _FlowLine, _PageDraft, _TableMarkdown
 from readers.pdf.placed_tables import found_tables
 
 # --- headings ---------------------------------------------------------------------------------------
@@ -57,7 +57,7 @@ _TOC_ENTRY = re.compile(r"\s\d+$")
 # --- second pass: headings and markdown ---------------------------------------------------------------
 
 
-def _render(drafts: list[_Draft]) -> list[PageText]:
+def _render(drafts: list[_PageDraft]) -> list[PageText]:
     """Decide the headings with the document's body size, then write every page's markdown."""
     totals: Counter[float] = Counter()
     for draft in drafts:
@@ -66,7 +66,7 @@ def _render(drafts: list[_Draft]) -> list[PageText]:
     heading_sizes: set[float] = set()
     for draft in drafts:
         for item in draft.items:
-            if isinstance(item, _Block):
+            if isinstance(item, _FlowBlock):
                 heading_sizes.update(size for size, _ in _size_headings(item.lines, body))
     ranks = {
         size: min(rank, SIZE_HEADING_LEVELS - 1) + 1
@@ -78,7 +78,7 @@ def _render(drafts: list[_Draft]) -> list[PageText]:
         parts: list[str] = []
         headings = 0
         for item in draft.items:
-            if isinstance(item, _Table):
+            if isinstance(item, _TableMarkdown):
                 parts.append(item.markdown)
                 continue
             text, count = _block_markdown(item.lines, body, ranks)
@@ -122,7 +122,7 @@ def _body_size(sizes: Counter[float]) -> float:
     )
 
 
-def _size_headings(lines: list[_TextLine], body: float) -> Iterator[tuple[float, range]]:
+def _size_headings(lines: list[_FlowLine], body: float) -> Iterator[tuple[float, range]]:
     """Runs of consecutive lines set clearly larger than the body: (their size, their line indexes)."""
     if body <= 0:
         return
@@ -141,11 +141,11 @@ def _size_headings(lines: list[_TextLine], body: float) -> Iterator[tuple[float,
         start = end
 
 
-def _heading_sized(line: _TextLine, body: float) -> bool:
+def _heading_sized(line: _FlowLine, body: float) -> bool:
     return line.horizontal and line.size >= body * HEADING_SIZE_RATIO
 
 
-def _is_bold_heading(lines: list[_TextLine], body: float) -> bool:
+def _is_bold_heading(lines: list[_FlowLine], body: float) -> bool:
     """A standalone short bold line at body size (Word's Heading 3, LaTeX's \\subsubsection).
 
     Not when its parts stand in columns (a table's header row: tabula__campaign_donors.pdf) and not
@@ -166,7 +166,7 @@ def _is_bold_heading(lines: list[_TextLine], body: float) -> bool:
     )
 
 
-def _block_markdown(lines: list[_TextLine], body: float, ranks: dict[float, int]) -> tuple[str, int]:
+def _block_markdown(lines: list[_FlowLine], body: float, ranks: dict[float, int]) -> tuple[str, int]:
     """A block's markdown and how many headings it holds."""
     if _is_bold_heading(lines, body):
         return "#" * BOLD_HEADING_LEVEL + " " + lines[0].text, 1

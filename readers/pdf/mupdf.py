@@ -68,7 +68,7 @@ from readers.core.model import (
     StructureSource,
 )
 from readers.pdf.cid_fonts import FONT_DESCRIPTORS_SUPPLIED, supply_font_descriptors
-from readers.pdf.flow_text import _Block, _Draft, _layout
+from readers.pdf.flow_text import _FlowBlock, _layout, _PageDraft
 from readers.pdf.headings import _render
 from readers.pdf.order import (
     MAX_ROW_SHARE,
@@ -90,7 +90,7 @@ from readers.pdf.page_spans import (
     _hidden_runs,
     _hide_pale_spans,
     _outside_crop_runs,
-    _Scan,
+    _PageScan,
     _scan_dict,
 )
 from readers.pdf.placed_tables import renumber_tables
@@ -206,7 +206,7 @@ def open_pdf(path: Path, limits: ReadLimits) -> pymupdf.Document:
 def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes: list[str]) -> ReadResult:
     page_count = doc.page_count
     first_failure = ""
-    drafts: list[_Draft] = []
+    drafts: list[_PageDraft] = []
     chars = 0
     for index in range(page_count):
         try:
@@ -216,9 +216,9 @@ def _read_document(doc: pymupdf.Document, path: Path, limits: ReadLimits, notes:
         except Exception as exc:
             notes.append(f"{PAGE_FAILED}{index + 1}")
             first_failure = first_failure or f"{type(exc).__name__}: {exc}"
-            draft = _Draft(index + 1, [], PageFacts())
+            draft = _PageDraft(index + 1, [], PageFacts())
         chars += sum(
-            len(line.text) for item in draft.items if isinstance(item, _Block) for line in item.lines
+            len(line.text) for item in draft.items if isinstance(item, _FlowBlock) for line in item.lines
         )
         if chars > limits.max_text_bytes:  # a character is at least one byte: a cheap lower bound
             raise LimitExceeded(f"{path.name}: more than {limits.max_text_bytes} bytes of text")
@@ -279,7 +279,7 @@ def page_labels(doc: pymupdf.Document) -> list[str | None]:
 # --- first pass: one page -----------------------------------------------------------------------------
 
 
-def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
+def _first_pass(page: pymupdf.Page, number: int) -> _PageDraft:
     """Extract a page's spans and drawings, find its ruled tables, and lay out its flow blocks."""
     textpage = page.get_textpage(flags=TEXT_FLAGS)
     scan = _scan_dict(textpage.extractDICT())
@@ -338,7 +338,7 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     visible = scan.chars - scan.invisible
     text_layer = visible > 0 and invisible < visible and not facts.ocr_font_hint
     signals = replace(_signals(scan, tables, ordered.order, rect.height), text_layer=text_layer)
-    return _Draft(
+    return _PageDraft(
         number,
         items,
         facts,
@@ -353,7 +353,9 @@ def _first_pass(page: pymupdf.Page, number: int) -> _Draft:
     )
 
 
-def _reading_order(scan: _Scan, rect: pymupdf.Rect, shown: pymupdf.Matrix | None) -> tuple[_Scan, Ordered]:
+def _reading_order(
+    scan: _PageScan, rect: pymupdf.Rect, shown: pymupdf.Matrix | None
+) -> tuple[_PageScan, Ordered]:
     """The order of the page's text blocks (readers/pdf/order.py), from their boxes and their ends; and
     the blocks it orders: MuPDF's, or, where a block holds lines of two columns and reading the page
     column by column with such blocks cut at their gutters breaks no more seams, the cut blocks."""
@@ -368,7 +370,7 @@ def _reading_order(scan: _Scan, rect: pymupdf.Rect, shown: pymupdf.Matrix | None
     return scan, ordered
 
 
-def _cut_at_gutters(scan: _Scan, width: float) -> _Scan | None:
+def _cut_at_gutters(scan: _PageScan, width: float) -> _PageScan | None:
     """The scan with each block that holds lines of two columns cut into one block a column (their lines,
     spans and the indexes of ``pale`` and ``why`` moved with them); None where no block is cut, or where
     most lines across the cuts start level with each other (a table's or a form's rows)."""
@@ -381,7 +383,7 @@ def _cut_at_gutters(scan: _Scan, width: float) -> _Scan | None:
     pairs = [row_pairs(lines, cut) for lines, cut in zip(boxes, pieces, strict=True)]
     if sum(level for level, _ in pairs) > MAX_ROW_SHARE * sum(total for _, total in pairs):
         return None  # rows of a table or a form side by side, not columns
-    cut = _Scan(chars=scan.chars, invisible=scan.invisible)
+    cut = _PageScan(chars=scan.chars, invisible=scan.invisible)
     moved: dict[tuple[int, int], tuple[int, int]] = {}  # (block, line) -> where it is in the cut scan
     for b, (lines, block) in enumerate(zip(scan.lines, scan.blocks, strict=True)):
         for piece in pieces[b]:
@@ -401,7 +403,7 @@ def _cut_at_gutters(scan: _Scan, width: float) -> _Scan | None:
     return cut
 
 
-def _ordered(scan: _Scan, rect: pymupdf.Rect, shown: pymupdf.Matrix | None) -> Ordered:
+def _ordered(scan: _PageScan, rect: pymupdf.Rect, shown: pymupdf.Matrix | None) -> Ordered:
     """The order of the scan's blocks, their boxes as the page is shown (``shown``: a rotated page's matrix;
     MuPDF's boxes are in the unrotated page's space, where a page turned 180 degrees reads bottom up)."""
     blocks = [

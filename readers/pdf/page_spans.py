@@ -59,7 +59,7 @@ _PALE, _OUTSIDE_CROP = HiddenWhy.PALE.value, HiddenWhy.OUTSIDE_CROP.value
 
 
 @dataclass(slots=True)
-class _Line:
+class _SpanLine:
     """A MuPDF line as the layout and the tables see it; its spans are the model's (one object each)."""
 
     spans: Sequence[Span]
@@ -77,13 +77,13 @@ class _Line:
     @classmethod
     def of(
         cls, spans: Sequence[Span], horizontal: bool, key: tuple[int, int], direction: tuple[float, float]
-    ) -> _Line:
+    ) -> _SpanLine:
         top, bottom = min(s.bbox[1] for s in spans), max(s.bbox[3] for s in spans)
         return cls(spans, horizontal, top, bottom, key, direction)
 
 
 @dataclass(slots=True)
-class _Scan:
+class _PageScan:
     """One pass over the ``dict`` spans: the reader's lines, the model's blocks and the text facts.
 
     ``lines`` (for the layout and the tables) and ``blocks`` (for the signals) hold the same non-empty
@@ -93,7 +93,7 @@ class _Scan:
     span by the same (block, line, span) indexes.
     """
 
-    lines: list[list[_Line]] = field(default_factory=list)
+    lines: list[list[_SpanLine]] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
     chars: int = 0  # non-whitespace characters
     invisible: int = 0  # of which invisible
@@ -102,18 +102,18 @@ class _Scan:
     right_to_left: bool = False  # some span holds a right-to-left letter
 
 
-def _scan_dict(content: dict[str, Any]) -> _Scan:
+def _scan_dict(content: dict[str, Any]) -> _PageScan:
     """MuPDF's text blocks as lists of lines of spans, in MuPDF's reading order, empty spans dropped;
     the same as model blocks, and the page's character and invisible-character counts.
 
     A span is invisible when MuPDF saw it drawn with (near) zero alpha (render modes 3 and 7, a zero
     fill opacity), painted neither filled nor stroked, or set and drawn under INVISIBLE_MAX_SIZE points; pale
-    spans are judged later (see _Scan). The reason is the first that holds of: painted neither filled
+    spans are judged later (see _PageScan). The reason is the first that holds of: painted neither filled
     nor stroked (render mode 3: ``render_mode``), (near) zero alpha (mode 7, a zero fill opacity:
     ``alpha``), too small (``tiny``). Characters are counted without whitespace. The loop runs for every
     span of every page, so it keeps to local names and counts the page's characters once.
     """
-    scan = _Scan()
+    scan = _PageScan()
     texts: list[str] = []
     pale = scan.pale
     why_of = scan.why
@@ -131,7 +131,7 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
         if block.get("type", 0) != 0:
             continue
         block_no += 1
-        lines: list[_Line] = []
+        lines: list[_SpanLine] = []
         model_lines: list[Line] = []
         for line_no, line in enumerate(block["lines"]):
             spans: list[Span] = []
@@ -165,7 +165,9 @@ def _scan_dict(content: dict[str, Any]) -> _Scan:
                 line_box = line["bbox"]
                 model_spans = tuple(spans)
                 lines.append(
-                    _Line(model_spans, horizontal, line_box[1], line_box[3], (block_no, line_no), direction)
+                    _SpanLine(
+                        model_spans, horizontal, line_box[1], line_box[3], (block_no, line_no), direction
+                    )
                 )
                 model_lines.append(Line(model_spans, line_box))
         if lines:

@@ -22,13 +22,21 @@ from readers.core.model import (
     TableSource,
 )
 from readers.pdf import layout_model
-from readers.pdf.certainty import BAND_SHARE, WIDE_GAP_EM, Decision, PageSignals, band_key, band_lines, decide
-from readers.pdf.flow_text import _Draft, _layout, _merge_same_baseline, _text_line
+from readers.pdf.certainty import (
+    BAND_SHARE,
+    WIDE_GAP_EM,
+    Decision,
+    StructureSignals,
+    band_key,
+    band_lines,
+    decide,
+)
+from readers.pdf.flow_text import _layout, _merge_same_baseline, _PageDraft, _text_line
 from readers.pdf.order import (
     OrderBlock,
     broken_seams,
 )
-from readers.pdf.page_spans import _Line, _Scan
+from readers.pdf.page_spans import _PageScan, _SpanLine
 from readers.pdf.placed_tables import PlacedTable, header_rows
 from readers.pdf.ruled_cells import TABLE_MIN_FILL
 from readers.pdf.unruled_columns import LEADER
@@ -46,7 +54,9 @@ MODEL_TABLE_CONFIDENCE = 0.55
 MAX_LEADER_ROW_SHARE = 0.5
 
 
-def _signals(scan: _Scan, tables: list[PlacedTable], order: ReadingOrder, height: float) -> PageSignals:
+def _signals(
+    scan: _PageScan, tables: list[PlacedTable], order: ReadingOrder, height: float
+) -> StructureSignals:
     """The structure signals of a page, from what the first pass has at hand."""
     band: list[tuple[str, float, float]] = []
     top, bottom = BAND_SHARE * height, (1 - BAND_SHARE) * height
@@ -57,10 +67,10 @@ def _signals(scan: _Scan, tables: list[PlacedTable], order: ReadingOrder, height
     ruled = sum(1 for t in tables if t.source == TableSource.RULED.value)
     aligned = tuple(t.confidence for t in tables if t.source == TableSource.ALIGNED.value)
     gapped = 0 if tables else _gapped_rows(scan.lines)
-    return PageSignals(order, aligned, ruled, gapped, band_lines(band, height))
+    return StructureSignals(order, aligned, ruled, gapped, band_lines(band, height))
 
 
-def _gapped_rows(blocks: list[list[_Line]]) -> int:
+def _gapped_rows(blocks: list[list[_SpanLine]]) -> int:
     """Visual rows of the page cut into three or more pieces by gaps of a font size or more: rows of a
     table whose finder did not take them (or of a form, a table of contents)."""
     rows: dict[int, list[tuple[float, float, float]]] = {}
@@ -80,7 +90,7 @@ def _gapped_rows(blocks: list[list[_Line]]) -> int:
     return count
 
 
-def _decide_structure(doc: pymupdf.Document, drafts: list[_Draft], covered: set[int]) -> bool:
+def _decide_structure(doc: pymupdf.Document, drafts: list[_PageDraft], covered: set[int]) -> bool:
     """Decide each page's structure (readers/pdf/certainty.py), the pages the structure tree covers
     (``covered``) being the tree's, and let the layout model decide the uncertain pages' furniture,
     missing tables and unsure order, within its budget. True when the model decided some page."""
@@ -132,12 +142,12 @@ def _centre_in(box: tuple[float, float, float, float], region: tuple[float, floa
     return region[0] <= x <= region[2] and region[1] <= y <= region[3]
 
 
-def _line_box(line: _Line) -> tuple[float, float, float, float]:
+def _line_box(line: _SpanLine) -> tuple[float, float, float, float]:
     return (line.spans[0].bbox[0], line.top, line.spans[-1].bbox[2], line.bottom)
 
 
 def _apply_regions(
-    doc: pymupdf.Document, draft: _Draft, decision: Decision, answer: layout_model.Answer
+    doc: pymupdf.Document, draft: _PageDraft, decision: Decision, answer: layout_model.Answer
 ) -> None:
     """What the model's regions decide on an uncertain page: its header and footer lines are furniture,
     its table regions where the own finders found none are tables, and an unsure order becomes the
@@ -241,7 +251,7 @@ def _model_cells(table: Any) -> list[list[str]] | None:
 
 
 def _placed_model_table(
-    table: Any, lines: list[list[_Line]], permutation: tuple[int, ...], tables: list[PlacedTable]
+    table: Any, lines: list[list[_SpanLine]], permutation: tuple[int, ...], tables: list[PlacedTable]
 ) -> PlacedTable | None:
     """A table PyMuPDF built in a model region, placed among the page's spans: the spans whose centre
     lies in its box (and in no other table) leave the flow text, and it stands where the first of them
@@ -282,9 +292,9 @@ def _placed_model_table(
 
 
 def _region_order(
-    lines: list[list[_Line]],
+    lines: list[list[_SpanLine]],
     blocks: tuple[Block, ...],
-    regions: tuple[layout_model.Region, ...],
+    regions: tuple[layout_model.ModelRegion, ...],
     permutation: tuple[int, ...],
 ) -> tuple[int, ...]:
     """The blocks in the order of the model's regions (each block in the region holding its centre); a
