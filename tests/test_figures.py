@@ -1,9 +1,9 @@
-"""The figure regions of readers.pdf.figures, found and rendered without the text layer, on PDFs generated
-here.
+"""The figure regions of readers.pdf.figure_regions, found and rendered without the text layer, on PDFs
+generated here.
 
 Every fixture is written with PyMuPDF (images drawn with PIL) into pytest's ``tmp_path``, so each test says
 exactly what the page holds: body text beside and over the figures, so that a render that kept the text
-layer would show it. The corpus measurements that calibrated the constants are in readers/pdf/figures.py.
+layer would show it. The corpus measurements that calibrated the constants are in docs/decisions.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Which marked content each character of a page stands in (readers/pdf/marked.py): the content
+"""Which marked content each character of a page stands in (readers/pdf/marked_content.py): the content
 stream's scan, the page's run through MuPDF with the states as layers, and the page left as it was.
 
 The pages are written by PyMuPDF (a page with its Helvetica resource), their content streams replaced

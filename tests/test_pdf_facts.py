@@ -1,4 +1,5 @@
-"""The page facts of readers.pdf.facts, through the PyMuPDF reader, on PDFs generated here.
+"""The page facts of readers.pdf.page_facts, vector_paths and unreported_ink, through the PyMuPDF reader, on
+PDFs generated here.
 
 Each fixture is written with PyMuPDF into pytest's ``tmp_path`` so the test says exactly what the page
 holds. Text drawn as outlines is made the way a vector-only PDF is: a page with text is exported to SVG
@@ -32,7 +33,7 @@ PROSE = [
     "Pack my box with five dozen liquor jugs before the night is over.",
     "How vexingly quick daft zebras jump when the wind blows hard.",
 ]
-#: An unreported-ink share above this is "ink that needs OCR"; see INK_JOIN in readers.pdf.facts.
+#: An unreported-ink share above this is "ink that needs OCR"; see INK_JOIN in readers.pdf.unreported_ink.
 INK_GATE = 0.001
 
 

@@ -1,5 +1,5 @@
 """Tagged PDFs: the structure tree's reading order, its pagination artifacts and its tables, read by the
-PDF reader (readers/pdf/structure.py); a broken or missing tree leaves the untagged reading.
+PDF reader (readers/pdf/tagged_pages.py); a broken or missing tree leaves the untagged reading.
 
 The PDFs are written here as bytes: a content stream of BDC/EMC marked content with MCIDs, drawn in an
 order that differs from the tree's, a StructTreeRoot with /K kids and a /ParentTree, and the catalog's

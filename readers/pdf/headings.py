@@ -1,6 +1,8 @@
 """Headings and markdown for the PyMuPDF reader (:mod:`readers.pdf.mupdf`): the document's body size,
 the lines set clearly larger than it (``#``..``###`` by the rank of their size) or short and bold at
 body size (``####``), and every page's markdown written from its draft.
+
+The corpus measurements behind its constants: docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -19,18 +21,15 @@ from readers.pdf.placed_tables import found_tables
 
 # --- headings ---------------------------------------------------------------------------------------
 
-#: A line at least this many times the document's body size is a size heading. Calibrated on the
-#: corpus: sizes 1.05-1.14x the body hold running heads (Federal Register, 10 on 9 pt), author lines
-#: (unst__multi-column-2p.pdf, 12 on 11) and bold table headers; 1.16x and up are headings (eskdx's
-#: subsections 1.17, the CV sections of plumb__issue-71 1.16, LaTeX \subsection 1.2 and \section
-#: 1.44 in pyp__multicolumn.pdf). Word's Heading 2 is 13 on 11 pt = 1.18. 1.15 splits the two.
+#: A line at least this many times the document's body size is a size heading: calibrated on the dev
+#: corpus's running heads and author lines (1.05-1.14x the body) against its headings (1.16x and up).
 HEADING_SIZE_RATIO = 1.15
 #: A bold line counts as "at body size" between these ratios (Word Heading 3 is 12/11 = 1.09 bold;
 #: LaTeX \subsubsection is bold at 1.0). Below 0.95 it is a caption or footnote, not a heading.
 BODY_SIZE_RATIO_MIN = 0.95
 #: A size near the most common one that holds at least this share of the document's characters is body
-#: text, not a heading size (see _body_size). On the corpus, the headings of a born-digital document
-#: hold 0.2-4.5% of its characters; the 10.5 pt prose of deb-zh__zhlipsum.pdf (9 pt samples) holds 9%.
+#: text, not a heading size (see _body_size): calibrated on the dev corpus's headings (0.2-4.5% of the
+#: characters) against the prose of a document set mostly in smaller samples (9%).
 BODY_MIN_SHARE = 0.08
 BODY_MAX_RATIO = 1.25
 #: At most this many consecutive heading-size lines make one heading (a title that wraps); a longer run
@@ -42,8 +41,7 @@ HEADING_MAX_LINES = 3
 HEADING_MAX_CHARS = 160
 BOLD_HEADING_MAX_CHARS = 80
 #: A bold line whose parts are further apart than this many font sizes is a row of columns, not a
-#: heading. LaTeX puts 1 em between a section's number and title (MuPDF reports them as two lines);
-#: the bold header row of tabula__campaign_donors.pdf has gaps of 3-9 em.
+#: heading: LaTeX puts 1 em between a section's number and title, a bold table header row 3-9 em.
 BOLD_HEADING_MAX_GAP = 2.0
 #: Size headings get ``#``, ``##``, ``###`` by the rank of their size in the document; every smaller
 #: size shares ``###``. Bold body-size headings get ``####``.
@@ -106,10 +104,10 @@ def _body_size(sizes: Counter[float]) -> float:
     """The document's body size: the most common size (by characters), or a slightly larger one.
 
     A size up to BODY_MAX_RATIO times the most common one that holds at least BODY_MIN_SHARE of the
-    characters is body text too, and the largest such size is the body: deb-zh__zhlipsum.pdf sets 84%
-    of its characters in 9 pt samples and its prose (9%) in 10.5 pt, which the most common size alone
-    would turn into 1.17x "headings". Farther sizes are not considered, whatever their share: in a
-    short document the title can hold 8% of the characters (pyp__libreoffice-form.pdf: 28 pt on 11).
+    characters is body text too, and the largest such size is the body: a document set mostly in small
+    samples has its prose a size up, which the most common size alone would make "headings". Farther
+    sizes are not considered, whatever their share: in a short document the title can hold 8% of the
+    characters.
     """
     total = sum(sizes.values())
     if not total:
@@ -148,8 +146,8 @@ def _heading_sized(line: _FlowLine, body: float) -> bool:
 def _is_bold_heading(lines: list[_FlowLine], body: float) -> bool:
     """A standalone short bold line at body size (Word's Heading 3, LaTeX's \\subsubsection).
 
-    Not when its parts stand in columns (a table's header row: tabula__campaign_donors.pdf) and not
-    when it ends in a page number (a bold table-of-contents entry: pyp__GeoTopo-komprimiert.pdf).
+    Not when its parts stand in columns (a table's header row) and not when it ends in a page number (a
+    bold table-of-contents entry).
     """
     if len(lines) != 1 or body <= 0:
         return False

@@ -3,40 +3,23 @@
 What it writes, page by page: the text layer as markdown, with ``#``..``####`` headings recognised from
 font size and weight, ruled tables as GFM tables placed where they sit in the reading order;
 :class:`~readers.core.model.PageFacts` (size, fonts, image placements, vector paths, tables, headings, and
-from :mod:`readers.pdf.facts` image cover, vector figures, text drawn as outlines, invisible text and
+from :mod:`readers.pdf.page_facts` image cover, vector figures, text drawn as outlines, invisible text and
 OCR-layer fonts) for the signals; and the page's layout as model blocks of lines of spans (font, size,
 box, bold, monospaced, invisible), built from the same ``dict`` as the text; and the page's invisible
 runs of text with the reason for each (:class:`~readers.core.model.HiddenSpan`: render mode 3, zero alpha,
 tiny, white on its own background, outside the crop box), which the text keeps and sanitize removes
 where the page is not an OCR layer. A tagged PDF's pages that its structure tree covers are read in the
-tree's order, with its pagination artifacts and its tables as data (:mod:`readers.pdf.structure`).
+tree's order, with its pagination artifacts and its tables as data (:mod:`readers.pdf.tagged_pages`).
 The text is RAW: no Unicode normalisation, no ligature expansion, U+FFFD, controls and private-use
 characters are kept as MuPDF reports them, and whitespace inside a line is kept; only the ends of each
 reconstructed line are trimmed (leading blanks would turn a line into a markdown code block, trailing
 ones into a hard break).
 
-Why it is built this way (measured on the corpus's 28 born-digital PDFs, 241 pages, 2-core machine;
-``benchmarks/bench_extract.py`` repeats the comparison):
-
-- ``get_text("dict")`` with its default flags costs ~3.0 ms/page because it also decodes every image
-  (``TEXT_PRESERVE_IMAGES``); without that flag it costs ~1.75 ms/page. That margin pays for the
-  drawings and for everything this module does in Python.
-- Image placements: ``get_images()`` (~0.05 ms/page) lists the images a page *references*;
-  ``get_image_info()`` (~1 ms/page) lists where they are *drawn*. The cheap call (and a scan of the
-  content for inline images, ~0.2 ms) decides whether the expensive one is needed, so only pages that
-  can hold an image pay for the exact count.
-- Drawings: ``get_cdrawings()`` (~1.25 ms/page) gives the path count and the straight segments the
-  table finder needs, in one call; ``get_bboxlog()`` was slower (~1.5 ms/page). The TextPage flag
-  ``TEXT_COLLECT_VECTORS`` would give path boxes for free, but it makes MuPDF cut text blocks and
-  lines at every path: on pyp__GeoTopo-komprimiert.pdf each formula with an overline falls apart.
-- Facts and blocks (:mod:`readers.pdf.facts`): from the ``dict``, ``get_image_info()`` and
-  ``get_cdrawings()`` already at hand, never a second extraction. Invisible text comes from the
-  ``dict`` spans' ``alpha`` and ``char_flags``, not from ``get_texttrace()`` (~2.3 ms/page, as much
-  as the ``dict`` itself), which only cropped pages call. Building the model spans costs ~0.6 ms/page
-  (one frozen object per span); the facts ~0.3 ms/page.
-- Tables: not ``page.find_tables()``, which on the corpus would cost more than all other pages
-  together, but :func:`readers.pdf.tables.find_ruled_tables`, the same "lines" algorithm run on the
-  segments and spans this module already has (~2-5 ms on a dense table page; why, in that module).
+Why it is built this way (the costs of each MuPDF call measured on the dev corpus's born-digital PDFs):
+docs/decisions.md, "PDF readers: calibration notes". The page's spans are scanned in
+:mod:`readers.pdf.page_spans`, its flow text laid out in :mod:`readers.pdf.flow_text`, its headings and
+markdown written in :mod:`readers.pdf.headings` and its structure decided in
+:mod:`readers.pdf.structure_decisions`.
 """
 
 from __future__ import annotations
@@ -109,29 +92,10 @@ _INLINE_IMAGE = re.compile(rb"(?:^|\s)BI\s")
 
 
 class PyMuPDFReader(Reader):
-    """The primary PDF reader (DESIGN §3): fast, markdown, facts for the signals."""
+    """The primary PDF reader (docs/design.md §3): fast, markdown, facts for the signals."""
 
     name = "pymupdf"
-    # 2: the page's invisible runs are recorded (pages.hidden_text/hidden_why); a PDF read by 1 is read
-    # again, not carried over, since its rows would say "nothing hidden". 3: a PDF none of whose pages
-    # loads is `corrupt` (an error), not an empty read. 4: each page carries its printed label (the
-    # document's /PageLabels, pages.label). 5: tables as data (the tables table): ruled tables with their
-    # cells, header rows and confidence, tables aligned by whitespace (readers/pdf/aligned.py), and a
-    # table's continuation on the next page; the page's blocks in the reading order of readers/pdf/order.py
-    # (pages.reading_order, order_confidence, broken_seams, columns); a tagged PDF's pages the structure
-    # tree covers read in its order (reading_order = tagged), with its pagination artifacts and tables.
-    # 6: a tagged page's marked content is read through MuPDF (readers/pdf/marked.py), its characters
-    # MuPDF's own (a glyph without Unicode as MuPDF writes it). 7: a tagged page's right-to-left lines in
-    # reading order, as the layout path writes them (readers/pdf/structure.py).
-    # 8: a PDF whose page tree is lost is read from its surviving page objects (readers/pdf/salvage.py).
-    # 9: a page whose structure the text layer leaves uncertain (readers/pdf/certainty.py) is read by
-    # PyMuPDF's layout model (readers/pdf/layout_model.py): pages.structure_source, _confidence, _why;
-    # tables printed sideways read upright, open sides of a grid only where none is drawn, and a column
-    # of vertical writing read as one line.
-    # 10: right-to-left lines from the characters' places; two columns in one block cut at their gutter,
-    # a spread read page by page, tiny-set text drawn legible kept; tables ruled by rows only, titles
-    # tagged into a table's rows kept above it, headers over several lines and levels joined; a CID font
-    # without a descriptor given one, so its vertical encoding is kept.
+    # Each revision's change: docs/decisions.md, "PDF readers: calibration notes".
     revision = 10
     kinds = frozenset({ContentKind.PDF})
 
@@ -254,7 +218,7 @@ def page_labels(doc: pymupdf.Document) -> list[str | None]:
     it has none (no /PageLabels, or a range with neither style nor prefix).
 
     The label rules are read once for the document: ``Page.get_label`` reads them again for every page
-    (on the corpus's pyp__GeoTopo-komprimiert.pdf, 117 pages: 0.2 ms once, 17.5 ms page by page).
+    (on a 117-page thesis of the dev corpus: 0.2 ms once, 17.5 ms page by page).
     A broken /PageLabels leaves the document unlabelled rather than unread.
     """
     try:
@@ -423,7 +387,7 @@ def _image_infos(page: pymupdf.Page) -> list[dict[str, Any]]:
 
     A page holds images when its resources (or its forms') name one, or its content has an inline
     image (``BI``); only then is ``get_image_info()`` (~1 ms) called. It also reports shadings, as
-    images of size 0 (ocrmypdf__vector.pdf, TikZ shadings in pyp__GeoTopo-komprimiert.pdf): they are
+    images of size 0 (a cairo drawing's shadings, a thesis's TikZ shadings): they are
     kept here (a span over a shading does not stand on the white page) and left out of the image count
     and cover. Inline images inside forms are missed when the page has no image resource.
     """

@@ -1,11 +1,11 @@
-"""What a PDF page shows besides its text layer: image cover, vector figures, text drawn as outlines,
-invisible text, and (only on request) ink that nothing on the page reports.
+"""What a PDF page shows besides its text layer: image cover, invisible text and OCR-layer fonts (and,
+in :mod:`readers.pdf.vector_paths`, vector figures and text drawn as outlines; in
+:mod:`readers.pdf.unreported_ink`, on request, ink that nothing on the page reports); and the text each
+font draws on a page, for the verdict stage's font repair.
 
 The PyMuPDF reader (:mod:`readers.pdf.mupdf`) calls the cheap collectors on every page with what it
 has already extracted (the ``dict`` spans, ``get_image_info()``, ``get_cdrawings()``), so they cost no
-second pass over the page. :func:`unreported_ink_share` renders the page and costs ~10-50 ms, so it is
-not run while reading: the verdict stage asks :func:`measure_unreported_ink` for the pages that failed
-its cheap gate (DESIGN §4).
+second pass over the page.
 
 All boxes are in MuPDF's page space: unrotated, origin at the crop box's top left, y down (the ``dict``
 spans, ``get_image_info()``, ``get_cdrawings()`` and ``get_texttrace()`` all use it). The page area is
@@ -13,8 +13,9 @@ the crop box's; the page's /Rotate does not change it.
 
 Calibration (the thresholds below name theirs) was done on the shared corpus: the born-digital PDFs
 (LaTeX, Word, Excel prints, a TikZ-heavy thesis, an IEEE paper with charts, a design-heavy annual
-report), the scans, the OCR sandwiches and ``ocrmypdf__vector.pdf`` (no fonts at all: cairo drew every
-glyph as a filled path). ``tests/test_pdf_facts.py::test_corpus_facts_table`` prints the table.
+report), the scans, the OCR sandwiches and a PDF with no fonts at all (cairo drew every glyph as a
+filled path). ``tests/test_pdf_facts.py::test_corpus_facts_table`` prints the table; the measurements
+are in docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def image_cover(infos: Iterable[dict[str, Any]], width: float, height: float) ->
     """The union (overlaps counted once) and the largest of the image placements, clipped to the page.
 
     ``infos`` are ``page.get_image_info()`` entries. Entries of size 0 are shadings, which MuPDF lists
-    among the images (the gradients of ocrmypdf__vector.pdf, TikZ shadings): they are not images and do
+    among the images (a cairo drawing's gradients, TikZ shadings): they are not images and do
     not count, as in the reader's image count.
     """
     area = width * height
@@ -126,8 +127,8 @@ INVISIBLE_MAX_ALPHA = 15
 INVISIBLE_MAX_SIZE = 3.0
 #: Text whose colour is within this luminance of what lies beneath it is invisible. Only text at least
 #: this pale (white-ish, luminance >= 1 - margin) is tested: the page itself is white, and white text
-#: on white is the common case (the GPO production stamp in white on every page of
-#: plumb__federal-register-2020-17221.pdf). Dark text on a dark fill is not looked for (it would need
+#: on white is the common case (a production stamp in white on every page of a government
+#: register). Dark text on a dark fill is not looked for (it would need
 #: a look-up for every span, not only for the rare pale ones).
 BACKGROUND_MARGIN = 0.06
 PALE_MIN_LUMINANCE = 1.0 - BACKGROUND_MARGIN
@@ -207,7 +208,7 @@ def chars_outside_crop(page: pymupdf.Page, crop: pymupdf.Rect | None = None) -> 
 
 
 #: Font names of the invisible text layers OCR engines write: Tesseract's and OCRmyPDF's
-#: GlyphLessFont (ocrmypdf__graph_ocred.pdf), OCRmyPDF 16's Occulta, Adobe Acrobat's
+#: GlyphLessFont, OCRmyPDF 16's Occulta, Adobe Acrobat's
 #: HiddenHorzOCR / HiddenVertOCR. ABBYY, iText and scanner software (the corpus's other three OCR
 #: layers) use ordinary fonts in render mode 3: those are caught by the invisible share instead.
 OCR_FONT = re.compile(r"glyph\s*-?less|occulta|hidden(?:horz|vert)?ocr", re.IGNORECASE)

@@ -2,6 +2,8 @@
 reader's lines of spans, the model's blocks, the character counts, and each invisible span with its
 reason; right-to-left lines read again from their characters' places; the page's invisible runs of
 text (:class:`~readers.core.model.HiddenSpan`).
+
+The corpus measurements behind its constants: docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -43,9 +45,8 @@ from readers.pdf.page_facts import (
 #: dropped (MuPDF's default). Deliberately NOT ``TEXT_PRESERVE_IMAGES`` (it decodes every image: the
 #: default ``dict`` flags cost 1.7x these) and NOT ``TEXT_CID_FOR_UNKNOWN_UNICODE``: without it a glyph
 #: MuPDF cannot map to Unicode comes out as U+FFFD, which the bad-rune signal measures, instead of its
-#: CID passed off as a character. On the corpus that turns the "plausible but wrong" CJK of
-#: ``pdfminer__issue_566_test_1.pdf`` and the shifted Latin of ``pdfminer__issue-791-non-unicode-cmap.pdf``
-#: into U+FFFD; a font repair needs the PDF's font anyway, not these characters.
+#: CID passed off as a character (on the corpus, "plausible but wrong" CJK and shifted Latin become
+#: U+FFFD); a font repair needs the PDF's font anyway, not these characters.
 TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 
 _FONT_BOLD = pymupdf.TEXT_FONT_BOLD  # span["flags"]: the font says it is bold
@@ -141,7 +142,7 @@ def _scan_dict(content: dict[str, Any]) -> _PageScan:
                     continue
                 flags, char_flags, size = span["flags"], span.get("char_flags", painted), span["size"]
                 # tiny: set under the size, and drawn under it (a text matrix may scale a 0.24 pt font
-                # up to legible 11 pt glyphs: pdfjs__bug1513120_reduced.pdf)
+                # up to legible 11 pt glyphs)
                 tiny = size < min_size and span["bbox"][3] - span["bbox"][1] < min_size
                 invisible = span.get("alpha", 255) <= max_alpha or not char_flags & painted or tiny
                 if invisible:
@@ -269,7 +270,7 @@ def _add_run(runs: list[HiddenSpan], parts: list[str], why: str | None) -> None:
 def _outside_crop_runs(page: pymupdf.Page) -> list[HiddenSpan]:
     """The text drawn wholly outside the crop box, as runs of one line each (``outside_crop``).
 
-    The same test as :func:`readers.pdf.facts.chars_outside_crop`, which counts these characters; asked
+    The same test as :func:`readers.pdf.page_facts.chars_outside_crop`, which counts these characters; asked
     only of pages where it counted some, so the second ``get_texttrace()`` (~0.3 ms on a cropped page)
     is paid only where there is text to record. MuPDF's text extraction drops these characters, so the
     runs are not in the page's text; they come after the page's other runs. Trace spans on one line

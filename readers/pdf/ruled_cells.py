@@ -1,6 +1,8 @@
 """The cells of a ruled grid filled from the page's text spans (and the TextPage's words where a span
 crosses a cell border), and the grid judged a table or not (the ruled table finder's second half,
 :mod:`readers.pdf.ruled_tables`).
+
+The corpus measurements behind its constants: docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -17,27 +19,27 @@ from readers.core.model import TableSource
 from readers.pdf.placed_tables import CURRENCY, PlacedTable, calibrated, header_rows, is_number, one_header
 from readers.pdf.ruled_grids import _Grid
 
-#: The lines of one cell of such a stack (a wrapped cell) are at most this many line heights apart: 0-0.1
+#: The lines of one cell of a stack of rules without column lines (a wrapped cell; see
+#: readers.pdf.ruled_tables) are at most this many line heights apart: 0-0.1
 #: in the corpus's stacked tables; the entries of a CV's sections ruled apart are a line height apart.
 STACK_WRAP_GAP_HEIGHTS = 0.5
 #: A grid is a table only with at least 2 rows and 2 columns holding text, and when at least this share
-#: of its cells hold text. Calibrated on the corpus: its real tables fill 0.86-1.0 of their cells; the
-#: grids of the diagrams of pyp__GeoTopo-komprimiert.pdf and of the ESKD title blocks of
-#: deb-ru__eskdx.pdf (which find_tables reports as tables) fill 0.13-0.42.
+#: of its cells hold text: calibrated on the corpus's real tables (0.86-1.0 of their cells filled)
+#: against the grids of its diagrams and drawing title blocks (0.13-0.42).
 TABLE_MIN_FILL = 0.4
 #: A grid with a filled cell covering more than this share of its area is a frame around text (a page
 #: border joined to a form's title block, a boxed note split by one rule), not a table.
 TABLE_MAX_CELL_SHARE = 0.5
-#: A ruled table's score (made a confidence by readers.pdf.placed.calibrated): RULED_BASE_CONFIDENCE plus
-#: the rest times the share of its cells that hold text. On the corpus, real ruled tables fill 0.6-1.0 of
-#: their cells (score 0.8-1.0); a grid at the TABLE_MIN_FILL floor scores 0.7, and the grids refused below
-#: it (diagrams, title blocks) never count.
+#: A ruled table's score (made a confidence by readers.pdf.placed_tables.calibrated): RULED_BASE_CONFIDENCE
+#: plus the rest times the share of its cells that hold text. On the corpus, real ruled tables fill 0.6-1.0 of
+#: their cells (score 0.8-1.0); a grid at the TABLE_MIN_FILL floor scores 0.7, and the grids refused below it
+#: (diagrams, title blocks) never count.
 RULED_BASE_CONFIDENCE = 0.5
 #: A span that sticks out of its cell by more than this is cut into words at the cell borders.
 _CELL_OVERHANG = 1.0
 #: A cell spanning several columns is cut into them when its words each lie inside one column and no
-#: column gets more than this many: a header ruled as one box over the columns it names ("Permit Handgun
-#: Long Gun ... Admin" of plumb__nics-background-checks-2015-11-rotated.pdf, 1-2 words a column), not a
+#: column gets more than this many: a header ruled as one box over the columns it names (1-2 words a
+#: column on the corpus's sideways statistics table), not a
 #: note or title running across them (a word of which crosses a column border, or many fall in one).
 SPREAD_MAX_WORDS = 3
 #: The lines of a cell stand side by side with those of the other cells of its row when their centres
@@ -45,11 +47,11 @@ SPREAD_MAX_WORDS = 3
 SAME_LINE_TOLERANCE = 2.0
 #: A grid is read row by row from its cells' lines only when at least this many of its rows hold stacked
 #: lines (a grid ruling every fifth row rules many such groups); one such row is a frame ruled round an
-#: unruled body, which readers.pdf.aligned.unframed reads as the aligned table inside it.
+#: unruled body, which readers.pdf.unruled_tables.unframed reads as the aligned table inside it.
 STACKED_MIN_ROWS = 2
 #: ...and only rows where at least this share of the cells hold numbers on every line: a row of data
-#: (24 of the 25 columns of the NICS checks); a two-column table of options whose names and descriptions
-#: wrap over two lines (deb-ru__eskdx.pdf) holds none, and its lines are not rows.
+#: (24 of the 25 columns of a statistics table); a two-column table of options whose names and
+#: descriptions wrap over two lines holds none, and its lines are not rows.
 STACKED_NUMERIC_SHARE = 0.5
 
 
@@ -105,7 +107,7 @@ class _Words:
     def rebuilt(self, key: tuple[int, int]) -> list[_Word]:
         """The line's words made again from its characters, each word's box the union of its characters
         that have a width: a mark of no width (an Arabic tanween) may be placed far from its letters and
-        stretch the TextPage's word box across a cell border (camelot__arabic.pdf). Costs one
+        stretch the TextPage's word box across a cell border (an Arabic table). Costs one
         ``extractRAWDICT`` of the page (~4 ms on a dense page), asked only for such a word."""
         if self._chars is None:
             self._chars = {}
@@ -152,7 +154,7 @@ def _words_of_chars(chars: list[_Word]) -> list[_Word]:
 def _without_boxed_text(grid: _Grid) -> _Grid:
     """The grid without a box of text ruled onto its top or bottom: a cell as wide as the grid that
     covers more than TABLE_MAX_CELL_SHARE of it is a paragraph boxed under (or over) the table
-    (camelot__column_span_2.pdf: the notes under the table, closed by the page's last rule), not a row.
+    (notes under the table, closed by the page's last rule), not a row.
     Tried only on a grid refused whole, which such a box makes a frame around text (see _table)."""
     n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
     limit = TABLE_MAX_CELL_SHARE * _area(grid)
@@ -179,7 +181,7 @@ def _fill_tables(
     """Put each span whose centre lies in a grid into its cell; keep the grids that are tables.
 
     Smaller grids are filled first and keep their spans, so a table drawn inside a page frame (the
-    ESKD frames of deb-ru__eskdx.pdf) is not read twice; the frame itself fails the cell-share test.
+    frames of a drawing standard's pages) is not read twice; the frame itself fails the cell-share test.
     """
     tables: list[PlacedTable] = []
     taken: set[int] = set()
@@ -385,7 +387,7 @@ def _stacked_rows(
 
 def _title_cells(grid: _Grid, texts: dict[int, list[str]]) -> set[int]:
     """The cells of the grid's leading rows that are a title or a caption: a row of one filled cell as wide
-    as the grid ("NICS Firearm Background Checks November - 2015", "Table 6.1: ..."), with at least two
+    as the grid (a table's title, "Table 6.1: ..."), with at least two
     rows of the table under it."""
     n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
     starts: dict[int, list[int]] = {}
@@ -550,7 +552,7 @@ def _table(
 def _signs_joined(grid: _Grid, filled: dict[int, str]) -> tuple[_Grid, dict[int, str]]:
     """The grid with each column that holds only currency signs joined to the column on its right, the
     sign put before its amount ("¥ 233,512"), as the aligned finder does: statements rule the sign its
-    own column (pdfjs__issue14297.pdf), which would otherwise head a column of signs with the amounts'
+    own column (a Japanese annual report's), which would otherwise head a column of signs with the amounts'
     header, a cell spanning both."""
     n_cols = len(grid.xs) - 1
     signs = [
@@ -581,7 +583,7 @@ def _lines_spread(
     grid: _Grid, texts: dict[int, list[str]], heights: dict[int, list[tuple[float, float]]]
 ) -> tuple[_Grid, dict[int, str]]:
     """The grid with each cell over several rows cut into the rows its lines stand in: a label column
-    ruled only where the amounts are (pdfjs__issue14297.pdf: three labels over three rows of shaded
+    ruled only where the amounts are (three labels over three rows of shaded
     amounts, each set a blank line below the one before) holds one label a row, level with its amounts.
     Lines following each other closely (a wrapped label) stay together, in the row of the first; a cell
     with a line within half its height of the cell's middle, or nearer it than its row's middle (text

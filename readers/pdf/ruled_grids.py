@@ -1,6 +1,8 @@
 """The grids of a PDF page's ruling lines: its drawn segments snapped, joined and intersected into the
 smallest cells, and the cells connected into grids (the ruled table finder's first half,
 :mod:`readers.pdf.ruled_tables`).
+
+The corpus measurements behind its constants: docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -32,18 +34,18 @@ GATE_MIN_SEGMENTS = 3
 RULES_FOR_OPEN_SIDES = 3
 #: A rule at the top or bottom of such a stack is left out of it when no column line crosses the blank
 #: between it and the next rule while column lines cross others, and that blank is more than this many
-#: times the stack's median rule spacing: a footer's rule under a table with open sides
-#: (tabula__spreadsheet_no_bounding_frame.pdf: 9.1 times its rows' height below the last row).
+#: times the stack's median rule spacing: a footer's rule under a table with open sides (calibrated on a
+#: spreadsheet print whose footer rule stands 9.1 row heights below the last row).
 OPEN_SIDE_END_GAP_SHARE = 2.0
 #: Bounds that keep a pathological page (a map, graph paper, a hatched chart) from costing more than a
 #: few pages of text: beyond them the page is read as flow text. The corpus's busiest table page has
-#: 18 x 28 rules and 358 intersections (plumb__nics-background-checks-2015-11-rotated.pdf); a dense
+#: 18 x 28 rules and 358 intersections (a sideways statistics table); a dense
 #: spreadsheet print of 80 rows by 30 columns would have ~2500.
 MAX_EDGES_PER_AXIS = 1000
 MAX_INTERSECTIONS = 6000
-#: A grid holding this many curves or slanted lines (away from its border) is a figure: on the corpus,
-#: the chart axes of pdfminer__issue-1061-colour-space-stack.pdf hold 18-25 and the diagrams of
-#: pyp__GeoTopo-komprimiert.pdf 3-171, every real table 0. Rounded corners lie within the margin.
+#: A grid holding this many curves or slanted lines (away from its border) is a figure: calibrated on
+#: the corpus's chart axes (18-25) and thesis diagrams (3-171) against its real tables (0). Rounded
+#: corners lie within the margin.
 TABLE_MAX_FIGURE_MARKS = 3
 FIGURE_MARGIN = 6.0
 _position = operator.itemgetter(0)  # of a raw segment (see _RawEdge)
@@ -246,7 +248,7 @@ def _on_border(borders: list[float], at: float) -> bool:
 def _open_sides(hs: list[_Edge], verticals: list[_RawEdge]) -> list[_RawEdge]:
     """Left and right borders for a stack of equally long rules whose table draws no outer sides.
 
-    Many generators (the Korean brochure of unst__korean-text-with-tables.pdf, booktabs, Word's
+    Many generators (a Korean brochure's, booktabs, Word's
     "open" styles) rule the rows and leave the table's sides open; pdfplumber then finds no cell. At
     least RULES_FOR_OPEN_SIDES rules starting and ending at the same x get the two missing sides. A
     stack with no inner vertical line still yields a single column, which is not a table. A side is added
@@ -288,11 +290,11 @@ def _break_sides(
     rules in a row meet at the same x, a vertical border runs from the first of them to the last.
 
     Some generators draw each row's rule cell by cell and no vertical line at all (the financial
-    statements of pdfjs__issue14297.pdf: the rules break at the yen-sign and amount columns); the "lines"
+    statements of a Japanese annual report: the rules break at the yen-sign and amount columns); the "lines"
     strategy then sees one column. A rule of the run may also end at that x (a header rule over the
     amounts only); a rule crossing it unbroken ends the run. Where a vertical line is drawn at that x
     over part of the run, the producer draws its column borders, and the rows it leaves open are cells
-    spanning them (a section title over a ruled form: camelot__table_region.pdf): nothing is added.
+    spanning them (a section title over a ruled form): nothing is added.
     """
     if len(breaks) < RULES_FOR_OPEN_SIDES:
         return []
@@ -363,8 +365,8 @@ def _ruled_through(positions: list[float], group: list[_Edge], verticals: list[_
 def _open_runs(verticals: list[_RawEdge], x: float, positions: list[float]) -> list[_RawEdge]:
     """The sides to add at ``x`` along a stack of rules at ``positions`` (top to bottom): one over each
     run of at least RULES_FOR_OPEN_SIDES rules between which no side is drawn. A side drawn over part of
-    the stack (the header box of unst__korean-text-with-tables.pdf) leaves the rest open; the one undrawn
-    gap between two closed tables stacked one above the other (camelot__multiple_tables.pdf) is no run."""
+    the stack (a header's box) leaves the rest open; the one undrawn gap between two closed tables
+    stacked one above the other is no run."""
     at_x = [v for v in verticals if abs(v[0] - x) <= SNAP_TOLERANCE]
     runs: list[_RawEdge] = []
     start = 0
@@ -386,7 +388,7 @@ def _open_runs(verticals: list[_RawEdge], x: float, positions: list[float]) -> l
 def _rule_stacks(hs: list[_Edge], verticals: list[_RawEdge], tables: list[PlacedTable]) -> list[list[_Edge]]:
     """Stacks of at least RULES_FOR_OPEN_SIDES equally long rules (top to bottom) with no vertical line
     between their ends and no table over them: rows ruled apart whose columns are set by blanks only
-    (tabula__AnimalSounds1.pdf: two such tables side by side), which give the "lines" strategy one column."""
+    (two such tables side by side, on the tables set), which give the "lines" strategy one column."""
     stacks: list[list[_Edge]] = []
     for group in _equal_rules(hs):
         x0, x1 = group[0].start + SNAP_TOLERANCE, group[0].end - SNAP_TOLERANCE

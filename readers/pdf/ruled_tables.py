@@ -15,6 +15,12 @@ together. So this module finds ruled tables with the same "lines" algorithm (sna
 smallest cells, connected cells), from the segments the reader already has, and fills the cells with
 the spans it already has (and the TextPage's words where a span crosses a cell border): ~2-5 ms on a
 dense table page. ``tests/test_pdf_readers.py`` checks it against ``find_tables`` on a generated grid.
+
+The grids are found in :mod:`readers.pdf.ruled_grids` and their cells filled in
+:mod:`readers.pdf.ruled_cells`; this module holds the finder's entry and the tables of rows ruled apart
+with no column lines.
+
+The corpus measurements behind its constants: docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ from readers.pdf.ruled_grids import (
 
 #: Rows ruled apart with no column lines (a stack of RULES_FOR_OPEN_SIDES rules) get their columns from
 #: blanks at least this many line heights wide running down every row: the stacked tables of the corpus
-#: leave 0.76-10.8 line heights between columns (tabula__AnimalSounds1.pdf 0.76), words about 0.25.
+#: leave 0.76-10.8 line heights between columns, words about 0.25.
 COLUMN_GAP_HEIGHTS = 0.5
 #: A line set at most this many of its heights above such a stack's top rule is the table's header row.
 HEAD_GAP_HEIGHTS = 1.0
@@ -63,7 +69,7 @@ def find_ruled_tables(
     blocks: Sequence[Sequence[LineLike]],
     textpage: pymupdf.TextPage,
 ) -> list[PlacedTable]:
-    """The ruled tables of a page, top to bottom, as :class:`~readers.pdf.placed.PlacedTable` (source
+    """The ruled tables of a page, top to bottom, as :class:`~readers.pdf.placed_tables.PlacedTable` (source
     ``ruled``).
 
     ``paths`` are the items of ``page.get_cdrawings()``, ``blocks`` the page's text blocks as lines of

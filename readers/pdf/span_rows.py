@@ -1,6 +1,8 @@
 """A page's spans put back into visual rows, each row cut into segments where a gap is wider than word
 spacing, and the runs of consecutive rows of several segments (what the unruled table finder,
 :mod:`readers.pdf.unruled_tables`, looks at).
+
+The corpus measurements behind its constants: docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ MIN_ROWS = 3
 #: corpus's statements and schedules are 1.5-20 em apart.
 SEGMENT_GAP_EM = 1.0
 #: Two spans of one cell closer than this share of the smaller one's height touch: one word set in two
-#: fonts or with a superscript ("km" and "2" 0-0.5 pt apart at 10 pt on pyp__multicolumn.pdf).
+#: fonts or with a superscript ("km" and "2" 0-0.5 pt apart at 10 pt in a LaTeX paper).
 TOUCHING_GAP_SHARE = 0.15
 #: Two spans are on one visual row when their vertical centres are closer than this share of the
 #: smaller span's height (superscripts and mixed sizes on one baseline stay together).

@@ -50,7 +50,7 @@ SAME_TABLE_OVERLAP = 0.3
 #: share of its cells right on the tables truth, 98 of 177 on the one such table (docs/decisions.md).
 MODEL_TABLE_CONFIDENCE = 0.55
 #: A model table whose rows mostly hold dot leaders is a table of contents, which the own finders leave
-#: as text on purpose (readers/pdf/aligned.py): the model labels them tables.
+#: as text on purpose (readers/pdf/unruled_tables.py): the model labels them tables.
 MAX_LEADER_ROW_SHARE = 0.5
 
 

@@ -1,6 +1,8 @@
 """A tagged PDF's structure tree, walked: whether the document is tagged, the marked-content references
 (``/MCID``) in the tree's order with their table cells, and the marked characters of the pages the tree
 reaches (read by :mod:`readers.pdf.tagged_pages`).
+
+The corpus measurements behind its constants: docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ class _Frame(NamedTuple):
 
     ``rows`` is a Table's next row index (one list shared by its THead, TBody and TFoot), ``cells`` a
     TR's next cell index: one-item lists, counted on in place. A tuple made in C: a frozen dataclass
-    with default factories cost a third of the walk on plumb__ca-warn-report.pdf (9,770 elements).
+    with default factories cost a third of the walk on the corpus's largest tagged report.
     """
 
     xref: int
@@ -145,7 +147,7 @@ def _keys(doc: pymupdf.Document, xref: int) -> tuple[str | None, int, tuple[str,
 
     Read from the object's source in one call (~3 us) where it is a flat dictionary (no nested
     dictionary, string or hex string that could hold look-alike keys); otherwise, key by key (~8 us
-    each): on the corpus's plumb__scotus-transcript-p1.pdf (3,753 elements) 115 ms become ~40 ms.
+    each): on a tagged transcript of the corpus (3,753 elements) 115 ms become ~40 ms.
     """
     source = doc.xref_object(xref, compressed=True)
     inner = source.strip()[2:-2] if source.startswith("<<") else "<"
@@ -213,8 +215,8 @@ def _kids(k: tuple[str, str], page: int) -> list[int | tuple[int, int]]:
     if kind == "array":
         number = value[1:-1]
         if number.isascii() and number.isdigit():
-            # ``[260]``, one MCID: nearly every element of plumb__ca-warn-report.pdf's tree. Taken as
-            # it stands rather than through the array's pattern: leaves 83.4 -> 82.0 ms a pass.
+            # ``[260]``, one MCID: nearly every element of a tagged report's tree. Taken as it stands
+            # rather than through the array's pattern.
             return [(int(number), page)]
     out: list[int | tuple[int, int]] = []
     if kind == "int":
@@ -250,7 +252,7 @@ def _inline_kid(body: bytes, page: int, out: list[int | tuple[int, int]]) -> Non
 
 def marked_chars(doc: pymupdf.Document, pages: set[int]) -> dict[int, list[MarkedChar]]:
     """The characters of the pages numbered ``pages`` (0-based) with their marked content
-    (readers.pdf.marked); a page whose content cannot be scanned is left out."""
+    (readers.pdf.marked_content); a page whose content cannot be scanned is left out."""
     found: dict[int, list[MarkedChar]] = {}
     for index in sorted(pages):
         chars = page_marked_chars(doc, index)

@@ -5,13 +5,14 @@ tree in which order its marked content reads, which content is page furniture (`
 ``/Type /Pagination``: running heads, footers, page numbers) and which content is a table (``Table``
 elements of ``TR`` rows of ``TH``/``TD`` cells). This module reads that, for tagged PDFs only:
 
-- :func:`is_tagged` decides it once per document from the catalog (two dictionary look-ups, ~50 us on
-  the corpus), so untagged PDFs, nearly all of the corpus, pay nothing else.
-- :func:`structure_leaves` walks the tree through PyMuPDF's xref access: every element is visited once
-  (a cycle or a ``/K`` pointing nowhere ends that branch, not the walk), and each marked-content
-  reference (``/MCID``) becomes a :class:`Leaf` in the tree's order, with its table cell if any.
+- :func:`~readers.pdf.structure_tree.is_tagged` decides it once per document from the catalog (two
+  dictionary look-ups, ~50 us on the corpus), so untagged PDFs, nearly all of the corpus, pay nothing else.
+- :func:`~readers.pdf.structure_tree.structure_leaves` walks the tree through PyMuPDF's xref access: every
+  element is visited once (a cycle or a ``/K`` pointing nowhere ends that branch, not the walk), and each
+  marked-content reference (``/MCID``) becomes a :class:`~readers.pdf.structure_tree.Leaf` in the tree's
+  order, with its table cell if any.
 - Which characters each MCID marks, and which are artifacts, is read through MuPDF by
-  readers.pdf.marked (~15 ms a dense tagged page), on pages the tree reaches only.
+  readers.pdf.marked_content (~15 ms a dense tagged page), on pages the tree reaches only.
 - :func:`tagged_page` puts the page's text (MuPDF's characters: raw, a glyph without Unicode is
   U+FFFD) in the tree's order where the tree covers the page (at least TAGGED_MIN_COVERAGE of its
   visible characters outside artifacts are in content the tree reaches),
@@ -97,7 +98,7 @@ def tagged_page(
 ) -> TaggedPage | None:
     """The page in the tree's order, or None where the tree does not cover it (see module doc). Its
     tables are numbered on the page; the reader numbers a document's tables once they are all known
-    (readers.pdf.placed.renumber_tables). On a page whose tree tags no table, the ``found`` tables (the
+    (readers.pdf.placed_tables.renumber_tables). On a page whose tree tags no table, the ``found`` tables (the
     finders') are written where their first leaf stands, in place of their leaves' text."""
     mine = [leaf for leaf in leaves if leaf.page == page_xref]
     reached = {leaf.mcid for leaf in mine}
@@ -296,8 +297,8 @@ def _table(
 
 def _title_rows(matrix: Sequence[Sequence[str]]) -> int:
     """How many leading rows are a title or a caption: one filled cell, the first, with at least two rows
-    of two or more filled cells under them (plumb__ca-warn-report.pdf tags its report's title, dates
-    and publication note as the table's first rows)."""
+    of two or more filled cells under them (a report may tag its title, dates and publication note as
+    the table's first rows)."""
     count = 0
     filled = [sum(1 for cell in row if cell) for row in matrix]
     while count < len(matrix) and filled[count] == 1 and matrix[count][0]:
@@ -308,8 +309,8 @@ def _title_rows(matrix: Sequence[Sequence[str]]) -> int:
 
 def _cells_left_to_right(cells: dict[tuple[int, int], list[MarkedChar]], rows: list[int], width: int) -> None:
     """Put each row's filled cells in the order they stand on the page, left to right, in the slots the
-    filled cells hold: a producer may tag a row's cells out of order (plumb__ca-warn-report.pdf tags a
-    wrapped "Layoff/Closure" cell after the row's last column), and the tree's order would shift them."""
+    filled cells hold: a producer may tag a row's cells out of order (a wrapped cell tagged after the
+    row's last column), and the tree's order would shift them."""
     for r in rows:
         lefts: dict[int, float] = {}  # each filled slot's leftmost drawn character, slots in order
         for c in range(width):

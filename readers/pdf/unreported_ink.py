@@ -1,8 +1,8 @@
 """Ink on a PDF page that nothing on it reports: the page rendered in grey, the boxes of its spans,
 images and drawn paths masked out, and the largest region of ink left, as a share of the page. It
 renders the page (~10-50 ms), so it is not run while reading: the verdict stage asks
-:func:`measure_unreported_ink` for the pages that failed its cheap gate (docs/design.md §4). Also the
-fonts' texts of a page, for the font repair.
+:func:`measure_unreported_ink` for the pages that failed its cheap gate (docs/design.md §4). The corpus
+measurements behind its join are in docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -37,14 +37,9 @@ INK_MARGIN = 48
 MASK_MARGIN = 2.0
 #: Unreported ink is grown by this many pixels before its regions are labelled, so ink up to twice as
 #: far apart is one region: the letters and words of a line of outlined text join (their gaps are 1-4
-#: px at 72 dpi), and a speck becomes a 5x5 region (0.00005 of A4). Calibration (largest region share
-#: with this join): every born-digital page of the corpus without outlined text or pattern fills, and
-#: every scan and OCR sandwich, 0-0.0006; outlined text 0.0016 (the "Smile" logo of
-#: tika__testExtraSpaces.pdf), 0.0027 (the logo lettering of unst__reliance.pdf p1), 0.0049
-#: (ocrmypdf__vector.pdf); a Type3 font whose glyph boxes are degenerate 0.0014
-#: (ocrmypdf__type3_font_nomapping.pdf). Known false source: pattern fills (hatching) outside any
-#: detected figure, which MuPDF reports as no path at all (pyp__GeoTopo-komprimiert.pdf p13, p32,
-#: p55: 0.003-0.025). A gate at ~0.001 separates "blank" from "ink that needs OCR".
+#: px at 72 dpi), and a speck becomes a 5x5 region (0.00005 of A4). Calibrated on the corpus's pages
+#: (0-0.0006 without outlined text, 0.0014-0.0049 with it): a gate at ~0.001 separates "blank" from "ink
+#: that needs OCR". Known false source: pattern fills (hatching) outside any detected figure.
 INK_JOIN = 2
 #: A fill at least this much darker than white leaves ink where it lies, so its whole box is reported;
 #: a lighter fill (a white page background, a pale table shading) leaves none and is not painted, or

@@ -1,6 +1,8 @@
 """The columns of a run of rows without rules, and whether they make a table: the segments assigned to
 columns whose edges line up, cells run into their neighbours cut apart, and what is not a table refused
 (prose, dot leaders, lists, ragged columns). Used by :mod:`readers.pdf.unruled_tables`.
+
+The corpus measurements behind its constants: docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -24,39 +26,37 @@ from readers.pdf.span_rows import MIN_ROWS, _Row, _Segment, _texts
 #: numbers in a proportional font differ by the width of a thin space at most).
 EDGE_TOLERANCE = 2.0
 #: A column lines up when at least this share of its cells share a left, right or centre edge; every
-#: column of a table must. On the corpus, the real aligned tables (tabula__campaign_donors.pdf,
-#: tabula__MultiColumn.pdf, the booktabs table of pyp__multicolumn.pdf) line up in every column, while
-#: displayed formulas (pyp__GeoTopo-komprimiert.pdf) and prose columns leave one or more ragged.
+#: column of a table must: calibrated on the corpus's real aligned tables (every column lines up)
+#: against its displayed formulas and prose columns (one or more ragged).
 COLUMN_ALIGNED_SHARE = 0.6
 #: At least this share of a table's cells hold text: the corpus's real aligned tables fill 0.92-1.0,
 #: formulas and fragments of prose set side by side 0.38-0.63.
 MIN_FILL = 0.75
 #: A sparse table (a schedule whose later rows fill only some columns) may fill down to this share when
-#: its first row fills every column and every column lines up: camelot__stream_inner_outer_columns.pdf
-#: fills 0.70; ruled tables of cells wrapped over several lines read without their rules fill 0.58
-#: (tabula__AnimalSounds1.pdf), formulas and prose fragments 0.38-0.63 without a full first row.
+#: its first row fills every column and every column lines up: calibrated on a sparse schedule of the
+#: tables set (0.70) against wrapped cells read without their rules (0.58) and formulas and prose
+#: fragments (0.38-0.63, without a full first row).
 SPARSE_MIN_FILL = 0.65
 #: Dot leaders make a table of contents, unless the labels they follow lead to this many columns of
-#: numbers or more (a statistical abstract's table, camelot__12s0324.pdf: 5 and 9); a contents page has
+#: numbers or more (a statistical abstract's tables: 5 and 9); a contents page has
 #: one column of page numbers, two with section numbers.
 LEADER_TABLE_NUMERIC_COLUMNS = 3
 #: A table's labels may be indented by level (not lined up) when it has this many columns or more and
-#: every other column is numbers (tabula__indictb1h_14.pdf: Hebrew labels at three indents, 6 columns of
-#: numbers); with fewer, ragged text beside numbers is as likely a list or a form.
+#: every other column is numbers (Hebrew labels at three indents beside 6 columns of numbers, on the
+#: tables set); with fewer, ragged text beside numbers is as likely a list or a form.
 LABELLED_MIN_COLUMNS = 4
 #: Two spans of one segment are cut apart when they fall in different columns and the blank between them
-#: is at least this many row heights: narrow columns set closer than SEGMENT_GAP_EM ("Market" and "NSSF"
-#: of camelot__superscript.pdf, 0.65; the amounts of camelot__health.pdf, 0.75; "Under 18" and "18 years"
-#: of camelot__12s0324.pdf, 0.4); the words of one cell are one span, or a space (0.2-0.3 heights) apart.
+#: is at least this many row heights: narrow columns set closer than SEGMENT_GAP_EM (0.4-0.75 row heights
+#: on the tables set); the words of one cell are one span, or a space (0.2-0.3 heights) apart.
 CUT_GAP_HEIGHTS = 0.35
 #: The columns are found again from the rows so cut at most this many times (a row cut into every column
 #: gives their edges, which a cell run into its neighbour hid: two passes on the corpus).
 CUT_PASSES = 3
 #: A column whose cells line up on both sides and average this many words or more is justified prose
-#: (a newspaper column of plumb__federal-register-2020-17221.pdf), not a column of a table.
+#: (a government register's newspaper column), not a column of a table.
 JUSTIFIED_MIN_WORDS = 3.0
 #: A column where more than this share of its cells start in lower case after a cell above them is a
-#: sentence running down a column of prose (plumb__federal-register-2020-17221.pdf: 0.6-0.8); in the
+#: sentence running down a column of prose (0.6-0.8 in a government register's columns); in the
 #: corpus's tables the share is 0-0.1 (names, numbers and labels start in capitals or digits).
 RUNNING_PROSE_SHARE = 0.5
 #: Cells that average more words than this are prose set in columns, not a table: the corpus's
@@ -65,10 +65,10 @@ MAX_CELL_WORDS = 5.0
 #: A two-column candidate is a table only when this share of its second column's cells are numbers (a
 #: price list, a statement); otherwise it is a list with bullets, a form's labels, or a glossary.
 TWO_COLUMN_NUMERIC_SHARE = 0.6
-#: An aligned table's score (made a confidence by readers.pdf.placed.calibrated): this base, plus the rest
-#: times the share of columns that line up times how full the table is. Calibrated on generated
-#: statements (4 columns x 6 rows: 0.95-1.0) and on the corpus's pages, where the tables found line up
-#: in every column and the candidates refused do not.
+#: An aligned table's score (made a confidence by readers.pdf.placed_tables.calibrated): this base, plus the
+#: rest times the share of columns that line up times how full the table is. Calibrated on generated
+#: statements (4 columns x 6 rows: 0.95-1.0) and on the corpus's pages, where the tables found line up in
+#: every column and the candidates refused do not.
 ALIGNED_BASE_CONFIDENCE = 0.4
 
 #: A run of leader dots (a table of contents, a dot-led label).

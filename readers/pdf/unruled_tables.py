@@ -17,7 +17,13 @@ The cascade, cheapest first, so a page of prose pays almost nothing:
    two columns whose second is not numbers (a list, a form), columns whose edges do not line up.
 
 Each table found says how sure it is (its score, :data:`ALIGNED_BASE_CONFIDENCE`, calibrated by
-:func:`readers.pdf.placed.calibrated`) and why, in its evidence.
+:func:`readers.pdf.placed_tables.calibrated`) and why, in its evidence.
+
+The rows and their segments are made in :mod:`readers.pdf.span_rows`, the columns found and judged in
+:mod:`readers.pdf.unruled_columns`; this module holds the finders' entries, the runs joined and divided,
+their header rows, and the tables framed by a ruled grid or printed sideways.
+
+The corpus measurements behind its constants: docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -36,41 +42,41 @@ from readers.pdf.unruled_columns import EDGE_TOLERANCE, _column_at, _columns, _c
 
 #: Two tables found one under the other are one table when their columns line up and nothing but a
 #: blank of at most this many row heights (the median of their rows) and up to MAX_LABEL_ROWS label rows
-#: lie between them: a statement's groups (camelot__edge_tol.pdf, 2.0-2.5) and a price list's sections
-#: (camelot__detect_vertical_false.pdf, 2.8); separate tables of the corpus are titled or further apart.
+#: lie between them: calibrated on the tables set's statement groups and price-list sections (2.0-2.8);
+#: separate tables of the corpus are titled or further apart.
 MERGE_GAP_HEIGHTS = 3.0
 #: A ruled table is a frame around an unruled one when the spans it took read as an aligned table with
-#: this many times its rows (camelot__12s0324.pdf: 6 ruled rows, 35 aligned; tabula__indictb1h_14.pdf:
-#: 3 and 35) holding FRAME_MEMBERS_SHARE of its spans (0.68 there: the rest is a title and notes boxed
-#: with the table, given back to the text); a real grid reads as at most as many rows.
+#: this many times its rows (6 or 3 ruled rows read as 35 aligned ones on the tables set) holding
+#: FRAME_MEMBERS_SHARE of its spans (0.68 there: the rest is a title and notes boxed with the table,
+#: given back to the text); a real grid reads as at most as many rows.
 FRAME_ROWS_SHARE = 3
 FRAME_MEMBERS_SHARE = 0.5
 #: A page where no table is found across the width is read again column by column when a blank at
 #: least GUTTER_MIN_WIDTH points wide runs down the whole page, its middle within GUTTER_BAND of the
-#: page's width: a table set in one column of a two-column page (camelot__us-007.pdf) has the other
+#: page's width: a table set in one column of a two-column page has the other
 #: column's lines between its rows. Column gutters in the corpus are 12-25 pt.
 GUTTER_MIN_WIDTH = 8.0
 GUTTER_BAND = (0.3, 0.7)
 #: A table is one table set in two halves side by side when one blank down it is this many times as wide
 #: as every other blank between its columns and both sides hold as many columns, of the same kinds
-#: (numbers or words): tabula__MultiColumn.pdf's halves of 3 columns are 4.5 times as far apart as their
+#: (numbers or words): calibrated on a table of two halves of 3 columns, 4.5 times as far apart as their
 #: columns.
 SIDE_BY_SIDE_GAP_RATIO = 3.0
 #: A vertical rule divides a run of rows that is no table into two tables, side by side, when it runs
 #: down the whole run, within this many points of its top and bottom, and crosses none of its spans (an
-#: attendance table ruled off from a vote tally: tabula__argentina_diputados_voting_record.pdf).
+#: attendance table ruled off from a vote tally).
 DIVIDER_TOLERANCE = 3.0
 #: Rows of one segment (a group's label: "Class B", "Total for the Fund") allowed between two such tables.
 MAX_LABEL_ROWS = 2
 #: Above a run that starts with a header line (no number in it), a row is another line of that header
 #: only when it is this close (a share of the row height): a header's lines are set 0-0.3 apart, a unit
-#: or a subtitle over the table (camelot__superscript.pdf's "(Billion)", 1.3) further.
+#: or a subtitle over the table ("(Billion)", 1.3) further.
 HEAD_LINE_GAP_HEIGHTS = 0.5
-#: Rows set apart under a table (a totals row after a rule: camelot__superscript.pdf's ALL STATES, 1.4
-#: row heights below) join it when each cell lies over one column of its own and one is a number.
+#: Rows set apart under a table (a totals row after a rule, 1.4 row heights below) join it when each
+#: cell lies over one column of its own and one is a number.
 MAX_TRAILING_ROWS = 1
 #: Rows above a table's body that may be its header, set over its columns ("2016" over a column of
-#: amounts, a unit and a group's label under it: camelot__edge_tol.pdf has three).
+#: amounts, a unit and a group's label under it: three).
 MAX_HEAD_ROWS = 3
 
 

@@ -2,6 +2,8 @@
 and text drawn as outlines (glyph-like paths standing on baselines); and the connected regions of a
 boolean grid that the figure clusters and the unreported ink are found with. Called by the PyMuPDF
 reader on every page with its ``get_cdrawings()`` (the page facts: :mod:`readers.pdf.page_facts`).
+
+The corpus measurements behind its constants: docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -18,16 +20,16 @@ from readers.pdf.page_facts import BBox, clip_box, union_area
 # --- vector paths: furniture, figures, text drawn as outlines ---------------------------------------
 
 #: A segment whose ends differ by no more than this in x (or y) is vertical (horizontal); a segment
-#: off both axes by more is diagonal (as in readers.pdf.tables).
+#: off both axes by more is diagonal (as in readers.pdf.ruled_grids).
 AXIS_TOLERANCE = 1.0
 #: Paths no larger than this on both sides are dots (specks, dotted leaders, the i's dot): ignored.
 DOT_MAX = 1.0
 #: A path no thicker than this is a rule, underline, hairline, axis or table border: furniture, curved
-#: or not (a wavy underline, a brace). The corpus's rules are 0.4-1.5 pt (readers.pdf.tables).
+#: or not (a wavy underline, a brace). The corpus's rules are 0.4-1.5 pt (readers.pdf.ruled_grids).
 RULE_MAX_THICKNESS = 3.0
 #: A path without curves or diagonals whose box covers at least this share of the page is a frame, a
-#: panel or a background (the ESKD page frames of deb-ru__eskdx.pdf, the pale sidebar of
-#: unst__reliance.pdf p2, a chart's plot background): furniture, which would otherwise join everything
+#: panel or a background (a drawing standard's page frames, an annual report's pale sidebar, a chart's
+#: plot background): furniture, which would otherwise join everything
 #: drawn on it into one "figure". 5% of A4 is a 160 pt square; a chart's bars and legend swatches, a
 #: table's shaded cells stay well under it.
 PANEL_MIN_SHARE = 0.05
@@ -51,7 +53,7 @@ FIGURE_MIN_SIDE = 24.0
 FIGURE_MIN_MARK_SPAN = 24.0
 #: Glyph-like paths: filled only (no stroke), GLYPH_MIN_HEIGHT-GLYPH_MAX_HEIGHT points tall and at most
 #: GLYPH_MAX_ASPECT times as wide as tall (a ligature or a "W"; a whole word drawn as one path is wider
-#: and is not counted). ocrmypdf__vector.pdf's glyphs are 4-23 pt tall, 0.1-1.4 times as wide.
+#: and is not counted). A cairo drawing's glyphs on the corpus are 4-23 pt tall, 0.1-1.4 times as wide.
 GLYPH_MIN_HEIGHT = 3.0
 GLYPH_MAX_HEIGHT = 48.0
 GLYPH_MAX_ASPECT = 2.0
@@ -61,7 +63,7 @@ GLYPH_MAX_ASPECT = 2.0
 #: OUTLINE_MIN_MARKED_SHARE of them curved or diagonal (a row of bars or cells is not a word either).
 #: Glyphs with descenders (p, g, y, commas) join the run they hang from; dots (periods, the i's dot,
 #: under GLYPH_MIN_HEIGHT) and glyphs on no baseline (rotated text) are not counted, so the count is a
-#: lower bound (ocrmypdf__vector.pdf: 125 filled paths, of which the count finds 112).
+#: lower bound (on a page whose text is all outlines: 112 of its 125 filled paths).
 OUTLINE_MIN_RUN = 3
 BASELINE_TOLERANCE = 1.0
 OUTLINE_MAX_GAP = 1.0
