@@ -1,10 +1,10 @@
 """What each structural part of the PDF reader costs: the reader with everything, against the reader with
 one part switched off, in one run, over the ``pdf-born-digital`` PDFs of the shared corpus.
 
-The parts: the tagged reading (readers/pdf/structure.py and readers/pdf/marked.py), the tables aligned
-by whitespace (readers/pdf/aligned.py) and the ruled tables (readers/pdf/tables.py). A part is switched
-off by replacing the function the reader calls for it with one that returns what a document without
-that structure gives (the pages as they are; no table); everything else runs as it does. Raw PyMuPDF
+The parts: the tagged reading (readers/pdf/tagged_pages.py and readers/pdf/marked_content.py), the tables
+aligned by whitespace (readers/pdf/unruled_tables.py) and the ruled tables (readers/pdf/ruled_tables.py). A
+part is switched off by replacing the function the reader calls for it with one that returns what a document
+without that structure gives (the pages as they are; no table); everything else runs as it does. Raw PyMuPDF
 ``page.get_text("dict")`` is measured beside them, as in benchmarks/record.py's section 1, so each
 part's cost is also a share of the baseline. Each repetition runs every variant once, in an order that
 turns round on every other repetition; the best repetition of each is kept (the machine is shared and

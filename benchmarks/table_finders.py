@@ -4,9 +4,9 @@ For every primary table of ``tables/truth.jsonl`` on a page with a text layer, e
 page and its best table is scored against the expected cells (``quality.truth_scores.best_table``: cell
 recall, cell precision, and the share of cells kept under their header). The finders:
 
-- ``own ruled``: :func:`readers.pdf.tables.find_ruled_tables`, as the reader runs it (a frame around
-  an unruled table read by :func:`readers.pdf.aligned.unframed`);
-- ``own aligned``: :func:`readers.pdf.aligned.find_aligned_tables` and ``find_turned_aligned_tables``
+- ``own ruled``: :func:`readers.pdf.ruled_tables.find_ruled_tables`, as the reader runs it (a frame around
+  an unruled table read by :func:`readers.pdf.unruled_tables.unframed`);
+- ``own aligned``: :func:`readers.pdf.unruled_tables.find_aligned_tables` and ``find_turned_aligned_tables``
   given the page's ruled tables;
 - ``own both``: the two together, which is what the reader stores;
 - ``ft lines``: ``page.find_tables(use_layout=False)`` (PyMuPDF's "lines" strategy);
@@ -105,10 +105,10 @@ def main() -> None:
 
     from orchestration.evaluation.figures import CLASS_OF_METHOD
     from quality.truth_scores import NO_TABLE, best_table, table_score
-    from readers.pdf.aligned import find_aligned_tables, find_turned_aligned_tables, unframed
-    from readers.pdf.mupdf import TEXT_FLAGS, _scan_dict
-    from readers.pdf.placed import calibrated
-    from readers.pdf.tables import find_ruled_tables
+    from readers.pdf.page_spans import TEXT_FLAGS, _scan_dict
+    from readers.pdf.placed_tables import calibrated
+    from readers.pdf.ruled_tables import find_ruled_tables
+    from readers.pdf.unruled_tables import find_aligned_tables, find_turned_aligned_tables, unframed
 
     scores: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     seconds: dict[str, float] = defaultdict(float)

@@ -14,7 +14,7 @@ from quality.records import PageTextRecord
 from quality.sanitize import SanitizeJob, clean_cells, sanitize_document
 from readers.core.model import ContentKind
 from readers.core.records import TableRecord
-from readers.pdf.placed import gfm
+from readers.pdf.placed_tables import gfm
 from tests.test_stage_budgets import _prose
 
 SHA = "d" * 64

@@ -1,9 +1,9 @@
-"""The figure regions of readers.pdf.figures, found and rendered without the text layer, on PDFs generated
-here.
+"""The figure regions of readers.pdf.figure_regions, found and rendered without the text layer, on PDFs
+generated here.
 
 Every fixture is written with PyMuPDF (images drawn with PIL) into pytest's ``tmp_path``, so each test says
 exactly what the page holds: body text beside and over the figures, so that a render that kept the text
-layer would show it. The corpus measurements that calibrated the constants are in readers/pdf/figures.py.
+layer would show it. The corpus measurements that calibrated the constants are in docs/decisions.md.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from readers.core.errors import CorruptDocument, EncryptedDocument, FileUnreadable, ReaderError
 from readers.images.tesseract import recognise
-from readers.pdf.figures import (
+from readers.pdf.figure_regions import (
     IMAGE_MIN_SIDE,
     MAX_REGIONS,
     REGION_MARGIN,

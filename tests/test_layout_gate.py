@@ -11,8 +11,8 @@ from pathlib import Path
 import pymupdf
 
 from readers.core.model import ReadingOrder
-from readers.pdf.certainty import BandLine, PageSignals, decide
-from readers.pdf.mupdf import _model_cells
+from readers.pdf.certainty import BandLine, StructureSignals, decide
+from readers.pdf.structure_decisions import _model_cells
 
 BODY = (
     "The reservoir held water through the summer, and the survey found the level steady from June to "
@@ -80,22 +80,22 @@ def test_an_uncertain_page_is_read_by_the_model(tmp_path: Path) -> None:
 
 def test_decision_signals() -> None:
     sure = ReadingOrder("native", 1.0, 0, 1)
-    assert decide(PageSignals(sure), Counter()).certain
-    assert decide(PageSignals(sure), Counter(), tagged=True).source == "tagged"
-    assert not decide(PageSignals(ReadingOrder("native", 0.3, 4, 1)), Counter()).certain
-    assert decide(PageSignals(ReadingOrder("native", 0.8, 1, 1)), Counter()).certain
-    assert not decide(PageSignals(ReadingOrder("columns", 0.7, 3, 2)), Counter()).certain
-    assert not decide(PageSignals(sure, aligned_confidences=(0.45,)), Counter()).certain
-    assert not decide(PageSignals(sure, gapped_rows=12), Counter()).certain
-    assert decide(PageSignals(sure, gapped_rows=4), Counter()).certain
+    assert decide(StructureSignals(sure), Counter()).certain
+    assert decide(StructureSignals(sure), Counter(), tagged=True).source == "tagged"
+    assert not decide(StructureSignals(ReadingOrder("native", 0.3, 4, 1)), Counter()).certain
+    assert decide(StructureSignals(ReadingOrder("native", 0.8, 1, 1)), Counter()).certain
+    assert not decide(StructureSignals(ReadingOrder("columns", 0.7, 3, 2)), Counter()).certain
+    assert not decide(StructureSignals(sure, aligned_confidences=(0.45,)), Counter()).certain
+    assert not decide(StructureSignals(sure, gapped_rows=12), Counter()).certain
+    assert decide(StructureSignals(sure, gapped_rows=4), Counter()).certain
     # a page number and a running head repeated on other pages are matched by rule
     band = (BandLine("12", False), BandLine("Annual Report 2025", True))
-    assert decide(PageSignals(sure, band_lines=band), Counter({"annual report #": 5})).certain
-    assert not decide(PageSignals(sure, band_lines=band), Counter()).certain
+    assert decide(StructureSignals(sure, band_lines=band), Counter({"annual report #": 5})).certain
+    assert not decide(StructureSignals(sure, band_lines=band), Counter()).certain
 
 
 def test_a_page_without_a_text_layer_of_its_own_is_not_sent() -> None:
-    empty = PageSignals(ReadingOrder("none", 0.0, 0, 1), text_layer=False)
+    empty = StructureSignals(ReadingOrder("none", 0.0, 0, 1), text_layer=False)
     assert decide(empty, Counter()).certain
 
 

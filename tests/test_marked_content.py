@@ -1,4 +1,4 @@
-"""Which marked content each character of a page stands in (readers/pdf/marked.py): the content
+"""Which marked content each character of a page stands in (readers/pdf/marked_content.py): the content
 stream's scan, the page's run through MuPDF with the states as layers, and the page left as it was.
 
 The pages are written by PyMuPDF (a page with its Helvetica resource), their content streams replaced
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from readers.pdf.marked import MarkedState, Unscannable, _chars, marked_states, page_marked_chars
+from readers.pdf.marked_content import MarkedState, Unscannable, _chars, marked_states, page_marked_chars
 
 
 def _page(path: Path, content: bytes, properties: str = "") -> Path:

@@ -1,4 +1,5 @@
-"""The page facts of readers.pdf.facts, through the PyMuPDF reader, on PDFs generated here.
+"""The page facts of readers.pdf.page_facts, vector_paths and unreported_ink, through the PyMuPDF reader, on
+PDFs generated here.
 
 Each fixture is written with PyMuPDF into pytest's ``tmp_path`` so the test says exactly what the page
 holds. Text drawn as outlines is made the way a vector-only PDF is: a page with text is exported to SVG
@@ -19,15 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from readers.core.model import PageText, ReadLimits
-from readers.pdf.facts import (
-    INVISIBLE_MAX_SIZE,
-    Regions,
-    measure_unreported_ink,
-    ocr_font_hint,
-    union_area,
-    unreported_ink_share,
-)
 from readers.pdf.mupdf import PyMuPDFReader
+from readers.pdf.page_facts import INVISIBLE_MAX_SIZE, ocr_font_hint, union_area
+from readers.pdf.unreported_ink import measure_unreported_ink, unreported_ink_share
+from readers.pdf.vector_paths import Regions
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 LIMITS = ReadLimits()
@@ -37,7 +33,7 @@ PROSE = [
     "Pack my box with five dozen liquor jugs before the night is over.",
     "How vexingly quick daft zebras jump when the wind blows hard.",
 ]
-#: An unreported-ink share above this is "ink that needs OCR"; see INK_JOIN in readers.pdf.facts.
+#: An unreported-ink share above this is "ink that needs OCR"; see INK_JOIN in readers.pdf.unreported_ink.
 INK_GATE = 0.001
 
 

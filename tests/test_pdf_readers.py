@@ -484,7 +484,7 @@ def test_a_pdf_good_for_three_pages_then_cut_or_garbage_keeps_its_three_pages(
     pdfminer no /Root, so the document read as empty. Its three whole pages are read, and a line says so."""
     from readers.engine.dispatch import extract_document
     from readers.images.tesseract import render_page
-    from readers.pdf.facts import font_texts
+    from readers.pdf.page_facts import font_texts
     from readers.pdf.salvage import open_pdf_file
 
     data, ends = streamed_pdf(6)

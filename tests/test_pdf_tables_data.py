@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from readers.core.model import FoundTable, PageFacts, PageText, ReadLimits, TableSource
-from readers.pdf.aligned import ALIGNED_BASE_CONFIDENCE
 from readers.pdf.mupdf import PyMuPDFReader
-from readers.pdf.placed import gfm, header_rows, is_number, one_header, renumber_tables
+from readers.pdf.placed_tables import gfm, header_rows, is_number, one_header, renumber_tables
+from readers.pdf.unruled_columns import ALIGNED_BASE_CONFIDENCE
 
 STATEMENT = [
     ["", "2023", "2022", "2021"],
@@ -721,7 +721,7 @@ def test_a_mark_of_no_width_does_not_stretch_its_word_across_a_cell_border() -> 
     """Words made again from a line's characters take their box from the characters that have a width:
     a tanween placed at the previous cell's text (as camelot__arabic.pdf's producer sets it) stays in its
     word without carrying the word's centre over the border."""
-    from readers.pdf.tables import _words_of_chars
+    from readers.pdf.ruled_cells import _words_of_chars
 
     chars = [
         (477.0, 98.0, 484.0, 114.0, "ن"),

@@ -1,5 +1,5 @@
 """Tagged PDFs: the structure tree's reading order, its pagination artifacts and its tables, read by the
-PDF reader (readers/pdf/structure.py); a broken or missing tree leaves the untagged reading.
+PDF reader (readers/pdf/tagged_pages.py); a broken or missing tree leaves the untagged reading.
 
 The PDFs are written here as bytes: a content stream of BDC/EMC marked content with MCIDs, drawn in an
 order that differs from the tree's, a StructTreeRoot with /K kids and a /ParentTree, and the catalog's
@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 
 from quality.sanitize import sanitize_document
 from readers.core.model import FoundTable, OrderSource, ReadLimits
-from readers.pdf.marked import MarkedChar
+from readers.pdf.marked_content import MarkedChar
 from readers.pdf.mupdf import PyMuPDFReader
-from readers.pdf.structure import _text, is_tagged, prefer_tagged, structure_leaves
+from readers.pdf.structure_tree import is_tagged, structure_leaves
+from readers.pdf.tagged_pages import _text, prefer_tagged
 from tests.test_furniture_rules import _rows
 
 HEAD = "Soil Survey Annual Report"
@@ -330,7 +331,7 @@ def test_any_structure_tree_reads_without_error_and_keeps_every_character(
 
 
 def test_an_elements_keys_read_from_its_source_are_pymupdfs_own(tmp_path: Path) -> None:
-    from readers.pdf.structure import _keys
+    from readers.pdf.structure_tree import _keys
 
     kids = b"[7 0 R 8 0 R 9 0 R] /Alt (a /K 3 and /S /Fake) /A << /O /Layout >>"
     with pymupdf.open(tagged_pdf(tmp_path / "t.pdf", document_kids=kids)) as doc:

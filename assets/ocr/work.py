@@ -386,7 +386,7 @@ def _rendered(task: OcrTask, source: Path, dpi: int, max_pixels: int) -> _Render
         frame = load_frame(source, task.page, max_pixels=max_pixels)
         return _Rendered((frame.image,), frame.dpi, rotate=True)
     if task.scope == OcrScope.FIGURES:
-        from readers.pdf.figures import render_figures
+        from readers.pdf.figure_regions import render_figures
 
         # Figure labels run every way (axis titles, rotated callouts): no page orientation to detect.
         return _Rendered(tuple(f.image for f in render_figures(source, task.page, dpi)), dpi, rotate=False)

@@ -83,7 +83,8 @@ class FileWorkJob:
 
     def _value(self) -> Any:
         from readers.core.table import reader
-        from readers.pdf.facts import font_texts, measure_unreported_ink
+        from readers.pdf.page_facts import font_texts
+        from readers.pdf.unreported_ink import measure_unreported_ink
 
         if self.work is FileWork.SECOND_OPINION:
             return reader("pdfplumber").read_pages(self.path, list(self.pages), self.limits)

@@ -86,7 +86,7 @@ def logical_text(text: str) -> str:
 
 
 # A leftward step between two characters drawn one after the other wider than this share of the font size
-# is a space the producer left out (samplebook.pdf's TeX Arabic: 0.3 em between words, no space drawn;
+# is a space the producer left out (TeX-set Arabic: 0.3 em between words, no space drawn;
 # joined Arabic letters of one word touch, 0 em apart).
 MIN_DRAWN_SPACE_EM = 0.2
 # A step counts as leftward when the next character ends at most this share of the font size right of

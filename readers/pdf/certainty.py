@@ -70,7 +70,7 @@ class BandLine:
 
 
 @dataclass(frozen=True, slots=True)
-class PageSignals:
+class StructureSignals:
     """What the text-layer path already knows of a page, as the decision needs it."""
 
     order: ReadingOrder
@@ -97,7 +97,7 @@ def band_key(text: str) -> str:
     return _DIGITS.sub("#", " ".join(text.split())).lower()
 
 
-def decide(signals: PageSignals, repeated: Counter[str], tagged: bool = False) -> Decision:
+def decide(signals: StructureSignals, repeated: Counter[str], tagged: bool = False) -> Decision:
     """Decide a page's structure from its signals; ``repeated`` counts each band key over the document's
     pages (a line on two pages or more is a running head the repetition rule takes)."""
     if tagged:

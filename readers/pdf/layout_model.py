@@ -48,7 +48,7 @@ TABLE_LABEL = "table"
 
 
 @dataclass(frozen=True, slots=True)
-class Region:
+class ModelRegion:
     """One region the model found: its box (page coordinates) and its label."""
 
     bbox: tuple[float, float, float, float]
@@ -60,12 +60,12 @@ class Answer:
     """The model's regions for a page in its reading order, or why there are none (``failed``,
     ``over_budget``, ``not_loaded``), and what it cost."""
 
-    regions: tuple[Region, ...] = ()
+    regions: tuple[ModelRegion, ...] = ()
     failure: str = ""
     seconds: float = 0.0
 
 
-class _State:
+class _ModelState:
     loaded: bool = False
     failed: str = ""
     enabled: bool = True
@@ -74,18 +74,18 @@ class _State:
 def set_enabled(enabled: bool) -> None:
     """Let this process ask the model (the default) or not: the benchmarks measure the text-layer path
     with the decision but without the model, whose cost they report apart."""
-    _State.enabled = enabled
+    _ModelState.enabled = enabled
 
 
 def loaded() -> bool:
     """Whether this process has loaded the model (tests use it: a certain page never loads it)."""
-    return _State.loaded
+    return _ModelState.loaded
 
 
 def _load() -> bool:
-    if _State.loaded:
+    if _ModelState.loaded:
         return True
-    if _State.failed:
+    if _ModelState.failed:
         return False
     try:
         allow_layout_model()
@@ -93,17 +93,17 @@ def _load() -> bool:
 
         if not callable(getattr(pymupdf, "_get_layout", None)):
             raise RuntimeError("pymupdf.layout did not activate page.get_layout")
-        _State.loaded = True
+        _ModelState.loaded = True
     except Exception as exc:
-        _State.failed = f"{type(exc).__name__}: {exc}"[:200]
+        _ModelState.failed = f"{type(exc).__name__}: {exc}"[:200]
         sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
-    return _State.loaded
+    return _ModelState.loaded
 
 
 def read_regions(page: pymupdf.Page) -> Answer:
     """The model's regions on ``page`` (loading the model in this process first, if need be: the load,
     ~3 s, is not counted against the page's budget)."""
-    if not _State.enabled:
+    if not _ModelState.enabled:
         return Answer(failure="off")
     if not _load():
         return Answer(failure="not_loaded")
@@ -112,7 +112,7 @@ def read_regions(page: pymupdf.Page) -> Answer:
         page.get_layout()
         raw: Any = page.layout_information or []
         regions = tuple(
-            Region(tuple(float(v) for v in box[:4]), str(box[-1]))  # type: ignore[arg-type]
+            ModelRegion(tuple(float(v) for v in box[:4]), str(box[-1]))  # type: ignore[arg-type]
             for box in raw
         )
     except Exception as exc:

@@ -20,6 +20,8 @@ producer's (the geometry decides a tie: a producer that drew the right column fi
 so); otherwise the native order keeps the page unless another has at least :data:`MIN_SEAM_GAIN` fewer
 and at most :data:`MAX_SEAM_SHARE` of its broken seams. Its confidence is the share of its judged seams
 that are whole (1 when none can be judged).
+
+The corpus measurements behind its constants: docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -33,10 +35,8 @@ from readers.pdf.bidi import RTL_LINE_SHARE, rtl_share
 
 # --- thresholds -------------------------------------------------------------------------------------
 
-#: A vertical gap between blocks at least this wide (points) may be a gutter between columns. Column
-#: gutters in the corpus's multi-column PDFs are 10-36 pt (pyp__multicolumn.pdf: LaTeX's 10 pt
-#: \columnsep; unst__multi-column-2p.pdf: 18 pt); gaps inside one column between blocks of text do not
-#: exist, since a column's blocks overlap on the x axis.
+#: A vertical gap between blocks at least this wide (points) may be a gutter between columns: calibrated
+#: on the corpus's multi-column PDFs (gutters 10-36 pt); a column's own blocks overlap on the x axis.
 MIN_GUTTER = 6.0
 #: A column holds at least this share of the page's width (three columns of a Letter page are 0.3 each;
 #: the cells of a table without rules are narrower and not columns of text).
@@ -45,7 +45,7 @@ MIN_COLUMN_SHARE = 0.15
 #: LaTeX and Word headings on the corpus are 1-10 words.
 LABEL_MAX_WORDS = 12
 #: A column of text holds at least this many lines; narrower stacks side by side are a figure's labels,
-#: a form's fields or a table's cells (pyp__GeoTopo-komprimiert.pdf's figures: 1-4 lines a stack).
+#: a form's fields or a table's cells (a thesis's figure labels: 1-4 lines a stack).
 MIN_COLUMN_LINES = 6
 #: Another order replaces the producer's only with at least this many fewer broken seams, and at most
 #: MAX_SEAM_SHARE of the producer's: on the corpus's born-digital PDFs the producer's order is right on
@@ -55,12 +55,12 @@ MIN_COLUMN_LINES = 6
 MIN_SEAM_GAIN = 2
 MAX_SEAM_SHARE = 0.5
 #: A page wider than high, cut down its middle by a gap at least this share of its width that no text
-#: crosses, is a spread of two pages (pdfjs__issue14297.pdf: two A4 pages on one A3 sheet, a gap of 0.14;
-#: the gutter of a two-column page, 10-36 pt, is at most 0.06 of a landscape Letter page).
+#: crosses, is a spread of two pages (two A4 pages on one A3 sheet: a gap of 0.14; a two-column page's
+#: gutter is at most 0.06 of a landscape Letter page).
 SPREAD_MIN_GAP = 0.08
 #: Lines within this many points of height start level, a row of a table or a form; blocks cut at a gutter
-#: are columns only where at most MAX_ROW_SHARE of their lines start level with a line across it
-#: (camelot__us-007.pdf, two columns drawn across the page in turn: 8 of 58, its small table's rows).
+#: are columns only where at most MAX_ROW_SHARE of their lines start level with a line across it (two
+#: columns drawn across the page in turn: 8 of 58 lines, a small table's rows).
 ROW_LEVEL = 1.0
 MAX_ROW_SHARE = 0.5
 #: The bottom band of a page, as a share of its height, where a running footer stands (the band the page
@@ -191,7 +191,7 @@ def column_pieces(
     """A block's lines (by their boxes) cut at the vertical gaps that could be gutters between columns.
 
     MuPDF makes one block of two columns whose lines a producer drew across the page in turn, left line,
-    right line (camelot__us-007.pdf); read as a block, the columns' lines interleave. A block is cut at a
+    right line; read as a block, the columns' lines interleave. A block is cut at a
     gap of at least :data:`MIN_GUTTER` no line spans, where the parts on both sides are each at least
     :data:`MIN_COLUMN_SHARE` of the page wide (narrower parts are a table's or a form's cells: they stay
     with their neighbour), or at a gap that holds one of ``gutters`` (the page's gutters, found in its

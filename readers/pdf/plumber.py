@@ -1,9 +1,9 @@
 """pdfplumber, the PDF fallback and second opinion: plain text per page from an independent decoder.
 
-pdfplumber sits on pdfminer.six, which decodes fonts and content streams with code that shares nothing
-with MuPDF, so it can succeed where PyMuPDF produced nothing or failed, and it is the second opinion
-on pages the signals flag (DESIGN §3). It is 20-45 times slower than PyMuPDF (DESIGN §9: ~13
-pages/s), so the dispatch runs it only when it has to; nothing here tries to be clever about layout:
+pdfplumber sits on pdfminer.six, which decodes fonts and content streams with code that shares nothing with
+MuPDF, so it can succeed where PyMuPDF produced nothing or failed, and it is the second opinion on pages the
+signals flag (docs/design.md §3). It is 20-45 times slower than PyMuPDF (docs/design.md §9: ~13 pages/s), so
+the dispatch runs it only when it has to; nothing here tries to be clever about layout:
 ``page.extract_text()`` with pdfplumber's defaults, raw (no Unicode normalisation).
 
 Errors are translated where they enter. pdfplumber wraps every pdfminer exception in its own
@@ -67,7 +67,7 @@ class PdfPlumberReader(Reader):
         pdfminer decodes fonts independently of MuPDF, so a page PyMuPDF garbled may read here; only the
         flagged pages pay pdfplumber's cost (~45x PyMuPDF's). The page tree is walked once, up to the
         last page asked for (and never past the page bound), and only the pages asked for are built: on
-        the corpus's 117-page pyp__GeoTopo-komprimiert.pdf, pages 9, 10 and 17 no longer pay for two
+        the corpus's 117-page thesis, pages 9, 10 and 17 no longer pay for two
         walks of the whole tree, and closing does not build the pages left unread (:func:`_close_unbuilt`).
         Errors raise like :meth:`read`.
         """
@@ -101,7 +101,7 @@ class PdfPlumberReader(Reader):
 def _close_unbuilt(pdf: pdfplumber.PDF) -> None:
     """Close a PDF whose ``pages`` were never asked for: ``PDF.close`` closes each of ``pages``, which
     first walks the whole page tree and builds every page (~40 ms of the ~95 ms that page 9 of the
-    corpus's 117-page pyp__GeoTopo-komprimiert.pdf cost); here the caches go and the file is closed,
+    corpus's 117-page thesis cost); here the caches go and the file is closed,
     as ``close`` does."""
     pdf.flush_cache()
     if not pdf.stream_is_external:

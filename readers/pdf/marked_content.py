@@ -18,13 +18,15 @@ so the page is read in three steps, all but the first in MuPDF:
 3. The page's ``/Contents`` is put back. The rewritten stream is a new object of the document in memory;
    the file is never written.
 
-On the corpus's densest tagged pages (plumb__ca-warn-report.pdf, ~5,000 characters and ~300 MCIDs a
+On the corpus's densest tagged pages (a 16-page tagged report, ~5,000 characters and ~300 MCIDs a
 page) this costs ~13 ms a page (the trace 7, the scan 2, the characters 2), where reading the marked
 content with pdfminer cost ~115, and it gives every character of the corpus's 22 tagged pages the same
 state. A page whose content cannot be scanned (a string nested deeper than three parentheses, an
 unbalanced one, an operand that is not where it belongs) or that uses optional content (its layers would
 take the place of the states') is not read: the reader keeps its untagged reading. Text drawn by a form
 XObject takes the state of the ``Do`` that draws it.
+
+The corpus measurements behind its constants: docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ _NAME_TAIL = rb"[^\s()<>\[\]{}/%]*"
 _NAME = rb"/" + _NAME_TAIL
 # A run of plain bytes in a string, an array or a dictionary is taken whole (``++``: never given back,
 # as no way to match goes through part of one, since the byte after it would be plain too): the engine
-# steps through it at once, not byte by byte; plumb__ca-warn-report.pdf's 16 pages scan in 36 ms, was 39.
+# steps through it at once, not byte by byte (the densest tagged pages scan a tenth faster).
 _PLAIN = rb"(?:[^()\\]++|\\.)"
 _STRING_TAIL = rb"(?:" + _PLAIN + rb"|\((?:" + _PLAIN + rb"|\((?:" + _PLAIN + rb")*\))*\))*\)"
 _STRING = rb"\(" + _STRING_TAIL
@@ -65,8 +67,8 @@ _BDC = rb"(?P<tag>" + _NAME_TAIL + rb")\s*(?P<props>" + _NAME + rb"|" + _DICT + 
 #: unscannable: the page is not scanned (and an unclosed image cannot send the scan to the end of the
 #: stream once per ``BI``).
 #: Every alternative begins with its own literal byte, so that the engine passes over the bytes no token
-#: begins with by their set, without trying the pattern there: the 16 pages of
-#: plumb__ca-warn-report.pdf scan in 28 ms, was 36 with a lookahead for those bytes.
+#: begins with by their set, without trying the pattern there (a fifth faster than a lookahead for
+#: those bytes on the densest tagged pages).
 _TOKEN = re.compile(
     rb"\[(?P<array>(?:[^\[\]()]++|" + _STRING + rb")*\])"
     rb"|\((?:(?P<string>" + _STRING_TAIL + rb")|(?P<open>))"
@@ -144,9 +146,8 @@ def marked_states(content: bytes, properties: dict[bytes, bytes]) -> tuple[bytes
     ``properties`` gives the page's named property lists (``/Properties``) by name, for ``/P /MC0 BDC``.
     Raises :class:`Unscannable` where the content uses optional content or cannot be scanned.
 
-    The loop runs once per token the scan finds (~24,000 on plumb__ca-warn-report.pdf's 16 pages), so
-    it keeps to locals, tests the kinds by frequency and writes each layer switch with one formatting:
-    the scan of those 16 pages took 43 -> 39 ms (the regular expression alone ~25).
+    The loop runs once per token the scan finds (~24,000 on the corpus's densest 16 tagged pages), so
+    it keeps to locals, tests the kinds by frequency and writes each layer switch with one formatting.
     """
     # The state inside each open operator: what its mark adds to the state around it, so that an
     # operator's state is one look-up, not a walk of every open mark.
@@ -262,7 +263,7 @@ def page_marked_chars(doc: pymupdf.Document, index: int) -> list[MarkedChar] | N
 
 def _chars(spans: list[dict], states: list[MarkedState]) -> list[MarkedChar]:
     """The trace's characters with their states. A character MuPDF has no Unicode for (0, or half of a
-    surrogate pair: the corpus's tika__testPDFVarious.pdf draws Gothic letters so) is U+FFFD, as in
+    surrogate pair: Gothic letters drawn so) is U+FFFD, as in
     MuPDF's ``dict`` text, which the page's untagged reading holds."""
     out: list[MarkedChar] = []
     unmarked = MarkedState()

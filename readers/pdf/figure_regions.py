@@ -1,21 +1,21 @@
 """The figure regions of a ``FIGURES`` page, found and rendered for OCR without the page's text layer.
 
-A page is ``FIGURES`` (DESIGN §4, :mod:`quality.verdicts`) when its text is trustworthy and large images
-or vector figures carry content besides: its text downstream is the extracted text plus the OCR of those
-regions. :func:`figure_regions` finds them with the measures the verdict used (the image placements of
-:func:`readers.pdf.facts.image_cover`, the figure boxes of :func:`readers.pdf.facts.drawing_facts`), so
-the OCR reads what made the page ``FIGURES``; :func:`render_figures` renders each one, upright as the page
-is displayed, from a copy of the page whose text was removed: text that is already in the extracted text
-(a chart's labels, a caption, body text beside the figure) must not come back a second time through OCR.
+A page is ``FIGURES`` (docs/design.md §4, :mod:`quality.verdicts`) when its text is trustworthy and large
+images or vector figures carry content besides: its text downstream is the extracted text plus the OCR of
+those regions. :func:`figure_regions` finds them with the measures the verdict used (the image placements of
+:func:`readers.pdf.page_facts.image_cover`, the figure boxes of
+:func:`readers.pdf.vector_paths.drawing_facts`), so the OCR reads what made the page ``FIGURES``;
+:func:`render_figures` renders each one, upright as the page is displayed, from a copy of the page whose text
+was removed: text that is already in the extracted text (a chart's labels, a caption, body text beside the
+figure) must not come back a second time through OCR.
 
-All boxes are in the space of :mod:`readers.pdf.facts` (MuPDF's unrotated page space, origin at the crop
+All boxes are in the space of :mod:`readers.pdf.page_facts` (MuPDF's unrotated page space, origin at the crop
 box's top left, y down); only reading order and rendering use the page as displayed (its /Rotate).
 
 Calibration was done on the shared corpus's PDFs (every image placement and vector figure of every
-page), and checked on the 16 pages its verdicts judge ``FIGURES``: the eskdx title-block drawings
-(deb-ru__eskdx.pdf pp. 33-35), the Federal Register's figures of boxed text set as images
-(plumb__federal-register-2020-17221.pdf pp. 9-14), the TikZ/pgfplots figures of
-pyp__GeoTopo-komprimiert.pdf and the photo grid on the cover of unst__reliance.pdf.
+page), and checked on the 16 pages its verdicts judge ``FIGURES`` (title-block drawings, boxed text set
+as images, TikZ/pgfplots figures, a cover's photo grid); the measurements are in docs/decisions.md,
+"PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -29,28 +29,20 @@ from PIL import Image
 from readers.core.base import require_readable_file
 from readers.core.errors import CorruptDocument, EncryptedDocument, FileUnreadable, LimitExceeded, ReaderError
 from readers.core.model import BBox
-from readers.pdf.facts import drawing_facts, image_cover
+from readers.pdf.page_facts import image_cover
 from readers.pdf.salvage import open_pdf_file
+from readers.pdf.vector_paths import drawing_facts
 
 #: An image (or a group of touching images) is a figure region when it covers at least this share of
-#: the page. The corpus's logos lie at 0.0106 (the EDD logo of plumb__ca-warn-report.pdf) and 0.0124
-#: (the town logo of plumb__2023-06-20-PV.pdf), its portraits at 0.0115-0.0121
-#: (pdfminer__issue-1061-colour-space-stack.pdf p12); the smallest placements that carry content are
-#: the 100x100 pt tiles of unst__reliance.pdf's cover (0.0198, a FIGURES page by image cover although
-#: its largest image is 0.04) and the scanned invoice header of pdfminer__issue-625-identity-cmap.pdf
-#: (0.0294). 1.5% of A4 is an 86 pt (3 cm) square.
+#: the page: calibrated on the corpus's logos and portraits (0.0106-0.0124) against its smallest images
+#: that carry content (0.0198 and up). 1.5% of A4 is an 86 pt (3 cm) square.
 IMAGE_MIN_SHARE = 0.015
-#: ... and is at least this many points on its shorter side: bullets and icons (the 10x14 pt bullets of
-#: tika__testPDFVarious.pdf) and decorative bands (the 513x22 pt gradient rule of
-#: pdfminer__issue-625-identity-cmap.pdf, 0.023 of the page) are skipped. Half an inch; the smallest
-#: side of a corpus image that carries content is 60 pt.
+#: ... and is at least this many points on its shorter side: bullets, icons and decorative bands are
+#: skipped. Half an inch; the smallest side of a corpus image that carries content is 60 pt.
 IMAGE_MIN_SIDE = 36.0
 #: A vector figure box of drawing_facts (already at least FIGURE_MIN_SIDE on both sides) is a region
-#: when it covers at least this share of the page: lone icons and symbols (the 48x48 pt icon on
-#: unst__reliance.pdf's cover, 0.0046; the 25 pt marks of pyp__GeoTopo-komprimiert.pdf p14, 0.0013)
-#: are skipped, while the smallest figure of a FIGURES page (the hexagon of GeoTopo p39, 66x61 pt,
-#: 0.008) is kept. So is the emblem and "Reliance" lettering on unst__reliance.pdf's cover (0.0136):
-#: a logo, but drawn as outlines that no text layer holds, so its OCR ("Reliance") is new text.
+#: when it covers at least this share of the page: calibrated on the corpus's lone icons and symbols
+#: (0.0013-0.0046, skipped) against the smallest figure of a FIGURES page (0.008, kept).
 VECTOR_MIN_SHARE = 0.005
 #: Each region is rendered this many points wider on every side (within the page): strokes overhang
 #: the path boxes by half their width, anti-aliasing by a pixel, and Tesseract reads text that touches
@@ -58,15 +50,15 @@ VECTOR_MIN_SHARE = 0.005
 REGION_MARGIN = 4.0
 #: Regions nearer to each other than this (points) are merged, as overlapping and nested ones are: their
 #: renders (each REGION_MARGIN wider) would overlap, and the same ink would be read twice. It also joins
-#: the tiles of an image grid (unst__reliance.pdf's cover: 10 photos and pictograms that touch) and the
+#: the tiles of an image grid (a cover of 10 photos and pictograms that touch) and the
 #: strips of a tiled image into one region before the size test, which each tile alone might fail.
 MERGE_GAP = 2 * REGION_MARGIN
 #: At most this many regions per page, the largest kept: each is one Tesseract call (0.1-3 s on the
-#: corpus). The busiest FIGURES page of the corpus (pyp__GeoTopo-komprimiert.pdf p39, a plate of seven small
-#: diagrams) has six after merging; a page of dozens of thumbnails is read by its largest eight.
+#: corpus). The busiest FIGURES page of the corpus (a plate of seven small diagrams) has six after
+#: merging; a page of dozens of thumbnails is read by its largest eight.
 MAX_REGIONS = 8
 #: Two regions are on one row of the reading order when their vertical overlap is at least this share
-#: of the shorter one: three diagrams side by side whose tops differ (GeoTopo p39: 64, 78, 92 pt) are
+#: of the shorter one: three diagrams side by side whose tops differ (64, 78, 92 pt) are
 #: read left to right, not by their tops.
 ROW_OVERLAP = 0.5
 
@@ -75,7 +67,7 @@ ROW_OVERLAP = 0.5
 class FigureRegion:
     """A region of a page to read by OCR: an image (or touching images) or a vector figure."""
 
-    bbox: BBox  # unrotated page space in points, as readers.pdf.facts and PageFacts measure
+    bbox: BBox  # unrotated page space in points, as readers.pdf.page_facts and PageFacts measure
     source: str  # "image" or "vector": of the largest box merged into it
     share: float  # bbox area over the page (crop box) area, 0-1
 
@@ -89,7 +81,7 @@ class FigureImage:
 
 
 @dataclass(slots=True)
-class _Box:
+class _FigureBox:
     x0: float
     y0: float
     x1: float
@@ -106,9 +98,9 @@ def figure_regions(page: pymupdf.Page) -> list[FigureRegion]:
     """The figure regions of ``page``, in reading order as the page is displayed.
 
     Image placements (``get_image_info()`` boxes clipped to the page, shadings left out, as
-    :func:`~readers.pdf.facts.image_cover` takes them) that overlap or lie within MERGE_GAP of each
+    :func:`~readers.pdf.page_facts.image_cover` takes them) that overlap or lie within MERGE_GAP of each
     other are grouped first; a group is a region when it passes IMAGE_MIN_SHARE and IMAGE_MIN_SIDE. The
-    vector figure boxes of :func:`~readers.pdf.facts.drawing_facts` are regions when they pass
+    vector figure boxes of :func:`~readers.pdf.vector_paths.drawing_facts` are regions when they pass
     VECTOR_MIN_SHARE. Then all regions within MERGE_GAP of each other are merged (an image inside a
     figure, a figure drawn over a photo), the MAX_REGIONS largest are kept, and they are ordered top to
     bottom by rows (ROW_OVERLAP), left to right within a row. Costs one ``get_image_info()`` and one
@@ -120,7 +112,7 @@ def figure_regions(page: pymupdf.Page) -> list[FigureRegion]:
     if area <= 0:
         return []
     placements = image_cover(page.get_image_info(), width, height).boxes
-    images = _merge([_Box(*box, "image", _box_area(box)) for box in placements])
+    images = _merge([_FigureBox(*box, "image", _box_area(box)) for box in placements])
     boxes = [
         b
         for b in images
@@ -128,7 +120,7 @@ def figure_regions(page: pymupdf.Page) -> list[FigureRegion]:
     ]
     for box in drawing_facts(page.get_cdrawings(), width, height).figure_boxes:
         if _box_area(box) >= VECTOR_MIN_SHARE * area:
-            boxes.append(_Box(*box, "vector", _box_area(box)))
+            boxes.append(_FigureBox(*box, "vector", _box_area(box)))
     merged = sorted(_merge(boxes), key=lambda b: -b.area)[:MAX_REGIONS]
     regions = [
         FigureRegion((b.x0, b.y0, b.x1, b.y1), b.source, round(min(1.0, b.area / area), 4)) for b in merged
@@ -211,14 +203,14 @@ def _box_area(box: BBox) -> float:
     return (box[2] - box[0]) * (box[3] - box[1])
 
 
-def _merge(boxes: list[_Box]) -> list[_Box]:
+def _merge(boxes: list[_FigureBox]) -> list[_FigureBox]:
     """Boxes within MERGE_GAP of each other (overlapping, nested, touching) replaced by their union,
     until no two are that near: a union can reach boxes that neither part reached."""
     boxes = list(boxes)
     merged = True
     while merged:
         merged = False
-        out: list[_Box] = []
+        out: list[_FigureBox] = []
         for box in boxes:
             for other in out:
                 if (
@@ -234,7 +226,7 @@ def _merge(boxes: list[_Box]) -> list[_Box]:
                     merged = True
                     break
             else:
-                out.append(_Box(box.x0, box.y0, box.x1, box.y1, box.source, box.largest))
+                out.append(_FigureBox(box.x0, box.y0, box.x1, box.y1, box.source, box.largest))
         boxes = out
     return boxes
 

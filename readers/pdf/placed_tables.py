@@ -1,11 +1,13 @@
 """The vocabulary every PDF table finder shares: a table placed in a page's text, its GFM, its header rows,
 and the links between a table and its continuation on the next page.
 
-A finder (:mod:`readers.pdf.tables` for ruled grids, :mod:`readers.pdf.aligned` for tables aligned by
-whitespace) gives a :class:`PlacedTable`: the cells as rows of strings, the box, how sure it is and why,
-the spans it took out of the flow text (``members``, by ``id()``) and the span where it starts (``first``),
-where the reader writes its GFM. :func:`found_tables` numbers a document's tables and links each one that
-carries on from the previous page's last table (:func:`continues`).
+A finder (:mod:`readers.pdf.ruled_tables` for ruled grids, :mod:`readers.pdf.unruled_tables` for tables
+aligned by whitespace) gives a :class:`PlacedTable`: the cells as rows of strings, the box, how sure it is and
+why, the spans it took out of the flow text (``members``, by ``id()``) and the span where it starts
+(``first``), where the reader writes its GFM. :func:`found_tables` numbers a document's tables and links each
+one that carries on from the previous page's last table (:func:`continues`).
+
+The corpus measurements behind its constants: docs/decisions.md, "PDF readers: calibration notes".
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from readers.core.model import BBox, FoundTable, PageText, TableSource
 
 #: A table that starts this close to the top of its page (a share of the page's height) may carry on
 #: from the previous page, and one that ends this close to the bottom may be carried on: the corpus's
-#: split tables (tabula__campaign_donors.pdf) sit inside 8% margins; 0.25 leaves room for a running head.
+#: split tables sit inside 8% margins; 0.25 leaves room for a running head.
 CONTINUATION_BAND = 0.25
 #: Column edges of a continued table line up with the previous part's within this many points (snap
 #: tolerance of the ruled finder, tripled for aligned columns whose edges are word edges).
@@ -35,7 +37,7 @@ CALIBRATED_CONFIDENCE: dict[str, tuple[tuple[float, float], ...]] = {
 }
 
 #: A header set over this many lines or fewer (a cell "Total / Internal / Debt" over three) is read as one
-#: header row: the corpus's multi-line headers take 2-4 lines (camelot__superscript.pdf: 4).
+#: header row: the corpus's multi-line headers take 2-4 lines.
 MAX_HEADER_LINES = 4
 #: A column is a column of numbers when this share of its filled cells are numbers (its header lines
 #: are a few cells against a body of dozens).
@@ -277,7 +279,7 @@ def _tagged_continues(
 ) -> bool:
     """:func:`continues` for two tagged tables, which have no column edges: the same number of columns,
     the same bands, and the same left and right sides (or the same header row). A tagged table split by
-    page breaks (plumb__ca-warn-report.pdf: one table over 16 pages) is one table row by row."""
+    page breaks (one table over 16 pages of a tagged report) is one table row by row."""
     if not (before.cells and after.cells) or before.columns != after.columns:
         return False
     if before_height <= 0 or after_height <= 0:

@@ -5,13 +5,14 @@ tree in which order its marked content reads, which content is page furniture (`
 ``/Type /Pagination``: running heads, footers, page numbers) and which content is a table (``Table``
 elements of ``TR`` rows of ``TH``/``TD`` cells). This module reads that, for tagged PDFs only:
 
-- :func:`is_tagged` decides it once per document from the catalog (two dictionary look-ups, ~50 us on
-  the corpus), so untagged PDFs, nearly all of the corpus, pay nothing else.
-- :func:`structure_leaves` walks the tree through PyMuPDF's xref access: every element is visited once
-  (a cycle or a ``/K`` pointing nowhere ends that branch, not the walk), and each marked-content
-  reference (``/MCID``) becomes a :class:`Leaf` in the tree's order, with its table cell if any.
+- :func:`~readers.pdf.structure_tree.is_tagged` decides it once per document from the catalog (two
+  dictionary look-ups, ~50 us on the corpus), so untagged PDFs, nearly all of the corpus, pay nothing else.
+- :func:`~readers.pdf.structure_tree.structure_leaves` walks the tree through PyMuPDF's xref access: every
+  element is visited once (a cycle or a ``/K`` pointing nowhere ends that branch, not the walk), and each
+  marked-content reference (``/MCID``) becomes a :class:`~readers.pdf.structure_tree.Leaf` in the tree's
+  order, with its table cell if any.
 - Which characters each MCID marks, and which are artifacts, is read through MuPDF by
-  readers.pdf.marked (~15 ms a dense tagged page), on pages the tree reaches only.
+  readers.pdf.marked_content (~15 ms a dense tagged page), on pages the tree reaches only.
 - :func:`tagged_page` puts the page's text (MuPDF's characters: raw, a glyph without Unicode is
   U+FFFD) in the tree's order where the tree covers the page (at least TAGGED_MIN_COVERAGE of its
   visible characters outside artifacts are in content the tree reaches),
@@ -33,7 +34,6 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple
 
 import pymupdf
 
@@ -48,17 +48,15 @@ from readers.core.model import (
     TableSource,
 )
 from readers.pdf.bidi import RTL_LETTER, RTL_LINE_SHARE, logical_line, rtl_share
-from readers.pdf.marked import MarkedChar, page_marked_chars
+from readers.pdf.marked_content import MarkedChar
 from readers.pdf.order import OrderBlock, broken_seams
-from readers.pdf.placed import gfm
+from readers.pdf.placed_tables import gfm
+from readers.pdf.structure_tree import Leaf, is_tagged, marked_chars, structure_leaves
 
 #: The tree covers a page when at least this share of its visible characters outside artifacts is in
 #: content the tree reaches. On the corpus's 7 tagged PDFs (24 pages), the 5 whose trees reach text cover
 #: 100% of all 22 of their pages; 0.9 leaves room for an untagged stamp, not for a missing paragraph.
 TAGGED_MIN_COVERAGE = 0.9
-#: At most this many structure elements are visited per document (~6 us each): the corpus's largest tree
-#: holds 4,574 MCIDs on 16 pages; a larger (or hostile) one is not read, and the document reads untagged.
-MAX_ELEMENTS = 200_000
 #: Two characters stand on one line when their baselines differ by less than this share of the height.
 #: On the corpus's 22 tagged pages 99.8% of the words so joined are MuPDF's words for any of 0.3-0.7.
 SAME_LINE_SHARE = 0.5
@@ -71,253 +69,11 @@ OVERLAP_SHARE = 0.5
 
 _HEADING = re.compile(r"^H([1-6])$")
 _FIRST_RTL = "\u0590"  # no right-to-left script's letters come before Hebrew's block
-_ARRAY_ITEM = re.compile(rb"<<(.*?)>>|(\d+)\s+\d+\s+R|(-?\d+)", re.S)
-_DICT_MCID = re.compile(rb"/MCID\s+(\d+)")
-_DICT_PG = re.compile(rb"/Pg\s+(\d+)\s+\d+\s+R")
-_FLAT_S = re.compile(r"/S\s*/([^\s/\[\]]+)")
-_FLAT_PG = re.compile(r"/Pg\s*(\d+)\s+\d+\s+R")
-_FLAT_K = re.compile(r"/K\s*(\[[^\]]*\]|\d+\s+\d+\s+R|-?\d+(?![\d.]))")
-
-
-def is_tagged(doc: pymupdf.Document) -> bool:
-    """The catalog says the document is tagged: ``/MarkInfo <</Marked true>>`` and a structure tree."""
-    try:
-        catalog = doc.pdf_catalog()
-        if catalog <= 0:
-            return False
-        marked = doc.xref_get_key(catalog, "MarkInfo/Marked")
-        root = doc.xref_get_key(catalog, "StructTreeRoot")
-        return marked == ("bool", "true") and root[0] in ("xref", "dict")
-    except Exception:
-        return False
 
 
 # A marked character's run of one marked-content state, and its text.
 _RUN = operator.itemgetter(6)
 _CHAR_TEXT = operator.itemgetter(0)
-
-
-class Leaf(NamedTuple):
-    """One marked-content reference of the tree, in the tree's order.
-
-    ``element`` is the xref of the element holding it, ``kind`` that element's structure type after the
-    role map; ``table``/``row``/``cell`` place it in a table (the Table element's xref, -1 outside one).
-    A tuple: the corpus's tagged PDFs hold ~8,000 of them, made in a third of a frozen dataclass's time.
-    """
-
-    page: int  # the page's xref
-    mcid: int
-    element: int
-    kind: str
-    table: int = -1
-    row: int = -1
-    cell: int = -1
-    header: bool = False
-
-
-def structure_leaves(doc: pymupdf.Document) -> list[Leaf]:
-    """The tree's marked-content references in document order; [] when it cannot be read."""
-    try:
-        catalog = doc.pdf_catalog()
-        kind, value = doc.xref_get_key(catalog, "StructTreeRoot")
-        if kind != "xref":
-            return []
-        root = int(value.split()[0])
-        roles = _role_map(doc, root)
-        return _walk(doc, root, roles)
-    except Exception:
-        return []
-
-
-def _role_map(doc: pymupdf.Document, root: int) -> dict[str, str]:
-    kind, value = doc.xref_get_key(root, "RoleMap")
-    if kind == "xref":
-        value = doc.xref_object(int(value.split()[0]), compressed=True)
-    elif kind != "dict":
-        return {}
-    return dict(re.findall(r"/([^\s/<>\[\]()]+)\s*/([^\s/<>\[\]()]+)", value))
-
-
-class _Frame(NamedTuple):
-    """An element being walked: what its marked content inherits, and its tables' counters.
-
-    ``rows`` is a Table's next row index (one list shared by its THead, TBody and TFoot), ``cells`` a
-    TR's next cell index: one-item lists, counted on in place. A tuple made in C: a frozen dataclass
-    with default factories cost a third of the walk on plumb__ca-warn-report.pdf (9,770 elements).
-    """
-
-    xref: int
-    kind: str
-    page: int
-    table: int
-    row: int
-    cell: int
-    header: bool
-    rows: list[int]
-    cells: list[int]
-
-
-_ROW_GROUPS = frozenset({"THead", "TBody", "TFoot"})
-
-
-def _walk(doc: pymupdf.Document, root: int, roles: dict[str, str]) -> list[Leaf]:
-    """Every element visited once, depth first in ``/K`` order, each MCID a leaf of its element.
-
-    The loop runs once per element of the tree (~13,700 times on the corpus's tagged PDFs), so frames
-    and leaves are tuples made in C.
-    """
-    leaves: list[Leaf] = []
-    append = leaves.append
-    seen = {root}
-    xref_count = doc.xref_length()
-    new = tuple.__new__
-    top = new(_Frame, (root, "StructTreeRoot", -1, -1, -1, -1, False, [0], [0]))
-    # An explicit stack of (frame, kids left to visit, reversed), so a deep tree cannot exhaust Python's.
-    stack: list[tuple[_Frame, list[int | tuple[int, int]]]] = [(top, _kids(_keys(doc, root)[2], -1))]
-    visited = 0
-    while stack:
-        frame, kids = stack[-1]
-        if not kids:
-            stack.pop()
-            continue
-        kid = kids.pop()
-        if type(kid) is tuple:  # an MCID with its page: (mcid, page xref)
-            mcid, page = kid
-            if page > 0:
-                append(new(Leaf, (page, mcid, frame[0], frame[1], frame[3], frame[4], frame[5], frame[6])))
-            continue
-        if kid in seen or not 0 < kid < xref_count:
-            continue  # a cycle, or a reference to nothing
-        seen.add(kid)
-        visited += 1
-        if visited > MAX_ELEMENTS:
-            return []
-        tag, page, k = _keys(doc, kid)
-        if tag is None:
-            continue  # an object reference, or not an element
-        child = _element(tag, kid, page, frame, roles)
-        stack.append((child, _kids(k, child[2])))
-    return leaves
-
-
-def _keys(doc: pymupdf.Document, xref: int) -> tuple[str | None, int, tuple[str, str]]:
-    """An element's structure type (None where ``/S`` is not a name), its ``/Pg`` (-1 for none) and its
-    ``/K`` as ``xref_get_key`` gives it.
-
-    Read from the object's source in one call (~3 us) where it is a flat dictionary (no nested
-    dictionary, string or hex string that could hold look-alike keys); otherwise, key by key (~8 us
-    each): on the corpus's plumb__scotus-transcript-p1.pdf (3,753 elements) 115 ms become ~40 ms.
-    """
-    source = doc.xref_object(xref, compressed=True)
-    inner = source.strip()[2:-2] if source.startswith("<<") else "<"
-    if "<" in inner or "(" in inner or ">" in inner:
-        s_kind, s = doc.xref_get_key(xref, "S")
-        pg_kind, pg = doc.xref_get_key(xref, "Pg")
-        return (
-            s.lstrip("/") if s_kind == "name" else None,
-            int(pg.split()[0]) if pg_kind == "xref" else -1,
-            doc.xref_get_key(xref, "K"),
-        )
-    match = _FLAT_S.search(inner)
-    tag = match.group(1) if match is not None else None
-    match = _FLAT_PG.search(inner)
-    page = int(match.group(1)) if match is not None else -1
-    match = _FLAT_K.search(inner)
-    if match is None:
-        return tag, page, ("null", "null")
-    value = match.group(1)
-    return tag, page, ("array" if value[0] == "[" else "xref" if value.endswith("R") else "int", value)
-
-
-def _element(tag: str, xref: int, page: int, parent: _Frame, roles: dict[str, str]) -> _Frame:
-    """The frame of element ``xref`` of structure type ``tag`` (before the role map) under ``parent``."""
-    for _ in range(8):  # a role map may chain; a cycle in it stops here
-        if tag not in roles or roles[tag] == tag:
-            break
-        tag = roles[tag]
-    if page < 0:
-        page = parent[2]
-    _, _, _, table, row, cell, header, parent_rows, parent_cells = parent
-    rows = cells = None
-    if tag == "Table":
-        table, row, cell = xref, -1, -1
-    elif tag == "TR" and table >= 0:
-        row = parent_rows[0]  # rows count on across THead/TBody/TFoot, which share the list
-        parent_rows[0] += 1
-        rows = parent_rows
-        cell = -1
-    elif tag in ("TH", "TD") and row >= 0:
-        cell = parent_cells[0]
-        parent_cells[0] += 1
-        header = tag == "TH"
-    elif tag in _ROW_GROUPS:
-        rows = parent_rows
-    return tuple.__new__(
-        _Frame,
-        (
-            xref,
-            tag,
-            page,
-            table,
-            row,
-            cell,
-            header,
-            [0] if rows is None else rows,
-            [0] if cells is None else cells,
-        ),
-    )
-
-
-def _kids(k: tuple[str, str], page: int) -> list[int | tuple[int, int]]:
-    """An element's ``/K`` as a reversed list (to pop in order): element xrefs and (mcid, page)."""
-    kind, value = k
-    if kind == "array":
-        number = value[1:-1]
-        if number.isascii() and number.isdigit():
-            # ``[260]``, one MCID: nearly every element of plumb__ca-warn-report.pdf's tree. Taken as
-            # it stands rather than through the array's pattern: leaves 83.4 -> 82.0 ms a pass.
-            return [(int(number), page)]
-    out: list[int | tuple[int, int]] = []
-    if kind == "int":
-        out.append((int(value), page))
-    elif kind == "xref":
-        out.append(int(value.split()[0]))
-    elif kind in ("array", "dict"):
-        text = value.encode("latin-1", "replace")
-        if kind == "dict":
-            text = b"<<" + text.strip()[2:-2] + b">>"
-        for inline, ref, number in _ARRAY_ITEM.findall(text):
-            if inline:
-                _inline_kid(inline, page, out)
-            elif ref:
-                out.append(int(ref))
-            elif number:
-                out.append((int(number), page))
-    out.reverse()
-    return out
-
-
-def _inline_kid(body: bytes, page: int, out: list[int | tuple[int, int]]) -> None:
-    """A marked-content reference dictionary (``/Type /MCR``); an object reference (OBJR) is skipped."""
-    mcid = _DICT_MCID.search(body)
-    if mcid is None:
-        return
-    pg = _DICT_PG.search(body)
-    out.append((int(mcid.group(1)), int(pg.group(1)) if pg else page))
-
-
-# --- marked content of a page ----------------------------------------------------------------------
-
-
-def marked_chars(doc: pymupdf.Document, pages: set[int]) -> dict[int, list[MarkedChar]]:
-    """The characters of the pages numbered ``pages`` (0-based) with their marked content
-    (readers.pdf.marked); a page whose content cannot be scanned is left out."""
-    found: dict[int, list[MarkedChar]] = {}
-    for index in sorted(pages):
-        chars = page_marked_chars(doc, index)
-        if chars is not None:
-            found[index] = chars
-    return found
 
 
 # --- the page in the tree's order ------------------------------------------------------------------
@@ -342,7 +98,7 @@ def tagged_page(
 ) -> TaggedPage | None:
     """The page in the tree's order, or None where the tree does not cover it (see module doc). Its
     tables are numbered on the page; the reader numbers a document's tables once they are all known
-    (readers.pdf.placed.renumber_tables). On a page whose tree tags no table, the ``found`` tables (the
+    (readers.pdf.placed_tables.renumber_tables). On a page whose tree tags no table, the ``found`` tables (the
     finders') are written where their first leaf stands, in place of their leaves' text."""
     mine = [leaf for leaf in leaves if leaf.page == page_xref]
     reached = {leaf.mcid for leaf in mine}
@@ -541,8 +297,8 @@ def _table(
 
 def _title_rows(matrix: Sequence[Sequence[str]]) -> int:
     """How many leading rows are a title or a caption: one filled cell, the first, with at least two rows
-    of two or more filled cells under them (plumb__ca-warn-report.pdf tags its report's title, dates
-    and publication note as the table's first rows)."""
+    of two or more filled cells under them (a report may tag its title, dates and publication note as
+    the table's first rows)."""
     count = 0
     filled = [sum(1 for cell in row if cell) for row in matrix]
     while count < len(matrix) and filled[count] == 1 and matrix[count][0]:
@@ -553,8 +309,8 @@ def _title_rows(matrix: Sequence[Sequence[str]]) -> int:
 
 def _cells_left_to_right(cells: dict[tuple[int, int], list[MarkedChar]], rows: list[int], width: int) -> None:
     """Put each row's filled cells in the order they stand on the page, left to right, in the slots the
-    filled cells hold: a producer may tag a row's cells out of order (plumb__ca-warn-report.pdf tags a
-    wrapped "Layoff/Closure" cell after the row's last column), and the tree's order would shift them."""
+    filled cells hold: a producer may tag a row's cells out of order (a wrapped cell tagged after the
+    row's last column), and the tree's order would shift them."""
     for r in rows:
         lefts: dict[int, float] = {}  # each filled slot's leftmost drawn character, slots in order
         for c in range(width):
