@@ -12,10 +12,10 @@ from assets.partitions import (
     DOCUMENTS_PER_RUN,
     RUN_COST_S,
     SHARD_KEYS,
-    one_run_pays,
     runs_cost,
     shard_ranges,
 )
+from assets.planner import one_range_costs_less
 from assets.resources import AssaySettings, settings_from_env
 from readers.core.errors import ConfigError
 
@@ -114,24 +114,24 @@ def test_the_executor_is_a_setting_of_the_definitions() -> None:
         settings_from_env({"ASSAY_EXECUTOR": "dask"})
 
 
-def test_one_run_pays_where_the_shards_with_work_fill_the_key_space() -> None:
+def test_one_range_costs_less_where_the_shards_with_work_fill_the_key_space() -> None:
     # Work in most shards: one run over every key beats eight ranges run twice (extract, then the rest).
     dense = SHARD_KEYS[::2]
-    assert one_run_pays(dense, dict.fromkeys(dense, 1))
+    assert one_range_costs_less(dense, dict.fromkeys(dense, 1))
     # Two shards far apart: one range would pay every stage's events on the 254 keys between.
-    assert not one_run_pays(["00", "ff"], {"00": 1, "ff": 1})
+    assert not one_range_costs_less(["00", "ff"], {"00": 1, "ff": 1})
     # Within one range of `per_run` keys there is nothing to weigh.
-    assert one_run_pays(["00", "1f"], {"00": 1, "1f": 1})
+    assert one_range_costs_less(["00", "1f"], {"00": 1, "1f": 1})
     # Too many documents for one run: memory stays bounded by the ranges.
-    assert not one_run_pays(dense, dict.fromkeys(dense, DOCUMENTS_PER_RUN))
-    assert not one_run_pays([], {})
+    assert not one_range_costs_less(dense, dict.fromkeys(dense, DOCUMENTS_PER_RUN))
+    assert not one_range_costs_less([], {})
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.sets(st.sampled_from(SHARD_KEYS), min_size=1))
-def test_one_run_pays_when_its_cost_is_no_more_than_the_ranges(touched: set[str]) -> None:
+def test_one_range_costs_less_when_its_cost_is_no_more_than_the_ranges(touched: set[str]) -> None:
     ordered = sorted(touched)
     apart = shard_ranges(ordered)
     separate = runs_cost(apart, 1) + RUN_COST_S + runs_cost(apart, 4)
     whole = runs_cost([(ordered[0], ordered[-1])], 5)
-    assert one_run_pays(ordered, dict.fromkeys(ordered, 1)) == (len(apart) == 1 or whole <= separate)
+    assert one_range_costs_less(ordered, dict.fromkeys(ordered, 1)) == (len(apart) == 1 or whole <= separate)
