@@ -11,7 +11,8 @@ The conditions:
   identically over to it (assets/carry.py ``carry_forward``). The ``assay_walk`` schedule
   (``walk_cron``) walks the roots for new files.
 - **extract, verdicts, ocr, sanitize, chunk** (per shard): something upstream was updated (or the shard is
-  missing, or the version changed and the window opened), *and* the warehouse says the shard is stale for
+  missing, or the version changed and the window opened, or the condition is evaluated for the first
+  time: a stage added to the code), *and* the warehouse says the shard is stale for
   the stage: the rule its declaration names, as the planner asks it (assets/planner.py), which
   ``assay run`` follows too (:class:`StaleInWarehouse`). So a new version re-reads only the shards
   whose documents' readers changed, and a walk that found new files only their shards. The condition
@@ -126,9 +127,12 @@ def conditions(settings: AssaySettings) -> dict[str, dg.AutomationCondition]:
     quiet = ~_upstream_busy() & ~walking & _not_running()
     found = {opening: due & _not_running()}
     first = stages.first_of_shards.name
+    # A stage new to the code location (a folder added) runs where its rule finds work, without waiting
+    # for its inputs to change.
+    new = dg.AutomationCondition.initial_evaluation().with_label("first evaluation")
     for stage in (s for s in stages.order if s.stale is not None):
         if stage.partitioned:
-            trigger = (due | updated) if stage.name == first else updated
+            trigger = (due | updated | new) if stage.name == first else (updated | new)
             found[stage.name] = trigger & StaleInWarehouse(stage.name, current) & quiet
         else:
             found[stage.name] = (updated | (due & StaleInWarehouse(stage.name, current))) & quiet
