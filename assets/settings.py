@@ -231,7 +231,7 @@ S = TypeVar("S", bound=Settings)
 def settings_from_env(environ: dict[str, str] | None = None, cls: type[S] = Settings) -> S:
     """Settings from ``ASSAY_<FIELD>`` variables (``ASSAY_HOME``, ``ASSAY_ROOTS`` separated by ``:``,
     ``ASSAY_UNDERIVABLE_RATE_MAX`` ...), defaults for the rest; a bad value says which variable. ``cls``:
-    the model to build (the Dagster resource, ``assets.resources.settings_from_env``)."""
+    the model to build (the Dagster resource, ``assets.resources.resource_from_env``)."""
     env = os.environ if environ is None else environ
     values: dict[str, object] = {"home": str(Path(env.get("ASSAY_HOME", DEFAULT_HOME)).absolute())}
     for name, field in cls.model_fields.items():

@@ -35,7 +35,7 @@ import dagster as dg
 
 from assets.partitions import covering_shards
 from assets.planner import stale_rules
-from assets.resources import AssaySettings, settings_from_env
+from assets.resources import AssaySettings, resource_from_env
 from assets.stages import graph
 from readers.core import versions
 
@@ -52,7 +52,7 @@ class StaleInWarehouse(dg.AutomationCondition):
     knows which documents a shard holds and which readers derived them, hence this condition.
     """
 
-    def __init__(self, stage: str, settings: Callable[[], AssaySettings] = settings_from_env) -> None:
+    def __init__(self, stage: str, settings: Callable[[], AssaySettings] = resource_from_env) -> None:
         rules = stale_rules()
         if stage not in rules:
             raise ValueError(f"no stale rule for stage {stage!r}; known: {', '.join(rules)}")

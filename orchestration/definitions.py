@@ -12,7 +12,7 @@ from assets.calibration import calibration
 from assets.data_quality import data_quality_checks
 from assets.progress import Progress
 from assets.report import quality_report
-from assets.resources import AssaySettings, settings_from_env
+from assets.resources import AssaySettings, resource_from_env
 from assets.stages import StageGraph, graph
 from orchestration.automation import automation_sensor, with_conditions
 
@@ -118,4 +118,4 @@ def make_definitions(settings: AssaySettings, progress: Progress | None = None) 
     )
 
 
-defs = make_definitions(settings_from_env())
+defs = make_definitions(resource_from_env())

@@ -30,7 +30,7 @@ from assets.lock import Holder, home_lock
 from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARDS_PER_RUN
 from assets.planner import RunStep, closing_due, lost, run_steps, stale_shards
 from assets.progress import Progress
-from assets.resources import settings_from_env
+from assets.resources import resource_from_env
 from assets.stages import graph
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
@@ -117,7 +117,7 @@ class Pipeline:
         self.progress = progress
         self.shards_per_run = shards_per_run
         # The ASSAY_* settings of the environment (read budgets, rate bounds, OCR ...), in this home.
-        self.settings = settings_from_env({**os.environ, "ASSAY_HOME": str(home.path)})
+        self.settings = resource_from_env({**os.environ, "ASSAY_HOME": str(home.path)})
         self.defs = make_definitions(self.settings, progress)
         self._stop: StopSignals | None = None
         self.run_id = new_run_id()

@@ -16,12 +16,12 @@ from assets.partitions import (
     shard_ranges,
 )
 from assets.planner import one_range_costs_less
-from assets.resources import AssaySettings, settings_from_env
+from assets.resources import AssaySettings, resource_from_env
 from readers.core.errors import ConfigError
 
 
 def test_settings_from_environment(tmp_path: Path) -> None:
-    s = settings_from_env(
+    s = resource_from_env(
         {
             "ASSAY_HOME": str(tmp_path),
             "ASSAY_ROOTS": "/a:/b",
@@ -30,12 +30,12 @@ def test_settings_from_environment(tmp_path: Path) -> None:
         }
     )
     assert (s.home, s.roots, s.underivable_rate_max, s.max_pages) == (str(tmp_path), ["/a", "/b"], 0.5, 10)
-    assert settings_from_env({}).fallback_rate_max == AssaySettings().fallback_rate_max
+    assert resource_from_env({}).fallback_rate_max == AssaySettings().fallback_rate_max
 
 
 def test_a_bad_value_names_the_variable() -> None:
     with pytest.raises(ConfigError, match="ASSAY_MAX_PAGES"):
-        settings_from_env({"ASSAY_MAX_PAGES": "many"})
+        resource_from_env({"ASSAY_MAX_PAGES": "many"})
 
 
 @pytest.mark.parametrize(
@@ -69,29 +69,29 @@ def test_shard_ranges_property(touched: set[str], per_run: int) -> None:
 def test_personal_data_kinds_are_switchable_and_checked() -> None:
     from quality.pii import PiiKind
 
-    assert settings_from_env({"ASSAY_REDACT_KINDS": ""}).scrubber() is None
-    only_mail = settings_from_env({"ASSAY_REDACT_KINDS": "email"}).scrubber()
+    assert resource_from_env({"ASSAY_REDACT_KINDS": ""}).scrubber() is None
+    only_mail = resource_from_env({"ASSAY_REDACT_KINDS": "email"}).scrubber()
     assert only_mail is not None and only_mail.kinds == frozenset({PiiKind.EMAIL})
     with pytest.raises(ConfigError):
-        settings_from_env({"ASSAY_REDACT_KINDS": "email,shoe_size"}).scrubber()
+        resource_from_env({"ASSAY_REDACT_KINDS": "email,shoe_size"}).scrubber()
 
 
 def test_private_ip_redaction_is_a_setting_on_by_default() -> None:
     from quality.pii import PlaceholderBook
 
     text = "router 192.168.0.1, docs 192.0.2.7"
-    default = settings_from_env({}).scrubber()
+    default = resource_from_env({}).scrubber()
     assert default is not None and default.include_private_ips
     assert default.scrub(text, PlaceholderBook()).text == "router ⟨IP_1⟩, docs ⟨IP_2⟩"
-    off = settings_from_env({"ASSAY_REDACT_PRIVATE_IPS": "false"}).scrubber()
+    off = resource_from_env({"ASSAY_REDACT_PRIVATE_IPS": "false"}).scrubber()
     assert off is not None and off.scrub(text, PlaceholderBook()).text == text
-    assert settings_from_env({"ASSAY_REDACT_PRIVATE_IPS": "1"}).redact_private_ips
+    assert resource_from_env({"ASSAY_REDACT_PRIVATE_IPS": "1"}).redact_private_ips
     with pytest.raises(ConfigError, match="ASSAY_REDACT_PRIVATE_IPS"):
-        settings_from_env({"ASSAY_REDACT_PRIVATE_IPS": "perhaps"})
+        resource_from_env({"ASSAY_REDACT_PRIVATE_IPS": "perhaps"})
     # the path redaction follows the same settings
-    assert settings_from_env({}).path_redactor()("/in/192.168.0.1/a.txt") == "/in/⟨IP_1⟩/a.txt"
+    assert resource_from_env({}).path_redactor()("/in/192.168.0.1/a.txt") == "/in/⟨IP_1⟩/a.txt"
     assert (
-        settings_from_env({"ASSAY_REDACT_KINDS": ""}).path_redactor()("/in/a@example.org")
+        resource_from_env({"ASSAY_REDACT_KINDS": ""}).path_redactor()("/in/a@example.org")
         == "/in/a@example.org"
     )
 
@@ -101,17 +101,17 @@ def test_the_executor_is_a_setting_of_the_definitions() -> None:
 
     from orchestration.definitions import DASK_JOB_TAG, executor_for, make_definitions
 
-    assert executor_for(settings_from_env({})) is dg.in_process_executor
-    assert executor_for(settings_from_env({"ASSAY_EXECUTOR": "multiprocess"})) is dg.multiprocess_executor
-    dask = settings_from_env({"ASSAY_EXECUTOR": "dask", "ASSAY_DASK_SCHEDULER": "tcp://127.0.0.1:8786"})
+    assert executor_for(resource_from_env({})) is dg.in_process_executor
+    assert executor_for(resource_from_env({"ASSAY_EXECUTOR": "multiprocess"})) is dg.multiprocess_executor
+    dask = resource_from_env({"ASSAY_EXECUTOR": "dask", "ASSAY_DASK_SCHEDULER": "tcp://127.0.0.1:8786"})
     defs = make_definitions(dask)
     job = defs.resolve_job_def("assay_ocr")
     assert job.executor_def.name == "dask_executor" and job.tags[DASK_JOB_TAG] == "assay_ocr"
-    assert DASK_JOB_TAG not in make_definitions(settings_from_env({})).resolve_job_def("assay_ocr").tags
+    assert DASK_JOB_TAG not in make_definitions(resource_from_env({})).resolve_job_def("assay_ocr").tags
     with pytest.raises(ConfigError, match="ASSAY_EXECUTOR='threads'"):
-        settings_from_env({"ASSAY_EXECUTOR": "threads"})
+        resource_from_env({"ASSAY_EXECUTOR": "threads"})
     with pytest.raises(ConfigError, match="needs ASSAY_DASK_SCHEDULER"):
-        settings_from_env({"ASSAY_EXECUTOR": "dask"})
+        resource_from_env({"ASSAY_EXECUTOR": "dask"})
 
 
 def test_one_range_costs_less_where_the_shards_with_work_fill_the_key_space() -> None:
