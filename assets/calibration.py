@@ -6,6 +6,7 @@ import base64
 import dagster as dg
 
 from assets.resources import AssaySettings
+from assets.stages import graph
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.store import to_pylist
 
@@ -16,7 +17,7 @@ CLEAN_MODES = ("TEXT", "FIGURES")
 
 @dg.asset(
     group_name="quality",
-    deps=["verdicts"],
+    deps=[graph().writer("page_verdicts").name],
     code_version=EXTRACTOR_VERSION,
     kinds={"python"},
     check_specs=[

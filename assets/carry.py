@@ -15,17 +15,6 @@ from assets.stages import graph
 from warehouse import Warehouse
 
 
-def sanitized_tables() -> frozenset[str]:
-    """The tables the sanitize rules write, and those of the stages of shards after it (the chunks cut
-    from them): carried only when the earlier version sanitized with the rules of today
-    (`texts.sanitize_version`); otherwise the shard's sanitize stage and those after it run again on the
-    carried page texts, so that a change of the rules (what personal data they redact, in hidden text and
-    furniture too) reaches every shard without reading or OCRing it again."""
-    order = graph().order
-    start = next(i for i, s in enumerate(order) if s.name == "sanitize")
-    return frozenset(t for s in order[start:] if s.partitioned for t in s.writes)
-
-
 @dataclass(frozen=True, slots=True)
 class CarryReport:
     """What :func:`carry_forward` did: the shards carried whole, from which version each."""
@@ -41,7 +30,7 @@ def carry_forward(wh: Warehouse, version: str) -> CarryReport:
     """Carry to ``version``, whole, each shard that ``version`` has not extracted and that the most recent
     earlier version with its partitions extracted exactly as ``version`` would: the same documents, each
     ``derived`` or ``unsupported`` by a reader chain with the same signature (an ``error``, ``underivable``
-    or ``skipped`` document is retried by a new version, DESIGN §3, so its shard is not carried).
+    or ``skipped`` document is retried by a new version, docs/design.md §3, so its shard is not carried).
 
     Copying a shard's partitions costs a few milliseconds; reading its documents again, judging their pages
     and OCRing its scans costs seconds to minutes, for the same rows.
@@ -53,12 +42,11 @@ def carry_forward(wh: Warehouse, version: str) -> CarryReport:
     candidates = sorted(set(documents) - extracted)
     if not candidates or not previous_versions:
         return CarryReport(version, carried)  # nothing new to carry: a rerun pays no import below
-    from assets.extract.shard import CARRY_STATUSES
-    from quality.sanitize import SANITIZE_VERSION
+    from assets.extract.work import CARRY_STATUSES
     from readers.core.model import ContentKind
     from readers.core.table import chain_signature
 
-    carried_tables, sanitized = graph().carried_tables, sanitized_tables()
+    stages = graph()
     for shard in candidates:
         source = next((v for v in previous_versions if wh.has_partition("derivations", v, shard)), None)
         if source is None:
@@ -71,10 +59,16 @@ def carry_forward(wh: Warehouse, version: str) -> CarryReport:
             r["status"] in CARRY_STATUSES and r["reader_chain"] == chain_signature(ContentKind(r["kind"]))
             for r in before.values()
         ):
-            rules = wh.read("texts", source, shard, columns=("sanitize_version",)).column(0).to_pylist()
-            same_rules = all(r == SANITIZE_VERSION for r in rules)
-            for table in carried_tables:
-                if table in sanitized and not same_rules:
+            # A stage whose rules changed since (and the stages after it) runs again on the carried tables.
+            again = {
+                t
+                for s in stages.order
+                if s.partitioned and s.carried is not None and not s.carried(wh, source, shard)
+                for later in stages.from_stage(s.name)
+                for t in later.writes
+            }
+            for table in stages.carried_tables:
+                if table in again:
                     continue
                 if wh.has_partition(table, source, shard):
                     wh.carry_partition(table, source, version, shard)

@@ -43,7 +43,7 @@ from assets.rate_checks import (
     rate_metadata,
 )
 from assets.resources import AssaySettings
-from assets.stages import StageGraph
+from assets.stages import StageGraph, graph
 from quality.expectations import (
     DATA_DOCS,
     FALLBACK,
@@ -68,15 +68,18 @@ from warehouse.outcomes import outcomes
 from warehouse.schema import TABLES, contract_for
 
 NAME = "data_quality"
-#: The rate checks and the stage whose tables' new partitions each is over (None: the whole corpus).
-RATE_CHECKS = (("extract", FALLBACK, "derivations"), ("ocr", UNDERIVABLE, "page_texts"))
+
+
+def corpus_asset(stages: StageGraph | None = None) -> str:
+    """The asset the corpus-wide checks are on: the stage that closes every run (the catalog)."""
+    return (stages or graph()).closing[0].name
 
 
 def checked(stages: StageGraph) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
     """The contracts (stage, table) and the run's rate checks (stage, check, table) of the stages in
     effect: every check the step makes besides the catalog's."""
     contracts = [(stage.name, table) for stage in stages.order for table in stage.checked]
-    rates = [(asset, name, table) for asset, name, table in RATE_CHECKS if asset in stages.by_name]
+    rates = [(stage.name, name, table) for stage in stages.order for name, table in stage.rates]
     return contracts, rates
 
 
@@ -87,16 +90,17 @@ def data_quality_checks(stages: StageGraph) -> dg.AssetChecksDefinition:
     for asset, name, _ in rates:
         scope = "the shards written since the last validation"
         specs += rate_check_specs(asset, scope=scope, checks=(name,))
+    closing = corpus_asset(stages)
     specs += rate_check_specs(
-        "catalog", scope="the whole corpus (current extractor version)", blocking={UNDERIVABLE}
+        closing, scope="the whole corpus (current extractor version)", blocking={UNDERIVABLE}
     )
-    specs.append(movement_check_spec("catalog"))
+    specs.append(movement_check_spec(closing))
     # Under the automation, the checks run together once the catalog is rebuilt, as in `assay run`: a
     # check without a condition of its own would ride along with every run Dagster requests for its
     # asset (each range of shards of a stage), and GX would be imported in each.
     after_catalog = dg.AutomationCondition.asset_matches(
-        "catalog", dg.AutomationCondition.newly_updated()
-    ).with_label("catalog rebuilt")
+        closing, dg.AutomationCondition.newly_updated()
+    ).with_label(f"{closing} rebuilt")
     specs = [
         dg.AssetCheckSpec(
             s.name,
@@ -128,7 +132,7 @@ def data_quality_checks(stages: StageGraph) -> dg.AssetChecksDefinition:
             [(a, t) for a, t in contracts if chosen(a, contract_check_name(t))],
             [(a, n, t) for a, n, t in rates if chosen(a, n)],
             context.log,
-            [n for n in (FALLBACK, UNDERIVABLE, FALLBACK_MOVEMENT) if chosen("catalog", n)],
+            [n for n in (FALLBACK, UNDERIVABLE, FALLBACK_MOVEMENT) if chosen(closing, n)],
             run_name=context.op_execution_context.run_id,
         )
 
@@ -184,11 +188,11 @@ def evaluate(
         (UNDERIVABLE, dg.AssetCheckSeverity.ERROR),
     ):
         if name in corpus:
-            result, meta = _rate(validations, name, documents, assay, asset="catalog")
-            pending.append(("catalog", name, result, meta, severity))
+            result, meta = _rate(validations, name, documents, assay, asset=corpus_asset())
+            pending.append((corpus_asset(), name, result, meta, severity))
     if FALLBACK_MOVEMENT in corpus:
         result, meta = _movement(validations, wh, assay, documents)
-        pending.append(("catalog", FALLBACK_MOVEMENT, result, meta, dg.AssetCheckSeverity.WARN))
+        pending.append((corpus_asset(), FALLBACK_MOVEMENT, result, meta, dg.AssetCheckSeverity.WARN))
     validated = time.perf_counter()
     index = validations.build_docs()
     _save_state(state_path, {"partitions": seen, "results": validations.kept()})
@@ -413,7 +417,7 @@ def _movement(
     ]
     try:
         result = validation.validate(
-            committed_suite(FALLBACK_MOVEMENT), moves_frame(rows), parameters, asset="catalog"
+            committed_suite(FALLBACK_MOVEMENT), moves_frame(rows), parameters, asset=corpus_asset()
         )
     except Exception as exc:
         return None, movement_metadata(moves, previous, version, assay, {}) | {

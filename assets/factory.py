@@ -25,6 +25,7 @@ import dagster as dg
 
 from assets.materializations import shard_materializations
 from assets.partitions import backfill_policy, shards
+from assets.planner import ShardPlan, stale_plan
 from assets.progress import Progress
 from assets.resources import AssaySettings
 from assets.stages import Stage, graph
@@ -44,10 +45,14 @@ class ShardStep:
     progress: Progress
     log: logging.Logger | logging.LoggerAdapter
 
+    def plan(self) -> ShardPlan:
+        """The shards of the run's range where the planner says the stage must run (the others are not
+        read at all), with its total when its rule knows it (assets/planner.py)."""
+        return stale_plan(self.stage, self.wh, self.version, set(self.shards))
+
     def stale(self) -> list[str]:
-        """The shards of the run's range where the stage's rule says it must run (the others are not
-        read at all)."""
-        return self.stage.stale_shards(self.wh, self.version, set(self.shards))
+        """The shards of :meth:`plan`."""
+        return self.plan().shards
 
 
 @dataclass(slots=True)

@@ -1,10 +1,10 @@
-"""256 static shards, ``sha256[:2]``, for every per-document stage (DESIGN §2).
+"""256 static shards, ``sha256[:2]``, for every per-document stage (docs/design.md §2).
 
 The partition count never grows with the corpus; a backfill policy batches shards into runs.
 """
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import dagster as dg
 
@@ -70,28 +70,6 @@ def runs_cost(ranges: Sequence[tuple[str, str]], steps: int) -> float:
     """What Dagster adds to the work of one run per range, each over ``steps`` stages of shards (see
     :data:`RUN_COST_S`)."""
     return sum(RUN_COST_S + range_width(r) * steps * SHARD_STEP_COST_S for r in ranges)
-
-
-def one_run_pays(
-    shards: Sequence[str], documents: Mapping[str, int], per_run: int = SHARDS_PER_RUN, steps: int = 5
-) -> bool:
-    """Whether one run through ``steps`` stages of shards, over the range from the first of ``shards`` to
-    the last, costs Dagster less than the runs over :func:`shard_ranges` of at most ``per_run`` keys
-    (extract over each, the vocabulary, then the ``steps - 1`` later stages over each), and holds at
-    most :data:`DOCUMENTS_PER_RUN` of the ``documents`` (by shard). The untouched shards inside the range
-    read nothing, but each costs every stage its events."""
-    if not shards:
-        return False
-    ordered = sorted(shards, key=SHARD_KEYS.index)
-    apart = shard_ranges(ordered, per_run)
-    if len(apart) == 1:
-        return True
-    whole = [(ordered[0], ordered[-1])]
-    inside = SHARD_KEYS[SHARD_KEYS.index(ordered[0]) : SHARD_KEYS.index(ordered[-1]) + 1]
-    if sum(documents.get(s, 0) for s in inside) > DOCUMENTS_PER_RUN:
-        return False
-    separate = runs_cost(apart, 1) + RUN_COST_S + runs_cost(apart, steps - 1)
-    return runs_cost(whole, steps) <= separate
 
 
 def covering_shards(touched: set[str] | list[str], per_run: int = SHARDS_PER_RUN) -> set[str]:

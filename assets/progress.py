@@ -25,11 +25,13 @@ class Progress:
     #: between two stages.
     listeners: list[Callable[[str, int | None], None]] = field(default_factory=list)
     begun: set[str] = field(default_factory=set)
+    current: str = ""  # the stage at work: the last to begin
 
     def stage(self, name: str, total: int | None = None) -> None:
         """A stage begins its work, before it reads anything: ``total`` documents or pages to read when it
         knows them. A stage that works over several ranges of shards says so once per range; the
         listeners hear of its first."""
+        self.current = name
         if name in self.begun:
             return
         self.begun.add(name)

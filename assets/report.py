@@ -14,6 +14,7 @@ import dagster as dg
 
 from assets.rate_checks import kind_figures
 from assets.resources import AssaySettings
+from assets.stages import graph
 from quality.cross_check import FalsePositives, false_positives, movement
 from quality.rates import KindRates, rates_by_kind
 from quality.report_plots import (
@@ -76,7 +77,7 @@ def _plot(directory: Path, key: str, left_out: str | None, draw: Callable[[], by
     group_name="quality",
     # Drawn from the stages' tables, beside the catalog rather than after it: a blocking catalog check
     # that fails does not keep the plots that help see why from being drawn.
-    deps=["extract", "verdicts", "ocr"],
+    deps=[graph().writer(t).name for t in ("derivations", "page_verdicts", "ocr_pages")],
     code_version=EXTRACTOR_VERSION,
     kinds={"python", "png"},
     check_specs=[

@@ -12,7 +12,7 @@ from assets import settings as plain
 from assets.lock import lock_for_run
 from assets.progress import Progress
 
-__all__ = ["AssaySettings", "Progress", "settings_from_env"]
+__all__ = ["AssaySettings", "Progress", "resource_from_env"]
 
 
 class AssaySettings(dg.ConfigurableResource, plain.Settings):
@@ -41,6 +41,6 @@ class AssaySettings(dg.ConfigurableResource, plain.Settings):
             yield self
 
 
-def settings_from_env(environ: dict[str, str] | None = None) -> AssaySettings:
+def resource_from_env(environ: dict[str, str] | None = None) -> AssaySettings:
     """The resource from ``ASSAY_<FIELD>`` variables (assets/settings.py :func:`settings_from_env`)."""
     return plain.settings_from_env(environ, AssaySettings)

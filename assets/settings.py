@@ -36,7 +36,7 @@ class Settings(pydantic.BaseModel):
     max_pages: int = 5000
     # The characters of text kept per document: past them the text is dropped and the derivation says so
     # (derived, reason text_capped:<N>); the bound on what later stages hold. Why this number:
-    # assets/extract/shard.py DEFAULT_MAX_TEXT_CHARS.
+    # assets/extract/work.py DEFAULT_MAX_TEXT_CHARS.
     max_text_chars: int = 10_000_000
     # Bounds for the rate checks (quality/rates.py). The Underivable rate is of the final outcome, after OCR:
     # on the shared dev corpus only the blank scanned page stays underivable (1 of 52 PDFs read, 0 of 11
@@ -73,7 +73,7 @@ class Settings(pydantic.BaseModel):
     ocr_page_timeout_s: float = 120.0
     # OCR's budget per document: the pages it reads of one document and the seconds (rendering and
     # recognition summed over its pages); past either, a page is error/over_budget:pages or
-    # over_budget:seconds in ocr_pages, unread. Why these numbers: assets/ocr/work.py.
+    # over_budget:seconds in ocr_pages, unread. Why these numbers: assets/ocr/reading.py.
     ocr_max_pages_per_document: int = 200
     ocr_document_timeout_s: float = 1800.0
     # Tesseract processes at once; 0 means one per core this process may use.
@@ -231,7 +231,7 @@ S = TypeVar("S", bound=Settings)
 def settings_from_env(environ: dict[str, str] | None = None, cls: type[S] = Settings) -> S:
     """Settings from ``ASSAY_<FIELD>`` variables (``ASSAY_HOME``, ``ASSAY_ROOTS`` separated by ``:``,
     ``ASSAY_UNDERIVABLE_RATE_MAX`` ...), defaults for the rest; a bad value says which variable. ``cls``:
-    the model to build (the Dagster resource, ``assets.resources.settings_from_env``)."""
+    the model to build (the Dagster resource, ``assets.resources.resource_from_env``)."""
     env = os.environ if environ is None else environ
     values: dict[str, object] = {"home": str(Path(env.get("ASSAY_HOME", DEFAULT_HOME)).absolute())}
     for name, field in cls.model_fields.items():

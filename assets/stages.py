@@ -1,19 +1,22 @@
-"""The stages, declared once: what each reads and writes, the table whose partition marks a shard done, the
-stages it comes after, the rule that says where it must run again, and where its asset is.
+"""The stages, each declared once in its own folder: what it reads and writes, the table whose partition
+marks a shard done, the stages it comes after, the rule that says where it must run again, and where its
+asset is.
 
-Plain Python (no Dagster). A :class:`StageGraph` is a set of declarations with what follows from them:
-the order (a topological sort of their ``after`` fields, the same graph the assets are built with as
-their ``deps`` in orchestration/definitions.py), the stages ``assay run`` takes a range of shards
-through, and the tables carried to a new extractor version. The Definitions, ``assay run``'s plan
-(orchestration/runner.py), the automation's stale rules (orchestration/automation.py), the home's lock,
-the carry-forward (assets/carry.py), the table contracts and the catalog's views read :func:`graph`:
-the project's stages (:data:`DECLARED`), and those a caller adds with :func:`declared`.
+Plain Python (no Dagster). A stage is a folder under ``assets/`` whose ``declaration`` module holds its
+:class:`Stage` as ``STAGE``; :func:`graph` finds them all (every package on the ``assets`` package's path,
+so a stage is added by adding its folder). A :class:`StageGraph` is a set of declarations with what
+follows from them: the order (a topological sort of their ``after`` fields, the same graph the assets are
+built with as their ``deps`` in orchestration/definitions.py), the stages ``assay run`` takes a range of
+shards through, and the tables carried to a new extractor version. What must run, where and when, is the
+planner's (assets/planner.py); the Definitions, the automation, the home's lock, the carry-forward, the
+table contracts, the progress bars and the catalog's views all read the graph.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import pkgutil
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -21,7 +24,7 @@ from graphlib import TopologicalSorter
 from types import MappingProxyType
 from typing import Any
 
-from assets import plans
+import assets
 from warehouse import Warehouse
 from warehouse.schema import TABLES, Table
 
@@ -29,6 +32,13 @@ from warehouse.schema import TABLES, Table
 ShardRule = Callable[[Warehouse, str, Collection[str] | None], Sequence[str]]
 #: Whether an unpartitioned stage must run again.
 CorpusRule = Callable[[Warehouse, str], bool]
+#: Whether a shard's partitions that ``source`` (an earlier extractor version) wrote for this stage may be
+#: carried to a new version: the stage ran there with the rules of today.
+CarryRule = Callable[[Warehouse, str, str], bool]
+
+#: The module of a stage's folder that declares it, and the name it declares it under.
+DECLARATION_MODULE = "declaration"
+DECLARATION_NAME = "STAGE"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +56,11 @@ class Stage:
     checked on the shards it wrote; ``closes``: it comes after every stage of shards (the catalog).
     ``tables`` are the tables a stage brings of its own (the project's are in warehouse/schema.py), each
     with its row record, whose fields declare its columns and its contract; registered while it is
-    declared."""
+    declared. ``carried``: whether an earlier version's partitions of this stage (and of the stages after
+    it) may be carried to a new version, when its rules may have changed since. ``unit`` is what the
+    progress bar of ``assay run`` counts for it (no bar without one); ``needs_total``: no bar when it
+    has nothing counted to do. ``rates``: the rate checks (check, table) on the stage's asset, over the
+    partitions of the table it wrote since they were last validated (assets/data_quality.py)."""
 
     name: str
     after: tuple[str, ...]
@@ -62,6 +76,10 @@ class Stage:
     checked: tuple[str, ...] = ()
     closes: bool = False
     tables: tuple[Table, ...] = ()
+    carried: CarryRule | None = None
+    unit: str = ""
+    needs_total: bool = False
+    rates: tuple[tuple[str, str], ...] = ()
 
     @property
     def done(self) -> str | None:
@@ -86,163 +104,6 @@ class Stage:
         module, _, attribute = self.asset.partition(":")
         return getattr(importlib.import_module(module), attribute)
 
-    def stale_shards(
-        self,
-        wh: Warehouse,
-        version: str,
-        within: Collection[str] | None = None,
-        lost: Sequence[tuple[str, str | None]] | None = None,
-    ) -> list[str]:
-        """The stage's rule, and the shards where a partition it wrote is ``lost`` (by default
-        :meth:`StageGraph.lost` now)."""
-        if not self.partitioned or self.stale is None:
-            raise TypeError(f"{self.name} is not a stage of shards")
-        stale = set(self.stale(wh, version, within))  # type: ignore[call-arg]
-        gone = {s for t, s in (graph().lost(wh, version) if lost is None else lost) if t in self.writes}
-        return sorted(stale | {s for s in gone if s is not None and (within is None or s in within)})
-
-
-def _within(shards: Sequence[str], within: Collection[str] | None) -> list[str]:
-    return [s for s in shards if within is None or s in within]
-
-
-def newer_input(source: str, outputs: Sequence[str]) -> ShardRule:
-    """The rule of a stage of shards that reads ``source`` and writes ``outputs``: a shard runs again
-    where ``source`` was written after one of ``outputs``, or an output is missing."""
-    return lambda wh, version, within=None: _within(plans.plan_after(wh, version, source, outputs), within)
-
-
-def _catalog_stale(wh: Warehouse, version: str) -> bool:
-    from warehouse.catalog import catalog_current
-
-    return not catalog_current(wh, version)
-
-
-SANITIZE_WRITES = ("unsanitized", "texts", "redactions", "hidden_text", "clean_tables", "furniture")
-
-#: The project's stages. Adding one is a module with its asset (assets/factory.py ``shard_stage`` makes a
-#: stage of shards' asset from its declaration) and one declaration here, or in a :func:`declared` block.
-DECLARED: tuple[Stage, ...] = (
-    Stage(
-        "walk",
-        after=(),
-        reads=(),
-        writes=("observations", "documents"),
-        partitioned=False,
-        asset="assets.walk:walk",
-        group="ingest",
-        description="Inventory of the corpus roots: observations (one per path) and documents (one per "
-        "distinct sha256), with the content kind sniffed from the bytes.",
-        job="Walk the roots (ASSAY_ROOTS, or the roots given in the run config).",
-        checked=("documents",),
-    ),
-    Stage(
-        "extract",
-        after=("walk",),
-        reads=("documents",),
-        writes=("underivables", "pages", "page_fonts", "tables", "derivations"),
-        partitioned=True,
-        stale=lambda wh, version, within=None: plans.plan_extract(wh, version, within).shards,
-        asset="assets.extract.asset:extract",
-        group="ingest",
-        description="Text per page from the readers for each content kind, tried in order; one derivation "
-        "per document and one Underivable per attempt that produced nothing.",
-        job="Extract a range of shards; backfills run in batches of the backfill policy.",
-        checked=("derivations", "pages"),
-    ),
-    Stage(
-        "vocabulary",
-        after=("extract",),
-        reads=("pages",),
-        writes=("vocabulary",),
-        partitioned=False,
-        stale=lambda wh, version: not wh.has_partition("vocabulary", version),
-        asset="assets.vocabulary:vocabulary",
-        group="judge",
-        description="Words missing from the lexicon of their language that occur in three or more distinct "
-        "documents (a garbled token occurs in one): the corpus's own vocabulary, feeding the lexicon tier.",
-        job="Harvest the corpus vocabulary from the extracted pages.",
-    ),
-    Stage(
-        "verdicts",
-        after=("extract", "vocabulary"),
-        reads=("documents", "pages", "page_fonts", "vocabulary"),
-        writes=("font_verdicts", "repairs", "page_verdicts"),
-        partitioned=True,
-        stale=lambda wh, version, within=None: _within(plans.plan_verdicts(wh, version), within),
-        asset="assets.verdicts.asset:verdicts",
-        group="judge",
-        description="One mode per page (TEXT, FIGURES, REPLACE, REPAIRED, LANG, BLANK) with reason codes "
-        "and a provenance, per-font evidence across each document, and the repairs made without OCR.",
-        job="Judge a range of shards' pages; backfills run in batches of the backfill policy.",
-        checked=("page_verdicts",),
-    ),
-    Stage(
-        "ocr",
-        after=("verdicts",),
-        reads=("documents", "pages", "page_verdicts", "repairs"),
-        writes=("ocr_pages", "page_texts"),
-        partitioned=True,
-        stale=lambda wh, version, within=None: plans.plan_ocr(wh, version, within).shards,
-        asset="assets.ocr.asset:ocr",
-        group="judge",
-        description="Tesseract on the pages whose verdict is REPLACE, on image documents and on the figure "
-        "regions of FIGURES pages: text, language, rotation, word confidences (ocr_pages); then each "
-        "judged page's final text and its source (page_texts). A page read as nothing is underivable, "
-        "never an empty text.",
-        job="Read the REPLACE pages of a range of shards with Tesseract.",
-        checked=("ocr_pages", "page_texts"),
-    ),
-    Stage(
-        "sanitize",
-        after=("ocr",),
-        reads=("documents", "page_texts", "page_verdicts", "pages", "tables"),
-        writes=SANITIZE_WRITES,
-        partitioned=True,
-        stale=newer_input("page_texts", SANITIZE_WRITES),
-        counted="texts",
-        asset="assets.sanitize:sanitize",
-        group="publish",
-        description="One markdown text per document (texts), normalised, without invisible text "
-        "(hidden_text), running headers and footers (furniture) or personal data (redactions: kind, page "
-        "and offsets, never the value); its tables as data with the same placeholders (clean_tables); a "
-        "long text in a worker under the per-document budget, a "
-        "document it could not sanitize in unsanitized.",
-        job="One clean text per document of a range of shards: hidden text, furniture and personal data out.",
-        checked=("texts",),
-    ),
-    Stage(
-        "chunk",
-        after=("sanitize",),
-        reads=("documents", "texts", "page_verdicts", "page_texts"),
-        writes=("unchunked", "chunks"),
-        partitioned=True,
-        stale=newer_input("texts", ("unchunked", "chunks")),
-        asset="assets.chunk:chunk",
-        group="publish",
-        description="Chunks of each text (chunks): split along the headings to a target size with an "
-        "overlap, never inside a table row, each with its heading path, pages, language, sources and "
-        "trust (the minimum over its pages); a long text in a worker under the per-document budget, a "
-        "text it could not chunk in unchunked.",
-        job="Split the texts of a range of shards into chunks with their evidence.",
-        checked=("chunks",),
-    ),
-    Stage(
-        "catalog",
-        after=(),
-        reads=(),
-        writes=(),
-        partitioned=False,
-        stale=_catalog_stale,
-        asset="assets.catalog:catalog",
-        group="publish",
-        description="The DuckDB catalog: views over every table's Parquet files, current version and all_; "
-        "the fallback and Underivable rates (after OCR) over the whole corpus.",
-        job="Rebuild the DuckDB catalog and judge the corpus-wide rates.",
-        closes=True,
-    ),
-)
-
 
 class StageGraph:
     """A set of stage declarations and what follows from them."""
@@ -257,15 +118,22 @@ class StageGraph:
         self.by_name = MappingProxyType({s.name: s for s in self.order})
         partitioned = [i for i, s in enumerate(self.order) if s.partitioned]
         #: The stages ``assay run`` takes a range of shards through in one run: from the first stage of
-        #: shards to the last, the corpus vocabulary between (orchestration/definitions.py
+        #: shards to the last, the corpus-wide stages between (orchestration/definitions.py
         #: ``assay_shards``).
         self.shard_stages: tuple[str, ...] = tuple(
             s.name for s in self.order[partitioned[0] : partitioned[-1] + 1]
         )
         #: The stages of shards alone (one step each per shard of a run's range), in order.
         self.partitioned_stages: tuple[str, ...] = tuple(self.order[i].name for i in partitioned)
-        #: The stages after the corpus vocabulary: what judges, OCRs, sanitizes and chunks a range.
-        self.judged_stages: tuple[str, ...] = self.shard_stages[self.shard_stages.index("vocabulary") + 1 :]
+        #: The corpus-wide stages between the stages of shards (the corpus vocabulary): each reads what
+        #: the stages before it wrote over the whole corpus.
+        self.between_stages: tuple[str, ...] = tuple(
+            s for s in self.shard_stages if not self.by_name[s].partitioned
+        )
+        #: The stages after the last corpus-wide stage between: what judges, OCRs, sanitizes and chunks a
+        #: range once the corpus-wide stages are done.
+        last_between = max((self.shard_stages.index(s) for s in self.between_stages), default=0)
+        self.judged_stages: tuple[str, ...] = self.shard_stages[last_between + 1 :]
         #: The tables a shard's stages write, in the order :func:`assets.carry.carry_forward` copies
         #: them to a new extractor version, so that each stage's output is newer than its input and the
         #: planners see the carried shard as up to date.
@@ -280,60 +148,23 @@ class StageGraph:
         return next(s for s in self.order if s.partitioned)
 
     @cached_property
+    def opening(self) -> Stage:
+        """The stage every other comes after, directly or not (the walk of the roots)."""
+        return next(s for s in self.order if not s.after and not s.closes)
+
+    @cached_property
     def closing(self) -> tuple[Stage, ...]:
         """The stages that come after every stage of shards (the catalog)."""
         return tuple(s for s in self.order if s.closes)
 
-    def lost(self, wh: Warehouse, version: str) -> list[tuple[str, str | None]]:
-        """The partitions a stage wrote that are not there (deleted, or set aside unreadable), as (table,
-        shard; None for a corpus-wide table). A table's partition of a shard is known to have been
-        written when a table written after it has that shard's: its stage's done table (written last),
-        or a table of a later stage; for the last stage of shards, when the catalog (built at the end of
-        every run) is newer than the partitions the stage reads there."""
-        present = {
-            t: set(wh.shards(t, version))
-            if TABLES[t].sharded
-            else ({None} if wh.has_partition(t, version) else set())
-            for s in self.order
-            for t in s.writes
-        }
-        last = self.order.index(next(s for s in reversed(self.order) if s.partitioned))
-        lost: list[tuple[str, str | None]] = []
-        for i, stage in enumerate(self.order):
-            later = [t for s in self.order[i + 1 :] for t in s.writes]
-            for table in stage.writes:
-                after = [*later, *([stage.done] if table != stage.done else [])]
-                if not TABLES[table].sharded:
-                    if not present[table] and any(present[t] for t in after):
-                        lost.append((table, None))
-                    continue
-                known = {s for t in after if TABLES[t].sharded for s in present[t]}
-                if i == last:
-                    known |= _run_through(wh, version, stage)
-                lost += [(table, shard) for shard in sorted(known - present[table])]
-        return lost
+    def writer(self, table: str) -> Stage:
+        """The stage that writes ``table``."""
+        return next(s for s in self.order if table in s.writes)
 
-    def later_work(self, wh: Warehouse, version: str) -> list[str]:
-        """The shards on which a stage after the first stage of shards has work."""
-        todo: set[str] = set()
-        lost = self.lost(wh, version)
-        for stage in self.order:
-            if stage.partitioned and stage is not self.first_of_shards:
-                todo |= set(stage.stale_shards(wh, version, lost=lost))
-        return sorted(todo)
-
-
-def _run_through(wh: Warehouse, version: str, stage: Stage) -> set[str]:
-    """The shards whose partitions of every table ``stage`` reads were written before the catalog was
-    last built: a run that finished has taken the stage over them since."""
-    if not wh.catalog_path.exists():
-        return set()
-    built = wh.catalog_path.stat().st_mtime_ns
-    inputs = [wh.written_at(t, version) for t in stage.reads if TABLES[t].sharded]
-    if not inputs:
-        return set()
-    shards = set.intersection(*(set(i) for i in inputs))
-    return {s for s in shards if all(i[s] < built for i in inputs)}
+    def from_stage(self, stage: str) -> tuple[Stage, ...]:
+        """``stage`` and the stages of shards after it, in order."""
+        start = self.order.index(self.by_name[stage])
+        return tuple(s for s in self.order[start:] if s.partitioned)
 
 
 def _after(stage: Stage, stages: Sequence[Stage]) -> tuple[str, ...]:
@@ -370,29 +201,67 @@ def _carried(stages: Sequence[Stage]) -> tuple[str, ...]:
     return (*tables, first) if first else tuple(tables)
 
 
-_graph = StageGraph(DECLARED)
+def discover(package: Any = assets) -> tuple[Stage, ...]:
+    """The stages declared by the folders of ``package`` (every directory on its path): each folder's
+    ``declaration`` module's ``STAGE``, in the order of the folders' names."""
+    found: list[Stage] = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if not info.ispkg:
+            continue
+        name = f"{package.__name__}.{info.name}.{DECLARATION_MODULE}"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name != name:
+                raise
+            continue  # a folder of shared code, not a stage
+        found.append(getattr(module, DECLARATION_NAME))
+    return tuple(found)
+
+
+_found: dict[tuple[str, ...], StageGraph] = {}
+_added: list[StageGraph] = []
+_in_effect: list[StageGraph] = []  # the graph found last, whose own tables are registered
 
 
 def graph() -> StageGraph:
-    """The stages in effect: the project's, and any added by an enclosing :func:`declared`."""
-    return _graph
+    """The stages in effect: those the folders on the ``assets`` package's path declare, and any added by
+    an enclosing :func:`declared`."""
+    if _added:
+        return _added[-1]
+    path = tuple(assets.__path__)
+    if path not in _found:
+        _found[path] = StageGraph(discover())
+    found = _found[path]
+    if not _in_effect or _in_effect[0] is not found:
+        # The tables the stages bring of their own are the schema's while their stages are in effect.
+        for stage in _in_effect[0].stages if _in_effect else ():
+            for table in stage.tables:
+                TABLES.pop(table.name, None)
+        tables = {t.name: t for s in found.stages for t in s.tables}
+        clashing = set(tables) & set(TABLES)
+        if clashing:
+            raise ValueError(f"tables declared twice: {sorted(clashing)}")
+        TABLES.update(tables)
+        _in_effect[:] = [found]
+    return found
 
 
 @contextlib.contextmanager
 def declared(*stages: Stage) -> Iterator[StageGraph]:
     """Add ``stages`` to the graph for the block, their own tables (and so their contracts) registered
     with the warehouse's schema (the Definitions built inside the block have their assets)."""
-    global _graph
-    previous = _graph
+    previous = graph()
     tables = {t.name: t for s in stages for t in s.tables}
     clashing = set(tables) & set(TABLES)
     if clashing:
         raise ValueError(f"tables declared twice: {sorted(clashing)}")
-    _graph = StageGraph((*previous.stages, *stages))
+    added = StageGraph((*previous.stages, *stages))
     TABLES.update(tables)
+    _added.append(added)
     try:
-        yield _graph
+        yield added
     finally:
-        _graph = previous
+        _added.remove(added)
         for name in tables:
             TABLES.pop(name, None)

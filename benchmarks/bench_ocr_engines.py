@@ -7,7 +7,7 @@ The stage's inputs are built as the stage builds them (``assets/ocr/asset.py``'s
 home that ``assay run`` filled over ``DIR/dev`` (made once, untimed, when ``--home`` is not given or
 holds nothing), with no earlier OCR rows, so that every page sent to OCR is read again: REPLACE pages
 whole, image documents' frames and the figure regions of FIGURES pages. Each round times
-``assets.ocr.shard.ocr_shards`` twice in this process, once with ``OcrOptions(second_engine=False)``
+``assets.ocr.work.ocr_shards`` twice in this process, once with ``OcrOptions(second_engine=False)``
 (Tesseract alone) and once with it on (RapidOCR reads again the pages ``asked_because`` names), the order
 reversed every other round. The resident memory of every OCR worker process is polled meanwhile.
 
@@ -41,8 +41,8 @@ from readers.core.offline import keep_offline  # noqa: E402
 keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/core/offline.py)
 import psutil  # noqa: E402
 
-from assets.ocr.shard import ShardInput, ocr_shards  # noqa: E402
-from assets.ocr.work import OcrOptions  # noqa: E402
+from assets.ocr.reading import OcrOptions  # noqa: E402
+from assets.ocr.work import ShardInput, ocr_shards  # noqa: E402
 from assets.settings import Settings  # noqa: E402
 from quality.records import OcrEngine, OcrPageRecord  # noqa: E402
 from readers.core.cores import usable_cores  # noqa: E402

@@ -4,9 +4,9 @@ Two measurements, either or both:
 
 - ``--stages`` (the default): each stage's work on the document, in this process, as the stage's asset
   does it for a shard of one document: extract (the text reader, then the page rows and their signals,
-  ``assets.extract.shard.extract_shard``), verdicts (``assets.verdicts.judging.judge_document_rows``), the
+  ``assets.extract.work.extract_shard``), verdicts (``assets.verdicts.judging.judge_document_rows``), the
   final page texts
-  (``assets.ocr.shard.shard_page_texts``), sanitize (``quality.sanitize.sanitize_document``) and chunk
+  (``assets.ocr.work.shard_page_texts``), sanitize (``quality.sanitize.sanitize_document``) and chunk
   (``quality.chunking.chunk_document``). For each stage: its seconds, the resident memory of this process
   at its start and its peak during it (polled every 10 ms), and the peak's growth over the start.
 - ``--run``: ``assay run`` on the file in a fresh home, as a user runs it (benchmarks/record.py's
@@ -114,8 +114,8 @@ def polled(stage: str, out: list[StagePeak]) -> Iterator[None]:
 
 def stage_peaks(path: Path) -> list[StagePeak]:
     """Each stage's work on the one document of ``path``, as its asset does it, with its peak memory."""
-    from assets.extract.shard import ShardRows, extract_shard
-    from assets.ocr.shard import ShardInput, shard_page_texts
+    from assets.extract.work import ShardRows, extract_shard
+    from assets.ocr.work import ShardInput, shard_page_texts
     from assets.resources import AssaySettings
     from assets.verdicts.judging import judge_document_rows
     from quality.chunking import PageSpan, chunk_document

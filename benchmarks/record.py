@@ -311,7 +311,7 @@ def assay_text_layer(documents: Sequence[DocumentRecord]) -> TextLayerPass:
     flags, font repair). The corpus vocabulary is left out: it is harvested from the whole corpus between
     the two stages. What the signals keep of the words they met is forgotten first
     (``quality.signals.forget_words``): each call pays what a first reading of these documents pays."""
-    from assets.extract.shard import ShardRows, add_extraction
+    from assets.extract.work import ShardRows, add_extraction
     from assets.resources import AssaySettings
     from assets.verdicts.judging import judge_document_rows
     from quality.signals import forget_words
@@ -552,10 +552,10 @@ def ocr_speed(state: State, section: Section) -> None:
         "Tesseract is `tesseract page.png stdout -l eng --psm 3 --dpi 300`, single-threaded "
         "(`OMP_THREAD_LIMIT=1`), one process per core, on the same pages rendered beforehand (untimed); the "
         "same with `--psm 1` is what its orientation detection costs. assay's path is the OCR stage's "
-        "(`assets.ocr.work.ocr_tasks`): each page rendered from its PDF in the calling thread and handed to "
-        "one single-threaded Tesseract worker per core (the same library, through its C API, its models "
-        "loaded once), which reads it (words, confidences, rotation): as it is (`--psm 3`) when its ink "
-        "shows it upright and that reading is confident with its lines across (`readers/images/"
+        "(`assets.ocr.reading.ocr_tasks`): each page rendered from its PDF in the calling thread and "
+        "handed to one single-threaded Tesseract worker per core (the same library, through its C API, "
+        "its models loaded once), which reads it (words, confidences, rotation): as it is (`--psm 3`) when "
+        "its ink shows it upright and that reading is confident with its lines across (`readers/images/"
         "orientation.py`), else with orientation detection (`--psm 1`)."
     )
     section.columns = ["way", "page readings", "seconds", "pages/s per core"]
@@ -1076,7 +1076,7 @@ def _functions_pipeline(home, progress, seconds: dict[str, float]):
     from assets.partitions import RANGE_END_TAG, RANGE_START_TAG
     from assets.report import quality_report
     from assets.stages import graph
-    from assets.walk import WalkConfig
+    from assets.walk.asset import WalkConfig
     from orchestration.definitions import stage_asset
     from orchestration.runner import Pipeline
 
@@ -1448,7 +1448,7 @@ def ocr_engines(state: State, section: Section) -> None:
     section.about = (
         f"Every page the dev corpus sends to OCR ({pages}: REPLACE pages whole, image documents' frames and "
         "the figure regions of FIGURES pages, every kind of document), read by the OCR stage's own path "
-        "(`assets.ocr.shard.ocr_shards`, its inputs built from a home `assay run` filled over the dev corpus "
+        "(`assets.ocr.work.ocr_shards`, its inputs built from a home `assay run` filled over the dev corpus "
         "by `assets/ocr/asset.py`'s `_shard_input`, untimed, without their OCR rows so that every page is "
         f"read again), {costs.cores} cores, {rounds} round(s) in one process, the order of the two ways "
         "reversed every other round (`benchmarks/bench_ocr_engines.py`'s measurement). Tesseract alone is "

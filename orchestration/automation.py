@@ -1,4 +1,4 @@
-"""Scheduled backfills by extractor version, as declarative automation (DESIGN §2).
+"""Scheduled backfills by extractor version, as declarative automation (docs/design.md §2).
 
 One sensor, ``assay_automation``, runs by default and evaluates every stage asset's condition; where
 several shards of a stage are due it emits a backfill, which the daemon runs in batches of the backfill
@@ -11,12 +11,13 @@ The conditions:
   identically over to it (assets/carry.py ``carry_forward``). The ``assay_walk`` schedule
   (``walk_cron``) walks the roots for new files.
 - **extract, verdicts, ocr, sanitize, chunk** (per shard): something upstream was updated (or the shard is
-  missing, or the version changed and the window opened), *and* the warehouse says the shard is stale for
-  the stage: the rule its declaration names (assets/stages.py), which ``assay run`` follows too
-  (:class:`StaleInWarehouse`). So a new version re-reads only
-  the shards whose documents' readers changed, and a walk that found new files only their shards. The
-  condition asks for the fixed blocks of 32 shards that hold a stale one (a Dagster run covers one range
-  of keys): the other shards of a block are kept as they are, nothing read.
+  missing, or the version changed and the window opened, or the condition is evaluated for the first
+  time: a stage added to the code), *and* the warehouse says the shard is stale for
+  the stage: the rule its declaration names, as the planner asks it (assets/planner.py), which
+  ``assay run`` follows too (:class:`StaleInWarehouse`). So a new version re-reads only the shards
+  whose documents' readers changed, and a walk that found new files only their shards. The condition
+  asks for the fixed blocks of 32 shards that hold a stale one (a Dagster run covers one range of
+  keys): the other shards of a block are kept as they are, nothing read.
 - **vocabulary, catalog**: something upstream was updated, or their output is missing for this version.
 - **quality_report**: the catalog was rebuilt.
 
@@ -33,26 +34,14 @@ from collections.abc import Callable
 import dagster as dg
 
 from assets.partitions import covering_shards
-from assets.resources import AssaySettings, settings_from_env
-from assets.stages import Stage, graph
+from assets.planner import stale_rules
+from assets.resources import AssaySettings, resource_from_env
+from assets.stages import graph
 from readers.core import versions
-from warehouse import Warehouse
 
 # Evaluating the sensor in the code server is a beta parameter in Dagster 1.13, which assay pins: the
 # warning at every load tells a user nothing they can act on.
 warnings.filterwarnings("ignore", message=r".*`use_user_code_server`.*beta", category=dg.BetaWarning)
-
-
-def _stale_rule(stage: Stage) -> Callable[[Warehouse, str], set[str] | bool]:
-    """The declared rule of ``stage`` (assets/stages.py): its stale shards, or whether it is stale."""
-    if stage.partitioned:
-        return lambda wh, version: set(stage.stale_shards(wh, version))
-    return stage.stale  # type: ignore[return-value]
-
-
-def stale_rules() -> dict[str, Callable[[Warehouse, str], set[str] | bool]]:
-    """The declared stale rule of each stage that has one, by stage."""
-    return {stage.name: _stale_rule(stage) for stage in graph().order if stage.stale is not None}
 
 
 class StaleInWarehouse(dg.AutomationCondition):
@@ -63,7 +52,7 @@ class StaleInWarehouse(dg.AutomationCondition):
     knows which documents a shard holds and which readers derived them, hence this condition.
     """
 
-    def __init__(self, stage: str, settings: Callable[[], AssaySettings] = settings_from_env) -> None:
+    def __init__(self, stage: str, settings: Callable[[], AssaySettings] = resource_from_env) -> None:
         rules = stale_rules()
         if stage not in rules:
             raise ValueError(f"no stale rule for stage {stage!r}; known: {', '.join(rules)}")
@@ -130,16 +119,20 @@ def conditions(settings: AssaySettings) -> dict[str, dg.AutomationCondition]:
         .with_label("upstream updated or missing")
     )
     # Nothing downstream of the walk starts while it runs: it writes the documents and carries shards over.
-    walking = dg.AutomationCondition.asset_matches(
-        "walk", dg.AutomationCondition.in_progress() | dg.AutomationCondition.will_be_requested()
-    ).with_label("walk busy")
-    quiet = ~_upstream_busy() & ~walking & _not_running()
-    found = {"walk": due & _not_running()}
     stages = graph()
+    opening = stages.opening.name
+    walking = dg.AutomationCondition.asset_matches(
+        opening, dg.AutomationCondition.in_progress() | dg.AutomationCondition.will_be_requested()
+    ).with_label(f"{opening} busy")
+    quiet = ~_upstream_busy() & ~walking & _not_running()
+    found = {opening: due & _not_running()}
     first = stages.first_of_shards.name
+    # A stage new to the code location (a folder added) runs where its rule finds work, without waiting
+    # for its inputs to change.
+    new = dg.AutomationCondition.initial_evaluation().with_label("first evaluation")
     for stage in (s for s in stages.order if s.stale is not None):
         if stage.partitioned:
-            trigger = (due | updated) if stage.name == first else updated
+            trigger = (due | updated | new) if stage.name == first else (updated | new)
             found[stage.name] = trigger & StaleInWarehouse(stage.name, current) & quiet
         else:
             found[stage.name] = (updated | (due & StaleInWarehouse(stage.name, current))) & quiet

@@ -15,8 +15,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from assets.extract.shard import ShardResult, ShardRows, extract_shard
-from assets.ocr.shard import ShardInput, ocr_shards
+from assets.extract.work import ShardResult, ShardRows, extract_shard
+from assets.ocr.work import ShardInput, ocr_shards
 from assets.verdicts.judging import judge_document_rows
 from orchestration.export import ExportedDocument, PathShown, document_of
 from orchestration.printing import shown, visible

@@ -12,7 +12,7 @@ from assets.calibration import calibration
 from assets.data_quality import data_quality_checks
 from assets.progress import Progress
 from assets.report import quality_report
-from assets.resources import AssaySettings, settings_from_env
+from assets.resources import AssaySettings, resource_from_env
 from assets.stages import StageGraph, graph
 from orchestration.automation import automation_sensor, with_conditions
 
@@ -111,11 +111,11 @@ def make_definitions(settings: AssaySettings, progress: Progress | None = None) 
         assets=with_conditions([*stage_assets(stages), *(a for a, _ in OTHER_ASSETS.values())], settings),
         asset_checks=[data_quality_checks(stages)],
         jobs=list(jobs.values()),
-        schedules=[walk_schedule(settings, jobs["assay_walk"])],
+        schedules=[walk_schedule(settings, jobs[stages.opening.job_name])],
         sensors=[automation_sensor(settings)],
         resources={"assay": settings, "progress": progress if progress is not None else Progress()},
         executor=executor_for(settings),
     )
 
 
-defs = make_definitions(settings_from_env())
+defs = make_definitions(resource_from_env())

@@ -19,6 +19,7 @@ from rich.text import Text
 
 from assets.stages import graph
 from orchestration.printing import json_text, shown, visible
+from quality.records import Source
 from warehouse import Warehouse
 from warehouse.catalog import catalog_version, query
 from warehouse.errors import WarehouseError
@@ -298,7 +299,7 @@ def print_lineage(console: Console, lineage: Lineage) -> None:
         table = Table("page", "mode", "reasons", "provenance", "final text from", "trust")
         for p in lineage.pages:
             source = p.source or "-"
-            if p.source == "ocr" or (p.source or "").endswith("figures"):
+            if p.source == Source.OCR or (p.source or "").endswith("figures"):
                 source += f" (confidence {p.ocr_confidence:.0f}, {p.ocr_language}" + (
                     f", turned {p.rotation}°)" if p.rotation else ")"
                 )

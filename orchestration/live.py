@@ -9,24 +9,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColu
 from rich.progress import Progress as RichProgress
 
 from assets.progress import Progress
-
-# Stages that get no bar: quick, with nothing to count; the summary says what they did.
-UNBARRED = frozenset({"vocabulary"})
-#: What each stage's bar counts, shown after its count (never the last document's status).
-UNITS = {
-    "walk": "paths",
-    "extract": "documents",
-    "verdicts": "documents",
-    "ocr": "pages",
-    "sanitize": "shards",
-    "chunk": "shards",
-    "catalog": "step",
-}
+from assets.stages import graph
 
 
 class LiveProgress(Progress):
-    """One bar per stage that reads (walk, extract, verdicts, ocr). A stage that works over several ranges
-    of shards adds each range's total to its bar; a bar ends showing what its stage did."""
+    """One bar per stage whose declaration names what its bar counts (its ``unit``; a quick stage with
+    nothing to count has none: the summary says what it did). A stage that works over several ranges of
+    shards adds each range's total to its bar; a bar ends showing what its stage did. The counts the
+    stages report (files seen, documents read or judged, pages read) advance the bar of the stage at
+    work."""
 
     def __init__(self, console: Console) -> None:
         super().__init__()
@@ -59,11 +50,13 @@ class LiveProgress(Progress):
         if name == "cleanup":
             self._bar.console.print(f"removed {total} temporary files left by an interrupted run")
             return
-        if name in UNBARRED or (name in ("extract", "ocr") and not total):
+        declared = graph().by_name.get(name)
+        unit = declared.unit if declared is not None else ""
+        if not unit or (declared is not None and declared.needs_total and not total):
             return
         task = self._tasks.get(name)
         if task is None:
-            self._tasks[name] = self._bar.add_task(name, total=total, note="", unit=UNITS.get(name, ""))
+            self._tasks[name] = self._bar.add_task(name, total=total, note="", unit=unit)
         elif total:
             self._bar.update(task, total=(self._bar.tasks[task].total or 0) + total)
 
@@ -79,20 +72,20 @@ class LiveProgress(Progress):
 
     def file_seen(self, hashed: bool) -> None:
         super().file_seen(hashed)
-        self._advance("walk", completed=self.walked, note=f"{self.hashed} hashed")
+        self._advance(self.current, completed=self.walked, note=f"{self.hashed} hashed")
 
     def document_judged(self) -> None:
         super().document_judged()
-        self._advance("verdicts", advance=1)
+        self._advance(self.current, advance=1)
 
     def page_read(self, status: str) -> None:
         super().page_read(status)
-        self._advance("ocr", advance=1)
+        self._advance(self.current, advance=1)
 
     def document_done(self, outcome: str, status: str) -> None:
         super().document_done(outcome, status)
         if outcome != "kept":
-            self._advance("extract", advance=1)
+            self._advance(self.current, advance=1)
 
     def shard_done(self, stage: str) -> None:
         super().shard_done(stage)

@@ -2,7 +2,8 @@
 
 walk (``assay_walk``) → the shards with work through the shard stages (``assay_shards``: extract,
 vocabulary, verdicts, OCR, sanitize, chunk), in one run over the range that holds them all where that is
-cheapest, else in ranges of at most 32 contiguous keys (see :func:`_shard_runs`) → the catalog and the
+cheapest, else in ranges of at most 32 contiguous keys (the planner's steps: assets/planner.py
+:func:`run_steps`) → the catalog and the
 quality report (``assay_corpus``). Every run is a real Dagster run recorded in the instance under the
 assay home, so ``assay ui`` shows them.
 
@@ -26,10 +27,10 @@ from pathlib import Path
 import dagster as dg
 
 from assets.lock import Holder, home_lock
-from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARDS_PER_RUN, one_run_pays, shard_ranges
-from assets.plans import plan_extract
+from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARDS_PER_RUN
+from assets.planner import RunStep, closing_due, lost, run_steps, stale_shards
 from assets.progress import Progress
-from assets.resources import settings_from_env
+from assets.resources import resource_from_env
 from assets.stages import graph
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
@@ -116,7 +117,7 @@ class Pipeline:
         self.progress = progress
         self.shards_per_run = shards_per_run
         # The ASSAY_* settings of the environment (read budgets, rate bounds, OCR ...), in this home.
-        self.settings = settings_from_env({**os.environ, "ASSAY_HOME": str(home.path)})
+        self.settings = resource_from_env({**os.environ, "ASSAY_HOME": str(home.path)})
         self.defs = make_definitions(self.settings, progress)
         self._stop: StopSignals | None = None
         self.run_id = new_run_id()
@@ -149,22 +150,27 @@ class Pipeline:
         self.progress.waiting(f"waiting up to {left:.0f} s for the run writing here: {holder.describe()}")
 
     def walk(self, roots: list[Path], report: RunReport) -> bool:
-        config = {"ops": {"walk": {"config": {"roots": [str(r) for r in roots]}}}, **QUIET_LOGS}
-        return self._execute("assay_walk", report, "walk", run_config=config)
+        """The opening stage (the walk) over ``roots``."""
+        opening = graph().opening
+        config = {"ops": {opening.name: {"config": {"roots": [str(r) for r in roots]}}}, **QUIET_LOGS}
+        return self._execute(opening.job_name, report, opening.name, run_config=config)
+
+    def step(self, step: RunStep, report: RunReport) -> bool:
+        """One step of the planner's (assets/planner.py): stages of shards over its ranges, or a
+        corpus-wide stage alone."""
+        if step.of_shards:
+            return self.shard_stages(step.stages, step.ranges, report)
+        (name,) = step.stages
+        return self._execute(graph().by_name[name].job_name, report, name, run_config=QUIET_LOGS)
 
     def shard_stages(
-        self,
-        stages: Sequence[str],
-        shards: list[str],
-        report: RunReport,
-        ranges: Sequence[tuple[str, str]] | None = None,
+        self, stages: Sequence[str], ranges: Sequence[tuple[str, str]], report: RunReport
     ) -> bool:
-        """Run ``stages`` (of the ``assay_shards`` job, in the asset graph's order) over ``shards``: one
-        Dagster run per range of at most ``shards_per_run`` contiguous shard keys holding them, or per
-        range of ``ranges`` when given."""
+        """Run ``stages`` (of the ``assay_shards`` job, in the asset graph's order): one Dagster run per
+        range of shard keys of ``ranges``."""
         selection = [dg.AssetKey(stage) for stage in stages]
         ok = True
-        for start, end in ranges if ranges is not None else shard_ranges(shards, self.shards_per_run):
+        for start, end in ranges:
             tags = {RANGE_START_TAG: start, RANGE_END_TAG: end}
             ok &= self._execute(
                 "assay_shards",
@@ -175,12 +181,6 @@ class Pipeline:
                 asset_selection=selection,
             )
         return ok
-
-    def extract(self, shards: list[str], report: RunReport) -> bool:
-        return self.shard_stages(("extract",), shards, report)
-
-    def vocabulary(self, report: RunReport) -> bool:
-        return self._execute("assay_vocabulary", report, "vocabulary", run_config=QUIET_LOGS)
 
     def calibrate(self, report: RunReport) -> dict[str, object]:
         """Run the calibration asset; returns its materialization metadata (plain values)."""
@@ -196,11 +196,12 @@ class Pipeline:
     def corpus(self, report: RunReport) -> bool:
         """The catalog and its corpus-wide checks, and the quality report's plots, in one run (the plots
         are drawn even when a catalog check failed: they help see why)."""
-        self.progress.stage("catalog", 1)
+        name = "+".join(s.name for s in graph().closing)
+        self.progress.stage(name, 1)
         try:
-            return self._execute("assay_corpus", report, "catalog", run_config=QUIET_LOGS)
+            return self._execute("assay_corpus", report, name, run_config=QUIET_LOGS)
         finally:
-            self.progress.stage_done("catalog")
+            self.progress.stage_done(name)
 
     def _execute(self, job_name: str, report: RunReport, stage: str, **kwargs) -> bool:
         return self._record(self._launch(job_name, **kwargs), report, stage)
@@ -277,17 +278,19 @@ def _run(pipeline: Pipeline, roots: list[Path], *, force: bool = False) -> RunRe
     if removed:
         progress.stage("cleanup", removed)
     found = _damage(wh)
-    progress.stage("walk", None)
+    progress.stage(graph().opening.name, None)
     if pipeline.walk(roots, report):
         if force:
             report.forced = _forget(wh, roots)
-        extract = plan_extract(wh, EXTRACTOR_VERSION).shards
-        report.touched_shards = list(extract)
+        touched = stale_shards(graph().first_of_shards, wh, EXTRACTOR_VERSION)
+        report.touched_shards = list(touched)
         # The catalog is rebuilt when a stage ran, or when it is missing, of another version or older
         # than a partition (its compacted copies are a snapshot: warehouse/compaction.py).
-        if _shard_runs(pipeline, report, extract) or any(
-            s.stale(wh, EXTRACTOR_VERSION) for s in graph().closing
-        ):
+        ran = False
+        for step in run_steps(wh, EXTRACTOR_VERSION, touched, pipeline.shards_per_run):
+            pipeline.step(step, report)
+            ran = True
+        if ran or closing_due(wh, EXTRACTOR_VERSION):
             pipeline.corpus(report)
     report.repaired = [dataclasses.replace(r, rewritten=_rewritten(wh, r)) for r in found]
     report.seconds = time.perf_counter() - started
@@ -307,7 +310,7 @@ def _rewritten(wh: Warehouse, repair: Repair) -> bool:
 
 def _damage(wh: Warehouse) -> list[Repair]:
     """The partitions that are unreadable (each set aside, so that no reader trips on it and its stage
-    writes it again) or lost (deleted: :meth:`assets.stages.StageGraph.lost`)."""
+    writes it again) or lost (deleted: :func:`assets.planner.lost`)."""
     found = []
     for path, why in wh.damaged():
         aside = wh.set_aside(path)
@@ -316,7 +319,7 @@ def _damage(wh: Warehouse) -> list[Repair]:
         found.append(Repair(where, f"unreadable ({why})", str(aside) if aside else None, current=current))
     seen = {r.path for r in found}
     whole: set[str] = set()
-    for table, shard in graph().lost(wh, EXTRACTOR_VERSION):
+    for table, shard in lost(wh, EXTRACTOR_VERSION):
         if shard is not None and not wh.shards(table, EXTRACTOR_VERSION):
             # No partition of the table at all: one line for the table, not one per shard (a table this
             # version of assay adds to a home made before it, or a table removed whole).
@@ -344,49 +347,6 @@ def _forget(wh: Warehouse, roots: list[Path]) -> list[str]:
     ]
     wh.forget(EXTRACTOR_VERSION, {sha for _, sha in found})
     return sorted({path for path, _ in found})
-
-
-def _shard_runs(pipeline: Pipeline, report: RunReport, extract: list[str]) -> bool:
-    """Run the shard stages where they have work; returns whether any ran. A failed run is in the report;
-    the stages after it still run where they can (what a failed range did not write is planned again by
-    the next ``assay run``).
-
-    One run takes the shards through every stage, the corpus vocabulary between extract and the
-    verdicts, over the one range from the first shard with work to the last, where that costs Dagster
-    less than ranges of at most ``shards_per_run`` keys (assets/partitions.py :func:`one_run_pays`).
-    Over several ranges, extract runs over all of them first, so that the verdicts judge with the whole
-    corpus's vocabulary; then one run per range judges, OCRs, sanitizes and chunks. Each stage does only
-    what its planner finds stale in the run's range (assets/plans.py). A new vocabulary makes every
-    verdict made with the old one stale: those shards are judged again by one more pass.
-    """
-    wh = pipeline.home.warehouse
-    declared = graph()
-    vocabulary = bool(extract) or declared.by_name["vocabulary"].stale(wh, EXTRACTOR_VERSION)
-    ran = False
-    if extract:
-        together = sorted({*extract, *declared.later_work(wh, EXTRACTOR_VERSION)})
-        if _one_run_pays(wh, together, pipeline.shards_per_run):
-            stages: Sequence[str] = declared.shard_stages
-            pipeline.shard_stages(stages, together, report, ranges=[(together[0], together[-1])])
-        else:
-            stages = ("extract",)
-            pipeline.shard_stages(stages, extract, report)
-        ran, vocabulary = True, "vocabulary" not in stages
-    if vocabulary:
-        pipeline.vocabulary(report)
-        ran = True
-    for todo in (declared.later_work, declared.by_name["verdicts"].stale_shards):
-        shards = todo(wh, EXTRACTOR_VERSION)
-        if shards:
-            pipeline.shard_stages(declared.judged_stages, shards, report)
-            ran = True
-    return ran
-
-
-def _one_run_pays(wh: Warehouse, shards: list[str], per_run: int) -> bool:
-    """:func:`assets.partitions.one_run_pays` for ``shards``, with the documents the warehouse holds."""
-    documents = {s: len(d) for s, d in wh.keys_by_shard("documents", EXTRACTOR_VERSION).items()}
-    return one_run_pays(shards, documents, per_run, len(graph().partitioned_stages))
 
 
 RERUN = "rerun the same command to finish"

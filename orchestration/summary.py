@@ -18,6 +18,7 @@ from rich.table import Table
 from assets.progress import Progress
 from assets.report import PLOTS, REPORTS_DIR, plot_path
 from assets.settings import DEFAULT_HOME
+from assets.stages import graph
 from orchestration.home import Home
 from orchestration.printing import shown
 from orchestration.run_tags import runs_url, tag_filter
@@ -229,7 +230,8 @@ def print_summary(console: Console, home: Home, report: RunReport, progress: Pro
             f"pages {'has' if one else 'have'} no clean text[/]: sanitize took all of it out as {what} "
             f"(outcomes.reason = '{reason}')."
         )
-    corpus_checks = [c for c in report.checks if c.asset == "catalog"]
+    closing = {s.name for s in graph().closing}
+    corpus_checks = [c for c in report.checks if c.asset in closing]
     if corpus_checks:
         parts = []
         for c in corpus_checks:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from quality.language import candidate_languages
 from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
-from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord
+from quality.records import FontVerdictRecord, PageVerdictRecord, RepairRecord, Source
 from quality.verdicts import (
     DOC_PRIOR_SHARE,
     GARBAGE_SIMILARITY,
@@ -383,7 +383,7 @@ def judge_one(
         source = (
             sources[v.page]
             if v.mode not in (Mode.REPLACE, Mode.BLANK)
-            else ("ocr" if v.mode is Mode.REPLACE else "none")
+            else (Source.OCR.value if v.mode is Mode.REPLACE else Source.NONE.value)
         )
         out.pages.append(
             PageVerdictRecord(

@@ -14,6 +14,7 @@ import pytest
 from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, covering_shards, shard_ranges
 from assets.progress import Progress
 from assets.resources import AssaySettings
+from assets.stages import graph
 from orchestration.definitions import make_definitions
 from orchestration.home import Home
 from orchestration.run_instance import QUIET_LOGS
@@ -69,7 +70,7 @@ class Automation:
         return requested
 
     def execute(self, requested: dict[str, set[str]]) -> None:
-        order = ["walk", "extract", "vocabulary", "verdicts", "ocr", "sanitize", "chunk", "catalog", "report"]
+        order = [*(s.name for s in graph().order), "report"]
         jobs = {"quality_report": "report"}
         for stage in sorted(requested, key=lambda s: order.index(jobs.get(s, s))):
             job = self.defs.resolve_job_def(f"assay_{jobs.get(stage, stage)}")

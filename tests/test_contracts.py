@@ -25,7 +25,7 @@ from assets.data_quality import _movement, _rate
 from assets.partitions import RANGE_END_TAG, RANGE_START_TAG
 from assets.progress import Progress
 from assets.rate_checks import FALLBACK_MOVEMENT, UNDERIVABLE
-from assets.resources import AssaySettings, settings_from_env
+from assets.resources import AssaySettings, resource_from_env
 from assets.suites import stale_suites
 from orchestration.definitions import defs, make_definitions
 from orchestration.demo import make_text_pdf
@@ -300,7 +300,7 @@ def test_the_rate_bounds_are_parameters_per_kind_and_judge_only_enough_documents
     # The text kind's Underivable rate, 4 of 8, is past 0.25.
     result, meta = _rate(gx, UNDERIVABLE, documents, assay)
     assert not result.success and meta["over_bound"] == {"text": 0.5}
-    wide = settings_from_env({"ASSAY_HOME": str(tmp_path), "ASSAY_UNDERIVABLE_RATE_MAX": "0.5"})
+    wide = resource_from_env({"ASSAY_HOME": str(tmp_path), "ASSAY_UNDERIVABLE_RATE_MAX": "0.5"})
     assert _rate(gx, UNDERIVABLE, documents, wide)[0].success
 
 
@@ -339,7 +339,7 @@ def test_the_fallback_movement_check_compares_with_the_previous_version(gx, tmp_
     assert meta["by_kind"]["docx"]["move"] == 0.0 and meta["not_judged_too_few_documents"] == ["html"]
 
     # A wider bound (from the environment, as `assay run` reads it) lets the same move pass.
-    wide = settings_from_env({"ASSAY_HOME": str(tmp_path), "ASSAY_FALLBACK_RATE_MOVE_MAX": "0.25"})
+    wide = resource_from_env({"ASSAY_HOME": str(tmp_path), "ASSAY_FALLBACK_RATE_MOVE_MAX": "0.25"})
     assert _movement(gx, wh, wide, outcomes(wh, "v2"), "v2")[0].success
 
 

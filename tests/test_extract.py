@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assets.extract.shard import CUT_BACKOFF_CHARS, TEXT_CAPPED, Outcome, ShardRows, cap_pages, extract_shard
+from assets.extract.work import (
+    CUT_BACKOFF_CHARS,
+    TEXT_CAPPED,
+    ExtractOutcome,
+    ShardRows,
+    cap_pages,
+    extract_shard,
+)
 from orchestration.demo import make_encrypted_pdf, make_image_only_pdf, make_text_pdf
 from readers.core import table as reader_table
 from readers.core.base import Reader, produced_nothing, writable
@@ -208,9 +215,9 @@ def _shard(docs, version, existing=None, prior=None):
 def test_shard_keeps_existing_rows_and_reads_only_new_documents(tmp_path: Path) -> None:
     a = make_text_pdf(tmp_path / "a.pdf", ["Alpha page"])
     first = _shard([_doc(a, ContentKind.PDF)], "v1")
-    assert first.count(Outcome.READ) == 1
+    assert first.count(ExtractOutcome.READ) == 1
     again = _shard([_doc(a, ContentKind.PDF)], "v1", existing=first.rows)
-    assert again.count(Outcome.KEPT) == 1 and again.count(Outcome.READ) == 0
+    assert again.count(ExtractOutcome.KEPT) == 1 and again.count(ExtractOutcome.READ) == 0
     assert again.rows.sorted_pages() == first.rows.sorted_pages()
 
 
@@ -228,7 +235,7 @@ def test_carry_over_when_the_readers_did_not_change(tmp_path: Path, monkeypatch)
             row = v2.rows.derivations[d.sha256]
             assert row.extractor_version == "v2"
             if row.status == "derived":  # carried, unchanged, with its pages
-                assert v2.outcomes[d.sha256] is Outcome.CARRIED and row.carried_from == "v1"
+                assert v2.outcomes[d.sha256] is ExtractOutcome.CARRIED and row.carried_from == "v1"
                 assert [p.text for p in v2.rows.pages[d.sha256]] == [p.text for p in v1.rows.pages[d.sha256]]
                 assert all(p.extractor_version == "v2" for p in v2.rows.pages[d.sha256])
                 # its per-font evidence too: the verdicts of the new version judge its fonts by it
@@ -237,7 +244,7 @@ def test_carry_over_when_the_readers_did_not_change(tmp_path: Path, monkeypatch)
                     v1.rows.fonts[d.sha256]
                 )
             else:  # underivable documents are retried under a new version
-                assert v2.outcomes[d.sha256] is Outcome.READ
+                assert v2.outcomes[d.sha256] is ExtractOutcome.READ
 
     # A reader whose version changed is not trusted to have carried its output: the document is read.
     doc = _doc(a, ContentKind.PDF)
@@ -246,7 +253,7 @@ def test_carry_over_when_the_readers_did_not_change(tmp_path: Path, monkeypatch)
     monkeypatch.setattr(type(pymupdf), "revision", pymupdf.revision + 1)
     assert chain_signature(ContentKind.PDF) != v1.rows.derivations[doc.sha256].reader_chain
     v2 = _shard([dataclasses.replace(doc, extractor_version="v2")], "v2", prior=v1.rows)
-    assert v2.outcomes[doc.sha256] is Outcome.READ
+    assert v2.outcomes[doc.sha256] is ExtractOutcome.READ
 
 
 # --- the bound on a document's text ---------------------------------------------------------------------

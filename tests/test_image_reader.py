@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from assets.extract.shard import ShardRows, extract_shard
+from assets.extract.work import ShardRows, extract_shard
 from assets.verdicts.judging import judge_document_rows
 from quality.verdicts import Mode
 from readers.core.errors import CorruptDocument, LimitExceeded
@@ -348,7 +348,7 @@ def test_a_corrupt_image_is_an_error(tmp_path: Path) -> None:
 
 
 def _page_rows(path: Path, kind: ContentKind) -> tuple[str, list[PageRecord]]:
-    """The page rows the extract stage stores for one document (assets/extract/shard.py, as a run writes
+    """The page rows the extract stage stores for one document (assets/extract/work.py, as a run writes
     them)."""
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
     doc = DocumentRecord(

@@ -284,3 +284,86 @@ def test_the_plain_layers_check_finds_dagster(tmp_path: Path) -> None:
     root = _tree(tmp_path, {"readers/pdf/mupdf.py": "import dagster\n", "quality/x.py": "import duckdb\n"})
     found = forbidden_imports(import_graph(root, ["readers", "quality"]))
     assert found == ["readers.pdf.mupdf imports dagster"]
+
+
+# Stage names: each is written in its declaration, and read from the stage graph everywhere else.
+
+#: String constants equal to a stage's name that are something else of the same name, by module: an
+#: output's field or a file's prefix that happens to share the word.
+NOT_STAGE_NAMES = {
+    ("orchestration.checkfile", "ocr"): "a field of `assay check --json`: the OCR readings of the file",
+    ("warehouse.catalog", "catalog"): "the prefix of the catalog file's temporary name",
+    ("quality.sanitize", "sanitize"): "the activity a stopped document's message names",
+}
+
+
+def stage_folders(stages: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Each stage's folder (the package its asset is in), from (name, ``module:attribute`` of its asset)."""
+    return {name: asset.partition(":")[0].rpartition(".")[0] for name, asset in stages}
+
+
+def stage_names_written(
+    root: Path, packages: Iterable[str], folders: dict[str, str], tables: set[str]
+) -> list[str]:
+    """Each string constant equal to a stage's name outside the declaration modules and the stage's own
+    folder (``folders``: stage -> package), except a table's name given as a call's first argument or
+    written in the warehouse (the vocabulary stage writes the ``vocabulary`` table), an enum member's
+    value and :data:`NOT_STAGE_NAMES`."""
+    found = []
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            module = module_name(root, path)
+            if module.rpartition(".")[2] == "declaration":
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            exempt: set[int] = set()
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and node.args:
+                    first = node.args[0]
+                    if isinstance(first, ast.Constant) and first.value in tables:
+                        exempt.add(id(first))
+                if package == "warehouse" and isinstance(node, ast.Constant) and node.value in tables:
+                    exempt.add(id(node))  # the tables' own layer: a table of the same name
+                if isinstance(node, ast.ClassDef) and any(
+                    isinstance(b, ast.Name | ast.Attribute) and "Enum" in ast.unparse(b) for b in node.bases
+                ):
+                    exempt |= {id(n) for n in ast.walk(node) if isinstance(n, ast.Constant)}
+            for node in ast.walk(tree):
+                if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in exempt:
+                    continue
+                stage = node.value
+                if stage not in folders or (module, stage) in NOT_STAGE_NAMES:
+                    continue
+                folder = folders[stage]
+                if module == folder or module.startswith(f"{folder}."):
+                    continue
+                found.append(f"{module}:{node.lineno}: {stage!r}")
+    return found
+
+
+def test_no_stage_name_is_written_outside_its_declaration_and_its_folder() -> None:
+    from assets.stages import graph
+    from warehouse.schema import TABLES
+
+    folders = stage_folders((s.name, s.asset or "") for s in graph().order)
+    offenders = stage_names_written(REPO, PACKAGES, folders, set(TABLES))
+    assert not offenders, (
+        "stage names written outside their declaration (read them from assets.stages.graph()):\n"
+        + "\n".join(offenders)
+    )
+
+
+def test_the_stage_name_check_finds_a_stage_named_outside_its_folder(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "assets/ocr/declaration.py": 'STAGE = ("ocr", "after", "verdicts")\n',
+            "assets/ocr/asset.py": 'progress.stage("ocr")\n',
+            "assets/planner.py": 'second = by_name["verdicts"]\nrows = wh.rows("vocabulary", version)\n',
+            "orchestration/live.py": 'UNITS = {"ocr": "pages"}\n',
+            "quality/records.py": 'class Source(StrEnum):\n    OCR = "ocr"\n',
+        },
+    )
+    folders = {"ocr": "assets.ocr", "verdicts": "assets.verdicts", "vocabulary": "assets.vocabulary"}
+    found = stage_names_written(root, ["assets", "orchestration", "quality"], folders, {"vocabulary"})
+    assert found == ["assets.planner:1: 'verdicts'", "orchestration.live:1: 'ocr'"]

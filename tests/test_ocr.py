@@ -18,8 +18,7 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from assets.ocr.shard import ShardInput, keep_better, language_retries, ocr_shards
-from assets.ocr.work import (
+from assets.ocr.reading import (
     DEFAULT_DOCUMENT_TIMEOUT_S,
     DEFAULT_MAX_PAGES_PER_DOCUMENT,
     OVER_PAGE_BUDGET,
@@ -30,6 +29,7 @@ from assets.ocr.work import (
     OcrTask,
     ocr_tasks,
 )
+from assets.ocr.work import ShardInput, keep_better, language_retries, ocr_shards
 from orchestration.demo import _CHART_LABELS, _CHART_TEXT, make_figure_pdf, make_image_only_pdf, make_text_pdf
 from quality.cer import cer
 from quality.records import OcrScope, PageVerdictRecord

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assets.extract.shard import ShardRows, extract_shard
+from assets.extract.work import ShardRows, extract_shard
 from orchestration.demo import make_text_pdf
 from quality.furniture import Furniture, strip_furniture
 from quality.furniture_repeats import FURNITURE_MIN_PAGES, find_furniture, line_key

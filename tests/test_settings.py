@@ -12,16 +12,16 @@ from assets.partitions import (
     DOCUMENTS_PER_RUN,
     RUN_COST_S,
     SHARD_KEYS,
-    one_run_pays,
     runs_cost,
     shard_ranges,
 )
-from assets.resources import AssaySettings, settings_from_env
+from assets.planner import one_range_costs_less
+from assets.resources import AssaySettings, resource_from_env
 from readers.core.errors import ConfigError
 
 
 def test_settings_from_environment(tmp_path: Path) -> None:
-    s = settings_from_env(
+    s = resource_from_env(
         {
             "ASSAY_HOME": str(tmp_path),
             "ASSAY_ROOTS": "/a:/b",
@@ -30,12 +30,12 @@ def test_settings_from_environment(tmp_path: Path) -> None:
         }
     )
     assert (s.home, s.roots, s.underivable_rate_max, s.max_pages) == (str(tmp_path), ["/a", "/b"], 0.5, 10)
-    assert settings_from_env({}).fallback_rate_max == AssaySettings().fallback_rate_max
+    assert resource_from_env({}).fallback_rate_max == AssaySettings().fallback_rate_max
 
 
 def test_a_bad_value_names_the_variable() -> None:
     with pytest.raises(ConfigError, match="ASSAY_MAX_PAGES"):
-        settings_from_env({"ASSAY_MAX_PAGES": "many"})
+        resource_from_env({"ASSAY_MAX_PAGES": "many"})
 
 
 @pytest.mark.parametrize(
@@ -69,29 +69,29 @@ def test_shard_ranges_property(touched: set[str], per_run: int) -> None:
 def test_personal_data_kinds_are_switchable_and_checked() -> None:
     from quality.pii_findings import PiiKind
 
-    assert settings_from_env({"ASSAY_REDACT_KINDS": ""}).scrubber() is None
-    only_mail = settings_from_env({"ASSAY_REDACT_KINDS": "email"}).scrubber()
+    assert resource_from_env({"ASSAY_REDACT_KINDS": ""}).scrubber() is None
+    only_mail = resource_from_env({"ASSAY_REDACT_KINDS": "email"}).scrubber()
     assert only_mail is not None and only_mail.kinds == frozenset({PiiKind.EMAIL})
     with pytest.raises(ConfigError):
-        settings_from_env({"ASSAY_REDACT_KINDS": "email,shoe_size"}).scrubber()
+        resource_from_env({"ASSAY_REDACT_KINDS": "email,shoe_size"}).scrubber()
 
 
 def test_private_ip_redaction_is_a_setting_on_by_default() -> None:
     from quality.pii import PlaceholderBook
 
     text = "router 192.168.0.1, docs 192.0.2.7"
-    default = settings_from_env({}).scrubber()
+    default = resource_from_env({}).scrubber()
     assert default is not None and default.include_private_ips
     assert default.scrub(text, PlaceholderBook()).text == "router ⟨IP_1⟩, docs ⟨IP_2⟩"
-    off = settings_from_env({"ASSAY_REDACT_PRIVATE_IPS": "false"}).scrubber()
+    off = resource_from_env({"ASSAY_REDACT_PRIVATE_IPS": "false"}).scrubber()
     assert off is not None and off.scrub(text, PlaceholderBook()).text == text
-    assert settings_from_env({"ASSAY_REDACT_PRIVATE_IPS": "1"}).redact_private_ips
+    assert resource_from_env({"ASSAY_REDACT_PRIVATE_IPS": "1"}).redact_private_ips
     with pytest.raises(ConfigError, match="ASSAY_REDACT_PRIVATE_IPS"):
-        settings_from_env({"ASSAY_REDACT_PRIVATE_IPS": "perhaps"})
+        resource_from_env({"ASSAY_REDACT_PRIVATE_IPS": "perhaps"})
     # the path redaction follows the same settings
-    assert settings_from_env({}).path_redactor()("/in/192.168.0.1/a.txt") == "/in/⟨IP_1⟩/a.txt"
+    assert resource_from_env({}).path_redactor()("/in/192.168.0.1/a.txt") == "/in/⟨IP_1⟩/a.txt"
     assert (
-        settings_from_env({"ASSAY_REDACT_KINDS": ""}).path_redactor()("/in/a@example.org")
+        resource_from_env({"ASSAY_REDACT_KINDS": ""}).path_redactor()("/in/a@example.org")
         == "/in/a@example.org"
     )
 
@@ -101,37 +101,37 @@ def test_the_executor_is_a_setting_of_the_definitions() -> None:
 
     from orchestration.definitions import DASK_JOB_TAG, executor_for, make_definitions
 
-    assert executor_for(settings_from_env({})) is dg.in_process_executor
-    assert executor_for(settings_from_env({"ASSAY_EXECUTOR": "multiprocess"})) is dg.multiprocess_executor
-    dask = settings_from_env({"ASSAY_EXECUTOR": "dask", "ASSAY_DASK_SCHEDULER": "tcp://127.0.0.1:8786"})
+    assert executor_for(resource_from_env({})) is dg.in_process_executor
+    assert executor_for(resource_from_env({"ASSAY_EXECUTOR": "multiprocess"})) is dg.multiprocess_executor
+    dask = resource_from_env({"ASSAY_EXECUTOR": "dask", "ASSAY_DASK_SCHEDULER": "tcp://127.0.0.1:8786"})
     defs = make_definitions(dask)
     job = defs.resolve_job_def("assay_ocr")
     assert job.executor_def.name == "dask_executor" and job.tags[DASK_JOB_TAG] == "assay_ocr"
-    assert DASK_JOB_TAG not in make_definitions(settings_from_env({})).resolve_job_def("assay_ocr").tags
+    assert DASK_JOB_TAG not in make_definitions(resource_from_env({})).resolve_job_def("assay_ocr").tags
     with pytest.raises(ConfigError, match="ASSAY_EXECUTOR='threads'"):
-        settings_from_env({"ASSAY_EXECUTOR": "threads"})
+        resource_from_env({"ASSAY_EXECUTOR": "threads"})
     with pytest.raises(ConfigError, match="needs ASSAY_DASK_SCHEDULER"):
-        settings_from_env({"ASSAY_EXECUTOR": "dask"})
+        resource_from_env({"ASSAY_EXECUTOR": "dask"})
 
 
-def test_one_run_pays_where_the_shards_with_work_fill_the_key_space() -> None:
+def test_one_range_costs_less_where_the_shards_with_work_fill_the_key_space() -> None:
     # Work in most shards: one run over every key beats eight ranges run twice (extract, then the rest).
     dense = SHARD_KEYS[::2]
-    assert one_run_pays(dense, dict.fromkeys(dense, 1))
+    assert one_range_costs_less(dense, dict.fromkeys(dense, 1))
     # Two shards far apart: one range would pay every stage's events on the 254 keys between.
-    assert not one_run_pays(["00", "ff"], {"00": 1, "ff": 1})
+    assert not one_range_costs_less(["00", "ff"], {"00": 1, "ff": 1})
     # Within one range of `per_run` keys there is nothing to weigh.
-    assert one_run_pays(["00", "1f"], {"00": 1, "1f": 1})
+    assert one_range_costs_less(["00", "1f"], {"00": 1, "1f": 1})
     # Too many documents for one run: memory stays bounded by the ranges.
-    assert not one_run_pays(dense, dict.fromkeys(dense, DOCUMENTS_PER_RUN))
-    assert not one_run_pays([], {})
+    assert not one_range_costs_less(dense, dict.fromkeys(dense, DOCUMENTS_PER_RUN))
+    assert not one_range_costs_less([], {})
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.sets(st.sampled_from(SHARD_KEYS), min_size=1))
-def test_one_run_pays_when_its_cost_is_no_more_than_the_ranges(touched: set[str]) -> None:
+def test_one_range_costs_less_when_its_cost_is_no_more_than_the_ranges(touched: set[str]) -> None:
     ordered = sorted(touched)
     apart = shard_ranges(ordered)
     separate = runs_cost(apart, 1) + RUN_COST_S + runs_cost(apart, 4)
     whole = runs_cost([(ordered[0], ordered[-1])], 5)
-    assert one_run_pays(ordered, dict.fromkeys(ordered, 1)) == (len(apart) == 1 or whole <= separate)
+    assert one_range_costs_less(ordered, dict.fromkeys(ordered, 1)) == (len(apart) == 1 or whole <= separate)

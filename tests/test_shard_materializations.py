@@ -135,9 +135,7 @@ def test_the_row_count_the_overview_shows_is_the_tables_also_after_an_empty_shar
     # One more run of the shard stages over a range that ends in empty shards, as a backfill of the
     # shards from the first with a document to the last key would.
     report = RunReport(roots=[])
-    Pipeline(home, Progress()).shard_stages(
-        graph().shard_stages, held, report, ranges=[(held[0], SHARD_KEYS[-1])]
-    )
+    Pipeline(home, Progress()).shard_stages(graph().shard_stages, [(held[0], SHARD_KEYS[-1])], report)
     assert report.ok, report.failures
     assert SHARD_KEYS[-1] not in held
     for stage in PARTITIONED:

@@ -1,6 +1,6 @@
-"""The stage declarations (assets/stages.py): the asset graph is the one they draw, and what is derived from
-them (the order, the stages of an `assay run` range, the carried tables, the stale rules) follows a new
-declaration without another edit."""
+"""The stage declarations (each stage folder's declaration.py, found by assets/stages.py): the asset
+graph is the one they draw, and what is derived from them (the order, the stages of an `assay run`
+range, the carried tables, the stale rules) follows a new declaration without another edit."""
 
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ import graphlib
 import dagster as dg
 import pytest
 
-from assets.stages import DECLARED, Stage, StageGraph, graph
-from orchestration.automation import stale_rules
+from assets.planner import stale_rules
+from assets.stages import Stage, StageGraph, graph
 from orchestration.definitions import defs
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 from warehouse.schema import TABLES
 
 ORDER = graph().order
+DECLARED = graph().stages
 BY_NAME = graph().by_name
 
 

@@ -16,10 +16,10 @@ import dagster as dg
 import pytest
 
 from assets.factory import ShardStep, StageOutcome, shard_stage
+from assets.planner import later_work, newer_input, stale_rules
 from assets.progress import Progress
 from assets.resources import AssaySettings
-from assets.stages import Stage, declared, graph, newer_input
-from orchestration.automation import stale_rules
+from assets.stages import Stage, declared, graph
 from orchestration.definitions import make_definitions
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
@@ -151,7 +151,7 @@ def test_a_stage_declared_on_a_home_already_run_is_planned_alone(tmp_path: Path,
     assert first.ok, first.failures
     extracted = _stage_runs(home, "extract")
     with declared(WORD_COUNT):
-        shards = sorted(graph().later_work(home.warehouse, EXTRACTOR_VERSION))
+        shards = sorted(later_work(home.warehouse, EXTRACTOR_VERSION))
         assert shards == sorted(extracted)  # the new stage's work, on every shard that holds a text
         report = run(home, [corpus], Progress())
         assert report.ok, report.failures

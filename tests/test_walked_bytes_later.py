@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from assets.ocr.shard import ShardInput, ocr_shards
-from assets.ocr.work import LanguageChoice, OcrTask, ocr_tasks
+from assets.ocr.reading import LanguageChoice, OcrTask, ocr_tasks
+from assets.ocr.work import ShardInput, ocr_shards
 from assets.progress import Progress
 from assets.verdicts.judging import judge_document_rows
 from orchestration.demo import make_image_only_pdf, make_text_pdf

@@ -4,31 +4,35 @@ derivations, underivables, pages, their fonts and the tables found on them."""
 
 from typing import TYPE_CHECKING
 
+from assets.extract.declaration import STAGE
 from assets.factory import ShardStep, StageOutcome, shard_stage
 from readers.core.records import DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 
 if TYPE_CHECKING:
-    from assets.extract.shard import ShardRows, ShardWork
+    from assets.extract.work import ShardRows
 
 EXTRACT_TABLES = ("derivations", "underivables", "pages", "page_fonts", "tables")
 
 
 # Its fallback-rate check (the readers' share of fallback text, over the shards written) is validated with
 # the other data-quality checks, once per run (assets/data_quality.py).
-@shard_stage("extract")
+@shard_stage(STAGE)
 def extract(step: ShardStep) -> StageOutcome:
     # The readers (PyMuPDF, pdfminer) are imported when a shard is extracted, not when the definitions
     # load: a run with nothing to read, and the web UI, start half a second sooner.
-    from assets.extract.shard import Outcome, ShardRows, ShardWork, extract_shards
+    from assets.extract.work import ExtractOutcome, ShardRows, ShardWork, extract_shards
     from readers.engine.isolation import IsolatedReads
 
     wh, assay, progress = step.wh, step.settings, step.progress
-    totals = {o: 0 for o in Outcome}
+    totals = {o: 0 for o in ExtractOutcome}
     figures: dict[str, dict[str, int]] = {}
     work: list[ShardWork] = []
     forced = wh.forced()  # documents `assay run --force` asked to read again
+    # The shards of the range whose documents differ from what this version has read for good, or that
+    # lack a partition (assets/extract/declaration.py): the others' rows are kept.
+    plan = step.plan()
     for shard in step.shards:
         documents = [DocumentRecord(**row) for row in wh.rows("documents", EXTRACTOR_VERSION, shard)]
         existing = _rows(wh, EXTRACTOR_VERSION, shard)
@@ -38,12 +42,12 @@ def extract(step: ShardStep) -> StageOutcome:
             existing = ShardRows()
         if not documents and not existing.derivations:
             continue  # a shard inside the run's range that holds nothing: no partition to write
-        if _up_to_date(wh, shard, documents, existing):
+        if shard not in plan.shards:
             kept = existing.sorted_derivations()
             for d in kept:
-                progress.document_done(Outcome.KEPT.value, d.status)
-            totals[Outcome.KEPT] += len(kept)
-            figures[shard] = {o.value: len(kept) if o is Outcome.KEPT else 0 for o in Outcome}
+                progress.document_done(ExtractOutcome.KEPT.value, d.status)
+            totals[ExtractOutcome.KEPT] += len(kept)
+            figures[shard] = {o.value: len(kept) if o is ExtractOutcome.KEPT else 0 for o in ExtractOutcome}
             continue
         work.append(ShardWork(shard, documents, existing, _prior(wh, shard)))
 
@@ -51,7 +55,7 @@ def extract(step: ShardStep) -> StageOutcome:
     # shards side by side); the workers start when the first document needs reading and stop with the run.
     # A shard's rows are written as soon as its last document is done.
     if work:
-        progress.stage("extract", sum(_unread(w) for w in work))
+        progress.stage(step.stage.name, plan.total)
     reads = IsolatedReads(assay.limits(), assay.max_document_bytes, assay.budgets(), assay.read_workers)
     with reads:
         for result in extract_shards(
@@ -72,47 +76,26 @@ def extract(step: ShardStep) -> StageOutcome:
             wh.write("derivations", EXTRACTOR_VERSION, written, shard=shard)
             if read_again := {sha for sha in forced if sha[:2] == shard}:
                 wh.settle_forced(read_again)  # read again, or no longer walked: forced no more
-            figures[shard] = {o.value: result.count(o) for o in Outcome}
-            for outcome in Outcome:
+            figures[shard] = {o.value: result.count(o) for o in ExtractOutcome}
+            for outcome in ExtractOutcome:
                 totals[outcome] += result.count(outcome)
 
     step.log.info(
-        f"{len(step.shards)} shards: read {totals[Outcome.READ]}, kept {totals[Outcome.KEPT]}, "
-        f"carried over {totals[Outcome.CARRIED]}, readers replaced {reads.replaced}"
+        f"{len(step.shards)} shards: read {totals[ExtractOutcome.READ]}, kept {totals[ExtractOutcome.KEPT]}, "
+        f"carried over {totals[ExtractOutcome.CARRIED]}, readers replaced {reads.replaced}"
     )
     return StageOutcome(ran={w.shard for w in work}, figures=figures)
 
 
 def _rows(wh: Warehouse, version: str, shard: str) -> "ShardRows":
-    from assets.extract.shard import ShardRows
+    from assets.extract.work import ShardRows
 
     return ShardRows.from_rows(*(wh.rows(t, version, shard) for t in EXTRACT_TABLES))
 
 
 def _whole(wh: Warehouse, shard: str) -> bool:
     """Every table extract writes has the shard's partition."""
-    return all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in EXTRACT_TABLES)
-
-
-def _unread(work: "ShardWork") -> int:
-    """The documents of a shard to extract that the current version has not read for good (the progress
-    bar's total, as assets/plans.py ``plan_extract`` counts them)."""
-    from assets.extract.shard import settled
-
-    done = {sha for sha, d in work.existing.derivations.items() if settled(d)}
-    return len({d.sha256 for d in work.documents} - done)
-
-
-def _up_to_date(wh: Warehouse, shard: str, documents: list[DocumentRecord], existing: "ShardRows") -> bool:
-    """Nothing to do: every table has its partition and it holds exactly the shard's documents, each read
-    for good (not skipped for a problem of its file, which is looked at again)."""
-    from assets.extract.shard import settled
-
-    return (
-        set(existing.derivations) == {d.sha256 for d in documents}
-        and all(settled(d) for d in existing.derivations.values())
-        and _whole(wh, shard)
-    )
+    return all(wh.has_partition(t, EXTRACTOR_VERSION, shard) for t in STAGE.writes)
 
 
 def _prior(wh: Warehouse, shard: str) -> "ShardRows | None":

@@ -7,7 +7,7 @@ from collections import Counter
 import dagster as dg
 
 from assets.factory import ShardStep, StageOutcome, shard_stage
-from assets.plans import plan_ocr
+from assets.ocr.declaration import STAGE
 from readers.core.records import DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
@@ -16,26 +16,26 @@ OCR_CONFIDENCE = "ocr_confidence"
 
 
 @shard_stage(
-    "ocr",
+    STAGE,
     check_specs=[
         dg.AssetCheckSpec(
             OCR_CONFIDENCE,
-            asset="ocr",
+            asset=STAGE.name,
             description="Mean word confidence of the pages OCR read whole in this run; warns under the "
             "configured floor (a wrong language or a bad scan).",
         ),
     ],
 )
 def ocr(step: ShardStep) -> StageOutcome:
-    from assets.ocr.shard import ocr_shards
-    from assets.ocr.work import OcrOptions
+    from assets.ocr.reading import OcrOptions
+    from assets.ocr.work import ocr_shards
     from readers.images.tesseract import installed_languages
 
     wh, assay, progress = step.wh, step.settings, step.progress
-    # Only the shards with pages to read or final texts to record (assets/plans.py).
-    plan = plan_ocr(wh, EXTRACTOR_VERSION, within=set(step.shards))
+    # Only the shards with pages to read or final texts to record (assets/planner.py).
+    plan = step.plan()
     if plan.shards:
-        progress.stage("ocr", plan.pages)
+        progress.stage(step.stage.name, plan.total)
     results = ocr_shards(
         [_shard_input(wh, shard) for shard in plan.shards],
         EXTRACTOR_VERSION,
@@ -85,7 +85,7 @@ def ocr(step: ShardStep) -> StageOutcome:
 
 
 def _shard_input(wh: Warehouse, shard: str):
-    from assets.ocr.shard import ShardInput
+    from assets.ocr.work import ShardInput
     from quality.records import OcrPageRecord, PageVerdictRecord, RepairRecord
     from quality.sources import ExtractedPage
 

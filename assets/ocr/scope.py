@@ -1,6 +1,6 @@
 """What the OCR stage reads: the modes it is sent, the kinds it can render, the reasons it tries again.
 
-Apart from the stage's work so that the run planner (assets/plans.py) reads them without importing
+Apart from the stage's work so that the run planner (assets/ocr/declaration.py) reads them without importing
 Tesseract's wrapper and the language profiles.
 """
 
@@ -17,7 +17,7 @@ SENT_TO_OCR = {Mode.REPLACE.value: OcrScope.PAGE, Mode.FIGURES.value: OcrScope.F
 # Reasons of an earlier attempt worth another one without a version change: the engine or a language's
 # data was missing and may have been installed since (the run plans the OCR stage again for them).
 # A page whose document's file was gone, unreadable or not the walked bytes when it was to be rendered is
-# read again once the walk has hashed its path again (assets/walk.py) and still finds those bytes.
+# read again once the walk has hashed its path again (assets/walk/asset.py) and still finds those bytes.
 RETRIED_REASONS = frozenset({"unavailable"}) | FILE_PROBLEMS
 # The kinds whose pages can be rendered for OCR.
 RENDERABLE = OCR_KINDS

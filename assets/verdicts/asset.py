@@ -3,6 +3,7 @@ reader for a second opinion on the pages judged garbage and try to repair their 
 font_verdicts and repairs."""
 
 from assets.factory import ShardStep, StageOutcome, shard_stage
+from assets.verdicts.declaration import STAGE
 from readers.core.base import freeze_long_lived
 from readers.core.diagnostics import heard, summary
 from readers.core.records import DocumentRecord, PageFontRecord, PageRecord
@@ -12,7 +13,7 @@ from warehouse import Warehouse
 from warehouse.store import to_pylist
 
 
-@shard_stage("verdicts")
+@shard_stage(STAGE)
 def verdicts(step: ShardStep) -> StageOutcome:
     # Imported here, not at definition time: the PDF libraries load only when a shard is judged.
     from assets.verdicts.judging import judge_document_rows
@@ -33,10 +34,10 @@ def verdicts(step: ShardStep) -> StageOutcome:
     modes: dict[str, int] = {}
     judged = kept = 0
     figures: dict[str, dict[str, int]] = {}
-    # Only the shards whose verdicts are stale (assets/plans.py): the others are not read at all.
+    # Only the shards whose verdicts are stale (assets/planner.py): the others are not read at all.
     stale = step.stale()
     if stale:
-        progress.stage("verdicts")
+        progress.stage(step.stage.name)
         freeze_long_lived()  # the modules loaded so far live as long as the process (readers.core.base)
     # What reads a document's file (the second opinion, the ink measure, a repair's font check) runs in a
     # reader worker under the read budgets (assets/verdicts/file_work.py): one at a time, as the documents

@@ -324,7 +324,7 @@ class IsolatedReads:
                 received = [self._receive(worker)]
                 if received[0] is not None:
                     # Popped as it is handed out, so that this frame keeps no reference to the read
-                    # while the caller turns it into rows and drops it (assets/extract/shard.py).
+                    # while the caller turns it into rows and drops it (assets/extract/work.py).
                     yield received.pop()
             now = time.monotonic()
             for worker in [w for w in self._workers if w.job is not None]:

@@ -4,11 +4,12 @@ or at all, recorded in ``unchunked`` (assets/budgeted.py)."""
 
 from collections import Counter
 
+from assets.chunk.declaration import STAGE
 from assets.factory import ShardStep, StageOutcome, shard_stage
 from warehouse.store import to_pylist
 
 
-@shard_stage("chunk")
+@shard_stage(STAGE)
 def chunk(step: ShardStep) -> StageOutcome:
     from assets.budgeted import BudgetedWork
     from quality.chunking import ChunkJob, PageSpan
@@ -18,10 +19,11 @@ def chunk(step: ShardStep) -> StageOutcome:
     wh, version, assay = step.wh, step.version, step.settings
     target, overlap = assay.chunk_target_chars, assay.chunk_overlap_chars
     totals: Counter[str] = Counter()
-    # Only the shards whose clean texts are newer than their chunks (assets/plans.py).
-    stale = step.stale()
+    # Only the shards whose clean texts are newer than their chunks (assets/planner.py).
+    plan = step.plan()
+    stale = plan.shards
     if stale:
-        step.progress.stage("chunk", len(stale))
+        step.progress.stage(step.stage.name, plan.total)
     with BudgetedWork(step.settings) as work:
         for shard in stale:
             verdicts = wh.read("page_verdicts", version, shard, ["sha256", "page", "language"])
@@ -82,6 +84,6 @@ def chunk(step: ShardStep) -> StageOutcome:
             wh.write("unchunked", version, stopped, shard=shard)
             wh.write("chunks", version, out, shard=shard)
             totals["chunks"] += len(out)
-            step.progress.shard_done("chunk")
+            step.progress.shard_done(step.stage.name)
     step.log.info(f"chunk: {dict(totals)}")
     return StageOutcome(ran=stale)

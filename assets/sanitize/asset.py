@@ -6,10 +6,11 @@ sanitized within the per-document budget, or at all, recorded in ``unsanitized``
 from collections import Counter
 
 from assets.factory import ShardStep, StageOutcome, shard_stage
+from assets.sanitize.declaration import STAGE
 from warehouse.store import to_pylist
 
 
-@shard_stage("sanitize")
+@shard_stage(STAGE)
 def sanitize(step: ShardStep) -> StageOutcome:
     from assets.budgeted import BudgetedWork
     from quality.records import PageTextRecord, PageVerdictRecord
@@ -20,10 +21,11 @@ def sanitize(step: ShardStep) -> StageOutcome:
     wh, version = step.wh, step.version
     scrubber = step.settings.scrubber()
     totals: Counter[str] = Counter()
-    # Only the shards whose final page texts are newer than their clean texts (assets/plans.py).
-    stale = step.stale()
+    # Only the shards whose final page texts are newer than their clean texts (assets/planner.py).
+    plan = step.plan()
+    stale = plan.shards
     if stale:
-        step.progress.stage("sanitize", len(stale))
+        step.progress.stage(step.stage.name, plan.total)
     with BudgetedWork(step.settings) as work:
         for shard in stale:
             kinds = {r["sha256"]: r["kind"] for r in wh.rows("documents", version, shard)}
@@ -87,6 +89,6 @@ def sanitize(step: ShardStep) -> StageOutcome:
             for table, rows in out.items():
                 wh.write(table, version, rows, shard=shard)
                 totals[table] += len(rows)
-            step.progress.shard_done("sanitize")
+            step.progress.shard_done(step.stage.name)
     step.log.info(f"sanitize: {dict(totals)}")
     return StageOutcome(ran=stale)

@@ -3,7 +3,7 @@
 For each document of the shard, in sha256 order:
 
 - already extracted under the current extractor version: the rows are kept, the file is not read again
-  (unless its file was gone, unreadable or changed since the walk then: :func:`settled`);
+  (unless its file was gone, unreadable or changed since the walk then: :func:`read_for_good`);
 - extracted under an earlier version whose readers for the kind are unchanged (same chain signature) and
   whose outcome does not call for a retry: the rows are carried over, marked ``carried_from``;
 - otherwise the file is read.
@@ -62,7 +62,7 @@ TEXT_CAPPED = "text_capped"
 CUT_BACKOFF_CHARS = 1000
 
 
-class Outcome(StrEnum):
+class ExtractOutcome(StrEnum):
     """What the extract stage did with one document in this run."""
 
     READ = "read"
@@ -140,10 +140,10 @@ class ShardRows:
 @dataclass(frozen=True, slots=True)
 class ShardResult:
     rows: ShardRows
-    outcomes: dict[str, Outcome]
+    outcomes: dict[str, ExtractOutcome]
     shard: str = ""
 
-    def count(self, outcome: Outcome) -> int:
+    def count(self, outcome: ExtractOutcome) -> int:
         return sum(1 for o in self.outcomes.values() if o is outcome)
 
 
@@ -168,7 +168,7 @@ def extract_shard(
     limits: ReadLimits,
     max_document_bytes: int,
     reads: DocumentReads | None = None,
-    on_document: Callable[[DocumentRecord, Outcome, str], None] | None = None,
+    on_document: Callable[[DocumentRecord, ExtractOutcome, str], None] | None = None,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
 ) -> ShardResult:
     """Extract every document of ``shard`` under ``version``; see the module docstring. Without ``reads``
@@ -186,7 +186,7 @@ def extract_shards(
     *,
     version: str,
     reads: DocumentReads,
-    on_document: Callable[[DocumentRecord, Outcome, str], None] | None = None,
+    on_document: Callable[[DocumentRecord, ExtractOutcome, str], None] | None = None,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     forced: Collection[str] = (),
 ) -> Iterator[ShardResult]:
@@ -198,11 +198,11 @@ def extract_shards(
     would mostly wait). The rows do not depend on the order the reads finish in.
     """
     outs: dict[str, ShardRows] = {}
-    outcomes: dict[str, dict[str, Outcome]] = {}
+    outcomes: dict[str, dict[str, ExtractOutcome]] = {}
     to_read: dict[str, DocumentRecord] = {}
     waiting: dict[str, int] = {}
 
-    def done(doc: DocumentRecord, outcome: Outcome) -> None:
+    def done(doc: DocumentRecord, outcome: ExtractOutcome) -> None:
         outcomes[doc.shard][doc.sha256] = outcome
         if on_document is not None:
             on_document(doc, outcome, outs[doc.shard].derivations[doc.sha256].status)
@@ -220,12 +220,12 @@ def extract_shards(
                 raise ValueError(f"document {doc.sha256} does not belong to shard {w.shard}")
             kind = ContentKind(doc.kind)
             again = doc.sha256 in forced
-            if not again and settled(w.existing.derivations.get(doc.sha256)):
+            if not again and read_for_good(w.existing.derivations.get(doc.sha256)):
                 out.add(w.existing, doc.sha256)
-                done(doc, Outcome.KEPT)
+                done(doc, ExtractOutcome.KEPT)
             elif not again and w.prior is not None and _can_carry(w.prior.derivations.get(doc.sha256), kind):
                 _carry(w.prior, doc.sha256, version, out)
-                done(doc, Outcome.CARRIED)
+                done(doc, ExtractOutcome.CARRIED)
             else:
                 to_read[doc.sha256] = doc
                 waiting[w.shard] += 1
@@ -250,13 +250,13 @@ def extract_shards(
             doc = to_read[finished.request.key]
             add_extraction(outs[doc.shard], doc, version, finished.extraction, max_text_chars=max_text_chars)
             del finished
-        done(doc, Outcome.READ)
+        done(doc, ExtractOutcome.READ)
         waiting[doc.shard] -= 1
         if not waiting[doc.shard]:
             yield result(doc.shard)
 
 
-def settled(derivation: DerivationRecord | None) -> bool:
+def read_for_good(derivation: DerivationRecord | None) -> bool:
     """The current version has read the document for good: any outcome but a problem of its file at the
     time (gone, unreadable, changed since the walk), which the next run looks at again."""
     return derivation is not None and not (

@@ -1,0 +1,1 @@
+"""The chunk stage."""
