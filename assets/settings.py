@@ -102,9 +102,9 @@ class Settings(pydantic.BaseModel):
     # isolation.py); over one, the worker is killed and replaced and the document is error/timeout or
     # error/memory. The defaults leave room for the largest documents assay accepts: a 5,000-page
     # born-digital PDF (max_pages) reads in about 40 s at the PDF reader's ~130 pages/s, and pdfplumber's
-    # second opinion on it in about 400 s at its ~13 pages/s (DESIGN §9); the slowest document of the dev
-    # corpus reads in about 1 s. A fresh worker rests at about 210 MB and the dev corpus's largest read
-    # peaks at 282 MB (both measured by benchmarks/read_budgets.py); 4 GiB is over 14 times that, and two
+    # second opinion on it in about 400 s at its ~13 pages/s (docs/design.md §9); the slowest document of
+    # the dev corpus reads in about 1 s. A fresh worker rests at about 210 MB and the dev corpus's largest
+    # read peaks at 282 MB (both measured by benchmarks/read_budgets.py); 4 GiB is over 14 times that, and two
     # workers at their budget fit the smallest machine assay runs on (2 cores, 24 GB) beside the OCR stage.
     read_timeout_s: float = 600.0
     read_memory_mb: int = 4096

@@ -1,4 +1,5 @@
-"""How fast the page text signals are, against the PyMuPDF call a page's layout comes from (DESIGN §9).
+"""How fast the page text signals are, against the PyMuPDF call a page's layout comes from
+(docs/design.md §9).
 
 Over the ``pdf-born-digital`` PDFs of the shared corpus (``manifest.csv``), in one run:
 

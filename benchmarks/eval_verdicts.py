@@ -3,10 +3,10 @@
     .venv/bin/python benchmarks/eval_verdicts.py [--home DIR]
 
 Runs assay over ../shared/corpus/dev into a fresh home (or reads an existing --home that has run it),
-then checks, label by label, what DESIGN and the corpus labels expect: scanned pages REPLACE (a blank
-page BLANK), OCR layers judged as ocr_sandwich and kept where they read, garbled fonts REPLACE, REPAIRED
-or recovered by the fallback reader, and no born-digital page REPLACE. Prints every exception with its
-page, reasons and key signals.
+then checks, label by label, what docs/design.md §4 and the corpus labels expect: scanned pages REPLACE
+(a blank page BLANK), OCR layers judged as ocr_sandwich and kept where they read, garbled fonts REPLACE,
+REPAIRED or recovered by the fallback reader, and no born-digital page REPLACE. Prints every exception with
+its page, reasons and key signals.
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ DEFAULT_OUTPUT = REPO / "docs" / "benchmarks.md"
 
 # --- targets (the acceptance of the performance work) --------------------------------------------------
 # assay's whole text-layer path (read, signals, verdicts) against pymupdf4llm, the markdown converter a
-# user would pick: DESIGN §9 measured pymupdf4llm 2.0 at about 3.3 pages/s on this kind of machine.
+# user would pick: docs/design.md §9 measured pymupdf4llm 2.0 at about 3.3 pages/s on this kind of machine.
 TEXT_LAYER_OVER_PYMUPDF4LLM_MIN = 25.0
 # ... and against the library it is built on: raw PyMuPDF `get_text("dict")` on the same pages.
 TEXT_LAYER_OVER_RAW_DICT_MIN = 0.35

@@ -58,7 +58,7 @@ def _sql_list(values: Iterable[str]) -> str:
 
 
 # Views that show a table together with the decisions made about its rows: `pages` carries each page's
-# mode, reasons and provenance from `page_verdicts` (DESIGN §5 lists them as columns of `pages`).
+# mode, reasons and provenance from `page_verdicts` (docs/design.md §5 lists them as columns of `pages`).
 JOINED = {
     "pages": (
         "SELECT p.*, v.mode, v.reasons, v.provenance, v.text_source FROM ({source}) p "
@@ -68,9 +68,9 @@ JOINED = {
 }
 
 
-# The edges of every document's derivation graph (DESIGN §5), one row per edge, over the all_ views: the
-# bytes seen at a path or taken from a container, the derivation, each page's verdict, its OCR and its
-# final text, the clean text and its chunks. Nodes are named "<what>:<id>".
+# The edges of every document's derivation graph (docs/design.md §5), one row per edge, over the all_
+# views: the bytes seen at a path or taken from a container, the derivation, each page's verdict, its OCR and
+# its final text, the clean text and its chunks. Nodes are named "<what>:<id>".
 LINEAGE = """
 SELECT o.sha256, o.extractor_version, 'path:' || o.path AS "from", 'doc:' || o.sha256 AS "to",
        'walk' AS stage, 'sha256' AS tool, '' AS tool_version

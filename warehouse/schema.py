@@ -1,4 +1,4 @@
-"""The tables of the SQL surface (DESIGN §5): every column with its Arrow type and its meaning.
+"""The tables of the SQL surface (docs/design.md §5): every column with its Arrow type and its meaning.
 
 This module is the public contract. Each table's columns are declared once, on the fields of the row
 record its stage writes (readers/core/records.py, quality/records.py, with the vocabulary of

@@ -1,6 +1,6 @@
 """Parquet per table, extractor version and shard, written atomically.
 
-Layout under the data directory (DESIGN §5)::
+Layout under the data directory (docs/design.md §5)::
 
     <table>/extractor_version=<v>/shard=<ss>/part.parquet   (sharded tables)
     <table>/extractor_version=<v>/part.parquet              (corpus-wide tables: observations)

@@ -9,7 +9,7 @@ For each document of the shard, in sha256 order:
 - otherwise the file is read.
 
 Statuses ``error``, ``underivable`` and ``skipped`` are retried on a new extractor version; ``unsupported``
-only when the kind's readers change (DESIGN §3).
+only when the kind's readers change (docs/design.md §3).
 
 A document's text is kept to ``max_text_chars`` characters (:func:`cap_pages`): every later stage holds a
 document's text, in several copies, in the stage's process, so this bound is what bounds their memory. A

@@ -1,9 +1,9 @@
 """The OCR stage's work: exactly the pages the verdicts sent to OCR, one single-threaded Tesseract per core.
 
-What is read (DESIGN §4): a ``REPLACE`` page whole (a scanned page, garbage no repair saved, text drawn
-as outlines), an image document's frames whole, and the figure regions of a ``FIGURES`` page (rendered
-without the text layer, so nothing already extracted comes back twice). ``BLANK``, ``LANG`` and every
-other page are never sent; an OCR sandwich's pages are ``TEXT`` when its layer is clean, so they are not
+What is read (docs/design.md §4): a ``REPLACE`` page whole (a scanned page, garbage no repair saved,
+text drawn as outlines), an image document's frames whole, and the figure regions of a ``FIGURES`` page
+(rendered without the text layer, so nothing already extracted comes back twice). ``BLANK``, ``LANG`` and
+every other page are never sent; an OCR sandwich's pages are ``TEXT`` when its layer is clean, so they are not
 read again.
 
 Never an empty text: a page Tesseract read nothing on is ``underivable`` (reason ``no_text``) with its
@@ -18,7 +18,7 @@ never sent to Tesseract; a page in flight is given no more than what its documen
 Pages are rendered in the calling thread (PyMuPDF is not thread-safe) and recognised in a pool of
 threads, each waiting on its own Tesseract worker process, which keeps its models loaded from page to page
 and is ended with the stage: on a two-core machine one single-threaded Tesseract per core reads six times
-faster than one Tesseract with its default OpenMP threads (DESIGN §9). At most two rendered pages per
+faster than one Tesseract with its default OpenMP threads (docs/design.md §9). At most two rendered pages per
 worker wait in memory.
 """
 
