@@ -1,4 +1,6 @@
-"""The stages as software-defined assets. Each module reads as the story of its stage; the work itself is
-done by plain functions in ``readers/`` and ``quality/``, the storage by ``warehouse/``."""
+"""The stages as software-defined assets, one folder each: its declaration (``declaration.py``, found by
+``stages.py``), its Dagster asset (``asset.py``) and its plain work over shards. The text logic the stages
+share is in ``readers/`` and ``quality/``, the storage in ``warehouse/``; what must run where is the
+planner's (``planner.py``)."""
 
 import readers  # noqa: F401  (first: keeps the process off the network, readers/core/offline.py)

@@ -16,57 +16,19 @@ Definitions build it with the stages it comes after in the graph as its ``deps``
 (orchestration/definitions.py), so the order lives in the declarations only.
 """
 
-import logging
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import dagster as dg
 
 from assets.materializations import shard_materializations
 from assets.partitions import backfill_policy, shards
-from assets.planner import ShardPlan, stale_plan
 from assets.progress import Progress
 from assets.resources import AssaySettings
+from assets.shard_step import ShardStep, Work
 from assets.stages import Stage, graph
 from readers.core.versions import EXTRACTOR_VERSION
-from warehouse import Warehouse
-
-
-@dataclass(frozen=True, slots=True)
-class ShardStep:
-    """One run of a stage of shards: the run's range of shards and what the work needs."""
-
-    stage: Stage
-    shards: tuple[str, ...]
-    wh: Warehouse
-    version: str
-    settings: AssaySettings
-    progress: Progress
-    log: logging.Logger | logging.LoggerAdapter
-
-    def plan(self) -> ShardPlan:
-        """The shards of the run's range where the planner says the stage must run (the others are not
-        read at all), with its total when its rule knows it (assets/planner.py)."""
-        return stale_plan(self.stage, self.wh, self.version, set(self.shards))
-
-    def stale(self) -> list[str]:
-        """The shards of :meth:`plan`."""
-        return self.plan().shards
-
-
-@dataclass(slots=True)
-class StageOutcome:
-    """What the work did: the shards it ran on, its own counts by shard (numbers, shown in Dagster), and
-    any check results of the stage's own (the contracts of the tables it declares ``checked`` are
-    validated once per run, by assets/data_quality.py)."""
-
-    ran: Collection[str]
-    figures: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
-    checks: Iterable[dg.AssetCheckResult] = ()
-
-
-Work = Callable[[ShardStep], StageOutcome]
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 
-from assets.partitions import (
+from assets.shard_keys import (
     DOCUMENTS_PER_RUN,
     RUN_COST_S,
     SHARD_KEYS,

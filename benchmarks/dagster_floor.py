@@ -24,7 +24,8 @@ import dagster as dg
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS, shards  # noqa: E402
+from assets.partitions import shards  # noqa: E402
+from assets.shard_keys import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS  # noqa: E402
 from orchestration.run_instance import QUIET_LOGS, run_instance_yaml  # noqa: E402
 from orchestration.sqlite_sync import commit_without_sync  # noqa: E402
 

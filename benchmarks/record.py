@@ -930,7 +930,7 @@ class RunShape:
 def runs_between(instance, started_at: float, ended_at: float) -> list[RunShape]:
     """The Dagster runs created in a window, with the number of shards each covered (0: unpartitioned)."""
 
-    from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS
+    from assets.shard_keys import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS
     from assets.stages import graph
 
     declared = graph()
@@ -951,8 +951,8 @@ def runs_between(instance, started_at: float, ended_at: float) -> list[RunShape]
 def dagster_overhead(state: State, section: Section) -> None:
     import dagster as dg
 
-    from assets.partitions import SHARDS_PER_RUN, covering_shards
     from assets.progress import Progress
+    from assets.shard_keys import SHARDS_PER_RUN, covering_shards
     from orchestration.definitions import stage_asset
     from orchestration.home import Home
     from orchestration.runner import Pipeline, RunReport
@@ -1073,8 +1073,8 @@ def _functions_pipeline(home, progress, seconds: dict[str, float]):
 
     from assets.data_quality import NAME as DATA_QUALITY
     from assets.data_quality import checked, evaluate
-    from assets.partitions import RANGE_END_TAG, RANGE_START_TAG
     from assets.report import quality_report
+    from assets.shard_keys import RANGE_END_TAG, RANGE_START_TAG
     from assets.stages import graph
     from assets.walk.asset import WalkConfig
     from orchestration.definitions import stage_asset
@@ -1168,7 +1168,7 @@ def first_run_work(state: State, section: Section) -> None:
     # Dagster's floor in the plan's shape: its partitioned stages over the keys of the first run's range
     # (from the first shard holding a document to the last), and over only the shards holding one, as
     # one run of assets that do nothing, into a fresh instance (benchmarks/dagster_floor.py).
-    from assets.partitions import range_width
+    from assets.shard_keys import range_width
     from assets.stages import graph
     from readers.core.versions import EXTRACTOR_VERSION
 

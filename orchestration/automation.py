@@ -33,9 +33,9 @@ from collections.abc import Callable
 
 import dagster as dg
 
-from assets.partitions import covering_shards
 from assets.planner import stale_rules
 from assets.resources import AssaySettings, resource_from_env
+from assets.shard_keys import covering_shards
 from assets.stages import graph
 from readers.core import versions
 
@@ -78,7 +78,7 @@ class StaleInWarehouse(dg.AutomationCondition):
         stale = stale_rules()[self.stage](self._settings().warehouse(), versions.EXTRACTOR_VERSION)
         if isinstance(stale, bool):
             return dg.AutomationResult(context, candidates if stale else context.get_empty_subset())
-        # Requested as whole blocks of shards, one run each (assets/partitions.py covering_shards).
+        # Requested as whole blocks of shards, one run each (assets/shard_keys.py covering_shards).
         return dg.AutomationResult(
             context, candidates.compute_intersection_with_partition_keys(covering_shards(stale))
         )

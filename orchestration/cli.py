@@ -355,8 +355,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_run(args: argparse.Namespace, console: Console) -> int:
-    from assets.partitions import SHARDS_PER_RUN
     from assets.progress import Progress
+    from assets.shard_keys import SHARDS_PER_RUN
     from orchestration.home import Home
     from orchestration.live import LiveProgress
     from orchestration.runner import run

@@ -27,10 +27,10 @@ from pathlib import Path
 import dagster as dg
 
 from assets.lock import Holder, home_lock
-from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARDS_PER_RUN
 from assets.planner import RunStep, closing_due, lost, run_steps, stale_shards
 from assets.progress import Progress
 from assets.resources import resource_from_env
+from assets.shard_keys import RANGE_END_TAG, RANGE_START_TAG, SHARDS_PER_RUN
 from assets.stages import graph
 from orchestration.definitions import make_definitions
 from orchestration.home import Home

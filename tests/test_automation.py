@@ -11,9 +11,9 @@ import dagster as dg
 import docx
 import pytest
 
-from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, covering_shards, shard_ranges
 from assets.progress import Progress
 from assets.resources import AssaySettings
+from assets.shard_keys import RANGE_END_TAG, RANGE_START_TAG, covering_shards, shard_ranges
 from assets.stages import graph
 from orchestration.definitions import make_definitions
 from orchestration.home import Home

@@ -22,10 +22,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assets.data_quality import _movement, _rate
-from assets.partitions import RANGE_END_TAG, RANGE_START_TAG
 from assets.progress import Progress
 from assets.rate_checks import FALLBACK_MOVEMENT, UNDERIVABLE
 from assets.resources import AssaySettings, resource_from_env
+from assets.shard_keys import RANGE_END_TAG, RANGE_START_TAG
 from assets.suites import stale_suites
 from orchestration.definitions import defs, make_definitions
 from orchestration.demo import make_text_pdf

@@ -21,8 +21,8 @@ import dagster as dg
 import pytest
 import yaml
 
-from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS
 from assets.resources import AssaySettings
+from assets.shard_keys import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS
 from assets.stages import graph
 from orchestration.definitions import make_definitions
 from orchestration.demo import make_image_only_pdf, make_text_pdf

@@ -15,8 +15,8 @@ import docx
 import pytest
 import yaml
 
-from assets.partitions import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS, SHARDS_PER_RUN, covering_shards
 from assets.progress import Progress
+from assets.shard_keys import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS, SHARDS_PER_RUN, covering_shards
 from orchestration.home import Home
 from orchestration.runner import run
 from readers.core.versions import EXTRACTOR_VERSION

@@ -8,15 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assets.partitions import (
-    DOCUMENTS_PER_RUN,
-    RUN_COST_S,
-    SHARD_KEYS,
-    runs_cost,
-    shard_ranges,
-)
 from assets.planner import one_range_costs_less
 from assets.resources import AssaySettings, resource_from_env
+from assets.shard_keys import DOCUMENTS_PER_RUN, RUN_COST_S, SHARD_KEYS, runs_cost, shard_ranges
 from readers.core.errors import ConfigError
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
-from assets.partitions import SHARD_KEYS
 from assets.progress import Progress
+from assets.shard_keys import SHARD_KEYS
 from assets.stages import graph
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home

@@ -12,8 +12,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from assets.partitions import SHARD_KEYS
 from assets.progress import Progress
+from assets.shard_keys import SHARD_KEYS
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run

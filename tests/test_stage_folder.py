@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 import assets
-from assets.partitions import covering_shards
 from assets.planner import stale_rules
 from assets.progress import Progress
 from assets.resources import AssaySettings
+from assets.shard_keys import covering_shards
 from assets.stages import graph
 from orchestration.automation import conditions
 from orchestration.definitions import make_definitions
@@ -80,7 +80,7 @@ FOLDER = {
     "work.py": '''
         """The stage's loop over the shards its planner finds stale."""
 
-        from assets.factory import ShardStep, StageOutcome
+        from assets.shard_step import ShardStep, StageOutcome
         from assets.line_count.records import LineCountRecord
 
 

@@ -15,10 +15,11 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from assets.factory import ShardStep, StageOutcome, shard_stage
+from assets.factory import shard_stage
 from assets.planner import later_work, newer_input, stale_rules
 from assets.progress import Progress
 from assets.resources import AssaySettings
+from assets.shard_step import ShardStep, StageOutcome
 from assets.stages import Stage, declared, graph
 from orchestration.definitions import make_definitions
 from orchestration.demo import make_text_pdf

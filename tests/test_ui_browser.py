@@ -33,8 +33,8 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from assets.partitions import SHARD_KEYS
 from assets.progress import Progress
+from assets.shard_keys import SHARD_KEYS
 from orchestration.definitions import defs
 from orchestration.home import Home
 from orchestration.run_tags import RUN_TAG, UI_HOST, UI_PORT, runs_url

@@ -1,1 +1,1 @@
-"""The catalog stage."""
+"""The catalog stage: its declaration and rule (``declaration``) and the Dagster asset (``asset``)."""

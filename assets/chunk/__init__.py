@@ -1,1 +1,1 @@
-"""The chunk stage."""
+"""The chunk stage: its declaration and rule (``declaration``) and the Dagster asset (``asset``)."""

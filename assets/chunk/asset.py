@@ -5,7 +5,8 @@ or at all, recorded in ``unchunked`` (assets/budgeted.py)."""
 from collections import Counter
 
 from assets.chunk.declaration import STAGE
-from assets.factory import ShardStep, StageOutcome, shard_stage
+from assets.factory import shard_stage
+from assets.shard_step import ShardStep, StageOutcome
 from warehouse.store import to_pylist
 
 

@@ -1,1 +1,2 @@
-"""The extract stage: the Dagster asset (``asset``) and its plain work over one shard (``shard``)."""
+"""The extract stage: its declaration and rule (``declaration``), the Dagster asset (``asset``) and its
+plain work over one shard (``work``)."""

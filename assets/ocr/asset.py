@@ -6,8 +6,9 @@ from collections import Counter
 
 import dagster as dg
 
-from assets.factory import ShardStep, StageOutcome, shard_stage
+from assets.factory import shard_stage
 from assets.ocr.declaration import STAGE
+from assets.shard_step import ShardStep, StageOutcome
 from readers.core.records import DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse

@@ -1,1 +1,1 @@
-"""The sanitize stage."""
+"""The sanitize stage: its declaration and rule (``declaration``) and the Dagster asset (``asset``)."""

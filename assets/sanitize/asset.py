@@ -5,8 +5,9 @@ sanitized within the per-document budget, or at all, recorded in ``unsanitized``
 
 from collections import Counter
 
-from assets.factory import ShardStep, StageOutcome, shard_stage
+from assets.factory import shard_stage
 from assets.sanitize.declaration import STAGE
+from assets.shard_step import ShardStep, StageOutcome
 from warehouse.store import to_pylist
 
 

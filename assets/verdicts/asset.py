@@ -2,7 +2,8 @@
 reader for a second opinion on the pages judged garbage and try to repair their fonts; write page_verdicts,
 font_verdicts and repairs."""
 
-from assets.factory import ShardStep, StageOutcome, shard_stage
+from assets.factory import shard_stage
+from assets.shard_step import ShardStep, StageOutcome
 from assets.verdicts.declaration import STAGE
 from readers.core.base import freeze_long_lived
 from readers.core.diagnostics import heard, summary

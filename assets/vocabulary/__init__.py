@@ -1,1 +1,1 @@
-"""The vocabulary stage."""
+"""The vocabulary stage: its declaration (``declaration``) and the Dagster asset (``asset``)."""

@@ -1,1 +1,1 @@
-"""The walk stage."""
+"""The walk stage: its declaration (``declaration``) and the Dagster asset (``asset``)."""
