@@ -54,9 +54,9 @@ def carry_forward(wh: Warehouse, version: str) -> CarryReport:
     if not candidates or not previous_versions:
         return CarryReport(version, carried)  # nothing new to carry: a rerun pays no import below
     from assets.extract.shard import CARRY_STATUSES
-    from quality.sanitize import SANITIZE_VERSION
+    from quality.sanitizer import SANITIZE_VERSION
     from readers.core.model import ContentKind
-    from readers.core.table import chain_signature
+    from readers.core.reader_chain import chain_signature
 
     carried_tables, sanitized = graph().carried_tables, sanitized_tables()
     for shard in candidates:

@@ -7,8 +7,8 @@ import dagster as dg
 from assets.factory import corpus_stage
 from assets.resources import AssaySettings
 from readers.core.versions import EXTRACTOR_VERSION
-from warehouse.catalog import build_catalog
-from warehouse.outcomes import outcomes
+from warehouse.duckdb_catalog import build_catalog
+from warehouse.outcome_query import outcomes
 
 
 @corpus_stage("catalog", kinds={"duckdb"})

@@ -59,8 +59,8 @@ def plan_extract(wh: Warehouse, version: str, within: Collection[str] | None = N
 def plan_verdicts(wh: Warehouse, version: str) -> list[str]:
     """Shards whose documents with pages are not all judged under ``version`` with the current rules and
     vocabulary, or that lack a partition."""
+    from quality.corpus_vocabulary import VocabularyWord, by_language
     from quality.verdicts import verdicts_version_for
-    from quality.vocabulary import VocabularyWord, by_language
 
     words = by_language(
         VocabularyWord(r["language"], r["word"], r["documents"]) for r in wh.rows("vocabulary", version)

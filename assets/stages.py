@@ -113,7 +113,7 @@ def newer_input(source: str, outputs: Sequence[str]) -> ShardRule:
 
 
 def _catalog_stale(wh: Warehouse, version: str) -> bool:
-    from warehouse.catalog import catalog_current
+    from warehouse.duckdb_catalog import catalog_current
 
     return not catalog_current(wh, version)
 

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 from orchestration.faults import fault_of
 from quality.outcomes import OutcomeRecord, has_text
 from readers.core.errors import AssayError
-from warehouse.errors import CatalogMissing
+from warehouse.warehouse_errors import CatalogMissing
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -266,7 +266,7 @@ class Corpus:
         *,
         timeout: float | None = None,
     ) -> Rows[T]:
-        from warehouse.catalog import query as run_query
+        from warehouse.duckdb_catalog import query as run_query
 
         values = list(params) if params else None
         with _as_assay_errors(self.home.warehouse.catalog_path):

@@ -33,8 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from quality.corpus_vocabulary import fingerprint
 from quality.prose import is_mono_font
-from quality.vocabulary import fingerprint
 
 # 2: pages that read poorly get a second opinion; 3: with a document prior; 4-5: both texts measured alike,
 # and a fallback that brings unmapped glyphs is not taken

@@ -30,14 +30,14 @@ from readers.core.base import produced_nothing
 from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
 from readers.core.model import ContentKind, KindSource, ReadLimits
 from readers.mail import ole as msg_ole
-from readers.mail.common import (
+from readers.mail.eml import EmlReader, unflow
+from readers.mail.message_parts import (
     HeaderLine,
     MemberNames,
     decode_body,
     header_line,
     mail_text,
 )
-from readers.mail.eml import EmlReader, unflow
 from readers.mail.msg import MsgReader
 from readers.mail.ole import (
     PT_BINARY,

@@ -19,7 +19,7 @@ from quality.pii import (
 )
 from quality.pii_view import INVISIBLE, match_view
 from quality.records import PageTextRecord
-from quality.sanitize import PageHidden, sanitize_document
+from quality.sanitizer import PageHidden, sanitize_document
 from tests.test_pii import VALID, Sample
 
 BEFORE, AFTER = "Please write to", "before Friday, thanks."

@@ -5,7 +5,7 @@ derivations, underivables, pages, their fonts and the tables found on them."""
 from typing import TYPE_CHECKING
 
 from assets.factory import ShardStep, StageOutcome, shard_stage
-from readers.core.records import DocumentRecord
+from readers.core.reading_records import DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 

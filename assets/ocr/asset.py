@@ -8,7 +8,7 @@ import dagster as dg
 
 from assets.factory import ShardStep, StageOutcome, shard_stage
 from assets.plans import plan_ocr
-from readers.core.records import DocumentRecord
+from readers.core.reading_records import DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 

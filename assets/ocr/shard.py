@@ -38,7 +38,7 @@ from quality.records import (
 )
 from quality.sources import ExtractedPage, choose_page_texts
 from readers.core.model import ContentKind
-from readers.core.records import DocumentRecord
+from readers.core.reading_records import DocumentRecord
 from readers.walk.inventory import fs_path
 
 # Planned again whenever the stage runs on their shard: pages past their document's OCR budget, which may

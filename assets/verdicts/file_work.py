@@ -82,7 +82,7 @@ class FileWorkJob:
         return dataclasses.replace(done, said=tuple(said))
 
     def _value(self) -> Any:
-        from readers.core.table import reader
+        from readers.core.reader_chain import reader
         from readers.pdf.facts import font_texts, measure_unreported_ink
 
         if self.work is FileWork.SECOND_OPINION:

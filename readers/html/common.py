@@ -51,7 +51,7 @@ from readers.core.base import Reader, produced_nothing, read_bounded, require_re
 from readers.core.errors import CorruptDocument, LimitExceeded, NothingProduced, ReaderError
 from readers.core.markup import escape_cell, markup_tables
 from readers.core.model import ContentKind, PageText, ReadLimits, ReadResult
-from readers.core.table import readers_for
+from readers.core.reader_chain import readers_for
 from readers.text.encoding import Decoded, bom_encoding, canonical, decode_text, utf16_by_nul_share
 
 # --- encoding ---------------------------------------------------------------------------------------------

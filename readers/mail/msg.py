@@ -50,7 +50,7 @@ from readers.core.base import Reader, require_readable_file
 from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
 from readers.core.model import ContentKind, PageText, ReadLimits, ReadResult
 from readers.html.common import html_chain_version
-from readers.mail.common import (
+from readers.mail.message_parts import (
     DECLARED,
     BodyText,
     HeaderLine,

@@ -54,7 +54,7 @@ from readers.core.markup import gfm_table, markup_tables, one_line
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
 from readers.html.common import html_chain_version, read_html_bytes
 from readers.office import omml
-from readers.office.common import TextBudget, join_blocks, open_ooxml
+from readers.office.office_files import TextBudget, join_blocks, open_ooxml
 from readers.text.encoding import decode_text
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"

@@ -43,7 +43,7 @@ from readers.core.errors import CorruptDocument, FileUnreadable, LimitExceeded
 from readers.core.markup import markup_tables
 from readers.core.model import ContentKind, PageText, ReadLimits, ReadResult
 from readers.office.charts import sheet_chart_text, workbook_sheet_parts
-from readers.office.common import TextBudget, open_ooxml
+from readers.office.office_files import TextBudget, open_ooxml
 from readers.office.regions import GridRow, sheet_tables
 
 #: Main part content types read as workbooks: workbooks and templates, with and without macros.

@@ -24,7 +24,7 @@ import pymupdf
 from readers.archives.safezip import COMPRESSION_CHECK_FLOOR
 from readers.core.errors import CorruptDocument, LimitExceeded
 from readers.core.model import ReadLimits
-from readers.mail.common import MailAttachment
+from readers.mail.message_parts import MailAttachment
 from readers.pdf.mupdf import open_pdf
 
 #: The content type handed to the member names for a file whose name is unknown.

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from readers.archives.safezip import SafeZip
 from readers.core.model import ContentKind, ReadLimits
-from readers.mail.common import MailAttachment, MemberBudget, MemberNames, split_extension
+from readers.mail.message_parts import MailAttachment, MemberBudget, MemberNames, split_extension
 
 #: Kinds whose members become documents of their own.
 CONTAINER_KINDS = frozenset({ContentKind.EML, ContentKind.MSG, ContentKind.ZIP, ContentKind.PDF})

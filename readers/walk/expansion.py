@@ -50,9 +50,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Protocol
 
+from readers.core.atomic import written_whole
 from readers.core.errors import LimitExceeded, ReaderError
 from readers.core.model import ContentKind, ExpansionStatus, ReadLimits
-from readers.core.records import DocumentRecord, ExpansionRecord
+from readers.core.reading_records import DocumentRecord, ExpansionRecord
 from readers.engine.isolation import (
     MEMORY,
     TIMEOUT,
@@ -512,12 +513,5 @@ def _stage(folder: Path, sha: str, data: bytes) -> None:
     if target.is_file():
         return
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{sha}.{uuid.uuid4().hex}.tmp"
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with written_whole(target, fsync=True) as tmp:
+        tmp.write_bytes(data)
