@@ -32,7 +32,7 @@ CLEAN_MODES = ("TEXT", "FIGURES")
     "separability, inversions and a histogram.",
 )
 def calibration(context: dg.AssetExecutionContext, assay: AssaySettings):
-    from quality.calibration import MIN_WIDEST_GAP, CleanPage, calibrate
+    from quality.lexicon_calibration import MIN_WIDEST_GAP, CleanPage, calibrate
     from quality.plots import score_histogram
 
     wh = assay.warehouse()

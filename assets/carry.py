@@ -44,7 +44,7 @@ def carry_forward(wh: Warehouse, version: str) -> CarryReport:
         return CarryReport(version, carried)  # nothing new to carry: a rerun pays no import below
     from assets.extract.work import CARRY_STATUSES
     from readers.core.model import ContentKind
-    from readers.core.table import chain_signature
+    from readers.core.reader_chain import chain_signature
 
     stages = graph()
     for shard in candidates:

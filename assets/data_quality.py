@@ -63,8 +63,8 @@ from quality.expectations import (
 from quality.rates import rates_by_kind
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
-from warehouse.catalog import previous_version
-from warehouse.outcomes import outcomes
+from warehouse.duckdb_catalog import previous_version
+from warehouse.outcome_query import outcomes
 from warehouse.schema import TABLES, contract_for
 
 NAME = "data_quality"

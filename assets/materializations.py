@@ -31,8 +31,8 @@ import pyarrow.parquet as pq
 
 from assets.stages import graph
 from warehouse import Warehouse
-from warehouse.errors import WarehouseError
 from warehouse.schema import TABLES, Table
+from warehouse.warehouse_errors import WarehouseError
 
 
 def column_schema(table: str) -> dg.TableSchema:

@@ -2,7 +2,7 @@
 wrote) and the catalog asset (over the whole corpus), and the fallback-rate movement check of the catalog
 (the corpus's rates under the current extractor version against the previous one's): their specs, and the
 figures their results carry beside GX's (GX validates them: assets/data_quality.py, quality/expectations.py).
-Every one counts the documents' outcomes as the ``outcomes`` view gives them (warehouse/outcomes.py)."""
+Every one counts the documents' outcomes as the ``outcomes`` view gives them (warehouse/outcome_query.py)."""
 
 from __future__ import annotations
 

@@ -33,8 +33,8 @@ from quality.report_plots import (
 from quality.verdicts import Mode, Tier
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
-from warehouse.catalog import previous_version
-from warehouse.outcomes import outcomes
+from warehouse.duckdb_catalog import previous_version
+from warehouse.outcome_query import outcomes
 
 # The rates chart compares the newest this many extractor versions on disk: enough to see a trend, few
 # enough that each kind's bars stay readable.

@@ -73,7 +73,7 @@ class Settings(pydantic.BaseModel):
     ocr_page_timeout_s: float = 120.0
     # OCR's budget per document: the pages it reads of one document and the seconds (rendering and
     # recognition summed over its pages); past either, a page is error/over_budget:pages or
-    # over_budget:seconds in ocr_pages, unread. Why these numbers: assets/ocr/reading.py.
+    # over_budget:seconds in ocr_pages, unread. Why these numbers: assets/ocr/page_reading.py.
     ocr_max_pages_per_document: int = 200
     ocr_document_timeout_s: float = 1800.0
     # Tesseract processes at once; 0 means one per core this process may use.

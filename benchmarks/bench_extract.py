@@ -82,7 +82,7 @@ def reader(paths: list[Path]) -> int:
 
 def reader_and_signals(paths: list[Path]) -> int:
     """The whole text-layer path of the extract stage: read, then every cheap signal of every page."""
-    from quality.signals import measure_document
+    from quality.document_signals import measure_document
 
     pymupdf_reader, limits = PyMuPDFReader(), ReadLimits()
     pages = 0

@@ -8,8 +8,8 @@ the corpus, generated dense text pages. Each round measures, in turn (the order 
 - bare Tesseract: ``tesseract page.png stdout -l eng --psm 3 --dpi 300``, single-threaded
   (``OMP_THREAD_LIMIT=1``), one process per core, on the pages rendered beforehand (untimed);
 - the same with orientation detection (``--psm 1``): what turning a page upright costs Tesseract;
-- assay: the OCR stage's own path (``assets.ocr.reading.ocr_tasks``): each page rendered from its PDF in the
-  calling thread, one single-threaded Tesseract per core, word confidences; a page whose ink shows it
+- assay: the OCR stage's own path (``assets.ocr.page_reading.ocr_tasks``): each page rendered from its PDF
+  in the calling thread, one single-threaded Tesseract per core, word confidences; a page whose ink shows it
   upright (``readers/images/orientation.py``) read as it is (``--psm 3``), the others with orientation
   detection (``--psm 1``).
 
@@ -40,7 +40,7 @@ from readers.core.offline import keep_offline  # noqa: E402
 keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/core/offline.py)
 import pymupdf  # noqa: E402
 
-from assets.ocr.reading import LanguageChoice, OcrOptions, OcrTask, ocr_tasks  # noqa: E402
+from assets.ocr.page_reading import LanguageChoice, OcrOptions, OcrTask, ocr_tasks  # noqa: E402
 from quality.records import OcrScope  # noqa: E402
 from readers.core.cores import usable_cores  # noqa: E402
 from readers.core.model import ContentKind  # noqa: E402

@@ -41,7 +41,7 @@ from readers.core.offline import keep_offline  # noqa: E402
 keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (readers/core/offline.py)
 import psutil  # noqa: E402
 
-from assets.ocr.reading import OcrOptions  # noqa: E402
+from assets.ocr.page_reading import OcrOptions  # noqa: E402
 from assets.ocr.work import ShardInput, ocr_shards  # noqa: E402
 from assets.settings import Settings  # noqa: E402
 from quality.records import OcrEngine, OcrPageRecord  # noqa: E402

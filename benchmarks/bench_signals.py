@@ -5,7 +5,7 @@ Over the ``pdf-born-digital`` PDFs of the shared corpus (``manifest.csv``), in o
 
 (a) raw PyMuPDF ``page.get_text("dict")`` (default flags) on every page: the baseline the extract stage
     pays anyway;
-(b) :func:`quality.text_signals.page_signals` on every page, given the page's ``get_text()`` text and
+(b) :func:`quality.page_signals.page_signals` on every page, given the page's ``get_text()`` text and
     its blocks converted from ``get_text("dict")`` into :class:`readers.core.model.Block` (the conversion and
     the PyMuPDF calls are done beforehand and not timed: they are the reader's cost, not the signals').
 
@@ -41,7 +41,7 @@ keep_offline()  # before PyMuPDF is imported: no layout model, no telemetry (rea
 import pymupdf  # noqa: E402
 
 from benchmarks.bench_extract import born_digital_pdfs, raw_dict  # noqa: E402
-from quality.text_signals import PageSignals, page_signals  # noqa: E402
+from quality.page_signals import PageSignals, page_signals  # noqa: E402
 from readers.core.model import BBox, Block, Line, PageText, Span  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"

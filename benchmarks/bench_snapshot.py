@@ -27,8 +27,8 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from readers.core.model import ReadLimits  # noqa: E402
+from readers.core.reader_chain import readers_for  # noqa: E402
 from readers.core.snapshot import walked_snapshot  # noqa: E402
-from readers.core.table import readers_for  # noqa: E402
 from readers.engine.dispatch import extract_document  # noqa: E402
 from readers.walk.sniff import HEAD_BYTES, sniff  # noqa: E402
 

@@ -3,11 +3,11 @@
     .venv/bin/python benchmarks/eval_html.py [--only READER] [--show NAME]
 
 For each ``traf__*.html`` page of ../shared/corpus/dev with a ``dev_truth/<name>.expected_segments.json``,
-reads the file with the HTML chain (readers/core/table.py's row) and checks that every ``with`` segment is in
-the text and no ``without`` segment is. Prints per page which reader produced the text, the segments found
-and leaked, and pass or fail; then the other HTML pages of the corpus with the reader, the encoding and
-its evidence. Exits 1 when fewer than :data:`TARGET` pages pass or an HTML page produced nothing; 2
-without the corpus.
+reads the file with the HTML chain (readers/core/reader_chain.py's row) and checks that every ``with``
+segment is in the text and no ``without`` segment is. Prints per page which reader produced the text, the
+segments found and leaked, and pass or fail; then the other HTML pages of the corpus with the reader, the
+encoding and its evidence. Exits 1 when fewer than :data:`TARGET` pages pass or an HTML page produced
+nothing; 2 without the corpus.
 
 Segments and text are compared after Unicode NFC (a letter may be one code point or two: Bengali's ড় is
 U+09DC or U+09A1 U+09BC), with whitespace runs folded to one space and the markdown the readers write
@@ -36,7 +36,7 @@ from readers.core.model import ContentKind, ReadLimits  # noqa: E402
 from readers.html.chain import read_html_bytes  # noqa: E402
 
 HTML = ContentKind.HTML
-from readers.core.table import readers_for  # noqa: E402
+from readers.core.reader_chain import readers_for  # noqa: E402
 from readers.walk.sniff import sniff  # noqa: E402
 
 #: The acceptance bound of the HTML issue: at least six of the seven annotated pages pass.
@@ -56,7 +56,7 @@ def comparable(text: str) -> str:
 
 def chain(only: str | None) -> tuple[tuple[Reader, ...], str]:
     readers = readers_for(ContentKind.HTML)
-    origin = "readers/core/table.py"
+    origin = "readers/core/reader_chain.py"
     if only:
         readers = tuple(r for r in readers if r.name == only)
         if not readers:

@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks.corpus_home import CORPUS, corpus_home  # noqa: E402
 from quality.cer import cer  # noqa: E402
-from warehouse.catalog import query  # noqa: E402
+from warehouse.duckdb_catalog import query  # noqa: E402
 
 # The acceptance bound on the two documents the OCR issue names.
 CER_MAX = 0.05

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.corpus_home import CORPUS, corpus_home  # noqa: E402
-from warehouse.catalog import query  # noqa: E402
+from warehouse.duckdb_catalog import query  # noqa: E402
 
 SQL = """
 select v.sha256, v.page, v.mode, v.provenance, v.reasons, v.text_source, p.language,

@@ -6,7 +6,7 @@ Two measurements, either or both:
   does it for a shard of one document: extract (the text reader, then the page rows and their signals,
   ``assets.extract.work.extract_shard``), verdicts (``assets.verdicts.judging.judge_document_rows``), the
   final page texts
-  (``assets.ocr.work.shard_page_texts``), sanitize (``quality.sanitize.sanitize_document``) and chunk
+  (``assets.ocr.work.shard_page_texts``), sanitize (``quality.sanitizer.sanitize_document``) and chunk
   (``quality.chunking.chunk_document``). For each stage: its seconds, the resident memory of this process
   at its start and its peak during it (polled every 10 ms), and the peak's growth over the start.
 - ``--run``: ``assay run`` on the file in a fresh home, as a user runs it (benchmarks/record.py's
@@ -119,10 +119,10 @@ def stage_peaks(path: Path) -> list[StagePeak]:
     from assets.resources import AssaySettings
     from assets.verdicts.judging import judge_document_rows
     from quality.chunking import PageSpan, chunk_document
-    from quality.sanitize import sanitize_document
+    from quality.sanitizer import sanitize_document
     from quality.sources import ExtractedPage
     from readers.core.model import ContentKind
-    from readers.core.records import DocumentRecord
+    from readers.core.reading_records import DocumentRecord
 
     settings = AssaySettings()
     limits = settings.limits()

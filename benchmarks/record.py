@@ -73,7 +73,7 @@ import pymupdf  # noqa: E402
 
 from benchmarks import bench_extract, bench_ocr, bench_ocr_engines, bench_rerun  # noqa: E402
 from benchmarks.scale_corpus import ScaledCorpus, add_copies, scaled_corpus  # noqa: E402
-from readers.core.records import DocumentRecord  # noqa: E402
+from readers.core.reading_records import DocumentRecord  # noqa: E402
 from readers.core.versions import EXTRACTOR_VERSION  # noqa: E402
 from readers.pdf import layout_model  # noqa: E402
 
@@ -305,16 +305,18 @@ def assay_text_layer(documents: Sequence[DocumentRecord]) -> TextLayerPass:
     """What the extract and verdicts stages do to a born-digital PDF, in this process, without the
     warehouse: the kind's reader chain (``readers.engine.dispatch.extract_document``), the page rows with
     every
-    signal (the extract stage's own conversion, which calls ``quality.signals.measure_document``) and the
+    signal (the extract stage's own conversion, which calls ``quality.document_signals.measure_document``) and
+    the
     verdicts (``assets.verdicts.judging.judge_document_rows``: the judge, pdfplumber's second opinion on the
     pages it
     flags, font repair). The corpus vocabulary is left out: it is harvested from the whole corpus between
     the two stages. What the signals keep of the words they met is forgotten first
-    (``quality.signals.forget_words``): each call pays what a first reading of these documents pays."""
+    (``quality.document_signals.forget_words``): each call pays what a first reading of these documents
+    pays."""
     from assets.extract.work import ShardRows, add_extraction
     from assets.resources import AssaySettings
     from assets.verdicts.judging import judge_document_rows
-    from quality.signals import forget_words
+    from quality.document_signals import forget_words
     from readers.core.base import collector_paused, freeze_long_lived
     from readers.core.model import ContentKind
     from readers.engine.dispatch import extract_document
@@ -458,7 +460,7 @@ def text_layer(state: State, section: Section) -> None:
         "repetition; the rates are totals over all repetitions. assay's path is what the extract and "
         "verdicts stages do to each PDF, in one process, without the warehouse: "
         "`readers.engine.dispatch.extract_document` (the PDF reader chain), the page rows with every signal "
-        "(`quality.signals.measure_document`) and `assets.verdicts.judging.judge_document_rows` "
+        "(`quality.document_signals.measure_document`) and `assets.verdicts.judging.judge_document_rows` "
         "(the verdicts, with "
         "pdfplumber's second opinion on the pages they flag, and font repair). pymupdf4llm runs with its "
         "defaults (its layout model, and its own OCR of pages it judges to need it) in a child process "
@@ -552,7 +554,7 @@ def ocr_speed(state: State, section: Section) -> None:
         "Tesseract is `tesseract page.png stdout -l eng --psm 3 --dpi 300`, single-threaded "
         "(`OMP_THREAD_LIMIT=1`), one process per core, on the same pages rendered beforehand (untimed); the "
         "same with `--psm 1` is what its orientation detection costs. assay's path is the OCR stage's "
-        "(`assets.ocr.reading.ocr_tasks`): each page rendered from its PDF in the calling thread and "
+        "(`assets.ocr.page_reading.ocr_tasks`): each page rendered from its PDF in the calling thread and "
         "handed to one single-threaded Tesseract worker per core (the same library, through its C API, "
         "its models loaded once), which reads it (words, confidences, rotation): as it is (`--psm 3`) when "
         "its ink shows it upright and that reading is confident with its lines across (`readers/images/"
@@ -727,7 +729,7 @@ class HomeCounts:
 
 def home_counts(home: Path) -> HomeCounts:
     from orchestration.home import Home
-    from warehouse.catalog import query
+    from warehouse.duckdb_catalog import query
 
     def one(sql: str) -> int:
         return int(query(Home(home).warehouse, sql).rows[0][0])
@@ -755,7 +757,7 @@ README_QUERIES = readme_queries()
 def readme_query_seconds(home: Path) -> list[float]:
     """Each README query's median seconds on ``home``'s catalog."""
     from orchestration.home import Home
-    from warehouse.catalog import query
+    from warehouse.duckdb_catalog import query
 
     warehouse = Home(home).warehouse
     seconds: list[float] = []
@@ -902,9 +904,9 @@ def scaling(state: State, section: Section) -> None:
             )
         )
     section.notes.append(
-        "README queries, each timed as `assay sql` runs it (`warehouse.catalog.query`: the catalog opened "
-        f"read-only, the query, its rows fetched), the median of {QUERY_REPEAT} after one untimed run: "
-        + "; ".join(f"{i + 1}. `{sql}`" for i, sql in enumerate(README_QUERIES))
+        "README queries, each timed as `assay sql` runs it (`warehouse.duckdb_catalog.query`: the catalog "
+        f"opened read-only, the query, its rows fetched), the median of {QUERY_REPEAT} after one untimed "
+        "run: " + "; ".join(f"{i + 1}. `{sql}`" for i, sql in enumerate(README_QUERIES))
     )
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     section.notes.append(
@@ -1127,7 +1129,7 @@ def first_run_work(state: State, section: Section) -> None:
     from orchestration.home import Home
     from orchestration.runner import Pipeline, _run
     from readers.core.cores import usable_cores
-    from warehouse.catalog import query
+    from warehouse.duckdb_catalog import query
 
     scaled = scaled_corpus(state.corpus, state.tmp / "first-work-corpus", per_kind=1)
     add_copies(scaled, 1)

@@ -39,7 +39,7 @@ from readers.core.offline import keep_offline  # noqa: E402
 keep_offline()
 
 from orchestration.home import Home  # noqa: E402
-from warehouse.catalog import catalog_version, query  # noqa: E402
+from warehouse.duckdb_catalog import catalog_version, query  # noqa: E402
 from warehouse.search import ensure_index, index_path, query_index  # noqa: E402
 
 FACTS = REPO / "benchmarks" / "facts" / "corpus.jsonl"

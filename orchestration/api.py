@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 from orchestration.faults import fault_of
 from quality.outcomes import OutcomeRecord, has_text
 from readers.core.errors import AssayError
-from warehouse.errors import CatalogMissing
+from warehouse.warehouse_errors import CatalogMissing
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -255,7 +255,8 @@ class Corpus:
     ) -> Rows[dict[str, Any]]:
         """The rows of a read-only query against the catalog: dictionaries, or ``.df()`` and ``.arrow()``
         (:class:`Rows`). A statement that would write (COPY, EXPORT, EXPLAIN ANALYZE ...) raises before
-        it runs; one still running after ``timeout`` seconds is stopped (warehouse.errors.QueryTimeout)."""
+        it runs; one still running after ``timeout`` seconds is stopped
+        (warehouse.warehouse_errors.QueryTimeout)."""
         return self._rows(query, params, dict, timeout=timeout)
 
     def _rows(
@@ -266,7 +267,7 @@ class Corpus:
         *,
         timeout: float | None = None,
     ) -> Rows[T]:
-        from warehouse.catalog import query as run_query
+        from warehouse.duckdb_catalog import query as run_query
 
         values = list(params) if params else None
         with _as_assay_errors(self.home.warehouse.catalog_path):
@@ -328,7 +329,7 @@ def _first_run(path: Path) -> str:
 
 def open_home(home: str | os.PathLike[str] | None = None) -> Corpus:
     """The corpus of an existing home (default: ``$ASSAY_HOME``, else ``./.assay``); a folder nothing was
-    run in raises :class:`~warehouse.errors.CatalogMissing` (an AssayError) saying what to run."""
+    run in raises :class:`~warehouse.warehouse_errors.CatalogMissing` (an AssayError) saying what to run."""
     corpus = Corpus(home)
     if not corpus.home.warehouse.catalog_path.is_file():
         raise CatalogMissing(f"no catalog in {corpus.path} yet: {_first_run(corpus.path)}")

@@ -1,8 +1,8 @@
 """``assay check FILE``: the same sniffing, reader dispatch, signals, verdicts and OCR as a run, on one
 file, storing nothing; and the file's final outcome, by the same definition as the ``outcomes`` view
-(warehouse/outcomes.py), over the rows the check made. With a scrubber, the clean text is what ``texts``
+(warehouse/outcome_query.py), over the rows the check made. With a scrubber, the clean text is what ``texts``
 would hold (personal data as placeholders); ``assay check FILE --to md|txt|json`` prints it in the
-export's forms (:meth:`CheckOutcome.exported`, orchestration/export.py)."""
+export's forms (:meth:`FileCheckOutcome.exported`, orchestration/export.py)."""
 
 from __future__ import annotations
 
@@ -24,16 +24,16 @@ from quality.judge import DocumentVerdicts
 from quality.outcomes import OutcomeRecord, describe, has_text
 from quality.pii import Scrubber
 from quality.records import OcrPageRecord, PageTextRecord
-from quality.sanitize import PageHidden, Sanitized, sanitize_document
+from quality.sanitizer import PageHidden, Sanitized, sanitize_document
 from quality.sources import ExtractedPage
 from readers.core.model import OCR_KINDS, ContentKind, ReadLimits
-from readers.core.records import DocumentRecord
-from readers.core.table import readers_for
+from readers.core.reader_chain import readers_for
+from readers.core.reading_records import DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.engine.isolation import IsolatedReads, ReadBudgets
 from readers.images.tesseract import installed_languages
 from readers.walk.sniff import HEAD_BYTES, Sniffed, sniff
-from warehouse.outcomes import outcomes_of
+from warehouse.outcome_query import outcomes_of
 
 CHECK_MAX_BYTES = 1 << 40  # a file named on the command line is read whatever its size
 SIGNAL_COLUMNS = (
@@ -48,7 +48,7 @@ SIGNAL_COLUMNS = (
 
 
 @dataclass(frozen=True, slots=True)
-class CheckOutcome:
+class FileCheckOutcome:
     path: Path
     size: int
     sha256: str
@@ -247,7 +247,7 @@ def check_file(
     ocr_language: str = "eng",
     budgets: ReadBudgets | None = None,
     scrubber: Scrubber | None = None,
-) -> CheckOutcome:
+) -> FileCheckOutcome:
     """What a run would record for ``path``; ``ocr=False`` leaves Tesseract out (pages sent to OCR then
     have no final text, reason ``ocr_not_run``). The file is read in a worker under ``budgets`` (the
     settings' by default), as a run reads it: a file that hangs a reader gets its verdict here too.
@@ -330,7 +330,7 @@ def check_file(
         clean.hidden,
         clean.furniture,
     )
-    return CheckOutcome(
+    return FileCheckOutcome(
         path, size, sha, sniffed, doc, extracted, verdicts, read.ocr, read.texts, final, clean
     )
 

@@ -42,7 +42,7 @@ from orchestration.faults import as_seen_on, fault_in_message, fault_of
 from orchestration.printing import highlighted, json_text, shown, visible
 from readers.core.errors import AssayError
 from readers.core.versions import EXTRACTOR_VERSION
-from warehouse.errors import WarehouseError
+from warehouse.warehouse_errors import WarehouseError
 
 if TYPE_CHECKING:
     from orchestration.home import Home
@@ -600,7 +600,7 @@ def _cmd_eval(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_sql(args: argparse.Namespace, console: Console) -> int:
-    from warehouse.catalog import query
+    from warehouse.duckdb_catalog import query
 
     result = query(
         _existing_home(args.home).warehouse,

@@ -45,11 +45,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 from orchestration.printing import json_text
+from readers.core.atomic import TEMPORARY_NAME, temporary_beside
 from readers.core.errors import AssayError
 from warehouse import Warehouse
-from warehouse.catalog import catalog_version, query
+from warehouse.duckdb_catalog import catalog_version, query
 from warehouse.search import document_paths
-from warehouse.store import TEMPORARY_NAME, stale_temporary, temporary_beside
+from warehouse.store import stale_temporary
 
 #: The version of the JSON form: bump when a field changes meaning or goes; adding one keeps it.
 EXPORT_SCHEMA = "assay-export/1"

@@ -22,9 +22,9 @@ from rich.table import Table
 
 from orchestration.exits import Exit
 from orchestration.printing import shown
-from quality.facts import KINDS, Fact, SuiteResult, evaluate, load_facts
+from quality.fact_checks import KINDS, Fact, FactSuiteResult, evaluate, load_facts
 from readers.core.errors import AssayError
-from warehouse.errors import WarehouseError
+from warehouse.warehouse_errors import WarehouseError
 
 REPO = Path(__file__).resolve().parents[1]
 FACTS_DIR = REPO / "benchmarks" / "facts"
@@ -54,7 +54,7 @@ def _default_corpus() -> Path | None:
 
 def _texts(home_warehouse: object, wanted: set[str]) -> dict[str, str]:
     """The clean text of each wanted document the catalog holds (its latest extractor version)."""
-    from warehouse.catalog import query
+    from warehouse.duckdb_catalog import query
 
     if not wanted:
         return {}
@@ -113,7 +113,7 @@ def run_facts(
     return Exit.OK
 
 
-def _as_dict(result: SuiteResult) -> dict[str, object]:
+def _as_dict(result: FactSuiteResult) -> dict[str, object]:
     return {
         "suite": result.suite,
         "overall": {"passed": result.overall.passed, "total": result.overall.total},
@@ -125,7 +125,7 @@ def _as_dict(result: SuiteResult) -> dict[str, object]:
     }
 
 
-def _print(console: Console, results: list[SuiteResult], *, verbose: bool) -> None:
+def _print(console: Console, results: list[FactSuiteResult], *, verbose: bool) -> None:
     table = Table(title="facts: pass rate per kind")
     table.add_column("suite")
     for kind in (*KINDS, "overall"):

@@ -10,6 +10,7 @@ from pathlib import Path
 from assets.settings import home_from_env
 from orchestration.faults import fault, fault_of
 from orchestration.run_instance import RUN_INSTANCE_YAML, run_instance_yaml
+from readers.core.atomic import written_whole
 from readers.core.errors import ConfigError
 from warehouse import Warehouse
 
@@ -19,9 +20,8 @@ _TEMPLATE = Path(__file__).resolve().parents[1] / "dagster.yaml"
 def _write_if_changed(path: Path, data: bytes) -> None:
     """``data`` at ``path``, written to a temporary and renamed into place, unless it is there already."""
     if not path.exists() or path.read_bytes() != data:
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temporary.write_bytes(data)
-        temporary.replace(path)
+        with written_whole(path) as temporary:
+            temporary.write_bytes(data)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,8 +21,8 @@ from assets.stages import graph
 from orchestration.printing import json_text, shown, visible
 from quality.records import Source
 from warehouse import Warehouse
-from warehouse.catalog import catalog_version, query
-from warehouse.errors import WarehouseError
+from warehouse.duckdb_catalog import catalog_version, query
+from warehouse.warehouse_errors import WarehouseError
 
 _SHA_PREFIX = re.compile(r"[0-9a-f]{6,64}")
 

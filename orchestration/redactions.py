@@ -18,7 +18,7 @@ from rich.text import Text
 from orchestration.printing import json_text, visible
 from quality.pii_review import Judged, Precision, Verdict, judge, precision
 from warehouse import Warehouse
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 # Characters of the judged context shown on each side of a placeholder in the listing.
 SHOWN_CONTEXT_CHARS = 40

@@ -24,17 +24,17 @@ from orchestration.printing import shown
 from orchestration.run_tags import runs_url, tag_filter
 from orchestration.runner import RunReport
 from quality.expectations import DATA_DOCS
-from quality.outcomes import ALL_TEXT_REMOVED, Outcome
+from quality.outcomes import ALL_TEXT_REMOVED, DocumentOutcome
 from quality.rates import KindRates
 from warehouse import Warehouse
-from warehouse.catalog import query
-from warehouse.errors import WarehouseError
+from warehouse.duckdb_catalog import query
+from warehouse.warehouse_errors import WarehouseError
 
 # Each kind's documents by final outcome (the `outcomes` view: quality/outcomes.py has the rules), in the
 # order of KindRates' counts, and the judged pages that end with text.
 RATES_SQL = f"""
 select kind, count(*) as documents,
-       {", ".join(f"count(*) filter (where outcome = '{o.value}')" for o in Outcome)},
+       {", ".join(f"count(*) filter (where outcome = '{o.value}')" for o in DocumentOutcome)},
        coalesce(sum(pages_with_text), 0) as pages
 from outcomes group by kind order by documents desc, kind
 """

@@ -12,11 +12,11 @@ import unicodedata
 from rapidfuzz.distance import Levenshtein
 
 
-def normalise(text: str) -> str:
+def fold_for_cer(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 
 def cer(truth: str, text: str) -> float:
     """0 for a perfect text; can exceed 1 when the text is much longer than the truth."""
-    a, b = normalise(truth), normalise(text)
+    a, b = fold_for_cer(truth), fold_for_cer(text)
     return Levenshtein.distance(a, b) / max(1, len(a))

@@ -35,7 +35,7 @@ from quality.verdicts import (
     judge_document,
 )
 from readers.core.errors import LimitExceeded
-from readers.core.records import PageFontRecord, PageRecord
+from readers.core.reading_records import PageFontRecord, PageRecord
 
 # A page that passes with a lexicon hit rate under this is read again by the fallback reader; its text is
 # used when it scores at least SECOND_OPINION_GAIN higher and SECOND_OPINION_RATIO times as high, both

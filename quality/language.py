@@ -223,7 +223,7 @@ def _word_trigrams(word: str) -> tuple[str, ...]:
     return tuple([padded[i : i + 3] for i in range(len(word))])
 
 
-def forget_words() -> None:
+def forget_word_trigrams() -> None:
     """Forget the trigrams of the words met so far (:func:`_word_trigrams`)."""
     _word_trigrams.cache_clear()
 

@@ -23,9 +23,9 @@ from dataclasses import dataclass, replace
 
 from quality.language import best_language, likely_languages
 from quality.lexicon import JUDGING_LANGUAGES, Lexicon
+from quality.page_signals import MIN_EVIDENCE_WEIGHT, judged_tokens, letter_count, lexicon_for
 from quality.records import OcrChoice, OcrPageRecord
 from quality.sources import word_agreement
-from quality.text_signals import MIN_EVIDENCE_WEIGHT, judged_tokens, letter_count, lexicon_for
 
 #: The second engine's reading replaces the first only when its score is higher by at least this share
 #: of the first's. Measured on the dev corpus's OCR pages read by both (docs/decisions.md, "Two OCR

@@ -4,8 +4,8 @@
 the repairs and OCR may still give its pages text. The outcome says what the document ends with, and it is
 the one answer the run summary, ``assay check``, the rate checks, the quality report and
 ``version_diff_rates`` give. It is computed in one place, the SQL of the ``outcomes`` view
-(``warehouse/outcomes.py``), from ``derivations`` and ``page_texts``; this module holds its vocabulary and
-its row.
+(``warehouse/outcome_query.py``), from ``derivations`` and ``page_texts``; this module holds its
+vocabulary and its row.
 
 The rules, in order (the first that applies):
 
@@ -38,10 +38,10 @@ from enum import StrEnum
 
 from readers.core.columns import KEY, Annotated, Count, Doc, OneOf
 from readers.core.model import ContentKind, DocumentStatus
-from readers.core.records import Sha256, Shard, Version
+from readers.core.reading_records import Sha256, Shard, Version
 
 
-class Outcome(StrEnum):
+class DocumentOutcome(StrEnum):
     """What a document finally yielded (the module's rules say which applies)."""
 
     DERIVED = "derived"  # its text is the first reader's text layer
@@ -57,9 +57,11 @@ class Outcome(StrEnum):
 #: The derivation statuses that are the outcome as they are: no stage after extract reads such a document.
 FINAL_STATUSES = frozenset({DocumentStatus.ERROR, DocumentStatus.UNSUPPORTED, DocumentStatus.SKIPPED})
 #: The outcomes of a document that ends with text.
-WITH_TEXT = frozenset({Outcome.DERIVED, Outcome.FALLBACK, Outcome.REPAIRED, Outcome.OCR})
+WITH_TEXT = frozenset(
+    {DocumentOutcome.DERIVED, DocumentOutcome.FALLBACK, DocumentOutcome.REPAIRED, DocumentOutcome.OCR}
+)
 #: The outcomes of a document something was tried on: the Underivable rate's denominator.
-ATTEMPTED = WITH_TEXT | {Outcome.UNDERIVABLE, Outcome.ERROR}
+ATTEMPTED = WITH_TEXT | {DocumentOutcome.UNDERIVABLE, DocumentOutcome.ERROR}
 #: The reason of a document whose pages end with text that sanitize took all of, before what took it.
 ALL_TEXT_REMOVED = "all_text_removed:"
 #: The reason of a document whose pages' text sanitize could not make a clean text of, before why.
@@ -82,7 +84,7 @@ class OutcomeRecord:
             "stage any page's final text came from), underivable (no final text), error, unsupported or "
             "skipped (as the derivation says); quality/outcomes.py has the rules"
         ),
-        OneOf.of(Outcome),
+        OneOf.of(DocumentOutcome),
     ]
     reason: Annotated[
         str | None,
@@ -109,8 +111,8 @@ def has_text(outcome: str) -> bool:
 def describe(outcome: str) -> str:
     """The outcome as a person reads it: "derived by OCR", "underivable"..."""
     return {
-        Outcome.DERIVED: "derived",
-        Outcome.FALLBACK: "derived by a fallback reader",
-        Outcome.REPAIRED: "derived by a font repair",
-        Outcome.OCR: "derived by OCR",
-    }.get(Outcome(outcome), outcome)
+        DocumentOutcome.DERIVED: "derived",
+        DocumentOutcome.FALLBACK: "derived by a fallback reader",
+        DocumentOutcome.REPAIRED: "derived by a font repair",
+        DocumentOutcome.OCR: "derived by OCR",
+    }.get(DocumentOutcome(outcome), outcome)

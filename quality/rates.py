@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from quality.outcomes import Outcome
+from quality.outcomes import DocumentOutcome
 
 
 class OutcomeLike(Protocol):
@@ -69,8 +69,8 @@ def rates_by_kind(outcomes: Iterable[OutcomeLike]) -> dict[str, KindRates]:
     """The documents of each kind counted by outcome."""
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for o in outcomes:
-        counts[o.kind][Outcome(o.outcome).value] += 1
+        counts[o.kind][DocumentOutcome(o.outcome).value] += 1
     return {
-        kind: KindRates(kind, sum(c.values()), **{o.value: c[o.value] for o in Outcome})
+        kind: KindRates(kind, sum(c.values()), **{o.value: c[o.value] for o in DocumentOutcome})
         for kind, c in sorted(counts.items())
     }

@@ -12,7 +12,7 @@ from quality.furniture import FurnitureWhy
 from quality.verdicts import Mode, Provenance, Tier
 from readers.core.columns import KEY, UNIQUE, Annotated, Count, Doc, OneOf, PageNumber, Percent, Ratio
 from readers.core.model import DocumentStatus
-from readers.core.records import Sha256, Shard, Version
+from readers.core.reading_records import Sha256, Shard, Version
 
 
 class Source(StrEnum):

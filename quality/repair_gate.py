@@ -28,7 +28,7 @@ import regex
 
 from quality.judge import TextCheck
 from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
-from quality.text_signals import judged_tokens
+from quality.page_signals import judged_tokens
 
 # A repair may replace a layer condemned by these: evidence about its characters or its fonts.
 STRONG_REASONS = frozenset({"bad_runes", "cid_passthrough"})

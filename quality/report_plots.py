@@ -22,8 +22,6 @@ give the same bytes.
 from __future__ import annotations
 
 import io
-import os
-import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +31,7 @@ from typing import TYPE_CHECKING
 from quality.plots import BINS, CLEAN_COLOUR, GARBLED_COLOUR, HEADROOM, new_figure
 from quality.rates import KindRates
 from quality.verdicts import Mode, Tier
+from readers.core.atomic import written_whole
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -452,15 +451,8 @@ def write_png(data: bytes, path: Path) -> Path:
     """Write ``data`` to ``path`` (parents created) through a temporary file renamed over it, so a reader
     never sees half a picture; returns ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with written_whole(path, fsync=True) as tmp:
+        tmp.write_bytes(data)
     return path
 
 

@@ -139,7 +139,7 @@ def reading_score(text: str, language: str | None) -> float:
     """How well a reading reads: its lexicon hit rate in ``language`` where a lexicon judges it, else its
     best language-profile similarity. Both readings of a page are scored alike."""
     from quality.language import best_language
-    from quality.text_signals import lexicon_evidence, lexicon_for
+    from quality.page_signals import lexicon_evidence, lexicon_for
 
     lexicon = lexicon_for(language)
     if lexicon is not None:

@@ -33,8 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from quality.corpus_vocabulary import fingerprint
 from quality.prose import is_mono_font
-from quality.vocabulary import fingerprint
 
 # What each version changed: docs/decisions.md, "Text judging: calibration notes".
 VERDICTS_VERSION = "9"

@@ -28,7 +28,7 @@ import pymupdf
 
 from orchestration.demo import make_image_only_pdf, make_text_pdf
 from warehouse import Warehouse
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 from warehouse.schema import TABLES, VIEWS
 
 ASSAY = Path(sys.executable).with_name("assay")

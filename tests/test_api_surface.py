@@ -19,7 +19,7 @@ from orchestration.demo import make_text_pdf
 from orchestration.home import Home
 from readers.core.errors import AssayError
 from readers.core.versions import EXTRACTOR_VERSION
-from warehouse.catalog import build_catalog
+from warehouse.duckdb_catalog import build_catalog
 
 PROSE = (
     "The reservoir levels across the northern district were measured every month of the year and "
@@ -102,8 +102,8 @@ def test_every_error_the_api_raises_is_an_assay_error(tmp_path: Path) -> None:
     from orchestration.export import ExportError
     from orchestration.faults import EnvironmentFault
     from orchestration.lineage import DocumentNotFound
-    from warehouse.errors import CatalogMissing, QueryTimeout, SchemaMismatch, WarehouseError
     from warehouse.search import NoChunks
+    from warehouse.warehouse_errors import CatalogMissing, QueryTimeout, SchemaMismatch, WarehouseError
 
     assay = importlib.import_module("assay")
     for error in (

@@ -22,7 +22,7 @@ from orchestration.runner import run
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.office.docx import DocxReader
 from tests.conftest import release_extractor_version
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 TOMORROW = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
 MAX_TICKS = 30

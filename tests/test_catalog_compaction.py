@@ -1,15 +1,15 @@
 """The catalog reads a table version of many shard files through one compacted copy, a snapshot rebuilt
-when a partition is newer than the catalog (warehouse/compaction.py, warehouse/catalog.py)."""
+when a partition is newer than the catalog (warehouse/compaction.py, warehouse/duckdb_catalog.py)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from readers.core.records import PageRecord
+from readers.core.reading_records import PageRecord
 from warehouse import Warehouse
-from warehouse.catalog import VERSION_DIFF, build_catalog, catalog_current, query
 from warehouse.compaction import COMPACT_ABOVE_FILES, COMPACT_PREFIX
+from warehouse.duckdb_catalog import VERSION_DIFF, build_catalog, catalog_current, query
 
 VERSION = "2099.1.1"
 

@@ -11,9 +11,9 @@ from assets.settings import Settings
 from quality.pii import PlaceholderBook, Scrubber
 from quality.pii_findings import PiiKind
 from quality.records import PageTextRecord
-from quality.sanitize import SanitizeJob, clean_cells, sanitize_document
+from quality.sanitizer import SanitizeJob, clean_cells, sanitize_document
 from readers.core.model import ContentKind
-from readers.core.records import TableRecord
+from readers.core.reading_records import TableRecord
 from readers.pdf.placed_tables import gfm
 from tests.test_stage_budgets import _prose
 

@@ -257,7 +257,7 @@ def test_check_exit_codes_are_the_readmes(tmp_path: Path, capsys) -> None:
 def test_the_home_option_goes_before_or_after_the_command(tmp_path: Path, capsys) -> None:
     from orchestration.home import Home
     from readers.core.versions import EXTRACTOR_VERSION
-    from warehouse.catalog import build_catalog
+    from warehouse.duckdb_catalog import build_catalog
 
     home = tmp_path / "home"
     build_catalog(Home(home).warehouse, EXTRACTOR_VERSION)  # an empty catalog: enough for a query
@@ -274,7 +274,7 @@ def test_the_home_option_goes_before_or_after_the_command(tmp_path: Path, capsys
 def test_an_unknown_table_or_a_short_prefix_says_what_would_work(tmp_path: Path, capsys) -> None:
     from orchestration.home import Home
     from readers.core.versions import EXTRACTOR_VERSION
-    from warehouse.catalog import build_catalog
+    from warehouse.duckdb_catalog import build_catalog
 
     home = tmp_path / "home"
     build_catalog(Home(home).warehouse, EXTRACTOR_VERSION)

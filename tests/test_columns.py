@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from quality.expectations import Validation, contract_suite
 from quality.verdicts import Mode
 from readers.core.columns import KEY, UNIQUE, Annotated, Doc, OneOf, PageNumber, Ratio
-from readers.core.records import Sha256, Shard, Version
+from readers.core.reading_records import Sha256, Shard, Version
 from warehouse.schema import TABLES, Table
 
 

@@ -18,7 +18,7 @@ from readers.core.model import ReadLimits
 from readers.walk.expansion import expand_containers
 from readers.walk.inventory import documents_from, walk_roots
 from warehouse import Warehouse
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 ATTACHED = "The attached report measures reservoir levels across the northern district every month."
 BODY = "Dear team, please find the quarterly figures attached. Regards, Ana"

@@ -43,10 +43,10 @@ from quality.expectations import (
 from quality.records import PageTextRecord, PageVerdictRecord
 from quality.verdicts import Mode
 from readers.core.model import ContentKind, DocumentStatus
-from readers.core.records import DerivationRecord, DocumentRecord
+from readers.core.reading_records import DerivationRecord, DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
-from warehouse.outcomes import outcomes
+from warehouse.outcome_query import outcomes
 from warehouse.schema import TABLES
 
 CONTRACTS = {name: table.contract for name, table in TABLES.items() if table.contract is not None}

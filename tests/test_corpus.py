@@ -12,7 +12,7 @@ from orchestration.runner import run
 from quality.cer import cer
 from readers.images.tesseract import installed_languages
 from tests.conftest import CORPUS, DevCorpusRun
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 NEEDS_PASSWORD = {"pyp__libreoffice-writer-password.pdf", "pdfminer__aes-256.pdf", "unst__password.pdf"}
 

@@ -43,7 +43,7 @@ BUILDER_KILLS = 5
 # The DuckDB files of a warehouse, each rebuilt for ever by a process of its own until it is killed.
 BUILDER_SETUP = "from pathlib import Path\nfrom warehouse import Warehouse\nwh = Warehouse(Path({root!r}))\n"
 BUILDERS = {
-    "catalog": "from warehouse.catalog import build_catalog\nwhile True: build_catalog(wh, 'v1')",
+    "catalog": "from warehouse.duckdb_catalog import build_catalog\nwhile True: build_catalog(wh, 'v1')",
     "search index": (
         "from warehouse.search import build_index, index_path\n"
         "while True: build_index([], {}, index_path(wh))"

@@ -31,16 +31,16 @@ from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceede
 from readers.core.model import ContentKind, KindSource, ReadLimits
 from readers.mail import mapi as msg_ole
 from readers.mail import rtf_body as msg_rtf
-from readers.mail.common import (
+from readers.mail.compound_file import OleStorage, OleStream, write_compound_file
+from readers.mail.eml import EmlReader, unflow
+from readers.mail.mapi import PT_BINARY, PT_LONG, PT_STRING8, PT_SYSTIME, PT_UNICODE, substg_name
+from readers.mail.message_parts import (
     HeaderLine,
     MemberNames,
     decode_body,
     header_line,
     mail_text,
 )
-from readers.mail.compound_file import OleStorage, OleStream, write_compound_file
-from readers.mail.eml import EmlReader, unflow
-from readers.mail.mapi import PT_BINARY, PT_LONG, PT_STRING8, PT_SYSTIME, PT_UNICODE, substg_name
 from readers.mail.msg import MsgReader
 from readers.walk.containers import ContainerMember, members_of
 from readers.walk.sniff import HEAD_BYTES, Sniffed, sniff

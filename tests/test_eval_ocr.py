@@ -19,10 +19,10 @@ from orchestration.evaluation.figures import (
     ocr_figures,
 )
 from orchestration.evaluation.sets import CorpusSet, SetRun
-from quality.facts import Absent, Fact, Outcome, Present
+from quality.fact_checks import Absent, Fact, FactOutcome, Present
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
-from warehouse.catalog import build_catalog
+from warehouse.duckdb_catalog import build_catalog
 from warehouse.schema import TABLES
 
 SCAN, TWO, FIG, SANDWICH = ("a" * 64, "b" * 64, "c" * 64, "d" * 64)
@@ -133,15 +133,15 @@ def two_engines(tmp_path: Path) -> SetRows:
     return rows
 
 
-def _facts() -> list[Outcome]:
+def _facts() -> list[FactOutcome]:
     def fact(sha: str, check: Present | Absent) -> Fact:
         return Fact("x", sha, check, "seen on the page")
 
     return [
-        Outcome(fact(SCAN, Present("Hello")), passed=True),
-        Outcome(fact(TWO, Present("three")), passed=False),
-        Outcome(fact(TWO, Absent("Page 1")), passed=True),  # not a present fact: not counted
-        Outcome(fact(FIG, Present("chart")), passed=True),
+        FactOutcome(fact(SCAN, Present("Hello")), passed=True),
+        FactOutcome(fact(TWO, Present("three")), passed=False),
+        FactOutcome(fact(TWO, Absent("Page 1")), passed=True),  # not a present fact: not counted
+        FactOutcome(fact(FIG, Present("chart")), passed=True),
     ]
 
 

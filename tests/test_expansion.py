@@ -27,14 +27,14 @@ from orchestration.runner import run
 from readers.archives.safezip import COMPRESSION_CHECK_FLOOR
 from readers.core.errors import LimitExceeded
 from readers.core.model import ContentKind, ReadLimits
-from readers.core.records import DocumentRecord
+from readers.core.reading_records import DocumentRecord
 from readers.engine.isolation import IsolatedReads, ReadBudget, ReadBudgets
 from readers.mail.eml import EmlReader
 from readers.walk.containers import members_of
 from readers.walk.expansion import Expansion, expand_containers
 from readers.walk.inventory import documents_from, walk_roots
 from warehouse import Warehouse
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 MB = 1 << 20
 GENEROUS = ReadBudget(120.0, 4096 * MB)

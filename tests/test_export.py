@@ -27,7 +27,7 @@ from orchestration.export import (
 from orchestration.home import Home
 from orchestration.runner import run
 from tests.conftest import DevCorpusRun
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "export.schema.json").read_text())
 

@@ -19,12 +19,12 @@ from assets.extract.work import (
     extract_shard,
 )
 from orchestration.demo import make_encrypted_pdf, make_image_only_pdf, make_text_pdf
-from readers.core import table as reader_table
+from readers.core import reader_chain
 from readers.core.base import Reader, produced_nothing, writable
 from readers.core.errors import NothingProduced
 from readers.core.model import ContentKind, DocumentStatus, FoundTable, PageText, ReadLimits, ReadResult
-from readers.core.records import DocumentRecord
-from readers.core.table import READER_CLASSES, READERS, chain_signature, readers_for
+from readers.core.reader_chain import READER_CLASSES, READERS, chain_signature, readers_for
+from readers.core.reading_records import DocumentRecord
 from readers.engine.dispatch import extract_document
 
 LIMITS = ReadLimits()
@@ -39,7 +39,7 @@ def test_every_kind_has_a_row_in_the_table() -> None:
     assert set(READERS) == set(ContentKind)
     # Every reader named is where the table says, under the name it records.
     assert {n for chain in READERS.values() for n in chain} == set(READER_CLASSES)
-    assert all(reader_table.reader(name).name == name for name in READER_CLASSES)
+    assert all(reader_chain.reader(name).name == name for name in READER_CLASSES)
     assert [r.name for r in readers_for(ContentKind.PDF)] == ["pymupdf", "pdfplumber"]
 
 
@@ -145,9 +145,9 @@ def test_fallback_is_recorded_and_crashes_fall_through(tmp_path: Path, monkeypat
     txt = tmp_path / "a.txt"
     txt.write_text("rescued words")
     classes = {**READER_CLASSES, "silent": f"{__name__}:_Silent", "crashing": f"{__name__}:_Crashing"}
-    monkeypatch.setattr(reader_table, "READER_CLASSES", classes)
+    monkeypatch.setattr(reader_chain, "READER_CLASSES", classes)
     monkeypatch.setattr(
-        reader_table, "READERS", {**READERS, ContentKind.TEXT: ("silent", "crashing", "text")}
+        reader_chain, "READERS", {**READERS, ContentKind.TEXT: ("silent", "crashing", "text")}
     )
     ex = _extract(txt, ContentKind.TEXT)
     assert ex.status is DocumentStatus.DERIVED and ex.reader == "text" and ex.recovered_by_fallback
@@ -179,9 +179,9 @@ def test_half_a_surrogate_pair_from_a_library_is_written_as_the_replacement_char
     txt = tmp_path / "a.txt"
     txt.write_text("words")
     monkeypatch.setattr(
-        reader_table, "READER_CLASSES", {**READER_CLASSES, "half_pair": f"{__name__}:_HalfPair"}
+        reader_chain, "READER_CLASSES", {**READER_CLASSES, "half_pair": f"{__name__}:_HalfPair"}
     )
-    monkeypatch.setattr(reader_table, "READERS", {**READERS, ContentKind.TEXT: ("half_pair",)})
+    monkeypatch.setattr(reader_chain, "READERS", {**READERS, ContentKind.TEXT: ("half_pair",)})
     ex = _extract(txt, ContentKind.TEXT)
     assert ex.status is DocumentStatus.DERIVED
     (page,) = ex.result.pages
@@ -249,7 +249,7 @@ def test_carry_over_when_the_readers_did_not_change(tmp_path: Path, monkeypatch)
     # A reader whose version changed is not trusted to have carried its output: the document is read.
     doc = _doc(a, ContentKind.PDF)
     v1 = _shard([doc], "v1")
-    pymupdf = reader_table.reader("pymupdf")
+    pymupdf = reader_chain.reader("pymupdf")
     monkeypatch.setattr(type(pymupdf), "revision", pymupdf.revision + 1)
     assert chain_signature(ContentKind.PDF) != v1.rows.derivations[doc.sha256].reader_chain
     v2 = _shard([dataclasses.replace(doc, extractor_version="v2")], "v2", prior=v1.rows)
@@ -320,7 +320,7 @@ def test_a_run_over_a_huge_one_line_text_keeps_every_stage_to_the_bound(
     from assets.progress import Progress
     from orchestration.home import Home
     from orchestration.runner import run
-    from warehouse.catalog import query
+    from warehouse.duckdb_catalog import query
 
     folder = tmp_path / "corpus"
     folder.mkdir()

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orchestration.cli import main
-from quality.facts import (
+from quality.fact_checks import (
     Absent,
     Fact,
     FactError,

@@ -27,7 +27,7 @@ from orchestration.faults import EnvironmentFault, as_seen_on, fault_in_message,
 from orchestration.home import Home
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
-from warehouse.catalog import build_catalog
+from warehouse.duckdb_catalog import build_catalog
 
 ASSAY = Path(sys.executable).with_name("assay")
 

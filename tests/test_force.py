@@ -14,7 +14,7 @@ from orchestration.home import Home
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.walk.inventory import enclosing_roots, merge_observations, walk_roots
 from warehouse import Warehouse
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 from warehouse.store import FORGETTABLE
 
 NORTH = "The reservoir levels across the northern district were measured every month of the year."

@@ -29,9 +29,9 @@ from quality.furniture_rules import (
     find_page_furniture,
 )
 from quality.records import PageTextRecord
-from quality.sanitize import sanitize_document
+from quality.sanitizer import sanitize_document
 from readers.core.model import ReadLimits
-from readers.core.table import reader
+from readers.core.reader_chain import reader
 
 #: Prose lines no rule takes, enough that a page has a middle outside both bands.
 BODY = [

@@ -22,14 +22,14 @@ from orchestration.demo import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
 from readers.core.model import ContentKind, ReadLimits
-from readers.core.records import DocumentRecord, ObservationRecord
+from readers.core.reading_records import DocumentRecord, ObservationRecord
 from readers.engine.dispatch import extract_document
 from readers.walk.expansion import expand_containers
 from readers.walk.inventory import WalkResult, display_path, walk_roots
 from tests import hostile
 from tests.hostile import GROWING_NAME, HOSTILE_FILES, Appender, HostileFile, Table
 from warehouse import Warehouse
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 #: The whole corpus is written in about 1.4 s on a 2-core machine (the bomb and the huge image, 0.5 s

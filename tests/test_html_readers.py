@@ -23,7 +23,7 @@ from lxml import etree
 from readers.core.base import produced_nothing
 from readers.core.errors import CorruptDocument, LimitExceeded, NothingProduced, ReaderError
 from readers.core.model import ContentKind, DocumentStatus, ReadLimits, ReadResult
-from readers.core.table import READERS
+from readers.core.reader_chain import READERS
 from readers.engine.dispatch import extract_document
 from readers.html.chain import Content, HtmlReader, read_html_bytes
 from readers.html.charset import (
@@ -291,7 +291,7 @@ def test_read_html_bytes_refuses_a_step_that_cannot_read_bytes() -> None:
 
 @pytest.mark.skipif(
     ContentKind.HTML not in READERS or not READERS[ContentKind.HTML],
-    reason="readers/core/table.py has no HTML row yet",
+    reason="readers/core/reader_chain.py has no HTML row yet",
 )
 def test_dispatch_records_recovered_by_fallback(tmp_path: Path) -> None:
     path = tmp_path / "unmarked.html"

@@ -24,8 +24,8 @@ from assets.verdicts.judging import judge_document_rows
 from quality.verdicts import Mode
 from readers.core.errors import CorruptDocument, LimitExceeded
 from readers.core.model import OCR_KINDS, ContentKind, DocumentStatus, ReadLimits
-from readers.core.records import DocumentRecord, PageRecord
-from readers.core.table import chain_signature, reader, readers_for
+from readers.core.reader_chain import chain_signature, reader, readers_for
+from readers.core.reading_records import DocumentRecord, PageRecord
 from readers.engine.dispatch import NEEDS_OCR, extract_document
 from readers.images.image import DEFAULT_DPI, ImageFrame, ImageReader, load_frame
 

@@ -3,7 +3,9 @@
 The intended direction is the diagram of docs/architecture.md, written here as data (``MAY_IMPORT``):
 each layer names the layers it may import. An import between two layers that is not listed fails, and so
 does any circle of imports between files, whether the imports sit at the top of a module or inside a
-function. The last tests build small trees that break each rule and show that the checks see it.
+function. No two classes of the product code have the same name, nor two modules the same file name (a
+name says what it holds, once). The last tests build small trees that break each rule and show that the
+checks see it.
 """
 
 from __future__ import annotations
@@ -156,6 +158,42 @@ def circles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+#: The files of a stage's folder under assets/ (``assets/<stage>/<name>.py``): every stage has its own, and
+#: the same name in each folder says the same job, so these names are not counted as used twice.
+STAGE_FILES = frozenset({"declaration", "asset", "work", "records"})
+
+
+def _modules(root: Path, packages: Iterable[str]) -> Iterable[Path]:
+    for package in packages:
+        yield from sorted((root / package).rglob("*.py"))
+
+
+def classes_defined_twice(root: Path, packages: Iterable[str] = PACKAGES) -> dict[str, list[str]]:
+    """Each class name defined more than once (private or public, at any depth), with the modules that
+    define it, once for each definition."""
+    where: dict[str, list[str]] = {}
+    for path in _modules(root, packages):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(module_name(root, path))
+    return {name: modules for name, modules in sorted(where.items()) if len(modules) > 1}
+
+
+def is_stage_file(root: Path, path: Path) -> bool:
+    parts = path.relative_to(root).parts
+    return len(parts) == 3 and parts[0] == "assets" and path.stem in STAGE_FILES
+
+
+def module_names_used_twice(root: Path, packages: Iterable[str] = PACKAGES) -> dict[str, list[str]]:
+    """Each module file name (without ``.py``) that more than one module has, with those modules; a
+    package's ``__init__.py`` and a stage folder's own files (:data:`STAGE_FILES`) do not count."""
+    where: dict[str, list[str]] = {}
+    for path in _modules(root, packages):
+        if path.name != "__init__.py" and not is_stage_file(root, path):
+            where.setdefault(path.stem, []).append(module_name(root, path))
+    return {stem: modules for stem, modules in sorted(where.items()) if len(modules) > 1}
+
+
 def forbidden_imports(graph: dict[str, set[str]]) -> list[str]:
     return [
         f"{module} imports {name}"
@@ -235,6 +273,21 @@ def test_the_architecture_page_draws_the_same_layers() -> None:
         assert layer.split(".")[-1] in architecture, layer
 
 
+def test_no_class_name_is_defined_twice() -> None:
+    twice = classes_defined_twice(REPO)
+    assert not twice, (
+        "class names defined more than once (each name says what it holds, once):\n"
+        + "\n".join(f"{name}: {', '.join(modules)}" for name, modules in twice.items())
+    )
+
+
+def test_no_module_file_name_is_used_twice() -> None:
+    twice = module_names_used_twice(REPO)
+    assert not twice, "module file names used more than once:\n" + "\n".join(
+        f"{stem}.py: {', '.join(modules)}" for stem, modules in twice.items()
+    )
+
+
 # The checks themselves, on trees built here that break each rule.
 
 
@@ -292,8 +345,8 @@ def test_the_plain_layers_check_finds_dagster(tmp_path: Path) -> None:
 #: output's field or a file's prefix that happens to share the word.
 NOT_STAGE_NAMES = {
     ("orchestration.checkfile", "ocr"): "a field of `assay check --json`: the OCR readings of the file",
-    ("warehouse.catalog", "catalog"): "the prefix of the catalog file's temporary name",
-    ("quality.sanitize", "sanitize"): "the activity a stopped document's message names",
+    ("warehouse.duckdb_catalog", "catalog"): "the prefix of the catalog file's temporary name",
+    ("quality.sanitizer", "sanitize"): "the activity a stopped document's message names",
 }
 
 
@@ -367,3 +420,45 @@ def test_the_stage_name_check_finds_a_stage_named_outside_its_folder(tmp_path: P
     folders = {"ocr": "assets.ocr", "verdicts": "assets.verdicts", "vocabulary": "assets.vocabulary"}
     found = stage_names_written(root, ["assets", "orchestration", "quality"], folders, {"vocabulary"})
     assert found == ["assets.planner:1: 'verdicts'", "orchestration.live:1: 'ocr'"]
+
+
+def test_the_class_check_finds_a_class_defined_twice(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "quality/facts.py": "class Outcome:\n    pass\n\n\nclass Rate:\n    pass\n",
+            "assets/extract/shard.py": "import enum\n\n\nclass Outcome(enum.StrEnum):\n    READ = 'read'\n",
+            # Private, and nested in a function: still a second definition of the name.
+            "readers/pdf/mupdf.py": "def f():\n    class _Line:\n        pass\n    return _Line\n",
+            "quality/furniture.py": "class _Line:\n    pass\n",
+            "warehouse/store.py": "class Warehouse:\n    class Rate:\n        pass\n",
+        },
+    )
+    assert classes_defined_twice(root) == {
+        "Outcome": ["assets.extract.shard", "quality.facts"],
+        "Rate": ["quality.facts", "warehouse.store"],
+        "_Line": ["quality.furniture", "readers.pdf.mupdf"],
+    }
+
+
+def test_the_module_name_check_finds_a_name_used_twice(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "quality/facts.py": "",
+            "orchestration/facts.py": "",
+            "readers/pdf/facts.py": "",
+            "assets/ocr/shard.py": "",
+            "assets/extract/shard.py": "",
+            # A stage folder's own files, one in each stage: not a name used twice.
+            "assets/ocr/asset.py": "",
+            "assets/extract/asset.py": "",
+            "assets/ocr/records.py": "",
+            "assets/chunk/records.py": "",
+            "quality/judge.py": "",
+        },
+    )
+    assert module_names_used_twice(root) == {
+        "facts": ["orchestration.facts", "quality.facts", "readers.pdf.facts"],
+        "shard": ["assets.extract.shard", "assets.ocr.shard"],
+    }

@@ -23,7 +23,7 @@ from orchestration.runner import Pipeline
 from orchestration.stopping import Interrupted, StopSignals
 from tests.corpus_rows import ASSAY, AssayRun, start_run
 from warehouse import Warehouse
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 # How often a test looks at a run meanwhile.
 POLL_S = 0.02

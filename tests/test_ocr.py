@@ -18,7 +18,7 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from assets.ocr.reading import (
+from assets.ocr.page_reading import (
     DEFAULT_DOCUMENT_TIMEOUT_S,
     DEFAULT_MAX_PAGES_PER_DOCUMENT,
     OVER_PAGE_BUDGET,
@@ -35,7 +35,7 @@ from quality.cer import cer
 from quality.records import OcrScope, PageVerdictRecord
 from quality.sources import choose_page_texts
 from readers.core.model import ContentKind
-from readers.core.records import DocumentRecord
+from readers.core.reading_records import DocumentRecord
 from readers.images.orientation import looks_upright
 from readers.images.tesseract import (
     OcrFailed,
@@ -473,7 +473,7 @@ def test_a_run_over_a_long_tiff_reads_its_budget_and_goes_on(
     from assets.progress import Progress
     from orchestration.home import Home
     from orchestration.runner import run
-    from warehouse.catalog import query
+    from warehouse.duckdb_catalog import query
 
     folder = tmp_path / "corpus"
     folder.mkdir()

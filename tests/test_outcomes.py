@@ -18,16 +18,16 @@ from orchestration.cli import main
 from orchestration.demo import make_image_only_pdf, make_text_pdf
 from orchestration.home import Home
 from orchestration.summary import kind_outcomes, print_summary
-from quality.outcomes import ATTEMPTED, WITH_TEXT, Outcome, OutcomeRecord
+from quality.outcomes import ATTEMPTED, WITH_TEXT, DocumentOutcome, OutcomeRecord
 from quality.rates import rates_by_kind
 from quality.records import PageTextRecord
-from readers.core.records import DerivationRecord, DocumentRecord
+from readers.core.reading_records import DerivationRecord, DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from tests.conftest import CORPUS, DevCorpusRun
 from tests.test_cli import check_exit
 from warehouse import Warehouse
-from warehouse.catalog import build_catalog, query
-from warehouse.outcomes import outcomes, outcomes_of
+from warehouse.duckdb_catalog import build_catalog, query
+from warehouse.outcome_query import outcomes, outcomes_of
 
 PROSE = (
     "The water board met on Tuesday to review the quarterly readings from the northern reservoirs. "
@@ -275,7 +275,7 @@ def test_every_reader_of_the_outcome_agrees_on_the_dev_corpus(dev_corpus: DevCor
     )
     by_kind: dict[str, dict[str, int]] = {}
     for r in view:
-        by_kind.setdefault(r["kind"], {o.value: 0 for o in Outcome})[r["outcome"]] += 1
+        by_kind.setdefault(r["kind"], {o.value: 0 for o in DocumentOutcome})[r["outcome"]] += 1
 
     # What the stages judge the rates over: the same SQL over the partitions, document by document.
     assert [(o.sha256, o.outcome, o.reason) for o in outcomes(wh, EXTRACTOR_VERSION)] == [

@@ -14,7 +14,7 @@ from quality.chunking import PageSpan, chunk_document
 from quality.records import PageVerdictRecord
 from quality.sources import ExtractedPage, choose_page_texts
 from readers.core.model import ReadLimits
-from readers.core.table import reader
+from readers.core.reader_chain import reader
 from readers.pdf.mupdf import page_labels
 from warehouse.search import INDEX_FILE, ChunkRow, build_index, query_index
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assets.ocr.reading import LanguageChoice, ocr_language
+from assets.ocr.page_reading import LanguageChoice, ocr_language
 from quality.records import OcrPageRecord, PageVerdictRecord, RepairRecord
 from quality.sources import (
     INFERRED_TEXT_TRUST,

@@ -14,7 +14,7 @@ from quality.pii import PlaceholderBook, Scrubbed, Scrubber, redact_path
 from quality.pii_findings import PiiKind
 from quality.pii_view import INVISIBLE, match_view
 from quality.records import PageTextRecord
-from quality.sanitize import PageHidden, sanitize_document
+from quality.sanitizer import PageHidden, sanitize_document
 from tests.test_pii import VALID, Sample
 
 BEFORE, AFTER = "Please write to", "before Friday, thanks."

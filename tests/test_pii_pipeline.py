@@ -20,7 +20,7 @@ from orchestration.home import Home
 from orchestration.runner import run
 from quality.pii_view import INVISIBLE
 from tests.test_sanitize_text import BODY
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 from warehouse.search import INDEX_FILE
 
 A4 = (595, 842)

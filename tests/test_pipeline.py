@@ -14,7 +14,7 @@ from orchestration.home import Home
 from orchestration.runner import run
 from readers.core.versions import EXTRACTOR_VERSION
 from tests.conftest import release_extractor_version
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 DESIGN_COLUMNS = {
     "observations": ["root", "path", "sha256", "size", "kind", "seen_at"],
@@ -192,14 +192,14 @@ def test_new_sanitize_rules_reach_carried_shards_without_reading_them_again(
     """A release that changes what sanitize writes (its personal-data rules, say) and no reader: the
     shards the walk carries to the new version get their texts, hidden text, furniture and chunks made
     again by today's rules from the carried page texts; no document is read again for it."""
-    import quality.sanitize
+    import quality.sanitizer
 
     folder, _ = demo
     _run(home, folder)
     wh = Home(home).warehouse
     before = query(wh, "select count(*) from texts").rows
     release_extractor_version(monkeypatch, EXTRACTOR_VERSION + ".rules")
-    monkeypatch.setattr(quality.sanitize, "SANITIZE_VERSION", "rules-of-today")
+    monkeypatch.setattr(quality.sanitizer, "SANITIZE_VERSION", "rules-of-today")
     progress, _ = _run(home, folder)
     retried = query(wh, "select count(*) from derivations where carried_from is null").rows[0][0]
     assert progress.outcomes["read"] == retried  # only the error and underivable documents

@@ -16,7 +16,7 @@ from orchestration.demo import make_text_pdf
 from readers.images.ocr_result import OcrFailed, OcrUnavailable
 from readers.images.rapidocr import (
     RAPIDOCR_LANGUAGES,
-    Line,
+    RapidOcrLine,
     RapidOcrProcesses,
     installed_version,
     model_names,
@@ -83,17 +83,19 @@ def test_a_two_column_page_is_read_column_by_column(tmp_path: Path, workers: Rap
 
 def test_reading_order_of_two_columns_under_a_title_and_over_a_page_number() -> None:
     """Boxes as RapidOCR draws them (padded: a column's boxes touch), level rows across the gutter."""
-    lines = [Line("Title across both columns", 0.99, 100, 40, 1100, 90)]
+    lines = [RapidOcrLine("Title across both columns", 0.99, 100, 40, 1100, 90)]
     for row in range(6):
         y = 120 + 50 * row
-        lines.append(Line(f"left {row}", 0.99, 100, y, 580, y + 56))
-        lines.append(Line(f"right {row}", 0.99, 640, y, 1100, y + 56))
-    lines.append(Line("Caption in the gutter", 0.99, 500, 460, 720, 500))  # into both columns a little
+        lines.append(RapidOcrLine(f"left {row}", 0.99, 100, y, 580, y + 56))
+        lines.append(RapidOcrLine(f"right {row}", 0.99, 640, y, 1100, y + 56))
+    lines.append(
+        RapidOcrLine("Caption in the gutter", 0.99, 500, 460, 720, 500)
+    )  # into both columns a little
     for row in range(6, 9):
         y = 120 + 50 * row + 60
-        lines.append(Line(f"left {row}", 0.99, 100, y, 580, y + 56))
-        lines.append(Line(f"right {row}", 0.99, 640, y, 1100, y + 56))
-    lines.append(Line("7", 0.99, 20, 800, 50, 840))  # a page number in the margin, under everything
+        lines.append(RapidOcrLine(f"left {row}", 0.99, 100, y, 580, y + 56))
+        lines.append(RapidOcrLine(f"right {row}", 0.99, 640, y, 1100, y + 56))
+    lines.append(RapidOcrLine("7", 0.99, 20, 800, 50, 840))  # a page number in the margin, under everything
     text, ordered = reading_text(sorted(lines, key=lambda b: (b.y0, b.x0)))
     words = [line.text for line in ordered]
     lefts, rights = [f"left {r}" for r in range(9)], [f"right {r}" for r in range(9)]
@@ -107,10 +109,10 @@ def test_reading_order_of_two_columns_under_a_title_and_over_a_page_number() -> 
 
 def test_reading_order_of_boxes_in_one_row_and_paragraphs() -> None:
     lines = [
-        Line("two", 0.9, 300, 0, 400, 40),
-        Line("one", 0.9, 0, 2, 200, 42),
-        Line("next line", 0.9, 0, 36, 400, 76),
-        Line("a new paragraph", 0.9, 0, 120, 400, 160),
+        RapidOcrLine("two", 0.9, 300, 0, 400, 40),
+        RapidOcrLine("one", 0.9, 0, 2, 200, 42),
+        RapidOcrLine("next line", 0.9, 0, 36, 400, 76),
+        RapidOcrLine("a new paragraph", 0.9, 0, 120, 400, 160),
     ]
     assert reading_text(lines)[0] == "one two\nnext line\n\na new paragraph"
     assert reading_text([]) == ("", [])
@@ -120,10 +122,10 @@ def test_vertical_columns_are_read_right_to_left_top_to_bottom() -> None:
     """Japanese set vertically: each column a tall box, the rightmost read first; the single character
     at the top of the left column (as high as wide) does not make the page horizontal."""
     lines = [
-        Line("左の列", 0.99, 100, 20, 140, 300),
-        Line("真ん中の列", 0.99, 200, 20, 240, 400),
-        Line("右の列", 0.99, 300, 20, 340, 300),
-        Line("下", 0.99, 100, 320, 140, 360),
+        RapidOcrLine("左の列", 0.99, 100, 20, 140, 300),
+        RapidOcrLine("真ん中の列", 0.99, 200, 20, 240, 400),
+        RapidOcrLine("右の列", 0.99, 300, 20, 340, 300),
+        RapidOcrLine("下", 0.99, 100, 320, 140, 360),
     ]
     text, ordered = reading_text(lines)
     assert text == "右の列\n真ん中の列\n左の列\n下"

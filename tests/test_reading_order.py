@@ -145,7 +145,7 @@ def test_a_run_stores_each_pages_order(home: Path, tmp_path: Path) -> None:
     from assets.progress import Progress
     from orchestration.home import Home
     from orchestration.runner import run
-    from warehouse.catalog import query
+    from warehouse.duckdb_catalog import query
 
     folder = tmp_path / "corpus"
     folder.mkdir()

@@ -84,7 +84,7 @@ def test_the_readme_queries_bind_on_a_catalog(tmp_path: Path) -> None:
     """Every query the README shows names tables and columns the catalog has (an empty one binds them)."""
     from orchestration.home import Home
     from readers.core.versions import EXTRACTOR_VERSION
-    from warehouse.catalog import build_catalog, query
+    from warehouse.duckdb_catalog import build_catalog, query
 
     text = _readme()
     queries = re.findall(r'assay sql "([^"]+)"', text)

@@ -237,7 +237,7 @@ def test_the_pipeline_chunks_the_ocr_reading_of_a_list_page_not_its_cipher(
     from assets.progress import Progress
     from orchestration.home import Home
     from orchestration.runner import run
-    from warehouse.catalog import query
+    from warehouse.duckdb_catalog import query
 
     folder = tmp_path / "corpus"
     folder.mkdir()

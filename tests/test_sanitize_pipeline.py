@@ -12,7 +12,7 @@ from assets.progress import Progress
 from orchestration.home import Home
 from orchestration.runner import run
 from tests.test_sanitize_text import BODY, HEADER, _hidden_page, _report
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 PERSONAL = (
     "Please send the signed form to ana.lima@example.org or call +44 20 7946 0958. Refunds go to "

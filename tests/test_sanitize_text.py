@@ -22,8 +22,8 @@ from quality.furniture_repeats import FURNITURE_MIN_PAGES, find_furniture, line_
 from quality.hidden import HiddenResult, RemovedHidden, remove_hidden
 from quality.normalise import join_hyphenated, normalise
 from readers.core.model import ContentKind, HiddenSpan, HiddenWhy, ReadLimits
-from readers.core.records import DocumentRecord, PageRecord
-from readers.core.table import reader
+from readers.core.reader_chain import reader
+from readers.core.reading_records import DocumentRecord, PageRecord
 from warehouse import Warehouse
 from warehouse.schema import TABLES
 
@@ -404,7 +404,7 @@ def test_join_hyphenated_is_idempotent_and_introduces_no_cr_or_nul(text: str) ->
 
 def test_pages_that_repeat_each_other_whole_lose_no_line() -> None:
     from quality.records import PageTextRecord
-    from quality.sanitize import sanitize_document
+    from quality.sanitizer import sanitize_document
 
     body = "\n".join(f"Line {i} of a scanned page about water meters and their readings." for i in range(20))
     pages = [

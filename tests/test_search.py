@@ -17,9 +17,9 @@ from orchestration.cli import main
 from quality.chunking import PageSpan, chunk_document
 from quality.pii import PathRedactor, Scrubber
 from quality.pii_findings import PiiKind
-from readers.core.records import DocumentRecord
+from readers.core.reading_records import DocumentRecord
 from warehouse import Warehouse
-from warehouse.catalog import build_catalog
+from warehouse.duckdb_catalog import build_catalog
 from warehouse.search import (
     BM25_B,
     BM25_K1,

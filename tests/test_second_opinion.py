@@ -6,7 +6,7 @@ from __future__ import annotations
 from assets.verdicts.judging import JUDGING, check_text
 from quality.judge import SECOND_OPINION_BELOW, SECOND_OPINION_PROBE, judge_one
 from quality.verdicts import LEXICON_MIN
-from readers.core.records import PageRecord
+from readers.core.reading_records import PageRecord
 
 SPACED = (
     "The committee met on Tuesday to review the annual budget and the plans for the new library. "

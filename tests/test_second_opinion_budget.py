@@ -26,11 +26,11 @@ from orchestration.demo import make_text_pdf
 from quality.judge import SECOND_OPINION_OVER_LIMIT
 from readers.core.errors import LimitExceeded, ReaderError
 from readers.core.model import ContentKind, ReadLimits
-from readers.core.records import PageRecord
+from readers.core.reading_records import PageRecord
 from readers.engine.isolation import MEMORY, InProcessJobs, IsolatedJob, JobDone
 from tests.test_second_opinion import _judge
 from warehouse import Warehouse
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 ASSAY = Path(sys.executable).with_name("assay")
 REPO = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""``assay sql`` reads the catalog and nothing else, unless --allow-external (warehouse/catalog.py)."""
+"""``assay sql`` reads the catalog and nothing else, unless --allow-external (warehouse/duckdb_catalog.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from orchestration.cli import main
 from orchestration.exits import Exit
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
-from warehouse.catalog import build_catalog, query
-from warehouse.errors import WarehouseError
+from warehouse.duckdb_catalog import build_catalog, query
+from warehouse.warehouse_errors import WarehouseError
 
 
 @pytest.fixture
@@ -194,7 +194,7 @@ def test_a_query_past_its_time_limit_is_stopped(catalog: Path, capsys) -> None:
 
 def test_the_api_takes_a_time_limit(catalog: Path) -> None:
     from orchestration.api import open_home
-    from warehouse.errors import QueryTimeout
+    from warehouse.warehouse_errors import QueryTimeout
 
     with pytest.raises(QueryTimeout):
         open_home(catalog).sql(LONG_QUERY, timeout=0.5)

@@ -15,9 +15,9 @@ from orchestration.home import Home
 from orchestration.runner import run
 from quality.chunking import Chunked, ChunkJob, PageSpan
 from quality.records import PageTextRecord
-from quality.sanitize import Sanitized, SanitizeJob
+from quality.sanitizer import Sanitized, SanitizeJob
 from readers.core.model import ContentKind
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 SHA = "b" * 64
 

@@ -28,7 +28,7 @@ from orchestration.home import Home
 from orchestration.runner import run
 from tests.test_automation import TOMORROW, Automation
 from tests.test_toy_stage import TEXTS, _stage_runs
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 from warehouse.schema import TABLES
 
 FOLDER = {
@@ -41,7 +41,7 @@ FOLDER = {
         from dataclasses import dataclass
 
         from readers.core.columns import KEY, Annotated, Count, Doc
-        from readers.core.records import Sha256, Shard, Version
+        from readers.core.reading_records import Sha256, Shard, Version
         from warehouse.schema import Table
 
 

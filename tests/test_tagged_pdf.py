@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quality.sanitize import sanitize_document
+from quality.sanitizer import sanitize_document
 from readers.core.model import FoundTable, OrderSource, ReadLimits
 from readers.pdf.marked_content import MarkedChar
 from readers.pdf.mupdf import PyMuPDFReader
@@ -282,7 +282,7 @@ def test_a_pipeline_run_records_the_tagged_order_and_the_artifacts_as_furniture(
     from assets.progress import Progress
     from orchestration.home import Home
     from orchestration.runner import run
-    from warehouse.catalog import query
+    from warehouse.duckdb_catalog import query
 
     folder = tmp_path / "corpus"
     folder.mkdir()

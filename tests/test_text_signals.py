@@ -14,8 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quality.lexicon import load_lexicon
-from quality.prose import CONDITIONS, ProseVerdict, is_prose, non_blank, prose_verdict
-from quality.text_signals import (
+from quality.page_signals import (
     MIN_EVIDENCE_WEIGHT,
     _judge,
     _raw_tokens,
@@ -32,6 +31,7 @@ from quality.text_signals import (
     spaced_ratio,
     visible_chars,
 )
+from quality.prose import CONDITIONS, ProseVerdict, is_prose, non_blank, prose_verdict
 from readers.core.model import Block, Line, PageText, Span
 from tests.test_lexicon_language import SAMPLES, WESTERN, garblings, shift_letters, shuffle_letters
 

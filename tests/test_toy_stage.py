@@ -26,9 +26,9 @@ from orchestration.demo import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
 from readers.core.columns import KEY, Annotated, Count, Doc
-from readers.core.records import Sha256, Shard, Version
+from readers.core.reading_records import Sha256, Shard, Version
 from readers.core.versions import EXTRACTOR_VERSION
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 from warehouse.schema import Table
 
 

@@ -13,7 +13,7 @@ from orchestration.checkfile import check_file
 from orchestration.demo import make_garbled_pdf, make_text_pdf
 from quality.garble import partial_garble
 from quality.lexicon import load_lexicon
-from quality.text_signals import font_evidence
+from quality.page_signals import font_evidence
 from quality.verdicts import FONT_GARBLED_MAX, LEXICON_MIN
 from readers.core.model import Block, Line, Span
 from tests.test_lexicon_language import SAMPLES

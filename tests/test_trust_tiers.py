@@ -254,7 +254,7 @@ def test_the_false_positive_rate_counts_only_the_verdicts_cross_checks() -> None
 
 def _version(wh, version: str, checks: list[str | None]) -> None:
     """One version of a warehouse: a derivation and a REPLACE page per cross-check value."""
-    from readers.core.records import DerivationRecord
+    from readers.core.reading_records import DerivationRecord
 
     for i, check in enumerate(checks):
         sha = f"{i:02x}" * 32

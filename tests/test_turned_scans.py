@@ -14,7 +14,7 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from assets.ocr.reading import LanguageChoice, OcrTask, ocr_tasks
+from assets.ocr.page_reading import LanguageChoice, OcrTask, ocr_tasks
 from orchestration.checkfile import check_file
 from orchestration.demo import make_image_only_pdf, make_text_pdf
 from quality.cer import cer

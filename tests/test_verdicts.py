@@ -215,7 +215,7 @@ def test_readable_words_of_a_short_page() -> None:
 def test_a_document_whose_judging_fails_keeps_its_text_and_says_why(tmp_path) -> None:
     from assets.verdicts.judging import judge_document_rows
     from readers.core.model import ReadLimits
-    from readers.core.records import PageRecord
+    from readers.core.reading_records import PageRecord
 
     page = PageRecord(
         "ab" * 32,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from quality.calibration import CleanPage, calibrate
+from quality.corpus_vocabulary import PageWords, by_language, harvest
+from quality.lexicon_calibration import CleanPage, calibrate
 from quality.plots import score_histogram
 from quality.verdicts import LEXICON_MIN
-from quality.vocabulary import PageWords, by_language, harvest
 from tests.test_lexicon_language import SAMPLES
 
 
@@ -43,8 +43,8 @@ def test_calibration_separates_clean_pages_from_garbled_variants(tmp_path: Path)
 
 
 def test_the_vocabulary_fingerprint_names_the_verdicts_it_shaped() -> None:
+    from quality.corpus_vocabulary import fingerprint
     from quality.verdicts import verdicts_version_for
-    from quality.vocabulary import fingerprint
 
     assert fingerprint({}) == fingerprint({"de": frozenset()}) == "none"
     a = fingerprint({"de": frozenset({"teilmengen", "simplizialkomplex"})})

@@ -29,7 +29,7 @@ from readers.engine.dispatch import extract_document
 from readers.engine.isolation import SCRATCH_PREFIX, IsolatedReads, ReadBudget, ReadBudgets, ReadRequest
 from readers.text.plain import PlainTextReader
 from tests.hostile import pdf_bytes, write_recursive_forms_pdf
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 # A read that could block (a pipe without a writer) must end well within this.
 QUICK_SECONDS = 5.0

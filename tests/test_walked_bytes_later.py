@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from assets.ocr.reading import LanguageChoice, OcrTask, ocr_tasks
+from assets.ocr.page_reading import LanguageChoice, OcrTask, ocr_tasks
 from assets.ocr.work import ShardInput, ocr_shards
 from assets.progress import Progress
 from assets.verdicts.judging import judge_document_rows
@@ -22,10 +22,10 @@ from quality.cer import cer
 from quality.records import OcrScope, PageVerdictRecord
 from readers.core.errors import ChangedSinceWalk, FileVanished
 from readers.core.model import ContentKind, ReadLimits
-from readers.core.records import DocumentRecord, PageRecord
+from readers.core.reading_records import DocumentRecord, PageRecord
 from readers.core.snapshot import WalkedFile
 from tests.test_walked_bytes import _views_holding
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 
 WALKED_TEXT = "The walked scan reports the reservoir levels of the northern district for the spring."
 # A word Tesseract reads reliably in a generated scan, found nowhere in the walked documents.

@@ -10,11 +10,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from readers.core.records import DerivationRecord
+from readers.core.reading_records import DerivationRecord
 from warehouse import Warehouse
-from warehouse.catalog import build_catalog, query
-from warehouse.errors import CatalogMissing, SchemaMismatch, WarehouseError
+from warehouse.duckdb_catalog import build_catalog, query
 from warehouse.schema import TABLES, markdown
+from warehouse.warehouse_errors import CatalogMissing, SchemaMismatch, WarehouseError
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -149,7 +149,7 @@ def test_write_sharded_rewrites_only_changed_shards(tmp_path: Path) -> None:
 
 
 def test_the_derived_views_have_the_documented_columns(tmp_path) -> None:
-    from warehouse.catalog import build_catalog, query
+    from warehouse.duckdb_catalog import build_catalog, query
     from warehouse.schema import VIEWS
 
     wh = Warehouse(tmp_path / "warehouse")

@@ -13,10 +13,10 @@ import pytest
 from orchestration.cli import main
 from orchestration.demo import make_text_pdf
 from orchestration.home import Home
-from readers.core.records import DerivationRecord
+from readers.core.reading_records import DerivationRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
-from warehouse.catalog import query
+from warehouse.duckdb_catalog import query
 from warehouse.search import index_path
 from warehouse.store import parquet_damage
 

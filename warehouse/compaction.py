@@ -14,17 +14,16 @@ docs/decisions.md ("The catalog reads compacted copies") has the figures.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from readers.core.atomic import written_whole
 from warehouse.store import (
     COMPACT_PREFIX,
     Warehouse,
     files_fingerprint,
     parquet_cursor,
     sql_string,
-    temporary_beside,
 )
 
 # A table version with more shard files than this is read through one compacted file. On the 1x corpus
@@ -45,9 +44,8 @@ def compacted(wh: Warehouse, table: str, version: str, files: Sequence[Path]) ->
     # Named by what it holds: the shard files' places, sizes and times of writing.
     target = base / f"{COMPACT_PREFIX}{files_fingerprint(files, base)[:16]}.parquet"
     if not target.exists():
-        tmp = temporary_beside(target)
         listed = ", ".join(sql_string(f) for f in files)
-        try:
+        with written_whole(target) as tmp:
             con = parquet_cursor()
             try:
                 con.execute(
@@ -56,9 +54,6 @@ def compacted(wh: Warehouse, table: str, version: str, files: Sequence[Path]) ->
                 )
             finally:
                 con.close()
-            os.replace(tmp, target)
-        finally:
-            tmp.unlink(missing_ok=True)
     older = sorted(
         (p for p in base.glob(f"{COMPACT_PREFIX}*.parquet") if p != target),
         key=lambda p: p.stat().st_mtime_ns,

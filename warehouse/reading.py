@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import duckdb
 
-from warehouse.errors import WarehouseError
+from warehouse.warehouse_errors import WarehouseError
 
 _READING = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.CALL})
 

@@ -1,7 +1,7 @@
 """The tables of the SQL surface (docs/design.md §5): every column with its Arrow type and its meaning.
 
 This module is the public contract. Each table's columns are declared once, on the fields of the row
-record its stage writes (readers/core/records.py, quality/records.py, with the vocabulary of
+record its stage writes (readers/core/reading_records.py, quality/records.py, with the vocabulary of
 readers/core/columns.py); a :class:`Table` derives its Arrow schema and its contract from the record.
 ``docs/tables.md`` is generated from it (``python -m warehouse.schema``) and a test keeps the two in step.
 """
@@ -34,7 +34,7 @@ from quality.records import (
     VocabularyRecord,
 )
 from readers.core.columns import Field, fields_of
-from readers.core.records import (
+from readers.core.reading_records import (
     DerivationRecord,
     DocumentRecord,
     ExpansionRecord,
@@ -223,7 +223,7 @@ PAGE_TEXTS = Table(
 TEXTS = Table(
     "texts",
     TextRecord,
-    "derived document: its clean text (quality/sanitize.py), with where each page starts",
+    "derived document: its clean text (quality/sanitizer.py), with where each page starts",
     sharded=True,
 )
 
@@ -317,7 +317,7 @@ def contract_for(name: str) -> TableContract:
 
 @dataclass(frozen=True, slots=True)
 class View:
-    """A view the catalog derives from the tables (warehouse/catalog.py), documented beside them."""
+    """A view the catalog derives from the tables (warehouse/duckdb_catalog.py), documented beside them."""
 
     name: str
     one_row_per: str

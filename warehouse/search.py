@@ -42,7 +42,6 @@ that spans pages 3-4 still sends the reader to the right one.
 from __future__ import annotations
 
 import bisect
-import os
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,9 +53,10 @@ import duckdb
 import pyarrow as pa
 import regex
 
-from warehouse.catalog import catalog_version
-from warehouse.errors import CatalogMissing, WarehouseError
-from warehouse.store import Warehouse, files_fingerprint, temporary_beside
+from readers.core.atomic import written_whole
+from warehouse.duckdb_catalog import catalog_version
+from warehouse.store import Warehouse, files_fingerprint
+from warehouse.warehouse_errors import CatalogMissing, WarehouseError
 
 INDEX_FILE = "search.duckdb"
 CHUNKS_TABLE = "chunks"
@@ -219,28 +219,24 @@ def _build(
 ) -> int:
     """``path_of``: the paths to store, already redacted."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temporary_beside(target, target.stem)
     try:
-        con = duckdb.connect(str(tmp))
-        try:
-            load(con)
-            paths = pa.table(
-                {"sha256": list(path_of.keys()), "path": list(path_of.values())},
-                schema=pa.schema([("sha256", pa.string()), ("path", pa.string())]),
-            )
-            con.register("path_rows", paths)
-            con.execute("CREATE TEMP TABLE paths AS SELECT * FROM path_rows")
-            con.unregister("path_rows")
-            count = _populate(con, fingerprint)
-            con.execute("CHECKPOINT")
-        finally:
-            con.close()
-        os.replace(tmp, target)
+        with written_whole(target, name=target.stem, companions=(".wal",)) as tmp:
+            con = duckdb.connect(str(tmp))
+            try:
+                load(con)
+                paths = pa.table(
+                    {"sha256": list(path_of.keys()), "path": list(path_of.values())},
+                    schema=pa.schema([("sha256", pa.string()), ("path", pa.string())]),
+                )
+                con.register("path_rows", paths)
+                con.execute("CREATE TEMP TABLE paths AS SELECT * FROM path_rows")
+                con.unregister("path_rows")
+                count = _populate(con, fingerprint)
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
     except duckdb.Error as exc:
         raise WarehouseError(f"could not build the search index at {target}: {exc}") from exc
-    finally:
-        tmp.unlink(missing_ok=True)
-        Path(str(tmp) + ".wal").unlink(missing_ok=True)
     return count
 
 

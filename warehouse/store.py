@@ -15,7 +15,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import re
 import shutil
 import threading
 import time
@@ -30,8 +29,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from warehouse.errors import SchemaMismatch, WarehouseError
+from readers.core.atomic import written_whole
 from warehouse.schema import TABLES, Table
+from warehouse.warehouse_errors import SchemaMismatch, WarehouseError
 
 PART_FILE = "part.parquet"
 #: A table version's compacted copy for the catalog: ``compact-<fingerprint>.parquet`` beside its shards
@@ -165,14 +165,10 @@ class Warehouse:
             raise SchemaMismatch(f"{table}: columns {arrow.schema.names} != {list(spec.column_names)}")
         target = self.partition_path(table, version, shard)
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = temporary_beside(target)
         try:
-            pq.write_table(arrow.cast(spec.schema), tmp, compression="zstd")
-            with open(tmp, "rb") as fh:
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
+            with written_whole(target, fsync=True) as tmp:
+                pq.write_table(arrow.cast(spec.schema), tmp, compression="zstd")
         except (OSError, pa.ArrowException) as exc:
-            tmp.unlink(missing_ok=True)
             raise WarehouseError(f"could not write {target}: {exc}") from exc
         return target
 
@@ -318,7 +314,7 @@ class Warehouse:
         """Delete temporary files a killed writer left behind; returns how many.
 
         Every temporary is named by :func:`temporary_beside` (partitions and blobs here, the catalog and
-        the search index in warehouse/catalog.py and warehouse/search.py, with DuckDB's write-ahead log
+        the search index in warehouse/duckdb_catalog.py and warehouse/search.py, with DuckDB's write-ahead log
         beside them while they are open). One whose writer is still running on this machine is left
         alone, unless it is older than ``STALE_TEMPORARY_S``: a run started while another writes must not
         break that one's rename, and a home on a volume shared between machines still gets cleaned.
@@ -388,9 +384,8 @@ class Warehouse:
 
     def _write_forced(self, shas: set[str]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        tmp = temporary_beside(self._forced_path)
-        tmp.write_text(json.dumps(sorted(shas)), encoding="utf-8")
-        os.replace(tmp, self._forced_path)
+        with written_whole(self._forced_path) as tmp:
+            tmp.write_text(json.dumps(sorted(shas)), encoding="utf-8")
 
     # -- blobs -----------------------------------------------------------------------------------
 
@@ -403,15 +398,8 @@ class Warehouse:
         if target.is_file() and target.stat().st_size == len(data):
             return target
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = temporary_beside(target)
-        try:
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        finally:
-            tmp.unlink(missing_ok=True)
+        with written_whole(target, fsync=True) as tmp:
+            tmp.write_bytes(data)
         return target
 
 
@@ -539,21 +527,10 @@ def files_fingerprint(paths: Iterable[Path], base: Path, salt: str = "") -> str:
     return h.hexdigest()
 
 
-def temporary_beside(target: Path, name: str | None = None) -> Path:
-    """Where ``target`` is written before it is renamed into place: ``.<name>.<pid>.<hex>.tmp`` beside it
-    (``name`` defaults to the target's). The writer's pid tells :meth:`Warehouse.remove_stale_temporaries`
-    a live writer's temporary from one a killed writer left."""
-    return target.with_name(f".{name or target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-
-
 # A writer holds a temporary for as long as one partition or one catalog takes to write: seconds, minutes
 # for the largest search index. One older than this is left by a writer that is gone, even when its pid
 # was reused or it ran on another machine sharing the home.
 STALE_TEMPORARY_S = 6 * 3600
-
-
-#: The name :func:`temporary_beside` gives: ``.<name>.<pid>.<8 hex>.tmp``.
-TEMPORARY_NAME = re.compile(r"\..+\.[0-9]+\.[0-9a-f]{8}\.tmp")
 
 
 def stale_temporary(tmp: Path) -> bool:

@@ -7,15 +7,15 @@ import dagster as dg
 from assets.factory import corpus_stage
 from assets.resources import AssaySettings
 from readers.core.versions import EXTRACTOR_VERSION
-from warehouse.catalog import build_catalog
-from warehouse.outcomes import outcomes
+from warehouse.duckdb_catalog import build_catalog
+from warehouse.outcome_query import outcomes
 
 
 @corpus_stage("catalog", kinds={"duckdb"})
 def catalog(context: dg.AssetExecutionContext, assay: AssaySettings):
     wh = assay.warehouse()
     path = build_catalog(wh, EXTRACTOR_VERSION)
-    # Each document's final outcome, as the catalog's `outcomes` view gives it (warehouse/outcomes.py).
+    # Each document's final outcome, as the catalog's `outcomes` view gives it (warehouse/outcome_query.py).
     documents = outcomes(wh, EXTRACTOR_VERSION)
     context.log.info(f"catalog rebuilt at {path}")
     return dg.MaterializeResult(

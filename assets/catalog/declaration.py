@@ -8,7 +8,7 @@ from warehouse import Warehouse
 
 def catalog_stale(wh: Warehouse, version: str) -> bool:
     """The catalog is missing, of another version, or older than a partition."""
-    from warehouse.catalog import catalog_current
+    from warehouse.duckdb_catalog import catalog_current
 
     return not catalog_current(wh, version)
 

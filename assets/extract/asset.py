@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from assets.extract.declaration import STAGE
 from assets.factory import shard_stage
 from assets.shard_step import ShardStep, StageOutcome
-from readers.core.records import DocumentRecord
+from readers.core.reading_records import DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from quality.signals import PageMeasures, measure_document
+from quality.document_signals import PageMeasures, measure_document
 from readers.core.base import collector_paused, freeze_long_lived
 from readers.core.model import (
     FILE_PROBLEMS,
@@ -38,7 +38,8 @@ from readers.core.model import (
     PageText,
     ReadLimits,
 )
-from readers.core.records import (
+from readers.core.reader_chain import chain_signature
+from readers.core.reading_records import (
     DerivationRecord,
     DocumentRecord,
     PageFontRecord,
@@ -46,7 +47,6 @@ from readers.core.records import (
     TableRecord,
     UnderivableRecord,
 )
-from readers.core.table import chain_signature
 from readers.engine.dispatch import Extraction
 from readers.engine.isolation import DocumentReads, InProcessReads, ReadRequest
 from readers.walk.inventory import fs_path

@@ -9,7 +9,7 @@ import dagster as dg
 from assets.factory import shard_stage
 from assets.ocr.declaration import STAGE
 from assets.shard_step import ShardStep, StageOutcome
-from readers.core.records import DocumentRecord
+from readers.core.reading_records import DocumentRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 
@@ -28,7 +28,7 @@ OCR_CONFIDENCE = "ocr_confidence"
     ],
 )
 def ocr(step: ShardStep) -> StageOutcome:
-    from assets.ocr.reading import OcrOptions
+    from assets.ocr.page_reading import OcrOptions
     from assets.ocr.work import ocr_shards
     from readers.images.tesseract import installed_languages
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from assets.ocr.engines import asked_because, engine_version, keep_readings
-from assets.ocr.reading import (
+from assets.ocr.page_reading import (
     BUDGET_REASONS,
     DEFAULT_MAX_PAGES_PER_DOCUMENT,
     DEFAULT_OPTIONS,
@@ -38,7 +38,7 @@ from quality.records import (
 )
 from quality.sources import ExtractedPage, choose_page_texts
 from readers.core.model import ContentKind
-from readers.core.records import DocumentRecord
+from readers.core.reading_records import DocumentRecord
 from readers.walk.inventory import fs_path
 
 # Planned again whenever the stage runs on their shard: pages past their document's OCR budget, which may
@@ -72,7 +72,7 @@ class ShardInput:
 
 
 @dataclass
-class ShardPlan:
+class OcrShardTasks:
     shard: str
     tasks: list[OcrTask] = field(default_factory=list)
     kept: list[OcrPageRecord] = field(default_factory=list)
@@ -89,7 +89,7 @@ def plan_shard(
     installed: Iterable[str],
     version: str = "",
     max_pages_per_document: int = DEFAULT_MAX_PAGES_PER_DOCUMENT,
-) -> ShardPlan:
+) -> OcrShardTasks:
     """The pages of the shard to read, the earlier rows still valid (same page, scope and language), and
     the pages past their document's OCR page budget, refused (``over_budget:pages``) in page order: the
     first ``max_pages_per_document`` pages a document sends to OCR are read (or kept), the rest are not."""
@@ -102,7 +102,7 @@ def plan_shard(
     earlier: dict[tuple[str, int, str], list[OcrPageRecord]] = {}
     for r in inp.existing:
         earlier.setdefault((r.sha256, r.page, r.scope), []).append(r)
-    plan = ShardPlan(inp.shard)
+    plan = OcrShardTasks(inp.shard)
     budgeted: Counter[str] = Counter()  # pages of each document read or kept so far
     for v in sorted(inp.verdicts, key=lambda v: (v.sha256, v.page)):
         scope = SENT_TO_OCR.get(v.mode)
@@ -276,7 +276,7 @@ def ocr_shards(
 
 
 def _second_reading_candidates(
-    plans: Sequence[ShardPlan], tasks: Sequence[OcrTask], records: Sequence[OcrPageRecord]
+    plans: Sequence[OcrShardTasks], tasks: Sequence[OcrTask], records: Sequence[OcrPageRecord]
 ) -> list[tuple[OcrTask, OcrPageRecord]]:
     """Every first reading with its task: the pages read now, and the kept pages only the first engine
     read before (their rows are replaced only where the second engine reads them now)."""

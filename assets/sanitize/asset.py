@@ -15,9 +15,9 @@ from warehouse.store import to_pylist
 def sanitize(step: ShardStep) -> StageOutcome:
     from assets.budgeted import BudgetedWork
     from quality.records import PageTextRecord, PageVerdictRecord
-    from quality.sanitize import PageHidden, SanitizeJob
+    from quality.sanitizer import PageHidden, SanitizeJob
     from readers.core.model import OCR_KINDS, ContentKind
-    from readers.core.records import TableRecord
+    from readers.core.reading_records import TableRecord
 
     wh, version = step.wh, step.version
     scrubber = step.settings.scrubber()

@@ -14,7 +14,7 @@ def same_rules(wh: Warehouse, source: str, shard: str) -> bool:
     (``texts.sanitize_version``): otherwise its clean texts, and the chunks cut from them, are made again
     from the carried page texts, so that a change of the rules (what personal data they redact, in hidden
     text and furniture too) reaches every shard without reading or OCRing it again."""
-    from quality.sanitize import SANITIZE_VERSION
+    from quality.sanitizer import SANITIZE_VERSION
 
     rules = wh.read("texts", source, shard, columns=("sanitize_version",)).column(0).to_pylist()
     return all(r == SANITIZE_VERSION for r in rules)

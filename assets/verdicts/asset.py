@@ -7,7 +7,7 @@ from assets.shard_step import ShardStep, StageOutcome
 from assets.verdicts.declaration import STAGE
 from readers.core.base import freeze_long_lived
 from readers.core.diagnostics import heard, summary
-from readers.core.records import DocumentRecord, PageFontRecord, PageRecord
+from readers.core.reading_records import DocumentRecord, PageFontRecord, PageRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.walk.inventory import fs_path
 from warehouse import Warehouse
@@ -18,9 +18,9 @@ from warehouse.store import to_pylist
 def verdicts(step: ShardStep) -> StageOutcome:
     # Imported here, not at definition time: the PDF libraries load only when a shard is judged.
     from assets.verdicts.judging import judge_document_rows
+    from quality.corpus_vocabulary import VocabularyWord, by_language
     from quality.judge import OVER_LIMIT
     from quality.verdicts import verdicts_version_for
-    from quality.vocabulary import VocabularyWord, by_language
     from readers.core.model import ContentKind
     from readers.engine.isolation import IsolatedReads
 

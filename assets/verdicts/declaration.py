@@ -13,8 +13,8 @@ from warehouse import Warehouse
 def stale_verdicts(wh: Warehouse, version: str, only: Collection[str] | None = None) -> ShardPlan:
     """Shards whose documents with pages are not all judged under ``version`` with the current rules and
     vocabulary, or that lack a partition; ``only``: only these shards (a run's range)."""
+    from quality.corpus_vocabulary import VocabularyWord, by_language
     from quality.verdicts import verdicts_version_for
-    from quality.vocabulary import VocabularyWord, by_language
 
     words = by_language(
         VocabularyWord(r["language"], r["word"], r["documents"]) for r in wh.rows("vocabulary", version)

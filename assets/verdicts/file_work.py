@@ -82,7 +82,7 @@ class FileWorkJob:
         return dataclasses.replace(done, said=tuple(said))
 
     def _value(self) -> Any:
-        from readers.core.table import reader
+        from readers.core.reader_chain import reader
         from readers.pdf.page_facts import font_texts
         from readers.pdf.unreported_ink import measure_unreported_ink
 

@@ -13,15 +13,15 @@ from assets.verdicts.file_work import DocumentFileWork, FileWork
 from quality.judge import DocumentVerdicts, RepairOutcome, TextQuality, judge_one
 from quality.language import best_language
 from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
+from quality.page_signals import lexicon_evidence, page_signals
 from quality.records import PageVerdictRecord
 from quality.repair import apply_mapping, repair
 from quality.repair_gate import after_repair, before_repair
-from quality.text_signals import lexicon_evidence, page_signals
 from quality.verdicts import BAD_RUNE_MAX, LEXICON_MIN, MIN_LANGUAGE_SIMILARITY, VERDICTS_VERSION, Tier
 from readers.core.base import collector_paused
 from readers.core.errors import LimitExceeded
 from readers.core.model import OCR_KINDS, ContentKind, PageText, ReadLimits
-from readers.core.records import PageFontRecord, PageRecord
+from readers.core.reading_records import PageFontRecord, PageRecord
 from readers.core.snapshot import WalkedFile
 from readers.engine.isolation import InProcessJobs, JobRunner
 
@@ -219,7 +219,7 @@ def _judge(
     fallback_tool = ("", "")
     pdf = kind == ContentKind.PDF.value
     if pdf:
-        from readers.core.table import reader
+        from readers.core.reader_chain import reader
 
         plumber = reader("pdfplumber")
         work = DocumentFileWork(jobs, ContentKind.PDF, limits)

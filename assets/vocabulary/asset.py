@@ -14,8 +14,8 @@ from warehouse.store import to_pylist
     kinds={"python", "parquet"},
 )
 def vocabulary(context: dg.AssetExecutionContext, assay: AssaySettings) -> dg.MaterializeResult:
+    from quality.corpus_vocabulary import PageWords, harvest
     from quality.records import VocabularyRecord
-    from quality.vocabulary import PageWords, harvest
 
     wh = assay.warehouse()
     pages = (

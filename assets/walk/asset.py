@@ -12,7 +12,7 @@ from assets.factory import corpus_stage
 from assets.progress import Progress
 from assets.resources import AssaySettings
 from readers.core.model import FILE_PROBLEMS
-from readers.core.records import DocumentRecord, ExpansionRecord, ObservationRecord
+from readers.core.reading_records import DocumentRecord, ExpansionRecord, ObservationRecord
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.engine.isolation import IsolatedReads
 from readers.walk.expansion import expand_containers

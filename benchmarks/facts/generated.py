@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Callable
 from pathlib import Path
 
-from quality.facts import Absent, Check, Fact, Order, Present, TableCell
+from quality.fact_checks import Absent, Check, Fact, Order, Present, TableCell
 
 _COLUMN_1 = (
     "The river rose slowly through the night and by morning the lower fields were under water. "

@@ -20,15 +20,15 @@ import regex
 
 from orchestration.evaluation.sets import SetRun
 from quality.cer import cer
-from quality.facts import Fact, Outcome, SuiteResult, evaluate, fold, load_facts
+from quality.fact_checks import Fact, FactOutcome, FactSuiteResult, evaluate, fold, load_facts
 from quality.lexicon import load_lexicon
 from quality.outcomes import WITH_TEXT
 from quality.reference_text import READABLE_KINDS, reference_text
 from quality.truth_scores import NO_TABLE, TableScore, best_table, text_score
 from readers.core.model import StructureSource
-from warehouse.catalog import query
-from warehouse.errors import WarehouseError
+from warehouse.duckdb_catalog import query
 from warehouse.store import Warehouse
+from warehouse.warehouse_errors import WarehouseError
 
 HIGHER, LOWER, SHOWN = "higher", "lower", "shown"
 #: The kinds of document whose text is read from pixels: their character error rate is measured too.
@@ -457,7 +457,9 @@ def table_figures(homes: dict[str, SetRows], corpus: Path, figures: list[Figure]
 # -- facts ---------------------------------------------------------------------------------------------
 
 
-def fact_figures(fact_files: Iterable[Path], homes: dict[str, SetRows], figures: list[Figure]) -> SuiteResult:
+def fact_figures(
+    fact_files: Iterable[Path], homes: dict[str, SetRows], figures: list[Figure]
+) -> FactSuiteResult:
     """Each fact checked on its document's clean text, whichever set holds it; pass rates per kind of
     document and per kind of check. Returns every fact's outcome."""
     facts = [fact for path in sorted(fact_files) for fact in load_facts(path)]
@@ -492,7 +494,7 @@ def _by_pages(engines: Counter[str]) -> list[str]:
 
 
 def ocr_figures(
-    homes: dict[str, SetRows], truth: Path, outcomes: Iterable[Outcome], figures: list[Figure]
+    homes: dict[str, SetRows], truth: Path, outcomes: Iterable[FactOutcome], figures: list[Figure]
 ) -> None:
     """Pages read and seconds per page of each engine per kind of page, over every set; the character
     error rate of each engine's own reading, and of the readings kept, of the dev scans with a

@@ -1,6 +1,7 @@
 """What a table's column is, declared once, on the field of the row dataclass that the stages write.
 
-Each row record (``readers/core/records.py``, ``quality/records.py``) is one table's row, and each of its
+Each row record (``readers/core/reading_records.py``, ``quality/records.py``) is one table's row, and each
+of its
 fields is one column: its Python type gives the column's type and whether it may be null (``X | None``),
 and its ``Annotated`` metadata gives the rest::
 

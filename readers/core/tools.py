@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 # The Tesseract languages the set-up installs (Debian packages tesseract-ocr-<code>, with - for _): the
 # western European languages, and one for each common other script that orientation detection (osd)
-# recognises on a page (assets/ocr/reading.py SCRIPT_LANGUAGES). Keep in step with scripts/setup.
+# recognises on a page (assets/ocr/page_reading.py SCRIPT_LANGUAGES). Keep in step with scripts/setup.
 OCR_LANGUAGES = (
     "eng",
     "fra",

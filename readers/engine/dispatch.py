@@ -23,9 +23,9 @@ from readers.core.base import Reader, produced_nothing, writable
 from readers.core.diagnostics import heard, summary
 from readers.core.errors import FileUnreadable, LimitExceeded, NothingProduced, ReaderError
 from readers.core.model import FILE_PROBLEMS, ContentKind, DocumentStatus, ReadLimits, ReadResult
+from readers.core.reader_chain import chain_signature, readers_for, unsupported_reason
 from readers.core.snapshot import REVISION as SNAPSHOT_REVISION
 from readers.core.snapshot import STEP, walked_snapshot
-from readers.core.table import chain_signature, readers_for, unsupported_reason
 
 EMPTY_TEXT = "empty_text"
 # The reader read the document and says its text can only come from OCR (``ReadResult.needs_ocr``: an

@@ -68,7 +68,7 @@ from readers.core.base import collector_paused, freeze_long_lived
 from readers.core.cores import usable_cores
 from readers.core.diagnostics import quiet_mupdf
 from readers.core.model import ContentKind, DocumentStatus, ReadLimits
-from readers.core.table import chain_signature, reader_modules, readers_for
+from readers.core.reader_chain import chain_signature, reader_modules, readers_for
 from readers.engine.dispatch import Attempt, AttemptStarted, Extraction, extract_document
 
 TIMEOUT = "timeout"
@@ -84,8 +84,8 @@ POLL_S = 0.02
 # fourteenth of the default budget, so in practice a worker is replaced only after a read that swelled it.
 RECYCLE_SHARE = 0.5
 # Modules the fork server imports once, so that each worker starts with the readers loaded (and the
-# readers' own modules: readers/core/table.py reader_modules).
-PRELOAD = ["readers.core.table", "readers.engine.dispatch", "readers.walk.expansion"]
+# readers' own modules: readers/core/reader_chain.py reader_modules).
+PRELOAD = ["readers.core.reader_chain", "readers.engine.dispatch", "readers.walk.expansion"]
 # Imported after every other preload: the fork server freezes what it holds before it forks a worker.
 FREEZE_PRELOADED = "readers.engine.frozen"
 _PR_SET_PDEATHSIG = 1
@@ -328,7 +328,7 @@ class IsolatedReads:
                     yield received.pop()
             now = time.monotonic()
             for worker in [w for w in self._workers if w.job is not None]:
-                done = self._police(worker, now)
+                done = self._stop_if_over_budget(worker, now)
                 if done is not None:
                     yield done
 
@@ -388,7 +388,7 @@ class IsolatedReads:
             return done
         return None
 
-    def _police(self, worker: _Worker, now: float) -> ReadDone | JobDone | None:
+    def _stop_if_over_budget(self, worker: _Worker, now: float) -> ReadDone | JobDone | None:
         request = _request(worker)
         budget = self.budgets.for_kind(request.kind)
         elapsed = now - worker.started

@@ -1,7 +1,8 @@
 """The HTML readers' common step and the chain they form.
 
-docs/design.md §3 reads a page with three readers, tried in order by ``readers/core/table.py``: the marked
-region (:mod:`readers.html.region`), trafilatura's main-content extraction (:mod:`readers.html.main`), the
+docs/design.md §3 reads a page with three readers, tried in order by ``readers/core/reader_chain.py``:
+the marked region (:mod:`readers.html.region`), trafilatura's main-content extraction
+(:mod:`readers.html.main`), the
 whole page (:mod:`readers.html.page`). They differ only in which part of the page they keep; the encoding
 (:mod:`readers.html.charset`), the tree and its title (:mod:`readers.html.tree`), what is dropped
 (:mod:`readers.html.cleaning`) and the shape of the text (:mod:`readers.html.markdown`) are shared, so
@@ -26,7 +27,7 @@ from readers.core.base import Reader, produced_nothing, read_bounded, require_re
 from readers.core.errors import NothingProduced, ReaderError
 from readers.core.markup import markup_tables
 from readers.core.model import ContentKind, PageText, ReadLimits, ReadResult
-from readers.core.table import readers_for
+from readers.core.reader_chain import readers_for
 from readers.html.charset import HtmlDecoded, decode_html
 from readers.html.tree import HtmlDocument, check_size, parse_html, with_title
 
@@ -117,8 +118,9 @@ def read_html_bytes(
     produced text wins, and a note ``html_reader:<name>`` says which (``html_fallback`` too when it was
     not the first). ``declared_encoding`` is the transport's charset (the MIME part's).
 
-    ``readers`` defaults to ``readers/core/table.py``'s HTML row, the one place the chain's order is written,
-    so that a file and an e-mail body are read alike; every step must be an :class:`HtmlReader`. Raises
+    ``readers`` defaults to ``readers/core/reader_chain.py``'s HTML row, the one place the chain's order
+    is written, so that a file and an e-mail body are read alike; every step must be an :class:`HtmlReader`.
+    Raises
     :class:`NothingProduced` (``no_reader:html``) when the row is empty, the :class:`ReaderError` of the
     page itself (over a limit, unparseable); a step that fails on its own is noted and skipped, as the
     dispatch would. When no step produced text, the result's text is empty and its notes say why.
@@ -126,7 +128,7 @@ def read_html_bytes(
     chain = tuple(readers) if readers is not None else _table_chain()
     if not chain:
         raise NothingProduced(
-            "readers/core/table.py has no HTML reader", reason=f"no_reader:{ContentKind.HTML}"
+            "readers/core/reader_chain.py has no HTML reader", reason=f"no_reader:{ContentKind.HTML}"
         )
     steps = [r for r in chain if isinstance(r, HtmlReader)]
     if len(steps) != len(chain):

@@ -125,11 +125,11 @@ class RapidOcrProcess(WorkerProcess):
         """Start the worker and have it load its models on a blank image, without waiting."""
         self.warm_with({"op": "read"}, Image.new("L", (32, 32), 255), DEFAULT_DPI)
 
-    def lines(self, image: Image.Image, *, dpi: int, timeout: float) -> list[Line]:
+    def lines(self, image: Image.Image, *, dpi: int, timeout: float) -> list[RapidOcrLine]:
         """The lines RapidOCR reads on ``image``, in the order it detected them."""
         answer = self.ask({"op": "read"}, image, dpi, timeout)
         if answer["ok"]:
-            return [Line.of(line["text"], line["score"], line["box"]) for line in answer["lines"]]
+            return [RapidOcrLine.of(line["text"], line["score"], line["box"]) for line in answer["lines"]]
         if answer["error"] == "library":
             raise OcrUnavailable(f"RapidOCR is not installed: {RAPIDOCR_INSTALL}")
         raise OcrFailed(f"RapidOCR failed: {answer['message']}", reason="engine_error")
@@ -193,7 +193,7 @@ def recognise_rapid(
 
 
 @dataclass(frozen=True, slots=True)
-class Line:
+class RapidOcrLine:
     """A line RapidOCR read: its text, score (0-1) and the box around its four corners."""
 
     text: str
@@ -204,7 +204,7 @@ class Line:
     y1: float
 
     @classmethod
-    def of(cls, text: str, score: float, corners: Sequence[Sequence[float]]) -> Line:
+    def of(cls, text: str, score: float, corners: Sequence[Sequence[float]]) -> RapidOcrLine:
         xs, ys = [c[0] for c in corners], [c[1] for c in corners]
         return cls(text, float(score), min(xs), min(ys), max(xs), max(ys))
 
@@ -229,7 +229,7 @@ VERTICAL_RATIO = 2.0
 VERTICAL_SHARE = 0.5
 
 
-def reading_text(lines: Sequence[Line]) -> tuple[str, list[Line]]:
+def reading_text(lines: Sequence[RapidOcrLine]) -> tuple[str, list[RapidOcrLine]]:
     """``lines`` in reading order, as text (the boxes of one row joined by a space, the lines of a
     paragraph on lines of their own, paragraphs and columns apart by an empty line) and as the lines in
     that order.
@@ -272,17 +272,17 @@ def reading_text(lines: Sequence[Line]) -> tuple[str, list[Line]]:
     return "\n\n".join(p for p in paragraphs if p), ordered
 
 
-def _same_row(a: Line, b: Line) -> bool:
+def _same_row(a: RapidOcrLine, b: RapidOcrLine) -> bool:
     (a0, a1), (b0, b1) = a.core(), b.core()
     return a0 < b1 and b0 < a1
 
 
-def _overlap(a: Line, b: Line) -> float:
+def _overlap(a: RapidOcrLine, b: RapidOcrLine) -> float:
     """How far ``a`` and ``b`` overlap across (negative: the gap between them)."""
     return min(a.x1, b.x1) - max(a.x0, b.x0)
 
 
-def _order(lines: Sequence[Line], unit: float) -> list[int]:
+def _order(lines: Sequence[RapidOcrLine], unit: float) -> list[int]:
     """The indexes of ``lines`` in reading order (:func:`reading_text`)."""
     import numpy as np
 

@@ -40,7 +40,7 @@ from readers.core.base import Reader, read_bounded, require_readable_file
 from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
 from readers.core.model import ContentKind, PageText, ReadLimits, ReadResult
 from readers.html.chain import html_chain_version
-from readers.mail.common import (
+from readers.mail.message_parts import (
     HEADER_FIELDS,
     BodyText,
     HeaderLine,

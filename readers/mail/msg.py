@@ -2,7 +2,7 @@
 readers/mail/mapi.py on olefile (BSD-2-Clause), with compressed-rtf (MIT) for the RTF body
 (readers/mail/rtf_body.py).
 
-The text is laid out as an ``.eml``'s is (readers/mail/common.py): the header lines, a blank line, the
+The text is laid out as an ``.eml``'s is (readers/mail/message_parts.py): the header lines, a blank line, the
 body.
 
 Header lines. The transport headers (``PR_TRANSPORT_MESSAGE_HEADERS``, the message's RFC 5322 header as it
@@ -51,15 +51,6 @@ from readers.core.base import Reader, require_readable_file
 from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
 from readers.core.model import ContentKind, PageText, ReadLimits, ReadResult
 from readers.html.chain import html_chain_version
-from readers.mail.common import (
-    DECLARED,
-    BodyText,
-    HeaderLine,
-    MailAttachment,
-    header_line,
-    html_body,
-    mail_text,
-)
 from readers.mail.mapi import (
     PT_BINARY,
     PT_STRING8,
@@ -68,6 +59,15 @@ from readers.mail.mapi import (
     MsgFile,
     codepage_codec,
     substg_name,
+)
+from readers.mail.message_parts import (
+    DECLARED,
+    BodyText,
+    HeaderLine,
+    MailAttachment,
+    header_line,
+    html_body,
+    mail_text,
 )
 from readers.mail.rtf_body import RtfBodyError, decompress_rtf, deencapsulate_rtf
 from readers.text.encoding import decode_text
@@ -198,7 +198,7 @@ def attachments(path: Path, limits: ReadLimits | None = None) -> Iterator[MailAt
     ``.msg`` files of their own; attachments by reference or link, and OLE objects, are skipped (never
     fetched). Each is read only when the previous one has been taken, and one whose stream is over
     ``max_member_bytes`` is refused before it is read; counting the members and their total is the
-    caller's (readers/walk/containers.py, with :class:`readers.mail.common.MemberBudget`)."""
+    caller's (readers/walk/containers.py, with :class:`readers.mail.message_parts.MemberBudget`)."""
     bound = (limits or ReadLimits()).max_member_bytes
     with open_msg(path) as opened:
         mime = _signed_mime(opened)

@@ -1,7 +1,7 @@
 """The DOCX reader: a Word document as one page of markdown.
 
 python-docx opens the package (content types, relationships, every part parsed by lxml with entities left
-unresolved) after :func:`readers.office.common.open_ooxml` has checked the container within bounds. Its
+unresolved) after :func:`readers.office.office_files.open_ooxml` has checked the container within bounds. Its
 object model only walks paragraphs and tables of the body, so the reader walks the parts' XML itself, in
 document order:
 
@@ -54,7 +54,7 @@ from readers.core.markup import gfm_table, markup_tables, one_line
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
 from readers.html.chain import html_chain_version, read_html_bytes
 from readers.office import omml
-from readers.office.common import TextBudget, join_blocks, open_ooxml
+from readers.office.office_files import TextBudget, join_blocks, open_ooxml
 from readers.text.encoding import decode_text
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -513,7 +513,7 @@ class DocxReader(Reader):
 
 
 def read_package(source: str | io.BytesIO, limits: ReadLimits, *, name: str, depth: int) -> ReadResult:
-    """A Word package that passed :func:`readers.office.common.open_ooxml`, read; ``depth`` counts the
+    """A Word package that passed :func:`readers.office.office_files.open_ooxml`, read; ``depth`` counts the
     documents it is embedded in, itself included (1 for a file)."""
     try:
         package = OpcPackage.open(source)

@@ -34,7 +34,7 @@ from readers.core.base import Reader, require_readable_file
 from readers.core.errors import CorruptDocument, EncryptedDocument, LimitExceeded
 from readers.core.markup import gfm_table, markup_tables, one_line
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
-from readers.office.common import TextBudget, join_blocks, open_zip
+from readers.office.office_files import TextBudget, join_blocks, open_zip
 from readers.office.regions import GridRow, sheet_tables
 
 OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
@@ -121,7 +121,7 @@ def _int(value: str | None, default: int = 1) -> int:
 
 
 @dataclass
-class _Styles:
+class _OdfStyles:
     """What the reader needs of the styles: list levels, paragraph styles' parents, title and outline
     level, and which table styles hide their sheet."""
 
@@ -175,7 +175,7 @@ class _Styles:
 
 
 @dataclass
-class _Notes:
+class _OdfNotes:
     labels: list[tuple[str, Element]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
 
@@ -187,13 +187,13 @@ class _Notes:
         return label
 
 
-class _Walker:
+class _OdfWalker:
     """ODF text content to markdown blocks; one per document."""
 
-    def __init__(self, styles: _Styles, budget: TextBudget) -> None:
+    def __init__(self, styles: _OdfStyles, budget: TextBudget) -> None:
         self.styles = styles
         self.budget = budget
-        self.notes = _Notes()
+        self.notes = _OdfNotes()
         self.boxes_seen: set[str] = set()
         self.shape_depth = 0
         self.headings = 0
@@ -378,7 +378,7 @@ class _Walker:
 
 
 def _wrap(element: Element) -> Element:
-    """A one-child container, so a list item's paragraph goes through :meth:`_Walker.blocks`."""
+    """A one-child container, so a list item's paragraph goes through :meth:`_OdfWalker.blocks`."""
     holder = Element("holder")
     holder.append(element)
     return holder
@@ -433,11 +433,11 @@ class OdfReader(Reader):
         body = content.find(f"{OFFICE}body")
         if body is None or not len(body):
             raise CorruptDocument(f"{path.name}: content.xml has no office:body")
-        styles = _Styles()
+        styles = _OdfStyles()
         styles.add(styles_root)
         styles.add(content)
         budget = TextBudget(limits)
-        walker = _Walker(styles, budget)
+        walker = _OdfWalker(styles, budget)
         kind = body[0].tag
         try:
             if kind == f"{OFFICE}spreadsheet":
@@ -456,7 +456,7 @@ class OdfReader(Reader):
         return markup_tables(ReadResult(pages=tuple(pages), page_count=len(pages)), "markup=odf")
 
 
-def _text(body: Element, walker: _Walker, styles_root: Element | None) -> PageText:
+def _text(body: Element, walker: _OdfWalker, styles_root: Element | None) -> PageText:
     blocks = walker.blocks(body)
     blocks += walker.note_definitions()
     blocks += _headers_and_footers(walker, styles_root)
@@ -474,7 +474,7 @@ _HEADER_FOOTER = {
 }
 
 
-def _headers_and_footers(walker: _Walker, styles_root: Element | None) -> list[Block]:
+def _headers_and_footers(walker: _OdfWalker, styles_root: Element | None) -> list[Block]:
     if styles_root is None:
         return []
     out: list[Block] = []
@@ -493,7 +493,7 @@ def _headers_and_footers(walker: _Walker, styles_root: Element | None) -> list[B
     return out
 
 
-def _spreadsheet(spreadsheet: Element, walker: _Walker) -> list[PageText]:
+def _spreadsheet(spreadsheet: Element, walker: _OdfWalker) -> list[PageText]:
     pages: list[PageText] = []
     sheets = [child for child in spreadsheet if child.tag == f"{TABLE}table"]
     for number, table in enumerate(sheets, start=1):
@@ -505,7 +505,7 @@ def _spreadsheet(spreadsheet: Element, walker: _Walker) -> list[PageText]:
     return pages
 
 
-def _presentation(presentation: Element, walker: _Walker) -> list[PageText]:
+def _presentation(presentation: Element, walker: _OdfWalker) -> list[PageText]:
     pages: list[PageText] = []
     for number, page in enumerate(presentation.iter(f"{DRAW}page"), start=1):
         title = ""

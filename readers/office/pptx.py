@@ -1,6 +1,6 @@
 """The PPTX reader: a presentation (.pptx, .pptm, slide shows, templates) as one page per slide.
 
-python-pptx opens the package after :func:`readers.office.common.open_ooxml` has checked the container
+python-pptx opens the package after :func:`readers.office.office_files.open_ooxml` has checked the container
 within bounds. Each page is::
 
     ## Slide N: <title>            ("(hidden)" for a hidden slide; no title, no colon)
@@ -46,7 +46,7 @@ from readers.core.errors import CorruptDocument, LimitExceeded
 from readers.core.markup import gfm_table, markup_tables, one_line
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
 from readers.office.charts import chart_lines
-from readers.office.common import TextBudget, join_blocks, open_ooxml
+from readers.office.office_files import TextBudget, join_blocks, open_ooxml
 
 #: Main part content types read as presentations.
 MAIN_TYPES = (

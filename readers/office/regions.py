@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from readers.core.markup import escape_cell, gfm_table
-from readers.office.common import HEADER_MIN_SHARE
+from readers.office.office_files import HEADER_MIN_SHARE
 
 # Blank rows between a single-cell title and the table below it for the title to still be that table's.
 # The corpus's workbooks put a title 0 or 1 rows above its header ("3. Analyses by segment", then a

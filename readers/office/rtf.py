@@ -31,7 +31,7 @@ from readers.core.base import Reader, read_bounded, require_readable_file
 from readers.core.errors import CorruptDocument, LimitExceeded
 from readers.core.markup import gfm_table, markup_tables, one_line
 from readers.core.model import ContentKind, PageFacts, PageText, ReadLimits, ReadResult
-from readers.office.common import TextBudget, join_blocks
+from readers.office.office_files import TextBudget, join_blocks
 
 #: ``encoding_source`` of a document decoded with the code page it declares (as the e-mail readers say).
 DECLARED = "declared"
@@ -157,7 +157,7 @@ class _Story:
         self.pieces = []
         return raw.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").strip()
 
-    def end_paragraph(self, state: _State, reader: _Parser) -> None:
+    def end_paragraph(self, state: _GroupState, reader: _RtfParser) -> None:
         text = self.text()
         marker, self.marker = self.marker, None
         if state.intbl:
@@ -202,7 +202,7 @@ class _Story:
                 self.blocks.append((table, False))
             self.rows = []
 
-    def finish(self, state: _State, reader: _Parser) -> list[tuple[str, bool]]:
+    def finish(self, state: _GroupState, reader: _RtfParser) -> list[tuple[str, bool]]:
         if self.pieces or self.marker:
             self.end_paragraph(replace(state, intbl=False), reader)
         self.end_table()
@@ -210,7 +210,7 @@ class _Story:
 
 
 @dataclass(frozen=True, slots=True)
-class _State:
+class _GroupState:
     """What a group carries: where its text goes and the formatting that decides how it is read."""
 
     dest: str = "body"  # body, skip, fonttbl, stylesheet, listtext, or a story's name
@@ -222,7 +222,7 @@ class _State:
     ilvl: int = 0
 
 
-class _Parser:
+class _RtfParser:
     """One pass over the document's bytes."""
 
     def __init__(self, data: bytes, budget: TextBudget) -> None:
@@ -248,19 +248,19 @@ class _Parser:
 
     # Output ------------------------------------------------------------------------------------------
 
-    def story(self, state: _State) -> _Story | None:
+    def story(self, state: _GroupState) -> _Story | None:
         if state.dest in ("skip", "fonttbl", "stylesheet", "listtext"):
             return None
         return self.stories[state.dest]
 
-    def flush(self, state: _State) -> None:
+    def flush(self, state: _GroupState) -> None:
         if not self.pending:
             return
         text = bytes(self.pending).decode(self.pending_codepage, errors="replace")
         self.pending.clear()
         self.emit(state, text, decoded=True)
 
-    def emit(self, state: _State, text: str, *, decoded: bool = False) -> None:
+    def emit(self, state: _GroupState, text: str, *, decoded: bool = False) -> None:
         if not decoded:
             self.flush(state)
         if state.dest == "listtext":
@@ -271,7 +271,7 @@ class _Parser:
             self.budget.add(text)
             self.stories[state.dest].pieces.append(text)
 
-    def byte(self, state: _State, value: int) -> None:
+    def byte(self, state: _GroupState, value: int) -> None:
         if self.skip:
             self.skip -= 1
             return
@@ -285,8 +285,8 @@ class _Parser:
     # Parsing -----------------------------------------------------------------------------------------
 
     def run(self) -> None:
-        state = _State()
-        stack: list[_State] = []
+        state = _GroupState()
+        stack: list[_GroupState] = []
         data = self.data
         position = 0
         first_in_group = starred = False
@@ -347,7 +347,7 @@ class _Parser:
             state = self.control(state, name, number)
         self.flush(state)
 
-    def text_run(self, state: _State, run: bytes) -> None:
+    def text_run(self, state: _GroupState, run: bytes) -> None:
         """Plain bytes between control words: text in the current code page (line breaks in the source are
         not text)."""
         if state.dest == "skip":
@@ -364,7 +364,7 @@ class _Parser:
         self.pending_codepage = state.codepage
         self.pending.extend(run)
 
-    def destination(self, state: _State, name: str, starred: bool) -> _State:
+    def destination(self, state: _GroupState, name: str, starred: bool) -> _GroupState:
         """The first control word of a group may open a destination."""
         if state.dest == "skip":
             return state
@@ -396,7 +396,7 @@ class _Parser:
             self.entry_name = []
         return state
 
-    def end_group(self, state: _State, outer: _State) -> None:
+    def end_group(self, state: _GroupState, outer: _GroupState) -> None:
         """What closing a group completes: a font or style entry, a list marker, a story."""
         if state.dest in ("fonttbl", "stylesheet") and self.entry_number is not None:
             self.end_entry(state)
@@ -409,7 +409,7 @@ class _Parser:
             story = self.stories[state.dest]
             story.finish(state, self)
 
-    def end_entry(self, state: _State) -> None:
+    def end_entry(self, state: _GroupState) -> None:
         name = "".join(self.entry_name).split(";")[0].strip()
         number = self.entry_number
         if number is None:
@@ -427,7 +427,7 @@ class _Parser:
         self.entry_number = None
         self.entry_name = []
 
-    def symbol(self, state: _State, symbol: bytes) -> _State:
+    def symbol(self, state: _GroupState, symbol: bytes) -> _GroupState:
         if self.skip:
             self.skip -= 1
             return state
@@ -444,7 +444,7 @@ class _Parser:
                 story.end_paragraph(state, self)
         return state
 
-    def control(self, state: _State, name: str, number: int | None) -> _State:
+    def control(self, state: _GroupState, name: str, number: int | None) -> _GroupState:
         """A control word that is not a destination."""
         dest = state.dest
         if dest in ("fonttbl", "stylesheet"):
@@ -497,7 +497,7 @@ class _Parser:
             self.emit(state, _SYMBOLS[name])
         return state
 
-    def table_control(self, state: _State, name: str, number: int | None) -> _State:
+    def table_control(self, state: _GroupState, name: str, number: int | None) -> _GroupState:
         """Control words inside the font table and the style sheet: what each entry declares."""
         if state.dest == "fonttbl":
             if name == "f" and number is not None:
@@ -527,7 +527,7 @@ class _Parser:
             return self.fonts[self.default_font]  # type: ignore[index]
         return self.ansi
 
-    def heading_level(self, state: _State) -> int | None:
+    def heading_level(self, state: _GroupState) -> int | None:
         name, style_outline = self.styles.get(state.style, ("", None))
         if name == "title":
             return 1
@@ -568,9 +568,9 @@ def read_rtf_bytes(data: bytes, limits: ReadLimits, *, name: str) -> ReadResult:
     if not data.lstrip().startswith(b"{\\rtf"):
         raise CorruptDocument(f"{name}: not an RTF document (no {{\\rtf header)")
     budget = TextBudget(limits)
-    parser = _Parser(data, budget)
+    parser = _RtfParser(data, budget)
     parser.run()
-    state = _State()
+    state = _GroupState()
     body = parser.stories["body"]
     blocks = body.finish(state, parser)
     tables, headings = body.tables, body.headings

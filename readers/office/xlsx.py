@@ -2,7 +2,7 @@
 
 openpyxl reads the workbook in read-only mode (rows streamed from the sheet XML, which it parses with
 defusedxml) with the values cached at the last save (``data_only``: a formula's result, not its text),
-after :func:`readers.office.common.open_ooxml` has checked the container within bounds.
+after :func:`readers.office.office_files.open_ooxml` has checked the container within bounds.
 
 Each page starts with ``## <sheet name>`` (``(hidden)`` or ``(very hidden)`` when the sheet is, ``(chart)``
 for a chart sheet); the sheet's tables follow, found as regions of cells between blank rows and columns
@@ -43,7 +43,7 @@ from readers.core.errors import CorruptDocument, FileUnreadable, LimitExceeded
 from readers.core.markup import markup_tables
 from readers.core.model import ContentKind, PageText, ReadLimits, ReadResult
 from readers.office.charts import sheet_chart_text, workbook_sheet_parts
-from readers.office.common import TextBudget, open_ooxml
+from readers.office.office_files import TextBudget, open_ooxml
 from readers.office.regions import GridRow, sheet_tables
 
 #: Main part content types read as workbooks: workbooks and templates, with and without macros.

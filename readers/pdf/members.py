@@ -10,7 +10,8 @@ document of its own, read by its own reader; the PDF's text stays what its reade
 - A file is refused before MuPDF inflates it when its declared size (``/Params /Size``) or its stored
   size is over ``max_member_bytes``, or when the declared size is over ``max_compression_ratio`` times the
   stored one past ``COMPRESSION_CHECK_FLOOR`` (a bomb); what MuPDF then gives is checked again, since a
-  declaration is a claim. The number and the total are bounded by :class:`readers.mail.common.MemberBudget`.
+  declaration is a claim. The number and the total are bounded by
+  :class:`readers.mail.message_parts.MemberBudget`.
 - Only pages whose dictionary has ``/Annots`` are loaded, so a PDF without annotations costs no page.
 """
 
@@ -24,7 +25,7 @@ import pymupdf
 from readers.archives.safezip import COMPRESSION_CHECK_FLOOR
 from readers.core.errors import CorruptDocument, LimitExceeded
 from readers.core.model import ReadLimits
-from readers.mail.common import MailAttachment
+from readers.mail.message_parts import MailAttachment
 from readers.pdf.mupdf import open_pdf
 
 #: The content type handed to the member names for a file whose name is unknown.

@@ -18,7 +18,7 @@ stored, also when the path is unsafe (absolute, ``..``, a drive letter): the nam
 where the bytes came from, and nothing is ever written to disk by it (the walk stores members under their
 sha256). Every entry of a zip is a member, also when entries share a path: the first keeps it, the
 second and later ones get their count among the entries of that path before the extension
-(``report.txt``, ``report-2.txt``), as attachments named alike do (readers/mail/common.py MemberNames),
+(``report.txt``, ``report-2.txt``), as attachments named alike do (readers/mail/message_parts.py MemberNames),
 never a path another entry holds.
 """
 
@@ -30,7 +30,7 @@ from pathlib import Path
 
 from readers.archives.safezip import SafeZip
 from readers.core.model import ContentKind, ReadLimits
-from readers.mail.common import MailAttachment, MemberBudget, MemberNames, split_extension
+from readers.mail.message_parts import MailAttachment, MemberBudget, MemberNames, split_extension
 
 #: Kinds whose members become documents of their own.
 CONTAINER_KINDS = frozenset({ContentKind.EML, ContentKind.MSG, ContentKind.ZIP, ContentKind.PDF})

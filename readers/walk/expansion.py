@@ -25,8 +25,9 @@ members of the containers among them, and so on to ``max_nesting``.
   so the rename is atomic); when the tree is complete its members are moved into the store under their
   sha256, and a dropped tree's staging folder is deleted. A walk that is killed leaves its staging folder,
   which the next walk removes.
-- **Recorded.** Every container document gets an :class:`readers.core.records.ExpansionRecord`: ``expanded``
-  with the number and bytes of its members, ``error`` with the reason, or ``not_opened`` (``max_nesting``
+- **Recorded.** Every container document gets an :class:`readers.core.reading_records.ExpansionRecord`:
+  ``expanded`` with the number and bytes of its members, ``error`` with the reason, or ``not_opened``
+  (``max_nesting``
   deep). The walk writes them to the ``expansions`` table.
 - **Reused.** A container whose bytes an earlier walk of this extractor version already opened under the
   same bounds is not opened again: its row (and its children in ``documents``) answer, except for
@@ -50,9 +51,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Protocol
 
+from readers.core.atomic import written_whole
 from readers.core.errors import LimitExceeded, ReaderError
 from readers.core.model import ContentKind, ExpansionStatus, ReadLimits
-from readers.core.records import DocumentRecord, ExpansionRecord
+from readers.core.reading_records import DocumentRecord, ExpansionRecord
 from readers.engine.isolation import (
     MEMORY,
     TIMEOUT,
@@ -512,12 +514,5 @@ def _stage(folder: Path, sha: str, data: bytes) -> None:
     if target.is_file():
         return
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{sha}.{uuid.uuid4().hex}.tmp"
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with written_whole(target, fsync=True) as tmp:
+        tmp.write_bytes(data)

@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 
 from readers.core.model import ContentKind, KindSource, ObservationStatus
-from readers.core.records import DocumentRecord, ObservationRecord
+from readers.core.reading_records import DocumentRecord, ObservationRecord
 from readers.walk.sniff import HEAD_BYTES, sniff
 
 BLOCK = 1 << 20

@@ -101,7 +101,7 @@ _KIND_OF: dict[type, str] = {
 
 
 @dataclass(frozen=True)
-class Outcome:
+class FactOutcome:
     """A fact and whether it held; ``text_found`` is false when the document had no text to check."""
 
     fact: Fact
@@ -120,11 +120,11 @@ class Rate:
 
 
 @dataclass(frozen=True)
-class SuiteResult:
+class FactSuiteResult:
     """The outcomes of one suite of facts and their pass rates per kind and overall."""
 
     suite: str
-    outcomes: tuple[Outcome, ...] = field(default_factory=tuple)
+    outcomes: tuple[FactOutcome, ...] = field(default_factory=tuple)
 
     def by_kind(self) -> dict[str, Rate]:
         totals: Counter[str] = Counter(o.fact.kind for o in self.outcomes)
@@ -136,7 +136,7 @@ class SuiteResult:
         return Rate(sum(o.passed for o in self.outcomes), len(self.outcomes))
 
     @property
-    def failures(self) -> tuple[Outcome, ...]:
+    def failures(self) -> tuple[FactOutcome, ...]:
         return tuple(o for o in self.outcomes if not o.passed)
 
 
@@ -258,17 +258,17 @@ def _table_cell(fact_check: TableCell, text: str) -> bool:
     return False
 
 
-def evaluate(suite: str, facts: Iterable[Fact], texts: dict[str, str]) -> SuiteResult:
+def evaluate(suite: str, facts: Iterable[Fact], texts: dict[str, str]) -> FactSuiteResult:
     """Each fact checked on its document's text (``texts`` by sha256); a document without text fails
     every fact about it, an ``absent`` one included: nothing was read, so nothing is shown clean."""
     outcomes = []
     for fact in facts:
         text = texts.get(fact.sha256)
         if text is None:
-            outcomes.append(Outcome(fact, passed=False, text_found=False))
+            outcomes.append(FactOutcome(fact, passed=False, text_found=False))
         else:
-            outcomes.append(Outcome(fact, passed=check(fact.check, text)))
-    return SuiteResult(suite, tuple(outcomes))
+            outcomes.append(FactOutcome(fact, passed=check(fact.check, text)))
+    return FactSuiteResult(suite, tuple(outcomes))
 
 
 # -- fact files ----------------------------------------------------------------------------------------

@@ -14,10 +14,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quality import language, text_signals
+from quality import language
 from quality.language import best_language
 from quality.lexicon import JUDGING_LANGUAGES, load_lexicon
-from quality.text_signals import FontEvidence, PageSignals, font_evidence, page_signals
+from quality.page_signals import (
+    FontEvidence,
+    PageSignals,
+    font_evidence,
+    forget_lexicon_verdicts,
+    page_signals,
+)
 from quality.verdicts import MIN_LANGUAGE_SIMILARITY, TRIGRAM_MIN_LETTERS, suspect
 from readers.core.base import collector_paused
 from readers.core.model import Block, PageText
@@ -39,8 +45,8 @@ def forget_words() -> None:
     to page and from document to document. A benchmark that reads the same documents again calls this
     before each repetition, so that each one pays what the first reading of those documents pays.
     """
-    language.forget_words()
-    text_signals.forget_words()
+    language.forget_word_trigrams()
+    forget_lexicon_verdicts()
 
 
 def body_size(pages: Sequence[PageText]) -> float | None:
@@ -71,7 +77,7 @@ def _measure(pages: Sequence[PageText]) -> list[PageMeasures]:
     size = body_size(pages)
     signals: list[PageSignals] = []
     # A page's fonts are judged in its own language right after its signals, while the words its prose
-    # blocks were judged by are still cached (quality.text_signals._judged_block); a page in no judging
+    # blocks were judged by are still cached (quality.page_signals._judged_block); a page in no judging
     # language waits for the document's language.
     evidence: dict[int, dict[str, FontEvidence]] = {}
     for number, page in enumerate(pages):

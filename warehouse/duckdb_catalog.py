@@ -25,16 +25,17 @@ from quality.outcomes import (
     FINAL_STATUSES,
     SANITIZE_ERROR,
     WITH_TEXT,
-    Outcome,
+    DocumentOutcome,
 )
 from quality.records import Source
+from readers.core.atomic import written_whole
 from readers.core.model import DocumentStatus
 from warehouse.compaction import COMPACT_ABOVE_FILES, compacted
-from warehouse.errors import CatalogMissing, QueryTimeout, WarehouseError
+from warehouse.query_stopper import QueryStopper
 from warehouse.reading import require_reading
 from warehouse.schema import TABLES, Table
-from warehouse.stopping import QueryStopper
-from warehouse.store import PART_FILE, Warehouse, sql_string, temporary_beside
+from warehouse.store import PART_FILE, Warehouse, sql_string
+from warehouse.warehouse_errors import CatalogMissing, QueryTimeout, WarehouseError
 
 _DUCK_TYPES: dict[pa.DataType, str] = {
     pa.string(): "VARCHAR",
@@ -161,7 +162,7 @@ SELECT n.sha256, n.page, k.kind, {old} AS old_version, {new} AS new_version,
 # from what the readers did (derivations) and the text each judged page ends with (page_texts): the one
 # definition the run summary, `assay check`, the rate checks, the quality report and version_diff_rates
 # read. It reads the all_ names of derivations, page_texts and documents, whatever binds them: the
-# catalog's views, or a query's own relations over partitions or rows (warehouse/outcomes.py).
+# catalog's views, or a query's own relations over partitions or rows (warehouse/outcome_query.py).
 OUTCOMES = f"""
 WITH t AS (
   SELECT sha256, extractor_version, count(*) AS pages,
@@ -191,18 +192,18 @@ o AS (
          CASE WHEN t.pages_with_text > 0 AND s.removed IS NOT NULL AND NOT s.has_clean_text
               THEN {sql_string(ALL_TEXT_REMOVED)} || s.removed END AS removed_reason,
          CASE WHEN d.status IN {_sql_list(FINAL_STATUSES)} THEN d.status
-              WHEN unsanitized_reason IS NOT NULL THEN {sql_string(Outcome.ERROR)}
+              WHEN unsanitized_reason IS NOT NULL THEN {sql_string(DocumentOutcome.ERROR)}
               WHEN t.sha256 IS NULL THEN
                 CASE WHEN d.status <> {sql_string(DocumentStatus.DERIVED)}
-                       THEN {sql_string(Outcome.UNDERIVABLE)}
-                     WHEN d.recovered_by_fallback THEN {sql_string(Outcome.FALLBACK)}
-                     ELSE {sql_string(Outcome.DERIVED)} END
-              WHEN t.pages_with_text = 0 THEN {sql_string(Outcome.UNDERIVABLE)}
-              WHEN removed_reason IS NOT NULL THEN {sql_string(Outcome.UNDERIVABLE)}
-              WHEN t.pages_ocr > 0 THEN {sql_string(Outcome.OCR)}
-              WHEN t.pages_repaired > 0 THEN {sql_string(Outcome.REPAIRED)}
-              WHEN t.pages_fallback > 0 OR d.recovered_by_fallback THEN {sql_string(Outcome.FALLBACK)}
-              ELSE {sql_string(Outcome.DERIVED)} END AS outcome
+                       THEN {sql_string(DocumentOutcome.UNDERIVABLE)}
+                     WHEN d.recovered_by_fallback THEN {sql_string(DocumentOutcome.FALLBACK)}
+                     ELSE {sql_string(DocumentOutcome.DERIVED)} END
+              WHEN t.pages_with_text = 0 THEN {sql_string(DocumentOutcome.UNDERIVABLE)}
+              WHEN removed_reason IS NOT NULL THEN {sql_string(DocumentOutcome.UNDERIVABLE)}
+              WHEN t.pages_ocr > 0 THEN {sql_string(DocumentOutcome.OCR)}
+              WHEN t.pages_repaired > 0 THEN {sql_string(DocumentOutcome.REPAIRED)}
+              WHEN t.pages_fallback > 0 OR d.recovered_by_fallback THEN {sql_string(DocumentOutcome.FALLBACK)}
+              ELSE {sql_string(DocumentOutcome.DERIVED)} END AS outcome
     FROM all_derivations d
     LEFT JOIN t ON t.sha256 = d.sha256 AND t.extractor_version = d.extractor_version
     LEFT JOIN s ON s.sha256 = d.sha256 AND s.extractor_version = d.extractor_version
@@ -210,7 +211,7 @@ o AS (
 SELECT o.sha256, o.shard, o.extractor_version, o.kind, doc.path, o.outcome,
        CASE WHEN o.unsanitized_reason IS NOT NULL THEN o.unsanitized_reason
             WHEN o.outcome IN {_sql_list(FINAL_STATUSES)} THEN o.reason
-            WHEN o.outcome = {sql_string(Outcome.UNDERIVABLE)}
+            WHEN o.outcome = {sql_string(DocumentOutcome.UNDERIVABLE)}
               THEN coalesce(o.removed_reason, o.page_reason, o.reason, 'blank')
             WHEN o.status = {sql_string(DocumentStatus.DERIVED)} THEN o.reason END AS reason,
        o.status AS derivation_status, o.pages, o.pages_with_text, o.pages_ocr
@@ -223,8 +224,8 @@ VERSION_DIFF_RATES = f"""
 WITH r AS (
   SELECT kind, extractor_version, count(*) AS documents,
          count(*) FILTER (WHERE outcome IN {_sql_list(WITH_TEXT)}) AS with_text,
-         count(*) FILTER (WHERE outcome = {sql_string(Outcome.FALLBACK)}) AS fallback,
-         count(*) FILTER (WHERE outcome = {sql_string(Outcome.UNDERIVABLE)}) AS underivable,
+         count(*) FILTER (WHERE outcome = {sql_string(DocumentOutcome.FALLBACK)}) AS fallback,
+         count(*) FILTER (WHERE outcome = {sql_string(DocumentOutcome.UNDERIVABLE)}) AS underivable,
          count(*) FILTER (WHERE outcome IN {_sql_list(ATTEMPTED)}) AS attempted
     FROM all_outcomes WHERE extractor_version IN ({{old}}, {{new}}) GROUP BY 1, 2)
 SELECT coalesce(n.kind, o.kind) AS kind, {{old}} AS old_version, {{new}} AS new_version,
@@ -278,54 +279,50 @@ def _source(wh: Warehouse, table: Table) -> str:
 def build_catalog(wh: Warehouse, current_version: str) -> Path:
     """Rebuild the catalog file and swap it in atomically; returns its path."""
     wh.root.mkdir(parents=True, exist_ok=True)
-    tmp = temporary_beside(wh.catalog_path, "catalog")
     try:
-        con = duckdb.connect(str(tmp))
-        try:
-            ordered = sorted(TABLES.values(), key=lambda t: t.name in JOINED)  # joined views last
-            for table in ordered:
-                source = _source(wh, table)
-                if table.name in JOINED:
-                    source = JOINED[table.name].format(source=source)
-                con.execute(f"CREATE VIEW all_{table.name} AS {source}")
+        with written_whole(wh.catalog_path, name="catalog", companions=(".wal",)) as tmp:
+            con = duckdb.connect(str(tmp))
+            try:
+                ordered = sorted(TABLES.values(), key=lambda t: t.name in JOINED)  # joined views last
+                for table in ordered:
+                    source = _source(wh, table)
+                    if table.name in JOINED:
+                        source = JOINED[table.name].format(source=source)
+                    con.execute(f"CREATE VIEW all_{table.name} AS {source}")
+                    con.execute(
+                        f"CREATE VIEW {table.name} AS SELECT * FROM all_{table.name} "
+                        f"WHERE extractor_version = {sql_string(current_version)}"
+                    )
+                con.execute(f"CREATE VIEW all_lineage AS {LINEAGE}")
                 con.execute(
-                    f"CREATE VIEW {table.name} AS SELECT * FROM all_{table.name} "
+                    "CREATE VIEW lineage AS SELECT * FROM all_lineage "
                     f"WHERE extractor_version = {sql_string(current_version)}"
                 )
-            con.execute(f"CREATE VIEW all_lineage AS {LINEAGE}")
-            con.execute(
-                "CREATE VIEW lineage AS SELECT * FROM all_lineage "
-                f"WHERE extractor_version = {sql_string(current_version)}"
-            )
-            previous = previous_version(wh, current_version)
-            versions = {
-                "old": sql_string(previous) if previous is not None else "CAST(NULL AS VARCHAR)",
-                "new": sql_string(current_version),
-            }
-            con.execute(f"CREATE VIEW all_outcomes AS {OUTCOMES}")
-            con.execute(
-                "CREATE VIEW outcomes AS SELECT * FROM all_outcomes "
-                f"WHERE extractor_version = {sql_string(current_version)}"
-            )
-            diff = VERSION_DIFF if previous is not None else VERSION_DIFF_FIRST
-            con.execute(f"CREATE VIEW version_diff AS {diff.format(**versions)}")
-            con.execute(f"CREATE VIEW version_diff_rates AS {VERSION_DIFF_RATES.format(**versions)}")
-            built = datetime.now(UTC).isoformat(timespec="seconds")
-            con.execute(
-                "CREATE VIEW catalog_info AS SELECT "
-                f"{sql_string(current_version)} AS extractor_version, "
-                f"CAST({sql_string(built)} AS TIMESTAMPTZ) AS built_at, "
-                f"{sql_string(str(wh.data_dir))} AS data_dir"
-            )
-            con.execute("CHECKPOINT")
-        finally:
-            con.close()
-        os.replace(tmp, wh.catalog_path)
+                previous = previous_version(wh, current_version)
+                versions = {
+                    "old": sql_string(previous) if previous is not None else "CAST(NULL AS VARCHAR)",
+                    "new": sql_string(current_version),
+                }
+                con.execute(f"CREATE VIEW all_outcomes AS {OUTCOMES}")
+                con.execute(
+                    "CREATE VIEW outcomes AS SELECT * FROM all_outcomes "
+                    f"WHERE extractor_version = {sql_string(current_version)}"
+                )
+                diff = VERSION_DIFF if previous is not None else VERSION_DIFF_FIRST
+                con.execute(f"CREATE VIEW version_diff AS {diff.format(**versions)}")
+                con.execute(f"CREATE VIEW version_diff_rates AS {VERSION_DIFF_RATES.format(**versions)}")
+                built = datetime.now(UTC).isoformat(timespec="seconds")
+                con.execute(
+                    "CREATE VIEW catalog_info AS SELECT "
+                    f"{sql_string(current_version)} AS extractor_version, "
+                    f"CAST({sql_string(built)} AS TIMESTAMPTZ) AS built_at, "
+                    f"{sql_string(str(wh.data_dir))} AS data_dir"
+                )
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
     except duckdb.Error as exc:
         raise WarehouseError(f"could not build the catalog at {wh.catalog_path}: {exc}") from exc
-    finally:
-        tmp.unlink(missing_ok=True)
-        Path(str(tmp) + ".wal").unlink(missing_ok=True)
     return wh.catalog_path
 
 

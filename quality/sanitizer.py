@@ -60,7 +60,7 @@ from quality.records import (
     TextRecord,
 )
 from readers.core.model import ContentKind, StructureSource
-from readers.core.records import TableRecord
+from readers.core.reading_records import TableRecord
 
 PAGE_SEPARATOR = "\n\n"
 # What each version changed: docs/decisions.md, "Text judging: calibration notes".

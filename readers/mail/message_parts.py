@@ -144,8 +144,9 @@ def html_body(data: bytes, declared_encoding: str | None, limits: ReadLimits) ->
     """An HTML body converted to text by the HTML reader's conversion (readers/html/chain.py), so that a
     message written in HTML reads like an HTML document does.
 
-    The HTML chain is readers/core/table.py's HTML row, so that a body reads as an HTML file would. A body
-    over a bound stays an error of the message (bounds are bounds); an HTML body that converts to nothing,
+    The HTML chain is readers/core/reader_chain.py's HTML row, so that a body reads as an HTML file would.
+    A body over a bound stays an error of the message (bounds are bounds); an HTML body that converts to
+    nothing,
     or that the HTML chain refuses (or that has no chain yet: ``no_reader:html``), leaves the message its
     header lines and a note.
     """

@@ -37,7 +37,7 @@ def harvest(pages: Iterable[PageWords], min_documents: int = MIN_DOCUMENTS) -> l
     # Imported here: the lexicons cost about 0.4 s to import, and the run planner reads this module's
     # fingerprint of the vocabulary without judging a word.
     from quality.lexicon import load_lexicon, normalise_word
-    from quality.text_signals import judged_tokens
+    from quality.page_signals import judged_tokens
 
     seen: dict[tuple[str, str], set[str]] = defaultdict(set)
     for page in pages:

@@ -1,5 +1,5 @@
 """Each document's final outcome (quality/outcomes.py), by the one SQL definition of the ``outcomes`` view
-(warehouse/catalog.py ``OUTCOMES``), wherever the rows are.
+(warehouse/duckdb_catalog.py ``OUTCOMES``), wherever the rows are.
 
 The catalog's views bind it to every version's partitions (``assay sql "select * from outcomes"``). The
 stages that judge the rates before the catalog is rebuilt, and the quality report beside it, evaluate the
@@ -18,10 +18,10 @@ import pyarrow as pa
 
 from quality.outcomes import OutcomeRecord
 from readers.core.columns import fields_of
-from warehouse.catalog import OUTCOMES, duck_type
-from warehouse.errors import WarehouseError
+from warehouse.duckdb_catalog import OUTCOMES, duck_type
 from warehouse.schema import TABLES
 from warehouse.store import Warehouse, parquet_cursor, sql_string, to_arrow
+from warehouse.warehouse_errors import WarehouseError
 
 #: The tables the outcome is computed from, and the columns of each it reads (never a page's text).
 SOURCES: dict[str, tuple[str, ...]] = {

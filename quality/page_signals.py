@@ -398,7 +398,7 @@ def _verdicts(lexicon: Lexicon) -> dict[str, bool]:
     return {}
 
 
-def forget_words() -> None:
+def forget_lexicon_verdicts() -> None:
     """Forget every lexicon's verdicts on the words judged so far, and the blocks judged."""
     _verdicts.cache_clear()
     _judged_block.cache_clear()

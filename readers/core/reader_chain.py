@@ -62,7 +62,7 @@ READERS: Mapping[ContentKind, tuple[str, ...]] = MappingProxyType(
         # main-content detection, then the whole page without scripts, styles and navigation.
         ContentKind.HTML: ("html-region", "trafilatura", "html-page"),
         # Office documents: one reader each; zip containers checked within bounds before a library
-        # opens them (readers/office/common.py). OpenDocument and RTF: assay's own readers.
+        # opens them (readers/office/office_files.py). OpenDocument and RTF: assay's own readers.
         ContentKind.DOCX: ("python-docx",),
         ContentKind.XLSX: ("openpyxl",),
         ContentKind.PPTX: ("python-pptx",),

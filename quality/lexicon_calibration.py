@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from quality.garble import partial_garble, shuffle_garble
 from quality.lexicon import load_lexicon
+from quality.page_signals import lexicon_evidence
 from quality.separation import Separation, separation
-from quality.text_signals import lexicon_evidence
 from quality.verdicts import FONT_GARBLED_MAX, LEXICON_MIN
 
 # The check on the calibration asset fails under these (docs/design.md §6).
