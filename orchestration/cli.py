@@ -371,7 +371,7 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
     if args.force and not paths:
         raise AssayError("--force needs the files or folders to read again: `assay run --force PATH`")
     if not paths:
-        from orchestration.demo import write_demo_corpus
+        from orchestration.demo_corpus import write_demo_corpus
 
         files = write_demo_corpus(home.demo_corpus)
         (Console(stderr=True) if args.json else console).print(

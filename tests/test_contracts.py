@@ -28,7 +28,7 @@ from assets.rate_checks import FALLBACK_MOVEMENT, UNDERIVABLE
 from assets.resources import AssaySettings, settings_from_env
 from assets.suites import stale_suites
 from orchestration.definitions import defs, make_definitions
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.home import Home
 from orchestration.run_instance import QUIET_LOGS
 from orchestration.runner import run

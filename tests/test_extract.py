@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assets.extract.shard import CUT_BACKOFF_CHARS, TEXT_CAPPED, Outcome, ShardRows, cap_pages, extract_shard
-from orchestration.demo import make_encrypted_pdf, make_image_only_pdf, make_text_pdf
+from orchestration.document_builders import make_image_only_pdf, make_text_pdf
 from readers.core import table as reader_table
 from readers.core.base import Reader, produced_nothing, writable
 from readers.core.errors import NothingProduced
@@ -19,6 +19,7 @@ from readers.core.model import ContentKind, DocumentStatus, FoundTable, PageText
 from readers.core.records import DocumentRecord
 from readers.core.table import READER_CLASSES, READERS, chain_signature, readers_for
 from readers.engine.dispatch import extract_document
+from tests.fixture_documents import make_encrypted_pdf
 
 LIMITS = ReadLimits()
 BIG = 1 << 30

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assets.extract.shard import ShardRows, extract_shard
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from quality.furniture import (
     FURNITURE_MIN_PAGES,
     Furniture,
