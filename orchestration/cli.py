@@ -52,8 +52,7 @@ from readers.core.errors import AssayError
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse.errors import WarehouseError
 
-# `assay sql` prints at most this many rows and stops a query after this many seconds unless told
-# otherwise: 10 M rows as a table held 15.8 GB for 600 s; 10,000 of them print in 2 s and 230 MB.
+# `assay sql`'s default rows and seconds, measured (docs/decisions.md, "The command line and the machine")
 SQL_ROWS = 10_000
 SQL_TIMEOUT_S = 300
 
