@@ -79,7 +79,7 @@ def corpus_pages(corpus: Path = CORPUS) -> list[tuple[Path, int]]:
 
 
 def generated_pages(folder: Path, count: int) -> list[tuple[Path, int]]:
-    from orchestration.demo import make_text_pdf
+    from orchestration.document_builders import make_text_pdf
 
     paragraph = (
         "The water utility measured unit consumption rates across every district of the city this year. "

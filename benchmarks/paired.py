@@ -52,7 +52,7 @@ def pdfs(folder: Path, count: int, pages: int) -> list[Path]:
 
         found = born_digital_pdfs(CORPUS)
         return found[:count] if count else found
-    from orchestration.demo import make_text_pdf
+    from orchestration.document_builders import make_text_pdf
 
     text = "Unit consumption rose in the northern district while maintenance costs fell. " * 20
     return [make_text_pdf(folder / f"doc-{n}.pdf", [text] * pages) for n in range(max(count, 3))]

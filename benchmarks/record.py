@@ -1553,7 +1553,7 @@ def _timed_command(command: Sequence[str], env: dict[str, str]) -> float:
 
 
 def small_runs(state: State, section: Section) -> None:
-    from orchestration.demo import make_text_pdf
+    from orchestration.document_builders import make_text_pdf
 
     env = bench_rerun.user_environment()
     assay = str(bench_rerun.ASSAY)

@@ -26,7 +26,7 @@ from typing import Any
 import docx
 import pymupdf
 
-from orchestration.demo import make_image_only_pdf, make_text_pdf
+from orchestration.document_builders import make_image_only_pdf, make_text_pdf
 from warehouse import Warehouse
 from warehouse.duckdb_catalog import query
 from warehouse.schema import TABLES, VIEWS

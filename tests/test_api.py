@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 
 PROSE = (
     "The reservoir levels across the northern district were measured every month of the year and "

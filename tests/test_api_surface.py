@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.home import Home
 from readers.core.errors import AssayError
 from readers.core.versions import EXTRACTOR_VERSION

@@ -15,7 +15,8 @@ import pymupdf
 import pytest
 
 from orchestration.cli import main
-from orchestration.demo import DEMO_FILES, make_text_pdf, write_demo_corpus
+from orchestration.demo_corpus import DEMO_FILES, write_demo_corpus
+from orchestration.document_builders import make_text_pdf
 from orchestration.exits import Exit
 
 ASSAY = Path(sys.executable).with_name("assay")
@@ -208,7 +209,7 @@ def test_an_empty_folder_and_one_of_unreadable_files_are_said_to_be_so(
 def test_a_run_without_tesseract_says_what_to_install(tmp_path: Path) -> None:
     """With no Tesseract on PATH the scan is recorded as not read (``unavailable``, read again by the next
     run), the run finishes, and its summary names the tool and `assay doctor`."""
-    from orchestration.demo import make_scan_image
+    from orchestration.document_builders import make_scan_image
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from assets.progress import Progress
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
 from readers.core.model import ReadLimits
@@ -119,7 +119,7 @@ def test_children_are_read_by_their_own_readers_and_never_leak_into_the_parent(
 
 @pytest.mark.slow
 def test_lineage_shows_a_members_parent_and_a_scans_ocr(home: Path, tmp_path: Path) -> None:
-    from orchestration.demo import make_image_only_pdf
+    from orchestration.document_builders import make_image_only_pdf
     from orchestration.lineage import lineage_for, mermaid, to_json
 
     folder = _corpus(tmp_path / "corpus")

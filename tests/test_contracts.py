@@ -28,7 +28,7 @@ from assets.resources import AssaySettings, resource_from_env
 from assets.shard_keys import RANGE_END_TAG, RANGE_START_TAG
 from assets.suites import stale_suites
 from orchestration.definitions import defs, make_definitions
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.home import Home
 from orchestration.run_instance import QUIET_LOGS
 from orchestration.runner import run

@@ -25,7 +25,7 @@ from assets.resources import AssaySettings
 from assets.shard_keys import RANGE_END_TAG, RANGE_START_TAG, SHARD_KEYS
 from assets.stages import graph
 from orchestration.definitions import make_definitions
-from orchestration.demo import make_image_only_pdf, make_text_pdf
+from orchestration.document_builders import make_image_only_pdf, make_text_pdf
 from orchestration.home import Home
 from orchestration.run_instance import QUIET_LOGS
 from readers.core.versions import EXTRACTOR_VERSION

@@ -1,4 +1,5 @@
-"""The demo corpus generator and the fixture builders other tests import (orchestration.demo)."""
+"""The demo corpus generator (orchestration/demo_corpus.py) and the document builders other tests import
+(orchestration/document_builders.py, tests/fixture_documents.py)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,9 @@ import pdfplumber
 import pymupdf
 import pytest
 
-from orchestration.demo import (
-    DemoFile,
-    garble_text,
-    make_encrypted_pdf,
-    make_garbled_pdf,
-    make_image_only_pdf,
-    make_text_pdf,
-    write_demo_corpus,
-)
+from orchestration.demo_corpus import DemoFile, write_demo_corpus
+from orchestration.document_builders import garble_text, make_garbled_pdf, make_image_only_pdf, make_text_pdf
+from tests.fixture_documents import make_encrypted_pdf
 
 NAMES = [
     "born-digital.pdf",

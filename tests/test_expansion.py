@@ -21,7 +21,7 @@ import pymupdf
 import pytest
 
 from assets.progress import Progress
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
 from readers.archives.safezip import COMPRESSION_CHECK_FLOOR

@@ -13,7 +13,7 @@ import pytest
 
 from assets.progress import Progress
 from orchestration.cli import main
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.export import (
     EXPORT_SCHEMA,
     ExportedDocument,

@@ -18,7 +18,7 @@ from assets.extract.work import (
     cap_pages,
     extract_shard,
 )
-from orchestration.demo import make_encrypted_pdf, make_image_only_pdf, make_text_pdf
+from orchestration.document_builders import make_image_only_pdf, make_text_pdf
 from readers.core import reader_chain
 from readers.core.base import Reader, produced_nothing, writable
 from readers.core.errors import NothingProduced
@@ -26,6 +26,7 @@ from readers.core.model import ContentKind, DocumentStatus, FoundTable, PageText
 from readers.core.reader_chain import READER_CLASSES, READERS, chain_signature, readers_for
 from readers.core.reading_records import DocumentRecord
 from readers.engine.dispatch import extract_document
+from tests.fixture_documents import make_encrypted_pdf
 
 LIMITS = ReadLimits()
 BIG = 1 << 30

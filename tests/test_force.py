@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from orchestration.cli import main
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.home import Home
 from readers.core.versions import EXTRACTOR_VERSION
 from readers.walk.inventory import enclosing_roots, merge_observations, walk_roots

@@ -18,7 +18,7 @@ import pymupdf
 import pytest
 
 from assets.progress import Progress
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
 from readers.core.model import ContentKind, ReadLimits

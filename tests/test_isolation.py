@@ -18,7 +18,7 @@ import psutil
 import pytest
 
 from assets.settings import settings_from_env
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from readers.core.base import freeze_long_lived
 from readers.core.errors import ConfigError
 from readers.core.model import ContentKind, DocumentStatus, ReadLimits

@@ -30,7 +30,8 @@ from assets.ocr.page_reading import (
     ocr_tasks,
 )
 from assets.ocr.work import ShardInput, keep_better, language_retries, ocr_shards
-from orchestration.demo import _CHART_LABELS, _CHART_TEXT, make_figure_pdf, make_image_only_pdf, make_text_pdf
+from orchestration.demo_corpus import _CHART_LABELS, _CHART_TEXT
+from orchestration.document_builders import make_figure_pdf, make_image_only_pdf, make_text_pdf
 from quality.cer import cer
 from quality.records import OcrScope, PageVerdictRecord
 from quality.sources import choose_page_texts

@@ -19,7 +19,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from orchestration.demo import make_scan_image, make_text_pdf
+from orchestration.document_builders import make_scan_image, make_text_pdf
 from tests.test_layout_gate import make_page
 
 ASSAY = Path(sys.executable).with_name("assay")

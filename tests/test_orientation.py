@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from readers.images.orientation import UPRIGHT_MIN_ASCENDER_SHARE, line_evidence, looks_upright
 from readers.images.tesseract import render_page
 

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from orchestration.checkfile import check_file
 from orchestration.cli import main
-from orchestration.demo import make_image_only_pdf, make_text_pdf
+from orchestration.document_builders import make_image_only_pdf, make_text_pdf
 from orchestration.home import Home
 from orchestration.summary import kind_outcomes, print_summary
 from quality.outcomes import ATTEMPTED, WITH_TEXT, DocumentOutcome, OutcomeRecord

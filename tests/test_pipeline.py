@@ -9,7 +9,7 @@ import pytest
 
 from assets.progress import Progress
 from orchestration.definitions import defs
-from orchestration.demo import write_demo_corpus
+from orchestration.demo_corpus import write_demo_corpus
 from orchestration.home import Home
 from orchestration.runner import run
 from readers.core.versions import EXTRACTOR_VERSION

@@ -12,7 +12,7 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from readers.images.ocr_result import OcrFailed, OcrUnavailable
 from readers.images.rapidocr import (
     RAPIDOCR_LANGUAGES,

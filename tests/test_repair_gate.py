@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from assets.verdicts.judging import _repairer, check_text
 from orchestration.checkfile import check_file
-from orchestration.demo import _garble_font, _pdf_bytes, _write_atomic, garble_text, make_text_pdf
+from orchestration.document_builders import (
+    _garble_font,
+    _pdf_bytes,
+    _write_atomic,
+    garble_text,
+    make_text_pdf,
+)
 from quality.garble import shift_garble
 from quality.lexicon import load_lexicon
 from quality.repair_gate import (

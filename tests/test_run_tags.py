@@ -12,7 +12,7 @@ import dagster as dg
 import pytest
 
 from orchestration.cli import _parser, main
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.run_tags import COMMAND_TAG, RUN_TAG, UI_HOST, UI_PORT, run_command, runs_url
 
 WORDS = "The reservoir levels of the northern district were measured every month by the water board."

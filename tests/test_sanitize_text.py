@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assets.extract.work import ShardRows, extract_shard
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from quality.furniture import Furniture, strip_furniture
 from quality.furniture_repeats import FURNITURE_MIN_PAGES, find_furniture, line_key
 from quality.hidden import HiddenResult, RemovedHidden, remove_hidden

@@ -22,7 +22,7 @@ import psutil
 import pytest
 
 from assets.verdicts.file_work import DocumentFileWork, FileWork, FileWorkJob
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from quality.judge import SECOND_OPINION_OVER_LIMIT
 from readers.core.errors import LimitExceeded, ReaderError
 from readers.core.model import ContentKind, ReadLimits

@@ -9,7 +9,7 @@ import pytest
 from assets.progress import Progress
 from assets.shard_keys import SHARD_KEYS
 from assets.stages import graph
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import Pipeline, RunReport, run
 from readers.core.versions import EXTRACTOR_VERSION

@@ -14,7 +14,7 @@ import pytest
 
 from assets.progress import Progress
 from assets.shard_keys import SHARD_KEYS
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
 from tests.servers import REPO

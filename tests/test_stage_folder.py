@@ -23,7 +23,7 @@ from assets.shard_keys import covering_shards
 from assets.stages import graph
 from orchestration.automation import conditions
 from orchestration.definitions import make_definitions
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
 from tests.test_automation import TOMORROW, Automation

@@ -11,7 +11,7 @@ import pytest
 
 from assets.progress import Progress
 from orchestration.cli import main
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.exits import Exit
 from orchestration.export import ExportedDocument, ExportedPage, split_front_matter, write_stream
 from orchestration.home import Home

@@ -22,7 +22,7 @@ from assets.resources import AssaySettings
 from assets.shard_step import ShardStep, StageOutcome
 from assets.stages import Stage, declared, graph
 from orchestration.definitions import make_definitions
-from orchestration.demo import make_text_pdf
+from orchestration.document_builders import make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
 from readers.core.columns import KEY, Annotated, Count, Doc

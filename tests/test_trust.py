@@ -10,7 +10,7 @@ import pymupdf
 import pytest
 
 from orchestration.checkfile import check_file
-from orchestration.demo import make_garbled_pdf, make_text_pdf
+from orchestration.document_builders import make_garbled_pdf, make_text_pdf
 from quality.garble import partial_garble
 from quality.lexicon import load_lexicon
 from quality.page_signals import font_evidence

@@ -13,7 +13,13 @@ import pymupdf
 import pytest
 
 from orchestration.checkfile import check_file
-from orchestration.demo import _garble_font, _pdf_bytes, _scan_pixmap, _write_atomic, make_text_pdf
+from orchestration.document_builders import (
+    _garble_font,
+    _pdf_bytes,
+    _scan_pixmap,
+    _write_atomic,
+    make_text_pdf,
+)
 from quality.cross_check import false_positives
 from quality.records import CrossCheck, PageTextRecord
 from quality.sources import CONFIRM_AGREEMENT, word_agreement

@@ -16,7 +16,7 @@ from PIL import Image
 
 from assets.ocr.page_reading import LanguageChoice, OcrTask, ocr_tasks
 from orchestration.checkfile import check_file
-from orchestration.demo import make_image_only_pdf, make_text_pdf
+from orchestration.document_builders import make_image_only_pdf, make_text_pdf
 from quality.cer import cer
 from quality.records import OcrScope
 from readers.core.model import ContentKind

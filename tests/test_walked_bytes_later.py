@@ -15,7 +15,7 @@ from assets.ocr.page_reading import LanguageChoice, OcrTask, ocr_tasks
 from assets.ocr.work import ShardInput, ocr_shards
 from assets.progress import Progress
 from assets.verdicts.judging import judge_document_rows
-from orchestration.demo import make_image_only_pdf, make_text_pdf
+from orchestration.document_builders import make_image_only_pdf, make_text_pdf
 from orchestration.home import Home
 from orchestration.runner import run
 from quality.cer import cer

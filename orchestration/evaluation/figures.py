@@ -412,7 +412,7 @@ def office_figures(rows: SetRows, figures: list[Figure]) -> None:
 
 # -- tables --------------------------------------------------------------------------------------------
 
-#: The class of table each reference tool's method stands for (the tables set's README).
+#: The class of table each reference tool's method stands for, as the tables set describes its methods.
 CLASS_OF_METHOD = {
     "lattice": "ruled",
     "spreadsheet": "ruled",

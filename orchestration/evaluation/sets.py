@@ -1,11 +1,11 @@
 """The labelled sets of the shared corpus ``assay eval`` measures on, and one run of assay over each.
 
 A set is a folder of real documents and what is known of them: ``dev`` (documents of every kind, labelled
-in ``manifest.csv``, some with a truth in ``dev_truth/``), ``tables`` (PDFs with the expected cells of real
-tables in ``truth.jsonl``) and ``robust`` (PDFs that broke a reader, with no truth). Each set is run by
-``assay run --json`` in a child process of its own, into a home of its own, exactly as a user runs it: its
-time, the peak memory of its processes together, and everything it printed besides the one JSON object
-(which a clean run leaves empty) are part of what is measured.
+in the corpus's manifest, some with a truth in ``dev_truth/``), ``tables`` (PDFs with the expected cells of
+real tables in the set's truth file) and ``robust`` (PDFs that broke a reader, with no truth). Each set is
+run by ``assay run --json`` in a child process of its own, into a home of its own, exactly as a user runs
+it: its time, the peak memory of its processes together, and everything it printed besides the one JSON
+object (which a clean run leaves empty) are part of what is measured.
 """
 
 from __future__ import annotations

@@ -20,13 +20,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from orchestration.commands.run_command import run_command
 from orchestration.exits import Exit
 from orchestration.printing import shown
 from quality.fact_checks import KINDS, Fact, FactSuiteResult, evaluate, load_facts
 from readers.core.errors import AssayError
 from warehouse.warehouse_errors import WarehouseError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FACTS_DIR = REPO / "benchmarks" / "facts"
 #: Failing facts shown without --verbose.
 SHOWN_FAILURES = 10
@@ -111,6 +112,10 @@ def run_facts(
     else:
         _print(console, results, verbose=getattr(args, "verbose", False))
     return Exit.OK
+
+
+def facts_command(args: argparse.Namespace, console: Console) -> int:
+    return run_facts(args, console, run_command=run_command)
 
 
 def _as_dict(result: FactSuiteResult) -> dict[str, object]:
