@@ -175,9 +175,9 @@ def one_range_costs_less(
     shards: Sequence[str], documents: dict[str, int], per_run: int = SHARDS_PER_RUN, steps: int = 5
 ) -> bool:
     """Whether one run through ``steps`` stages of shards, over the range from the first of ``shards`` to
-    the last, costs Dagster less than the runs over :func:`assets.partitions.shard_ranges` of at most
+    the last, costs Dagster less than the runs over :func:`assets.shard_keys.shard_ranges` of at most
     ``per_run`` keys (extract over each, the vocabulary, then the ``steps - 1`` later stages over each),
-    and holds at most :data:`assets.partitions.DOCUMENTS_PER_RUN` of the ``documents`` (by shard). The
+    and holds at most :data:`assets.shard_keys.DOCUMENTS_PER_RUN` of the ``documents`` (by shard). The
     untouched shards inside the range read nothing, but each costs every stage its events."""
     if not shards:
         return False
