@@ -23,7 +23,6 @@ they were.
 import dataclasses
 import hashlib
 import json
-import os
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
@@ -61,6 +60,7 @@ from quality.expectations import (
     moves_frame,
 )
 from quality.rates import rates_by_kind
+from readers.core.atomic import written_whole
 from readers.core.versions import EXTRACTOR_VERSION
 from warehouse import Warehouse
 from warehouse.duckdb_catalog import previous_version
@@ -470,6 +470,5 @@ def _load_state(path: Path) -> dict[str, Any]:
 
 def _save_state(path: Path, state: Mapping[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(state, sort_keys=True, indent=0), encoding="utf-8")
-    os.replace(temporary, path)
+    with written_whole(path) as temporary:
+        temporary.write_text(json.dumps(state, sort_keys=True, indent=0), encoding="utf-8")

@@ -18,13 +18,14 @@ survives a round trip. This module imports no Dagster.
 from __future__ import annotations
 
 import io
-import os
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pymupdf
+
+from readers.core.atomic import written_whole
 
 __all__ = [
     "garble_text",
@@ -62,12 +63,8 @@ def _write_atomic(path: Path, data: bytes) -> Path:
     except OSError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
+    with written_whole(path) as tmp:
         tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
     return path
 
 

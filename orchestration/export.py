@@ -36,16 +36,17 @@ only when asked for (``--raw``, ``--chunks``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 from orchestration.printing import json_text
-from readers.core.atomic import TEMPORARY_NAME, temporary_beside
+from readers.core.atomic import TEMPORARY_NAME, written_whole
 from readers.core.errors import AssayError
 from warehouse import Warehouse
 from warehouse.duckdb_catalog import catalog_version, query
@@ -585,7 +586,7 @@ def _check_room(output: Path, targets: Iterable[Path]) -> None:
 
 def remove_stale_temporaries(output: Path) -> int:
     """Delete the temporary files an export killed on the way left in ``output`` (named by
-    :func:`warehouse.store.temporary_beside`, their writer gone); returns how many."""
+    :func:`readers.core.atomic.temporary_beside`, their writer gone); returns how many."""
     removed = 0
     for tmp in output.rglob(".*.tmp"):
         if TEMPORARY_NAME.fullmatch(tmp.name) and tmp.is_file() and stale_temporary(tmp):
@@ -603,20 +604,12 @@ def _advancing(
             progress()
 
 
-class _atomic:
-    """Write a file whole or not at all: into a temporary sibling, then renamed over it."""
-
-    def __init__(self, target: Path) -> None:
-        self.target = target
-        self.temporary = temporary_beside(target)
-
-    def __enter__(self) -> Any:
-        self.file = open(self.temporary, "w", encoding="utf-8", errors="surrogatepass", newline="")
-        return self.file
-
-    def __exit__(self, kind: object, *_: object) -> None:
-        self.file.close()
-        if kind is None:
-            os.replace(self.temporary, self.target)
-        else:
-            self.temporary.unlink(missing_ok=True)
+@contextlib.contextmanager
+def _atomic(target: Path) -> Iterator[TextIO]:
+    """Write a file whole or not at all (readers/core/atomic.py): the text file to write, in a temporary
+    beside ``target`` renamed over it when the block ends without an exception."""
+    with (
+        written_whole(target) as temporary,
+        open(temporary, "w", encoding="utf-8", errors="surrogatepass", newline="") as file,
+    ):
+        yield file
