@@ -83,8 +83,6 @@ def stale_plan(
         for t, s in (lost(wh, version) if gone is None else gone)
         if t in stage.writes and s is not None and (only is None or s in only)
     }
-    if missing <= set(plan.shards):
-        return ShardPlan(sorted(plan.shards), plan.total)
     return ShardPlan(sorted(set(plan.shards) | missing), plan.total)
 
 
@@ -245,11 +243,9 @@ def run_steps(
         for s in stages.order
         if s.partitioned and s.name in stages.judged_stages and set(s.reads) & written_between
     ]
-    passes: list[Callable[[], list[str]]] = [
-        lambda: later_work(wh, version),
-        lambda: sorted({shard for s in readers_of_between for shard in stale_shards(s, wh, version)}),
-    ]
-    for todo in passes:
-        shards = todo()
-        if shards:
-            yield RunStep(stages.judged_stages, tuple(shard_ranges(shards, per_run)))
+    shards = later_work(wh, version)
+    if shards:
+        yield RunStep(stages.judged_stages, tuple(shard_ranges(shards, per_run)))
+    shards = sorted({shard for s in readers_of_between for shard in stale_shards(s, wh, version)})
+    if shards:
+        yield RunStep(stages.judged_stages, tuple(shard_ranges(shards, per_run)))

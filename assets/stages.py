@@ -221,7 +221,7 @@ def discover(package: Any = assets) -> tuple[Stage, ...]:
 
 _found: dict[tuple[str, ...], StageGraph] = {}
 _added: list[StageGraph] = []
-_in_effect: list[StageGraph] = []  # the graph found last, whose own tables are registered
+_in_effect: StageGraph | None = None  # the graph found last, whose own tables are registered
 
 
 def graph() -> StageGraph:
@@ -233,9 +233,10 @@ def graph() -> StageGraph:
     if path not in _found:
         _found[path] = StageGraph(discover())
     found = _found[path]
-    if not _in_effect or _in_effect[0] is not found:
+    global _in_effect
+    if _in_effect is not found:
         # The tables the stages bring of their own are the schema's while their stages are in effect.
-        for stage in _in_effect[0].stages if _in_effect else ():
+        for stage in _in_effect.stages if _in_effect is not None else ():
             for table in stage.tables:
                 TABLES.pop(table.name, None)
         tables = {t.name: t for s in found.stages for t in s.tables}
@@ -243,7 +244,7 @@ def graph() -> StageGraph:
         if clashing:
             raise ValueError(f"tables declared twice: {sorted(clashing)}")
         TABLES.update(tables)
-        _in_effect[:] = [found]
+        _in_effect = found
     return found
 
 
